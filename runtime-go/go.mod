@@ -1,0 +1,5 @@
+module github.com/msgcontract/msgcontract/runtime-go
+
+go 1.26.8
+
+require google.golang.org/protobuf v1.36.12

@@ -56,10 +56,7 @@ func (p Policy) BaseDelay(n int) int64 {
 	if n < 1 {
 		return 0
 	}
-	d := p.BaseMs
-	if p.MaxDelayMs < d {
-		d = p.MaxDelayMs
-	}
+	d := p.BaseMs // d(1) is never capped: DESIGN.md's formula caps from d(2) on
 	for i := 2; i <= n; i++ {
 		next := math.Floor(float64(d) * p.Multiplier)
 		if next >= float64(p.MaxDelayMs) {

@@ -1,0 +1,19 @@
+// Command msgcontract checks contracts, generates code, runs the schema
+// registry and operates dead-letter queues. See `msgcontract --help`.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/msgcontract/msgcontract/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

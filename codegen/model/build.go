@@ -1,0 +1,419 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/bufbuild/protocompile/ast"
+	"github.com/bufbuild/protocompile/linker"
+	"github.com/bufbuild/protocompile/protoutil"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	optionspb "github.com/msgcontract/msgcontract/contracts/msgcontract/v1"
+	"github.com/msgcontract/msgcontract/codegen/keytemplate"
+	"github.com/msgcontract/msgcontract/runtime-go/backoff"
+	"github.com/msgcontract/msgcontract/runtime-go/classify"
+)
+
+// Fully qualified names of msgcontract's extensions.
+const (
+	extDefaults     = "msgcontract.v1.defaults"
+	extEvent        = "msgcontract.v1.event"
+	extStateMachine = "msgcontract.v1.state_machine"
+	extTransition   = "msgcontract.v1.transition"
+)
+
+type builder struct {
+	set     *Set
+	diags   Diagnostics
+	pending []pendingTarget
+}
+
+type pendingTarget struct {
+	event *Event
+	value string
+	pos   Pos
+}
+
+func (b *builder) errorf(pos Pos, rule, format string, args ...any) {
+	b.diags = append(b.diags, Diagnostic{Pos: pos, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// ext reads extension xt from an options message. protocompile keeps
+// options of extensions it has no Go type for as unknown fields; a
+// round trip through the wire format with the global registry (where
+// msgcontract's option types are linked in) makes them typed.
+func ext[T proto.Message](opts proto.Message, xt protoreflect.ExtensionType) (T, bool) {
+	var zero T
+	if opts == nil || !opts.ProtoReflect().IsValid() {
+		return zero, false
+	}
+	raw, err := proto.Marshal(opts)
+	if err != nil {
+		return zero, false
+	}
+	fresh := opts.ProtoReflect().Type().New().Interface()
+	if err := proto.Unmarshal(raw, fresh); err != nil || !proto.HasExtension(fresh, xt) {
+		return zero, false
+	}
+	v, ok := proto.GetExtension(fresh, xt).(T)
+	return v, ok
+}
+
+func astNode(res linker.Result, d protoreflect.Descriptor) ast.NodeWithOptions {
+	if res == nil {
+		return nil
+	}
+	if _, ok := d.(protoreflect.FileDescriptor); ok {
+		return res.FileNode()
+	}
+	n, _ := res.Node(protoutil.ProtoFromDescriptor(d)).(ast.NodeWithOptions)
+	return n
+}
+
+func fileNode(res linker.Result) *ast.FileNode {
+	if res == nil {
+		return nil
+	}
+	return res.AST()
+}
+
+func (b *builder) file(fd protoreflect.FileDescriptor, res linker.Result, display string) *File {
+	f := &File{Path: fd.Path(), DisplayPath: display, Desc: fd}
+	astFile := fileNode(res)
+	idx := indexOptions(astFile, astNode(res, fd), extDefaults)
+	f.Defaults = Defaults{Policy: backoff.Default, Rules: Rules{UnclassifiedRetryable: true}}
+	if d, ok := ext[*optionspb.Defaults](fd.Options(), optionspb.E_Defaults); ok {
+		if d.Retry != nil {
+			f.Defaults.Policy = b.policy(d.Retry, idx, "retry")
+		}
+		f.Defaults.Rules = b.rules(d, idx)
+	}
+	// State machines first: events' target_state refers to them.
+	var enums []protoreflect.EnumDescriptor
+	var msgs []protoreflect.MessageDescriptor
+	collect(fd.Enums(), fd.Messages(), &enums, &msgs)
+	for _, ed := range enums {
+		b.enum(f, ed, res)
+	}
+	for _, md := range msgs {
+		b.message(f, md, res)
+	}
+	return f
+}
+
+func collect(enums protoreflect.EnumDescriptors, msgs protoreflect.MessageDescriptors, outE *[]protoreflect.EnumDescriptor, outM *[]protoreflect.MessageDescriptor) {
+	for i := 0; i < enums.Len(); i++ {
+		*outE = append(*outE, enums.Get(i))
+	}
+	for i := 0; i < msgs.Len(); i++ {
+		md := msgs.Get(i)
+		if md.IsMapEntry() {
+			continue
+		}
+		*outM = append(*outM, md)
+		collect(md.Enums(), md.Messages(), outE, outM)
+	}
+}
+
+func (b *builder) rules(d *optionspb.Defaults, idx *optIndex) Rules {
+	r := Rules{UnclassifiedRetryable: d.GetUnclassified() != optionspb.Unclassified_NON_RETRYABLE}
+	for i, rg := range d.GetErrorRanges() {
+		path := fmt.Sprintf("error_ranges[%d]", i)
+		er := ErrorRange{
+			Range: classify.Range{From: rg.GetFrom(), To: rg.GetTo(), Retryable: rg.GetRetryable(), Name: rg.GetName()},
+			Pos:   idx.pos(path),
+		}
+		if er.From > er.To {
+			b.errorf(idx.pos(path+".to"), "RANGE_ORDER", "error range %q has from %d > to %d; swap them", er.Name, er.From, er.To)
+		}
+		if er.Name == "" {
+			b.errorf(er.Pos, "RANGE_NAME", "error range %d..%d has no name; classifications report it, so name it (e.g. \"business\")", er.From, er.To)
+		}
+		for _, prev := range r.Ranges {
+			if er.From <= prev.To && prev.From <= er.To && er.From <= er.To {
+				b.errorf(idx.pos(path+".from"), "RANGE_OVERLAP", "error range %q (%d..%d) overlaps range %q (%d..%d) at %s; ranges must not overlap",
+					er.Name, er.From, er.To, prev.Name, prev.From, prev.To, prev.Pos)
+			}
+		}
+		r.Ranges = append(r.Ranges, er)
+	}
+	return r
+}
+
+// policy resolves a retry policy; unset fields take built-in defaults.
+func (b *builder) policy(rp *optionspb.RetryPolicy, idx *optIndex, path string) backoff.Policy {
+	p := backoff.Default
+	dur := func(field, v string, dst *int64) {
+		if v == "" {
+			return
+		}
+		fpath := path + "." + field
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			b.errorf(idx.pos(fpath), "RETRY_DURATION", "%s %q is not a duration; write e.g. \"500ms\", \"1s\" or \"1m30s\"", field, v)
+		case d < 0:
+			b.errorf(idx.pos(fpath), "RETRY_DURATION", "%s %q is negative", field, v)
+		case d%time.Millisecond != 0:
+			b.errorf(idx.pos(fpath), "RETRY_DURATION", "%s %q is not a whole number of milliseconds", field, v)
+		default:
+			*dst = d.Milliseconds()
+		}
+	}
+	dur("base_delay", rp.GetBaseDelay(), &p.BaseMs)
+	dur("jitter", rp.GetJitter(), &p.JitterMs)
+	dur("max_delay", rp.GetMaxDelay(), &p.MaxDelayMs)
+	if rp.Multiplier != nil {
+		p.Multiplier = rp.GetMultiplier()
+		if !(p.Multiplier >= 1) || math.IsInf(p.Multiplier, 0) {
+			b.errorf(idx.pos(path+".multiplier"), "RETRY_MULTIPLIER", "multiplier %v must be a finite number >= 1", p.Multiplier)
+			p.Multiplier = backoff.Default.Multiplier
+		}
+	}
+	if rp.MaxRetries != nil {
+		n := rp.GetMaxRetries()
+		if n < 0 || n > backoff.MaxRetriesLimit {
+			b.errorf(idx.pos(path+".max_retries"), "RETRY_MAX_RETRIES", "max_retries %d is outside 0..%d; past 30 retries the wait is years, dead-letter instead", n, backoff.MaxRetriesLimit)
+		} else {
+			p.MaxRetries = int(n)
+		}
+	}
+	if p.MaxDelayMs < p.BaseMs {
+		b.errorf(idx.pos(path+".max_delay"), "RETRY_MAX_DELAY", "max_delay %dms is below base_delay %dms; raise max_delay or lower base_delay", p.MaxDelayMs, p.BaseMs)
+	}
+	return p
+}
+
+func (b *builder) enum(f *File, ed protoreflect.EnumDescriptor, res linker.Result) {
+	_, isMachine := ext[*optionspb.StateMachine](ed.Options(), optionspb.E_StateMachine)
+	astFile := fileNode(res)
+	var sm *StateMachine
+	if isMachine {
+		sm = &StateMachine{Desc: ed, File: f, Pos: nodePos(astFile, astNode(res, ed))}
+		f.StateMachines = append(f.StateMachines, sm)
+	}
+	values := ed.Values()
+	for i := 0; i < values.Len(); i++ {
+		vd := values.Get(i)
+		tr, hasTr := ext[*optionspb.Transition](vd.Options(), optionspb.E_Transition)
+		idx := indexOptions(astFile, astNode(res, vd), extTransition)
+		if hasTr && !isMachine {
+			b.errorf(idx.pos(""), "TRANSITION_NOT_STATE_MACHINE", "transition on %s, but enum %s is not a state machine; add option (msgcontract.v1.state_machine) = {};", vd.Name(), ed.Name())
+		}
+		if !isMachine {
+			continue
+		}
+		st := &State{Desc: vd, Name: string(vd.Name()), Pos: nodePos(astFile, astNode(res, vd))}
+		if hasTr && vd.Number() == 0 && len(tr.GetFrom()) > 0 {
+			b.errorf(idx.pos(""), "TRANSITION_ZERO", "%s is the zero value of %s and cannot be a transition target; zero means unset", vd.Name(), ed.Name())
+		}
+		for j, from := range tr.GetFrom() {
+			p := idx.pos(fmt.Sprintf("from[%d]", j))
+			src := values.ByName(protoreflect.Name(from))
+			switch {
+			case src == nil:
+				b.errorf(p, "TRANSITION_UNKNOWN", "transition from %q: %s has no such value", from, ed.Name())
+			case src.Number() == 0:
+				b.errorf(p, "TRANSITION_ZERO", "transition from %q: the zero value means unset and is never a state", from)
+			}
+			st.From = append(st.From, from)
+			st.FromPos = append(st.FromPos, p)
+		}
+		sm.States = append(sm.States, st)
+	}
+}
+
+func (b *builder) message(f *File, md protoreflect.MessageDescriptor, res linker.Result) {
+	ev, ok := ext[*optionspb.Event](md.Options(), optionspb.E_Event)
+	if !ok {
+		return
+	}
+	astFile := fileNode(res)
+	node := astNode(res, md)
+	idx := indexOptions(astFile, node, extEvent)
+	e := &Event{
+		Desc: md, File: f,
+		Topic: ev.GetTopic(), EventType: ev.GetEventType(), BizKeyTemplate: ev.GetBizKey(),
+		Policy: f.Defaults.Policy, Rules: f.Defaults.Rules,
+		Pos:       nodePos(astFile, node),
+		OptionPos: map[string]Pos{},
+	}
+	for _, k := range []string{"topic", "event_type", "biz_key", "retry", "target_state"} {
+		if idx.has(k) {
+			e.OptionPos[k] = idx.pos(k)
+		}
+	}
+	if e.Topic == "" {
+		b.errorf(idx.pos(""), "EVENT_TOPIC", "event %s has no topic; set topic: \"...\" in its event option", md.Name())
+	}
+	if e.EventType == "" {
+		b.errorf(idx.pos(""), "EVENT_TYPE", "event %s has no event_type; set event_type: \"...\" in its event option", md.Name())
+	}
+	if ev.Retry != nil {
+		e.Policy = b.policy(ev.Retry, idx, "retry")
+		e.PolicyFromEvent = true
+	}
+	e.BizKey = b.bizKey(md, ev.GetBizKey(), idx)
+	if ts := ev.GetTargetState(); ts != "" {
+		b.pending = append(b.pending, pendingTarget{event: e, value: ts, pos: idx.pos("target_state")})
+	}
+	f.Events = append(f.Events, e)
+}
+
+func (b *builder) bizKey(md protoreflect.MessageDescriptor, tmpl string, idx *optIndex) []KeyPart {
+	if !idx.has("biz_key") && tmpl == "" {
+		b.errorf(idx.pos(""), "BIZKEY_MISSING", "event %s has no biz_key; compose one from its fields, e.g. biz_key: \"order_id:{order_id}:%s\"", md.Name(), "EVENT")
+		return nil
+	}
+	segs, err := keytemplate.Parse(tmpl)
+	if err != nil {
+		te := err.(*keytemplate.Error)
+		b.errorf(idx.posIn("biz_key", tmpl, te.Offset), "BIZKEY_SYNTAX", "%s", te.Msg)
+		return nil
+	}
+	var parts []KeyPart
+	placeholders := 0
+	for _, s := range segs {
+		if !s.IsPlaceholder() {
+			parts = append(parts, KeyPart{Literal: s.Literal})
+			continue
+		}
+		placeholders++
+		pos := idx.posIn("biz_key", tmpl, s.Offset+1)
+		fields, ok := b.resolvePath(md, s.Path, pos)
+		if ok {
+			parts = append(parts, KeyPart{Fields: fields, Path: s.Placeholder()})
+		}
+	}
+	if placeholders == 0 {
+		b.errorf(idx.pos("biz_key"), "BIZKEY_CONSTANT", "biz_key %q has no placeholder, so every %s would share one key and all but the first would be dropped as duplicates", tmpl, md.Name())
+	}
+	return parts
+}
+
+// resolvePath walks a placeholder path through singular sub-messages to a
+// field whose text form is the same in every language.
+func (b *builder) resolvePath(md protoreflect.MessageDescriptor, path []string, pos Pos) ([]protoreflect.FieldDescriptor, bool) {
+	var fields []protoreflect.FieldDescriptor
+	cur := md
+	for i, name := range path {
+		fd := cur.Fields().ByName(protoreflect.Name(name))
+		if fd == nil {
+			b.errorf(pos, "BIZKEY_UNKNOWN_FIELD", "placeholder {%s}: %s has no field %q%s", strings.Join(path, "."), cur.Name(), name, suggest(cur, name))
+			return nil, false
+		}
+		fields = append(fields, fd)
+		last := i == len(path)-1
+		switch {
+		case fd.IsMap():
+			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is a map; a key needs one value, use a singular field", strings.Join(path, "."), fd.Name())
+			return nil, false
+		case fd.IsList():
+			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is repeated; a key needs one value, use a singular field", strings.Join(path, "."), fd.Name())
+			return nil, false
+		case !last && fd.Message() == nil:
+			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is a %s, not a message, so it has no field %q", strings.Join(path, "."), fd.Name(), fd.Kind(), path[i+1])
+			return nil, false
+		case !last:
+			cur = fd.Message()
+		case !keyKind(fd.Kind()):
+			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is %s; biz_key fields must be string, an integer kind, bool or enum, because %s text differs between languages",
+				strings.Join(path, "."), fd.Name(), kindName(fd), kindName(fd))
+			return nil, false
+		}
+	}
+	return fields, true
+}
+
+func keyKind(k protoreflect.Kind) bool {
+	switch k {
+	case protoreflect.FloatKind, protoreflect.DoubleKind, protoreflect.BytesKind,
+		protoreflect.MessageKind, protoreflect.GroupKind:
+		return false
+	}
+	return true
+}
+
+func kindName(fd protoreflect.FieldDescriptor) string {
+	if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
+		return "a message (" + string(fd.Message().FullName()) + ")"
+	}
+	return fd.Kind().String()
+}
+
+func suggest(md protoreflect.MessageDescriptor, name string) string {
+	fields := md.Fields()
+	var names []string
+	for i := 0; i < fields.Len(); i++ {
+		names = append(names, string(fields.Get(i).Name()))
+	}
+	lower := strings.ToLower(strings.ReplaceAll(name, "_", ""))
+	for _, n := range names {
+		if strings.ToLower(strings.ReplaceAll(n, "_", "")) == lower {
+			return fmt.Sprintf("; did you mean %q? (placeholders use proto field names)", n)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (fields: %s)", strings.Join(names, ", "))
+}
+
+// resolveTargets resolves target_state once every state machine is known.
+func (b *builder) resolveTargets() {
+	for _, p := range b.pending {
+		dot := strings.LastIndexByte(p.value, '.')
+		if dot <= 0 || dot == len(p.value)-1 {
+			b.errorf(p.pos, "TARGET_STATE_SYNTAX", "target_state %q must be written Enum.VALUE, e.g. \"OrderState.PAID\"", p.value)
+			continue
+		}
+		enumName, valueName := p.value[:dot], p.value[dot+1:]
+		ed := b.findEnum(p.event.Desc, enumName)
+		if ed == nil {
+			b.errorf(p.pos, "TARGET_STATE_UNKNOWN", "target_state %q: no enum %q is visible from %s", p.value, enumName, p.event.Desc.FullName())
+			continue
+		}
+		sm := b.set.StateMachine(string(ed.FullName()))
+		if sm == nil {
+			b.errorf(p.pos, "TARGET_STATE_NOT_MACHINE", "target_state %q: enum %s is not a state machine; add option (msgcontract.v1.state_machine) = {}; to it", p.value, ed.FullName())
+			continue
+		}
+		vd := ed.Values().ByName(protoreflect.Name(valueName))
+		if vd == nil {
+			b.errorf(p.pos, "TARGET_STATE_UNKNOWN", "target_state %q: %s has no value %q", p.value, ed.Name(), valueName)
+			continue
+		}
+		if vd.Number() == 0 {
+			b.errorf(p.pos, "TARGET_STATE_ZERO", "target_state %q names the zero value, which means unset", p.value)
+			continue
+		}
+		p.event.TargetState = &StateRef{Machine: sm, Value: vd}
+	}
+}
+
+// findEnum resolves name the way protobuf resolves type references: from
+// the innermost scope of from outwards, then as a full name.
+func (b *builder) findEnum(from protoreflect.Descriptor, name string) protoreflect.EnumDescriptor {
+	if strings.HasPrefix(name, ".") {
+		return b.enumByName(name[1:])
+	}
+	for scope := from.FullName(); scope != ""; scope = scope.Parent() {
+		if ed := b.enumByName(string(scope) + "." + name); ed != nil {
+			return ed
+		}
+	}
+	return b.enumByName(name)
+}
+
+func (b *builder) enumByName(full string) protoreflect.EnumDescriptor {
+	d, err := b.set.Registry.FindDescriptorByName(protoreflect.FullName(strings.TrimPrefix(full, ".")))
+	if err != nil {
+		return nil
+	}
+	ed, _ := d.(protoreflect.EnumDescriptor)
+	return ed
+}

@@ -1,0 +1,207 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/linker"
+	"github.com/bufbuild/protocompile/reporter"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/msgcontract/msgcontract/contracts"
+)
+
+// Config says where to find .proto files.
+type Config struct {
+	// ImportPaths are searched in order, like protoc's -I. When empty, the
+	// current directory is the only import path.
+	ImportPaths []string
+	// Sources, when set, supplies file contents by import path before the
+	// import paths are searched (the registry compiles schemas from memory).
+	Sources map[string]string
+}
+
+// Load compiles files (paths on disk, each under one of the import paths,
+// or import paths themselves) and builds the model. A file that does not
+// compile yields a *CompileError listing every positioned error; contract
+// rule violations are in the returned Set's Diagnostics.
+func Load(ctx context.Context, cfg Config, files ...string) (*Set, error) {
+	if len(files) == 0 {
+		return nil, errors.New("no .proto files given")
+	}
+	importPaths := cfg.ImportPaths
+	if len(importPaths) == 0 {
+		importPaths = []string{"."}
+	}
+	l := &loader{importPaths: importPaths, sources: cfg.Sources, display: map[string]string{}}
+	names := make([]string, len(files))
+	for i, f := range files {
+		name, err := l.importName(f)
+		if err != nil {
+			return nil, err
+		}
+		names[i] = name
+		l.display[name] = f
+	}
+	var compileErrs []string
+	comp := protocompile.Compiler{
+		Resolver:       protocompile.WithStandardImports(protocompile.ResolverFunc(l.find)),
+		SourceInfoMode: protocompile.SourceInfoStandard | protocompile.SourceInfoExtraComments,
+		RetainASTs:     true,
+		Reporter: reporter.NewReporter(func(err reporter.ErrorWithPos) error {
+			compileErrs = append(compileErrs, l.positioned(err))
+			return nil // keep going: report every error, not only the first
+		}, nil),
+	}
+	compiled, err := comp.Compile(ctx, names...)
+	if len(compileErrs) > 0 {
+		return nil, &CompileError{Errors: compileErrs}
+	}
+	if err != nil {
+		return nil, &CompileError{Errors: []string{err.Error()}}
+	}
+	fds := make([]protoreflect.FileDescriptor, len(compiled))
+	for i, f := range compiled {
+		fds[i] = f
+	}
+	return l.build(fds)
+}
+
+type loader struct {
+	importPaths []string
+	sources     map[string]string
+	// display maps import names to the paths users know the files by.
+	display map[string]string
+}
+
+// importName turns a path on disk into its name relative to an import
+// path, as protoc does.
+func (l *loader) importName(file string) (string, error) {
+	if _, ok := l.sources[file]; ok {
+		return file, nil
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	for _, ip := range l.importPaths {
+		ipAbs, err := filepath.Abs(ip)
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(ipAbs, abs)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if _, err := os.Stat(abs); err != nil {
+				return "", fmt.Errorf("%s: %w", file, err)
+			}
+			return filepath.ToSlash(rel), nil
+		}
+	}
+	return "", fmt.Errorf("%s: file is not under any import path (%s); add -I with the directory its imports are relative to",
+		file, strings.Join(l.importPaths, ", "))
+}
+
+// find resolves an import: in-memory sources, then the import paths, then
+// msgcontract's own embedded protos.
+func (l *loader) find(path string) (protocompile.SearchResult, error) {
+	if src, ok := l.sources[path]; ok {
+		return protocompile.SearchResult{Source: strings.NewReader(src)}, nil
+	}
+	for _, ip := range l.importPaths {
+		full := filepath.Join(ip, filepath.FromSlash(path))
+		f, err := os.Open(full)
+		if err == nil {
+			if _, ok := l.display[path]; !ok {
+				l.display[path] = full
+			}
+			return protocompile.SearchResult{Source: f}, nil
+		}
+	}
+	if rc, err := contracts.Open(path); err == nil {
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		if err != nil {
+			return protocompile.SearchResult{}, err
+		}
+		return protocompile.SearchResult{Source: strings.NewReader(string(b))}, nil
+	}
+	return protocompile.SearchResult{}, fs.ErrNotExist
+}
+
+func (l *loader) positioned(err reporter.ErrorWithPos) string {
+	pos := err.GetPosition()
+	p := Pos{File: l.displayPath(pos.Filename), Line: pos.Line, Col: pos.Col}
+	return fmt.Sprintf("%s: %v", p, err.Unwrap())
+}
+
+func (l *loader) displayPath(name string) string {
+	if d, ok := l.display[name]; ok {
+		return d
+	}
+	return name
+}
+
+// FromFiles builds the model from already-compiled descriptors, as the
+// protoc plugin receives them. Diagnostics then carry no line and column.
+func FromFiles(files ...protoreflect.FileDescriptor) (*Set, error) {
+	l := &loader{display: map[string]string{}}
+	return l.build(files)
+}
+
+// build reads the options of every compiled file.
+func (l *loader) build(compiled []protoreflect.FileDescriptor) (*Set, error) {
+	set := &Set{Registry: &protoregistry.Files{}, displayPaths: l.display}
+	var register func(fd protoreflect.FileDescriptor) error
+	register = func(fd protoreflect.FileDescriptor) error {
+		if _, err := set.Registry.FindFileByPath(fd.Path()); err == nil {
+			return nil
+		}
+		imps := fd.Imports()
+		for i := 0; i < imps.Len(); i++ {
+			if err := register(imps.Get(i).FileDescriptor); err != nil {
+				return err
+			}
+		}
+		return set.Registry.RegisterFile(fd)
+	}
+	for _, f := range compiled {
+		if err := register(f); err != nil {
+			return nil, err
+		}
+	}
+	b := &builder{set: set}
+	for _, f := range compiled {
+		res, _ := f.(linker.Result)
+		set.Files = append(set.Files, b.file(f, res, l.displayPath(f.Path())))
+	}
+	b.resolveTargets()
+	for i := range b.diags {
+		b.diags[i].Pos.File = l.displayPath(b.diags[i].Pos.File)
+	}
+	b.diags.Sort()
+	set.Diagnostics = b.diags
+	for _, f := range set.Files {
+		for _, e := range f.Events {
+			e.Pos.File = l.displayPath(e.Pos.File)
+			for k, p := range e.OptionPos {
+				p.File = l.displayPath(p.File)
+				e.OptionPos[k] = p
+			}
+		}
+		for _, sm := range f.StateMachines {
+			sm.Pos.File = l.displayPath(sm.Pos.File)
+			for _, s := range sm.States {
+				s.Pos.File = l.displayPath(s.Pos.File)
+			}
+		}
+	}
+	return set, nil
+}

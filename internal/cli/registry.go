@@ -1,0 +1,3 @@
+package cli
+
+var newRegistryCmd = notYet("registry", "Run or talk to the schema registry")

@@ -1,0 +1,110 @@
+// Package cli implements the msgcontract command line. Each subcommand
+// lives in a file of its own; cmd/msgcontract only calls Execute.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes scripts can rely on.
+const (
+	// ExitOK: success, nothing found.
+	ExitOK = 0
+	// ExitFindings: the command ran and found problems (lint errors,
+	// breaking changes, a key that could not be rendered).
+	ExitFindings = 1
+	// ExitUsage: bad flags or arguments, or inputs that cannot be read or
+	// compiled where the command distinguishes that from findings.
+	ExitUsage = 2
+)
+
+// exitError carries an exit code out of a command. Its message, if any,
+// has already been printed when silent is set.
+type exitError struct {
+	code   int
+	err    error
+	silent bool
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// findings returns an error that exits 1 without printing more.
+func findings() error { return &exitError{code: ExitFindings, silent: true} }
+
+// usageErr returns an error that prints err and exits 2.
+func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
+
+// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3".
+var Version = "dev"
+
+// Execute runs the CLI with args (without the program name) and returns the
+// process exit code.
+func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if !ee.silent && ee.err != nil {
+			fmt.Fprintln(stderr, "msgcontract:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "msgcontract:", err)
+	return ExitUsage
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "msgcontract",
+		Short: "Effectively-once messaging from Protocol Buffers contracts",
+		Long: `msgcontract makes asynchronous messages effectively once across Go, Java
+and Python services. A .proto contract says how each event is identified
+(its biz_key), how failures are classified (error-code ranges) and how
+they are retried (backoff policy); msgcontract checks the contract,
+generates producer and consumer code for every language from it, and
+guards its evolution with a schema registry.
+
+Exit codes: 0 success; 1 findings (lint errors, breaking changes, a key
+that cannot be rendered); 2 usage errors or inputs that cannot be read.`,
+		Example: `  msgcontract lint --explain -I examples/proto examples/proto/shop/payment/v1/payment.proto
+  msgcontract bizkey -I examples/proto --message shop.payment.v1.PaySuccess \
+      --json '{"order_id":"20250101_0001","amount":10000}' examples/proto/shop/payment/v1/payment.proto
+  msgcontract generate --lang go --out gen -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	for _, sub := range []func() *cobra.Command{
+		newLintCmd, newBizkeyCmd, newGenerateCmd, newBreakingCmd, newRegistryCmd, newDLQCmd,
+	} {
+		root.AddCommand(sub())
+	}
+	return root
+}
+
+// exactArgs and minArgs wrap cobra's validators so argument errors exit 2.
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
+			return usageErr(fmt.Errorf("%s: %w; see --help", cmd.CommandPath(), err))
+		}
+		return nil
+	}
+}

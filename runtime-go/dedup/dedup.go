@@ -1,0 +1,169 @@
+// Package dedup is the effectively-once authority: a claim row per
+// (biz_key, handler), inserted in the handler's own database transaction.
+// The claim commits exactly when the handler's effects commit, and rolls
+// back with them, so a failed attempt never blocks its retry.
+package dedup
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+)
+
+// DefaultTable is the claim table's name.
+const DefaultTable = "msg_dedup"
+
+// DefaultRetention is how long claims are kept: duplicates arriving later
+// than this are processed again.
+const DefaultRetention = 7 * 24 * time.Hour
+
+// Config configures a Store.
+type Config struct {
+	// DB is the business database; required. Claims live next to the
+	// handler's data so they share its transactions.
+	DB *sql.DB
+	// Dialect of DB; required.
+	Dialect sqldb.Dialect
+	// Table defaults to DefaultTable.
+	Table string
+	// Retention defaults to DefaultRetention.
+	Retention time.Duration
+}
+
+func (c *Config) setDefaults() {
+	if c.Table == "" {
+		c.Table = DefaultTable
+	}
+	if c.Retention == 0 {
+		c.Retention = DefaultRetention
+	}
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Validate reports every missing or invalid field at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DB == nil {
+		errs = append(errs, errors.New("dedup: Config.DB is required"))
+	}
+	if err := c.Dialect.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if !identRE.MatchString(c.Table) {
+		errs = append(errs, fmt.Errorf("dedup: table name %q must be a plain SQL identifier", c.Table))
+	}
+	if c.Retention < 0 {
+		errs = append(errs, fmt.Errorf("dedup: retention %v is negative", c.Retention))
+	}
+	return errors.Join(errs...)
+}
+
+// Store claims (biz_key, handler) pairs.
+type Store struct {
+	cfg                       Config
+	insert, lookup, deleteOld string
+}
+
+// New validates cfg and returns a Store. Call Migrate once to create the
+// table.
+func New(cfg Config) (*Store, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t := cfg.Table
+	return &Store{
+		cfg: cfg,
+		insert: "INSERT INTO " + t + " (biz_key, handler, message_id, payload_hash, created_at) " +
+			"VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING",
+		lookup:    "SELECT message_id, payload_hash FROM " + t + " WHERE biz_key = $1 AND handler = $2",
+		deleteOld: "DELETE FROM " + t + " WHERE created_at < $1",
+	}, nil
+}
+
+// Migrate creates the claim table and its index if they do not exist.
+func (s *Store) Migrate(ctx context.Context) error {
+	t := s.cfg.Table
+	for _, stmt := range []string{
+		"CREATE TABLE IF NOT EXISTS " + t + " (" +
+			"biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, " +
+			"payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, " +
+			"PRIMARY KEY (biz_key, handler))",
+		"CREATE INDEX IF NOT EXISTS " + t + "_created_at ON " + t + " (created_at)",
+	} {
+		if _, err := s.cfg.DB.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("dedup: migrate: %w", err)
+		}
+	}
+	return nil
+}
+
+// Claim is one message's claim.
+type Claim struct {
+	BizKey, Handler, MessageID string
+	// PayloadHash identifies the payload; see HashPayload.
+	PayloadHash string
+	At          time.Time
+}
+
+// Result is the outcome of a claim.
+type Result struct {
+	// Claimed is true when this transaction now holds the claim.
+	Claimed bool
+	// Conflict is true when the key was already claimed by a message with
+	// a different payload: a producer bug (two messages under one key).
+	// The message is still deduplicated.
+	Conflict bool
+	// PriorMessageID is the message id of the existing claim when not
+	// Claimed.
+	PriorMessageID string
+}
+
+// Claim inserts c in tx. When the key is already claimed (committed by
+// another transaction) it reports Claimed false. On PostgreSQL a
+// concurrent uncommitted claim makes Claim wait for that transaction.
+func (s *Store) Claim(ctx context.Context, tx *sql.Tx, c Claim) (Result, error) {
+	res, err := tx.ExecContext(ctx, s.insert, c.BizKey, c.Handler, c.MessageID, c.PayloadHash, c.At.UnixMilli())
+	if err != nil {
+		return Result{}, fmt.Errorf("dedup: claim: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return Result{}, fmt.Errorf("dedup: claim: %w", err)
+	}
+	if n == 1 {
+		return Result{Claimed: true}, nil
+	}
+	var prior, hash string
+	if err := tx.QueryRowContext(ctx, s.lookup, c.BizKey, c.Handler).Scan(&prior, &hash); err != nil {
+		return Result{}, fmt.Errorf("dedup: read existing claim: %w", err)
+	}
+	return Result{PriorMessageID: prior, Conflict: hash != c.PayloadHash}, nil
+}
+
+// Cleanup deletes claims older than the retention period before now and
+// returns how many it deleted.
+func (s *Store) Cleanup(ctx context.Context, now time.Time) (int64, error) {
+	res, err := s.cfg.DB.ExecContext(ctx, s.deleteOld, now.Add(-s.cfg.Retention).UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("dedup: cleanup: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// Retention is the configured retention period.
+func (s *Store) Retention() time.Duration { return s.cfg.Retention }
+
+// HashPayload is the payload identity stored with a claim: hex SHA-256.
+func HashPayload(payload []byte) string {
+	h := sha256.Sum256(payload)
+	return hex.EncodeToString(h[:])
+}

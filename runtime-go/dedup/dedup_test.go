@@ -1,0 +1,99 @@
+package dedup_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+)
+
+func newStore(t *testing.T) (*dedup.Store, *sql.DB) {
+	t.Helper()
+	db, err := sqldb.OpenSQLite(filepath.Join(t.TempDir(), "b.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.SQLite, Retention: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s, db
+}
+
+func TestConfigValidate(t *testing.T) {
+	t.Parallel()
+	_, err := dedup.New(dedup.Config{Table: "x; drop"})
+	if err == nil {
+		t.Fatal("want error")
+	}
+	for _, want := range []string{"DB is required", "unknown dialect", "plain SQL identifier"} {
+		if !contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+func TestClaim(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, db := newStore(t)
+	now := time.UnixMilli(1_700_000_000_000)
+	claim := func(id, payload string, commit bool) dedup.Result {
+		t.Helper()
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Claim(ctx, tx, dedup.Claim{BizKey: "k", Handler: "h", MessageID: id, PayloadHash: dedup.HashPayload([]byte(payload)), At: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			err = tx.Commit()
+		} else {
+			err = tx.Rollback()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := claim("m0", "p", false); !r.Claimed {
+		t.Fatalf("first claim: %+v", r)
+	}
+	if r := claim("m1", "p", true); !r.Claimed {
+		t.Fatalf("claim after rollback must succeed: %+v", r)
+	}
+	if r := claim("m2", "p", true); r.Claimed || r.Conflict || r.PriorMessageID != "m1" {
+		t.Fatalf("duplicate: %+v", r)
+	}
+	if r := claim("m3", "other", true); r.Claimed || !r.Conflict || r.PriorMessageID != "m1" {
+		t.Fatalf("conflict: %+v", r)
+	}
+	if n, err := s.Cleanup(ctx, now.Add(30*time.Minute)); err != nil || n != 0 {
+		t.Fatalf("cleanup inside retention: %d %v", n, err)
+	}
+	if n, err := s.Cleanup(ctx, now.Add(2*time.Hour)); err != nil || n != 1 {
+		t.Fatalf("cleanup after retention: %d %v", n, err)
+	}
+	if r := claim("m4", "p", true); !r.Claimed {
+		t.Fatalf("claim after cleanup: %+v", r)
+	}
+}

@@ -1,0 +1,90 @@
+// Package dlq describes dead-letter records and the operations tooling
+// performs on a transport's dead-letter destination: list, show, replay
+// and purge (`msgcontract dlq ...`).
+package dlq
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Reason says why a message was dead-lettered. The set is closed.
+type Reason string
+
+const (
+	// ReasonDecode: the envelope or payload did not decode. Never retried.
+	ReasonDecode Reason = "decode"
+	// ReasonNonRetryable: the handler failed with a non-retryable error.
+	ReasonNonRetryable Reason = "non_retryable"
+	// ReasonRetriesExhausted: the handler failed with a retryable error
+	// after max_retries retries.
+	ReasonRetriesExhausted Reason = "retries_exhausted"
+	// ReasonNoHandler: no handler is registered for the event type on the
+	// topic the message arrived on.
+	ReasonNoHandler Reason = "no_handler"
+)
+
+// Record is one dead-lettered message.
+type Record struct {
+	// ID is the dead-letter destination's id of the record.
+	ID string
+	// Topic the message was published to; replay returns it there.
+	Topic string
+	// Group is the subscription group that gave up on it.
+	Group string
+	// Handler is the handler name; empty for decode failures.
+	Handler string
+	// EventType, BizKey and MessageID are copied from the envelope when it
+	// decoded.
+	EventType, BizKey, MessageID string
+	// Envelope is the envelope exactly as it was delivered the last time,
+	// byte for byte; its payload is the producer's, untouched.
+	Envelope []byte
+	Reason   Reason
+	// Code is the error code of the last failure; 0 when it had none.
+	Code int32
+	// Error is the last failure's message, bounded in size.
+	Error string
+	// Attempts is how many times the handler ran (retry_count + 1); 0
+	// for decode failures.
+	Attempts int
+	// FirstFailedAt and LastFailedAt bracket the failures.
+	FirstFailedAt, LastFailedAt time.Time
+	// DeadAt is when the record was written.
+	DeadAt time.Time
+	// ReplayCount counts replays; LastReplayedAt is zero when never
+	// replayed. Replayed records are kept as history until purged.
+	ReplayCount    int
+	LastReplayedAt time.Time
+}
+
+// Filter selects records. Zero fields match everything.
+type Filter struct {
+	Topic, Group, Handler, EventType, BizKey string
+	Reason                                   Reason
+	// IDs restricts to these record ids.
+	IDs []string
+	// OnlyReplayed / ExcludeReplayed select by replay state.
+	OnlyReplayed, ExcludeReplayed bool
+	// Limit caps List's result; 0 means 100.
+	Limit int
+}
+
+// Store is a transport's dead-letter destination as tooling sees it.
+type Store interface {
+	// List returns matching records, oldest first.
+	List(ctx context.Context, f Filter) ([]Record, error)
+	// Get returns one record, or an error wrapping ErrNotFound.
+	Get(ctx context.Context, id string) (*Record, error)
+	// Replay re-publishes the record's envelope to its original topic for
+	// its group, with retry_count and not_before reset and last_error and
+	// first_failed_at kept, and marks the record replayed. The record
+	// stays until purged.
+	Replay(ctx context.Context, id string) error
+	// Purge deletes matching records and returns how many it deleted.
+	Purge(ctx context.Context, f Filter) (int, error)
+}
+
+// ErrNotFound is wrapped by Get and Replay for an unknown id.
+var ErrNotFound = errors.New("dlq: record not found")

@@ -1,0 +1,97 @@
+// Package sqldb holds what the runtime's database/sql users share: the SQL
+// dialects it speaks and an opener for SQLite with the settings concurrent
+// consumers need.
+//
+// All runtime statements use $1, $2, ... placeholders, which both
+// PostgreSQL (pgx) and SQLite (go-sqlite3) accept; only DDL differs by
+// dialect.
+package sqldb
+
+import (
+	"database/sql"
+	"fmt"
+	"net/url"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
+)
+
+// Dialect is the SQL flavour of a database.
+type Dialect int
+
+const (
+	// SQLite via github.com/mattn/go-sqlite3 (driver name "sqlite3").
+	SQLite Dialect = iota + 1
+	// Postgres via github.com/jackc/pgx/v5/stdlib (driver name "pgx").
+	Postgres
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case SQLite:
+		return "sqlite"
+	case Postgres:
+		return "postgres"
+	}
+	return fmt.Sprintf("Dialect(%d)", int(d))
+}
+
+// Validate reports an unknown dialect.
+func (d Dialect) Validate() error {
+	if d != SQLite && d != Postgres {
+		return fmt.Errorf("sqldb: unknown dialect %d: use sqldb.SQLite or sqldb.Postgres", int(d))
+	}
+	return nil
+}
+
+// Blob is the binary column type of the dialect.
+func (d Dialect) Blob() string {
+	if d == Postgres {
+		return "BYTEA"
+	}
+	return "BLOB"
+}
+
+// Serial is the auto-increment primary key column of the dialect.
+func (d Dialect) Serial() string {
+	if d == Postgres {
+		return "BIGSERIAL PRIMARY KEY"
+	}
+	return "INTEGER PRIMARY KEY AUTOINCREMENT"
+}
+
+// OpenSQLite opens (creating it if missing) the SQLite database file at
+// path, in WAL mode, with a 30 s busy timeout and BEGIN IMMEDIATE
+// transactions, so that several goroutines and processes writing the same
+// file wait for each other instead of failing with SQLITE_BUSY.
+func OpenSQLite(path string) (*sql.DB, error) {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "30000")
+	q.Set("_txlock", "immediate")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "1")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// OpenPostgres opens a PostgreSQL database by its DSN (URL or key=value
+// form) through pgx.
+func OpenPostgres(dsn string) (*sql.DB, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: connect postgres: %w", err)
+	}
+	return db, nil
+}

@@ -1,0 +1,81 @@
+// Package transport is the small interface between the consumer loop and a
+// message broker. A transport moves encoded envelopes; it never decodes
+// payloads, never deduplicates and never decides about retries: those are
+// the consumer's, so every transport behaves the same.
+//
+// Implementations: transport/sqlitequeue (embedded, the default) and
+// transport/natsjs (NATS JetStream). The shape leaves room for
+// partitioned logs such as Kafka: a Delivery carries its partition and
+// offset, and a Subscription may serialise deliveries of one partition.
+package transport
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+)
+
+// Publisher publishes an envelope to a topic. Every transport and the
+// outbox relay satisfy it; generated producers call it.
+type Publisher interface {
+	Publish(ctx context.Context, topic string, env *envelopepb.Envelope) error
+}
+
+// Subscriber opens subscriptions. A group is a named set of consumers that
+// share the work: each message published to a topic is delivered to one
+// member of every group subscribed to it.
+type Subscriber interface {
+	Subscribe(ctx context.Context, group string, topics []string) (Subscription, error)
+}
+
+// Delivery is one delivery of one message.
+type Delivery struct {
+	// ID is the transport's message id: fresh for every publish, including
+	// retries, so broker-level dedup never drops a retry.
+	ID string
+	// Topic the message was delivered from (for a retry, its original
+	// topic).
+	Topic string
+	// Body is the encoded envelope, exactly as published.
+	Body []byte
+	// Attempt counts transport deliveries of this publish, 1 on the first.
+	Attempt int
+	// Partition and Offset locate the message in partitioned logs; zero
+	// elsewhere.
+	Partition int32
+	Offset    int64
+	// Handle is the transport's own state; consumers leave it alone.
+	Handle any
+}
+
+// Subscription delivers messages of one group. Every method that settles a
+// delivery (Ack, Defer, Retry, DeadLetter) settles it exactly once; a
+// delivery left unsettled is redelivered after the transport's lease or ack
+// deadline expires.
+type Subscription interface {
+	// Fetch blocks until at least one delivery is ready or ctx ends, and
+	// returns at most max deliveries. It returns ctx.Err() when ctx ends.
+	Fetch(ctx context.Context, max int) ([]*Delivery, error)
+	// Ack settles deliveries as done.
+	Ack(ctx context.Context, ds ...*Delivery) error
+	// Defer hands d back unacknowledged, to be delivered again not before
+	// until.
+	Defer(ctx context.Context, d *Delivery, until time.Time) error
+	// Retry publishes env (the retry copy of d's message) to this group's
+	// retry destination under a fresh transport id, not to be delivered
+	// before env.not_before, and acknowledges d.
+	Retry(ctx context.Context, d *Delivery, env *envelopepb.Envelope) error
+	// DeadLetter stores rec in the dead-letter destination and
+	// acknowledges d.
+	DeadLetter(ctx context.Context, d *Delivery, rec *dlq.Record) error
+	// Close releases the subscription; unsettled deliveries are
+	// redelivered.
+	Close() error
+}
+
+// ErrClosed is returned by operations on a closed transport or
+// subscription.
+var ErrClosed = errors.New("transport: closed")

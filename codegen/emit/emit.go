@@ -1,0 +1,44 @@
+// Package emit holds what every language emitter shares: the generated
+// file type and the parameters of a generation run.
+package emit
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// File is one generated file.
+type File struct {
+	// Name is slash-separated and relative to the output directory.
+	Name    string
+	Content []byte
+}
+
+// Params are the generator's options, from --flags or from protoc's
+// "--msgcontract_out=lang=go,paths=source_relative:DIR" parameter.
+type Params struct {
+	// Lang is "go", "java" or "python".
+	Lang string
+	// Paths is "import" (default: place files by the language's package,
+	// e.g. go_package's import path) or "source_relative" (next to the
+	// .proto's path).
+	Paths string
+	// Module strips this Go import-path prefix from output paths, as
+	// protoc-gen-go's module= does.
+	Module string
+	// Version is the generator version written into file headers.
+	Version string
+}
+
+// SafeName checks that a generated file name stays inside the output
+// directory: relative, no "..", no absolute or Windows-drive paths. A hostile
+// go_package or java_package must never write outside --out.
+func SafeName(name string) error {
+	clean := path.Clean(name)
+	if name == "" || path.IsAbs(name) || strings.HasPrefix(clean, "../") || clean == ".." ||
+		strings.Contains(name, "\\") || strings.Contains(name, ":") {
+		return fmt.Errorf("generated file name %q escapes the output directory; fix the file's go_package/java_package option", name)
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+// Package generate dispatches a generation run to the language emitters.
+// `msgcontract generate` and protoc-gen-msgcontract both call Run, so they
+// produce byte-for-byte the same files.
+package generate
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/golang"
+	"github.com/msgcontract/msgcontract/codegen/java"
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/codegen/python"
+)
+
+// Langs are the supported languages.
+var Langs = []string{"go", "java", "python"}
+
+// Run generates code for every file of set in p.Lang. The contracts must be
+// free of lint errors. Files are returned sorted by name, each checked
+// with emit.SafeName.
+func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
+	if len(set.Diagnostics) > 0 {
+		return nil, fmt.Errorf("contracts have %d lint error(s); run msgcontract lint:\n%w", len(set.Diagnostics), set.Diagnostics)
+	}
+	var (
+		files []emit.File
+		err   error
+	)
+	switch p.Lang {
+	case "go":
+		files, err = golang.Generate(set, p)
+	case "java":
+		files, err = java.Generate(set, p)
+	case "python":
+		files, err = python.Generate(set, p)
+	default:
+		return nil, fmt.Errorf("unknown language %q; choose one of %v", p.Lang, Langs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := emit.SafeName(f.Name); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	return files, nil
+}

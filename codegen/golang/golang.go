@@ -1,0 +1,14 @@
+// Package golang emits golang code from the contract model.
+package golang
+
+import (
+	"errors"
+
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/model"
+)
+
+// Generate renders the files for set. Not implemented yet.
+func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
+	return nil, errors.New("golang generation is not implemented yet")
+}

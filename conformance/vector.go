@@ -1,0 +1,170 @@
+// Package conformance runs one suite of test vectors against the Go, Java
+// and Python code msgcontract generates, in the spirit of protovalidate's
+// conformance runner: a Go runner feeds cases to each language's executor
+// and compares exact results.
+//
+// The vector format is DESIGN.md's. The executor protocol:
+//
+//   - The runner loads a vector file, generates code for its protos in the
+//     executor's language into a work directory, and asks the executor to
+//     run every case.
+//   - An executor returns one Result per case, in case order, holding only
+//     what its language's generated code computed. The runner compares
+//     each Result with the case's expect object (Compare).
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// Case kinds.
+const (
+	KindBizKey     = "biz_key"
+	KindClassify   = "classify"
+	KindBackoff    = "backoff"
+	KindTransition = "transition"
+)
+
+// VectorFile is one JSON vector file.
+type VectorFile struct {
+	// ProtoRoot is relative to the vector file.
+	ProtoRoot string   `json:"proto_root"`
+	Files     []string `json:"files"`
+	Cases     []Case   `json:"cases"`
+	// Path is where the file was read from; ProtoDir the resolved root.
+	Path     string `json:"-"`
+	ProtoDir string `json:"-"`
+}
+
+// Case is one test case. Which fields matter depends on Kind.
+type Case struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Message string `json:"message,omitempty"`
+	// Input is the payload in proto JSON (biz_key).
+	Input json.RawMessage `json:"input,omitempty"`
+	// Code is the error code (classify); absent means an error with no
+	// code.
+	Code *int32 `json:"code,omitempty"`
+	// Retry (1-based) and U (in [0,1)) select a backoff delay.
+	Retry int     `json:"retry,omitempty"`
+	U     float64 `json:"u,omitempty"`
+	// Enum, From and To ask CanTransit (transition).
+	Enum   string `json:"enum,omitempty"`
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
+	Expect Result `json:"expect"`
+}
+
+// Result is what generated code computed for a case; as an expectation,
+// only the fields present are compared.
+type Result struct {
+	BizKey     *string `json:"biz_key,omitempty"`
+	Error      *string `json:"error,omitempty"`
+	Retryable  *bool   `json:"retryable,omitempty"`
+	Range      *string `json:"range,omitempty"`
+	DelayMs    *int64  `json:"delay_ms,omitempty"`
+	DeadLetter *bool   `json:"dead_letter,omitempty"`
+	Result     *string `json:"result,omitempty"`
+}
+
+func (r Result) String() string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// Compare returns "" when got satisfies want, or a description of every
+// field that differs.
+func Compare(want, got Result) string {
+	var diffs []string
+	wv, gv := reflect.ValueOf(want), reflect.ValueOf(got)
+	t := wv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		w := wv.Field(i)
+		if w.IsNil() {
+			continue
+		}
+		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		g := gv.Field(i)
+		if g.IsNil() {
+			diffs = append(diffs, fmt.Sprintf("%s: want %v, got nothing", name, w.Elem()))
+			continue
+		}
+		if !reflect.DeepEqual(w.Elem().Interface(), g.Elem().Interface()) {
+			diffs = append(diffs, fmt.Sprintf("%s: want %#v, got %#v", name, w.Elem().Interface(), g.Elem().Interface()))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// LoadDir reads every *.json vector file under dir, sorted by path.
+func LoadDir(dir string) ([]*VectorFile, error) {
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".json") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []*VectorFile
+	for _, p := range paths {
+		vf, err := LoadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vf)
+	}
+	return out, nil
+}
+
+// LoadFile reads one vector file and checks that its cases are well formed.
+func LoadFile(path string) (*VectorFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var vf VectorFile
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&vf); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	vf.Path = path
+	vf.ProtoDir = filepath.Join(filepath.Dir(path), filepath.FromSlash(vf.ProtoRoot))
+	seen := map[string]bool{}
+	for i, c := range vf.Cases {
+		switch {
+		case c.Name == "":
+			return nil, fmt.Errorf("%s: case %d has no name", path, i)
+		case seen[c.Name]:
+			return nil, fmt.Errorf("%s: case name %q is used twice", path, c.Name)
+		}
+		seen[c.Name] = true
+		switch c.Kind {
+		case KindBizKey, KindClassify, KindBackoff:
+			if c.Message == "" {
+				return nil, fmt.Errorf("%s: case %q (%s) needs \"message\"", path, c.Name, c.Kind)
+			}
+		case KindTransition:
+			if c.Enum == "" {
+				return nil, fmt.Errorf("%s: case %q (transition) needs \"enum\"", path, c.Name)
+			}
+		default:
+			return nil, fmt.Errorf("%s: case %q has unknown kind %q", path, c.Name, c.Kind)
+		}
+	}
+	return &vf, nil
+}

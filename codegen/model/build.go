@@ -134,9 +134,9 @@ func (b *builder) rules(d *optionspb.Defaults, idx *optIndex) Rules {
 			b.errorf(er.Pos, "RANGE_NAME", "error range %d..%d has no name; classifications report it, so name it (e.g. \"business\")", er.From, er.To)
 		}
 		for _, prev := range r.Ranges {
-			if er.From <= prev.To && prev.From <= er.To && er.From <= er.To {
-				b.errorf(idx.pos(path+".from"), "RANGE_OVERLAP", "error range %q (%d..%d) overlaps range %q (%d..%d) at %s; ranges must not overlap",
-					er.Name, er.From, er.To, prev.Name, prev.From, prev.To, prev.Pos)
+			if prev.From <= prev.To && er.From <= er.To && er.From <= prev.To && prev.From <= er.To {
+				b.errorf(idx.pos(path+".from"), "RANGE_OVERLAP", "error range %q (%d..%d) overlaps range %q (%d..%d) declared at line %d; ranges must not overlap",
+					er.Name, er.From, er.To, prev.Name, prev.From, prev.To, prev.Pos.Line)
 			}
 		}
 		r.Ranges = append(r.Ranges, er)
@@ -320,9 +320,13 @@ func (b *builder) resolvePath(md protoreflect.MessageDescriptor, path []string, 
 			return nil, false
 		case !last:
 			cur = fd.Message()
+		case fd.Message() != nil:
+			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is a message (%s); name one of its fields instead, e.g. {%s.id}",
+				strings.Join(path, "."), fd.Name(), fd.Message().FullName(), strings.Join(path, "."))
+			return nil, false
 		case !keyKind(fd.Kind()):
-			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is %s; biz_key fields must be string, an integer kind, bool or enum, because %s text differs between languages",
-				strings.Join(path, "."), fd.Name(), kindName(fd), kindName(fd))
+			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is %s; biz_key fields must be string, an integer kind, bool or enum, because the text of a %s differs between languages",
+				strings.Join(path, "."), fd.Name(), fd.Kind(), fd.Kind())
 			return nil, false
 		}
 	}
@@ -336,13 +340,6 @@ func keyKind(k protoreflect.Kind) bool {
 		return false
 	}
 	return true
-}
-
-func kindName(fd protoreflect.FieldDescriptor) string {
-	if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
-		return "a message (" + string(fd.Message().FullName()) + ")"
-	}
-	return fd.Kind().String()
 }
 
 func suggest(md protoreflect.MessageDescriptor, name string) string {

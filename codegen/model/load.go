@@ -66,6 +66,10 @@ func Load(ctx context.Context, cfg Config, files ...string) (*Set, error) {
 		return nil, &CompileError{Errors: compileErrs}
 	}
 	if err != nil {
+		var ep reporter.ErrorWithPos
+		if errors.As(err, &ep) {
+			return nil, &CompileError{Errors: []string{l.positioned(ep)}}
+		}
 		return nil, &CompileError{Errors: []string{err.Error()}}
 	}
 	fds := make([]protoreflect.FileDescriptor, len(compiled))
@@ -139,7 +143,11 @@ func (l *loader) find(path string) (protocompile.SearchResult, error) {
 func (l *loader) positioned(err reporter.ErrorWithPos) string {
 	pos := err.GetPosition()
 	p := Pos{File: l.displayPath(pos.Filename), Line: pos.Line, Col: pos.Col}
-	return fmt.Sprintf("%s: %v", p, err.Unwrap())
+	msg := err.Unwrap().Error()
+	if errors.Is(err, fs.ErrNotExist) {
+		msg += fmt.Sprintf(" in import paths %s; add -I with the directory the import is relative to", strings.Join(l.importPaths, ", "))
+	}
+	return fmt.Sprintf("%s: %s", p, msg)
 }
 
 func (l *loader) displayPath(name string) string {

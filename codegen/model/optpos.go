@@ -88,10 +88,10 @@ func (idx *optIndex) walk(path string, v ast.Node) {
 			continue
 		}
 		idx.walk(fmt.Sprintf("%s[%d]", key, counts[name]), f.Val)
-		counts[name]++
-		if _, seen := idx.nodes[key]; !seen {
-			idx.nodes[key] = f.Val
+		if counts[name] == 0 {
+			idx.walk(key, f.Val) // singular fields are addressed without an index
 		}
+		counts[name]++
 	}
 }
 

@@ -1,0 +1,38 @@
+package classify
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestRules(t *testing.T) {
+	t.Parallel()
+	r := Rules{Ranges: []Range{
+		{From: 40000, To: 49999, Retryable: false, Name: "business"},
+		{From: 50000, To: 59999, Retryable: true, Name: "system"},
+	}, UnclassifiedRetryable: true}
+	tests := []struct {
+		code int32
+		want Result
+	}{
+		{39999, Result{Retryable: true}},
+		{40000, Result{Retryable: false, Range: "business"}},
+		{49999, Result{Retryable: false, Range: "business"}},
+		{50000, Result{Retryable: true, Range: "system"}},
+		{50301, Result{Retryable: true, Range: "system"}},
+		{60000, Result{Retryable: true}},
+		{-1, Result{Retryable: true}},
+	}
+	for _, tc := range tests {
+		if got := r.Code(tc.code); got != tc.want {
+			t.Errorf("Code(%d) = %+v, want %+v", tc.code, got, tc.want)
+		}
+	}
+	if got := r.Err(fmt.Errorf("wrapped: %w", NewError(40001, "order closed"))); got.Retryable || got.Range != "business" {
+		t.Errorf("wrapped coded error classified %+v", got)
+	}
+	strict := Rules{UnclassifiedRetryable: false}
+	if strict.Err(fmt.Errorf("no code")).Retryable || Decode().Retryable {
+		t.Error("NON_RETRYABLE unclassified or decode failure classified retryable")
+	}
+}

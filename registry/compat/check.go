@@ -1,0 +1,525 @@
+package compat
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+)
+
+// Violation is one breaking change.
+type Violation struct {
+	Rule Rule
+	// Element is the full name of what changed, e.g. shop.v1.Pay.amount.
+	Element string
+	// Pos is in the new schema: the element itself, or, when it was
+	// deleted, the place it was deleted from.
+	Pos     model.Pos
+	Message string
+	// Against is the index in the history of the version the new schema
+	// was compared with (0 for Check).
+	Against int
+}
+
+// String formats v as "file:line:col: RULE_ID: message".
+func (v Violation) String() string {
+	return fmt.Sprintf("%s: %s: %s", v.Pos, v.Rule.ID, v.Message)
+}
+
+// Check compares prev with next and returns the violations that break in
+// any of dirs, sorted by position. Only the files named when each set was
+// loaded (Set.Files) are compared; imports are checked where they are
+// registered themselves.
+func Check(prev, next *model.Set, dirs Direction) []Violation {
+	if dirs == 0 {
+		return nil
+	}
+	c := newChecker(prev, next)
+	c.packages()
+	c.types()
+	c.contract()
+	var out []Violation
+	seen := map[string]bool{}
+	for _, v := range c.out {
+		if v.Rule.Breaks&dirs == 0 {
+			continue
+		}
+		key := v.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, v)
+	}
+	sortViolations(out)
+	return out
+}
+
+// CheckLevel checks next against history (oldest first) at level: against
+// the latest version, or against every version for the _TRANSITIVE levels.
+// Each violation's Against is the history index it was found against; a
+// violation found against several versions is reported once, against the
+// newest.
+func CheckLevel(level Level, history []*model.Set, next *model.Set) []Violation {
+	dirs := level.Directions()
+	if dirs == 0 || len(history) == 0 {
+		return nil
+	}
+	first := len(history) - 1
+	if level.Transitive() {
+		first = 0
+	}
+	var out []Violation
+	seen := map[string]bool{}
+	for i := len(history) - 1; i >= first; i-- {
+		for _, v := range Check(history[i], next, dirs) {
+			if key := v.String(); !seen[key] {
+				seen[key] = true
+				v.Against = i
+				out = append(out, v)
+			}
+		}
+	}
+	sortViolations(out)
+	return out
+}
+
+func sortViolations(vs []Violation) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, b := vs[i].Pos, vs[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		return vs[i].Rule.ID < vs[j].Rule.ID
+	})
+}
+
+type checker struct {
+	prev, next *model.Set
+	// display maps import paths of next's files to the paths users see.
+	display map[string]string
+	// pkgMap maps an old package to its new name for files whose package
+	// changed, so their types are still compared by name.
+	pkgMap map[string]string
+	// oldTypes and newTypes index messages and enums by full name.
+	oldTypes, newTypes map[string]protoreflect.Descriptor
+	// oldOrder keeps oldTypes in declaration order for stable output.
+	oldOrder []string
+	out      []Violation
+}
+
+func newChecker(prev, next *model.Set) *checker {
+	c := &checker{prev: prev, next: next, display: map[string]string{}, pkgMap: map[string]string{}}
+	for _, f := range next.Files {
+		c.display[f.Path] = f.DisplayPath
+	}
+	c.oldTypes, c.oldOrder = indexTypes(prev)
+	c.newTypes, _ = indexTypes(next)
+	return c
+}
+
+func indexTypes(s *model.Set) (map[string]protoreflect.Descriptor, []string) {
+	m := map[string]protoreflect.Descriptor{}
+	var order []string
+	add := func(d protoreflect.Descriptor) {
+		name := string(d.FullName())
+		if _, ok := m[name]; !ok {
+			order = append(order, name)
+		}
+		m[name] = d
+	}
+	var walk func(ms protoreflect.MessageDescriptors, es protoreflect.EnumDescriptors)
+	walk = func(ms protoreflect.MessageDescriptors, es protoreflect.EnumDescriptors) {
+		for i := 0; i < es.Len(); i++ {
+			add(es.Get(i))
+		}
+		for i := 0; i < ms.Len(); i++ {
+			md := ms.Get(i)
+			if md.IsMapEntry() {
+				continue // compared through the map field
+			}
+			add(md)
+			walk(md.Messages(), md.Enums())
+		}
+	}
+	for _, f := range s.Files {
+		walk(f.Desc.Messages(), f.Desc.Enums())
+	}
+	return m, order
+}
+
+func (c *checker) report(id string, element string, pos model.Pos, format string, args ...any) {
+	c.out = append(c.out, Violation{Rule: mustRule(id), Element: element, Pos: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+// pos returns d's position in the new schema, falling back to its parent's
+// (map entries and other synthetic elements have none of their own).
+func (c *checker) pos(d protoreflect.Descriptor) model.Pos {
+	for d != nil {
+		fd := d.ParentFile()
+		if fd == nil {
+			break
+		}
+		if _, isFile := d.(protoreflect.FileDescriptor); isFile {
+			return c.filePos(fd)
+		}
+		loc := fd.SourceLocations().ByDescriptor(d)
+		if loc.Path != nil {
+			return model.Pos{File: c.displayPath(fd.Path()), Line: loc.StartLine + 1, Col: loc.StartColumn + 1}
+		}
+		d = d.Parent()
+	}
+	return model.Pos{}
+}
+
+// filePos is the package statement of fd, or its start.
+func (c *checker) filePos(fd protoreflect.FileDescriptor) model.Pos {
+	for _, path := range []protoreflect.SourcePath{{2}, {12}} { // package, syntax
+		if loc := fd.SourceLocations().ByPath(path); loc.Path != nil {
+			return model.Pos{File: c.displayPath(fd.Path()), Line: loc.StartLine + 1, Col: loc.StartColumn + 1}
+		}
+	}
+	return model.Pos{File: c.displayPath(fd.Path()), Line: 1, Col: 1}
+}
+
+func (c *checker) displayPath(p string) string {
+	if d, ok := c.display[p]; ok {
+		return d
+	}
+	return p
+}
+
+// packages pairs old and new files (by path, or the only file of each) and
+// reports changed packages.
+func (c *checker) packages() {
+	newByPath := map[string]*model.File{}
+	for _, f := range c.next.Files {
+		newByPath[f.Path] = f
+	}
+	for _, of := range c.prev.Files {
+		nf := newByPath[of.Path]
+		if nf == nil && len(c.prev.Files) == 1 && len(c.next.Files) == 1 {
+			nf = c.next.Files[0]
+		}
+		if nf == nil {
+			continue
+		}
+		op, np := of.Desc.Package(), nf.Desc.Package()
+		if op == np {
+			continue
+		}
+		c.pkgMap[string(op)] = string(np)
+		c.report(PackageChanged, string(np), c.filePos(nf.Desc),
+			"package changed from %q to %q; every type's full name changes with it", op, np)
+	}
+}
+
+// newName maps an old full name to the name it has in the new schema.
+func (c *checker) newName(old string) string {
+	if old == "" {
+		return ""
+	}
+	if _, ok := c.newTypes[old]; ok {
+		return old
+	}
+	for op, np := range c.pkgMap {
+		rest, ok := strings.CutPrefix(old, op+".")
+		if op == "" {
+			rest, ok = old, true
+		}
+		if !ok {
+			continue
+		}
+		if np == "" {
+			return rest
+		}
+		return np + "." + rest
+	}
+	return old
+}
+
+// deletedFrom is where a deleted type used to live in the new schema: its
+// parent message if that survived, else the paired file.
+func (c *checker) deletedFrom(old protoreflect.Descriptor) model.Pos {
+	if parent, ok := old.Parent().(protoreflect.MessageDescriptor); ok {
+		if np, ok := c.newTypes[c.newName(string(parent.FullName()))]; ok {
+			return c.pos(np)
+		}
+	}
+	path := old.ParentFile().Path()
+	for _, f := range c.next.Files {
+		if f.Path == path {
+			return c.filePos(f.Desc)
+		}
+	}
+	if len(c.next.Files) > 0 {
+		return c.filePos(c.next.Files[0].Desc)
+	}
+	return model.Pos{}
+}
+
+func (c *checker) types() {
+	for _, name := range c.oldOrder {
+		od := c.oldTypes[name]
+		nd, ok := c.newTypes[c.newName(name)]
+		switch o := od.(type) {
+		case protoreflect.MessageDescriptor:
+			n, isMsg := nd.(protoreflect.MessageDescriptor)
+			if !ok || !isMsg {
+				c.report(MessageDeleted, name, c.deletedFrom(od), "message %s was deleted", name)
+				continue
+			}
+			c.message(o, n)
+		case protoreflect.EnumDescriptor:
+			n, isEnum := nd.(protoreflect.EnumDescriptor)
+			if !ok || !isEnum {
+				c.report(EnumDeleted, name, c.deletedFrom(od), "enum %s was deleted", name)
+				continue
+			}
+			c.enum(o, n)
+		}
+	}
+}
+
+func (c *checker) message(o, n protoreflect.MessageDescriptor) {
+	ofs, nfs := o.Fields(), n.Fields()
+	for i := 0; i < ofs.Len(); i++ {
+		of := ofs.Get(i)
+		nf := nfs.ByNumber(of.Number())
+		if nf != nil {
+			c.field(of, nf)
+			continue
+		}
+		elem := string(of.FullName())
+		if moved := nfs.ByName(of.Name()); moved != nil {
+			c.report(FieldNumberChanged, elem, c.pos(moved),
+				"field %s changed its number from %d to %d; on the wire it is a different field", elem, of.Number(), moved.Number())
+			continue
+		}
+		at := c.pos(n)
+		if !n.ReservedRanges().Has(of.Number()) {
+			c.report(FieldDeletedNumberUnreserved, elem, at,
+				"field %s (%d) was deleted without reserving its number; add `reserved %d;`", elem, of.Number(), of.Number())
+		}
+		if !n.ReservedNames().Has(of.Name()) {
+			c.report(FieldDeletedNameUnreserved, elem, at,
+				"field %s was deleted without reserving its name; add `reserved \"%s\";` so JSON readers skip it", elem, of.Name())
+		}
+		if of.Cardinality() == protoreflect.Required {
+			c.report(FieldRequiredRemoved, elem, at, "required field %s was deleted; old readers reject data without it", elem)
+		}
+	}
+	for i := 0; i < nfs.Len(); i++ {
+		nf := nfs.Get(i)
+		if ofs.ByNumber(nf.Number()) == nil && ofs.ByName(nf.Name()) == nil && nf.Cardinality() == protoreflect.Required {
+			c.report(FieldRequiredAdded, string(nf.FullName()), c.pos(nf),
+				"required field %s was added; data written with the old schema lacks it", nf.FullName())
+		}
+	}
+	c.oneofs(o, n, NewReadsOld)
+	c.oneofs(n, o, OldReadsNew)
+}
+
+// oneofs reports fields of one of to's oneofs that could be set together
+// in from. With dir NewReadsOld, to is the new message (fields merged into
+// a oneof); with OldReadsNew, to is the old one (fields split out of it).
+func (c *checker) oneofs(from, to protoreflect.MessageDescriptor, dir Direction) {
+	newMsg := to
+	if dir == OldReadsNew {
+		newMsg = from
+	}
+	oos := to.Oneofs()
+	for i := 0; i < oos.Len(); i++ {
+		oo := oos.Get(i)
+		if oo.IsSynthetic() {
+			continue
+		}
+		var members []protoreflect.FieldDescriptor
+		for j := 0; j < oo.Fields().Len(); j++ {
+			if f := from.Fields().ByNumber(oo.Fields().Get(j).Number()); f != nil {
+				members = append(members, f)
+			}
+		}
+		if len(members) < 2 {
+			continue
+		}
+		together := false
+		first := realOneof(members[0])
+		for _, m := range members {
+			if o := realOneof(m); o == nil || first == nil || o.Name() != first.Name() {
+				together = true
+			}
+		}
+		if !together {
+			continue
+		}
+		names := make([]string, len(members))
+		for k, m := range members {
+			names[k] = string(m.Name())
+		}
+		if dir == NewReadsOld {
+			c.report(OneofFieldsMerged, string(oo.FullName()), c.pos(oo),
+				"fields %s could be set together and now share oneof %s; new readers keep only the last one", strings.Join(names, ", "), oo.Name())
+		} else {
+			c.report(OneofFieldsSplit, string(oo.FullName()), c.pos(newMsg),
+				"fields %s shared oneof %s and may now be set together; old readers keep only the last one", strings.Join(names, ", "), oo.Name())
+		}
+	}
+}
+
+func realOneof(f protoreflect.FieldDescriptor) protoreflect.OneofDescriptor {
+	if o := f.ContainingOneof(); o != nil && !o.IsSynthetic() {
+		return o
+	}
+	return nil
+}
+
+func (c *checker) field(of, nf protoreflect.FieldDescriptor) {
+	elem := string(nf.FullName())
+	at := c.pos(nf)
+	if of.Name() != nf.Name() {
+		c.report(FieldRenamed, elem, at, "field %d was renamed from %s to %s; JSON with proto names no longer matches", nf.Number(), of.Name(), nf.Name())
+	}
+	oreq, nreq := of.Cardinality() == protoreflect.Required, nf.Cardinality() == protoreflect.Required
+	if !oreq && nreq {
+		c.report(FieldRequiredAdded, elem, at, "field %s became required; data written with the old schema may lack it", elem)
+	}
+	if oreq && !nreq {
+		c.report(FieldRequiredRemoved, elem, at, "field %s is no longer required; old readers reject new data without it", elem)
+	}
+	switch {
+	case of.IsMap() && nf.IsMap():
+		c.fieldType(elem, at, "map key", of.MapKey(), nf.MapKey())
+		c.fieldType(elem, at, "map value", of.MapValue(), nf.MapValue())
+		return
+	case of.IsMap() != nf.IsMap():
+		c.report(FieldTypeChanged, elem, at, "field %s changed from %s to %s; the JSON form differs", elem, describe(of), describe(nf))
+		return
+	case of.IsList() != nf.IsList():
+		c.report(FieldCardinalityChanged, elem, at, "field %s changed from %s to %s; one side keeps only the last element and the JSON shape differs",
+			elem, describe(of), describe(nf))
+		return
+	}
+	c.fieldType(elem, at, "type", of, nf)
+}
+
+// widening lists lossless integer widenings (old kind to new kind).
+var widening = map[[2]protoreflect.Kind]bool{
+	{protoreflect.Int32Kind, protoreflect.Int64Kind}:   true,
+	{protoreflect.Uint32Kind, protoreflect.Uint64Kind}: true,
+	{protoreflect.Uint32Kind, protoreflect.Int64Kind}:  true,
+	{protoreflect.Sint32Kind, protoreflect.Sint64Kind}: true,
+}
+
+func (c *checker) fieldType(elem string, at model.Pos, what string, of, nf protoreflect.FieldDescriptor) {
+	ok, nk := of.Kind(), nf.Kind()
+	if ok == nk {
+		var on, nn string
+		switch ok {
+		case protoreflect.MessageKind, protoreflect.GroupKind:
+			on, nn = string(of.Message().FullName()), string(nf.Message().FullName())
+		case protoreflect.EnumKind:
+			on, nn = string(of.Enum().FullName()), string(nf.Enum().FullName())
+		}
+		if c.newName(on) != nn {
+			c.report(FieldTypeChanged, elem, at, "field %s %s changed from %s to %s", elem, what, on, nn)
+		}
+		return
+	}
+	switch {
+	case widening[[2]protoreflect.Kind{ok, nk}]:
+		c.report(FieldTypeWidened, elem, at, "field %s %s widened from %s to %s; old readers truncate values that do not fit", elem, what, ok, nk)
+	case widening[[2]protoreflect.Kind{nk, ok}]:
+		c.report(FieldTypeNarrowed, elem, at, "field %s %s narrowed from %s to %s; new readers truncate old values that do not fit", elem, what, ok, nk)
+	default:
+		c.report(FieldTypeChanged, elem, at, "field %s %s changed from %s to %s; %s", elem, what, kindName(of), kindName(nf), typeChangeReason(ok, nk))
+	}
+}
+
+func typeChangeReason(a, b protoreflect.Kind) string {
+	if wireClass(a) != wireClass(b) {
+		return "the wire encodings differ"
+	}
+	return "the wire bytes read back differently or the JSON form differs"
+}
+
+// wireClass groups kinds by encoding: values of one class share a wire
+// type and the same varint flavour.
+func wireClass(k protoreflect.Kind) string {
+	switch k {
+	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Uint32Kind, protoreflect.Uint64Kind,
+		protoreflect.BoolKind, protoreflect.EnumKind:
+		return "varint"
+	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+		return "zigzag"
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		return "fixed32"
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		return "fixed64"
+	case protoreflect.GroupKind:
+		return "group"
+	}
+	return "bytes"
+}
+
+func kindName(f protoreflect.FieldDescriptor) string {
+	switch f.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return string(f.Message().FullName())
+	case protoreflect.EnumKind:
+		return string(f.Enum().FullName())
+	}
+	return f.Kind().String()
+}
+
+func describe(f protoreflect.FieldDescriptor) string {
+	switch {
+	case f.IsMap():
+		return fmt.Sprintf("map<%s, %s>", kindName(f.MapKey()), kindName(f.MapValue()))
+	case f.IsList():
+		return "repeated " + kindName(f)
+	}
+	return "singular " + kindName(f)
+}
+
+func (c *checker) enum(o, n protoreflect.EnumDescriptor) {
+	ovs, nvs := o.Values(), n.Values()
+	for i := 0; i < ovs.Len(); i++ {
+		ov := ovs.Get(i)
+		elem := string(o.FullName()) + "." + string(ov.Name())
+		nv := nvs.ByNumber(ov.Number())
+		if nv != nil {
+			if same := nvs.ByName(ov.Name()); same != nil && same.Number() == ov.Number() {
+				continue // unchanged, or still present as an alias
+			}
+			if nv.Name() != ov.Name() {
+				c.report(EnumValueRenamed, elem, c.pos(nv),
+					"enum value %d of %s was renamed from %s to %s; JSON carries enum values by name", ov.Number(), n.FullName(), ov.Name(), nv.Name())
+			}
+			continue
+		}
+		if moved := nvs.ByName(ov.Name()); moved != nil {
+			c.report(EnumValueNumberChanged, elem, c.pos(moved),
+				"enum value %s changed its number from %d to %d", elem, ov.Number(), moved.Number())
+			continue
+		}
+		at := c.pos(n)
+		if !n.ReservedRanges().Has(ov.Number()) {
+			c.report(EnumValueDeletedNumberUnreserved, elem, at,
+				"enum value %s (%d) was deleted without reserving its number; add `reserved %d;`", elem, ov.Number(), ov.Number())
+		}
+		if !n.ReservedNames().Has(ov.Name()) {
+			c.report(EnumValueDeletedNameUnreserved, elem, at,
+				"enum value %s was deleted without reserving its name; add `reserved \"%s\";`", elem, ov.Name())
+		}
+	}
+}

@@ -30,7 +30,8 @@ test-runtime: ## vet and test runtime-go
 	cd runtime-go && $(GO) vet ./... && $(GO) test ./...
 
 fuzz-smoke: ## run the parser fuzz targets briefly
-	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s
+	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
+	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=10s -parallel=1
 
 lint-examples: build ## lint the example contracts and print their retry schedules
 	$(BIN)/msgcontract lint --explain -I examples/proto \

@@ -1,0 +1,354 @@
+// Package store keeps the registry's subjects, versions, schemas and
+// compatibility configuration in SQLite (github.com/mattn/go-sqlite3) in
+// WAL mode. Every registration is one immediate (writer) transaction, so
+// concurrent registrations on one subject get distinct consecutive
+// versions, and a process killed mid-write leaves the last committed state.
+//
+// Schema ids are global and content-addressed: the same schema text with
+// the same references has one id in every subject that registers it.
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+
+	_ "github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
+)
+
+// Errors the store returns; the API maps each to a Confluent error code.
+var (
+	ErrSubjectNotFound       = errors.New("subject not found")
+	ErrVersionNotFound       = errors.New("version not found")
+	ErrSchemaNotFound        = errors.New("schema not found")
+	ErrSubjectSoftDeleted    = errors.New("subject was soft deleted; delete it with permanent=true to remove it")
+	ErrSubjectNotSoftDeleted = errors.New("subject must be soft deleted before it is permanently deleted")
+	ErrVersionSoftDeleted    = errors.New("version was soft deleted; delete it with permanent=true to remove it")
+	ErrVersionNotSoftDeleted = errors.New("version must be soft deleted before it is permanently deleted")
+	ErrConfigNotFound        = errors.New("subject has no compatibility level of its own")
+)
+
+// Latest selects a subject's newest live version.
+const Latest = -1
+
+// Reference is a Confluent-style schema reference: the referenced subject's
+// version is imported under Name.
+type Reference struct {
+	Name    string `json:"name"`
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// Schema is a registered schema.
+type Schema struct {
+	ID int64
+	// Type is "PROTOBUF".
+	Type string
+	// Text is the .proto source, as registered or printed from a
+	// registered descriptor.
+	Text string
+	// Descriptor is the serialized FileDescriptorProto of Text.
+	Descriptor []byte
+	References []Reference
+}
+
+// Fingerprint identifies a schema's content: type, text and references.
+func (s Schema) Fingerprint() string {
+	refs, _ := json.Marshal(s.References)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s", s.Type, s.Text, refs)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Version is one version of a subject.
+type Version struct {
+	Subject string
+	Version int
+	Deleted bool
+	Schema  Schema
+}
+
+// Store is a registry store. It is safe for concurrent use.
+type Store struct {
+	db *sql.DB
+	// wmu serializes this process's writers; SQLite's immediate
+	// transactions and busy timeout serialize writers across processes.
+	wmu sync.Mutex
+}
+
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS schemas (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  fingerprint TEXT NOT NULL UNIQUE,
+  schema_type TEXT NOT NULL,
+  schema_text TEXT NOT NULL,
+  refs        TEXT NOT NULL,
+  descriptor  BLOB
+);
+CREATE TABLE IF NOT EXISTS versions (
+  subject   TEXT NOT NULL,
+  version   INTEGER NOT NULL,
+  schema_id INTEGER NOT NULL REFERENCES schemas(id),
+  deleted   INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (subject, version)
+);
+CREATE INDEX IF NOT EXISTS versions_schema ON versions(schema_id);
+CREATE TABLE IF NOT EXISTS config (
+  subject TEXT PRIMARY KEY,
+  level   TEXT NOT NULL
+);
+`
+
+// Open opens (creating if needed) the SQLite database at path.
+func Open(path string) (*Store, error) {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_txlock", "immediate")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "1")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.Exec(schemaSQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open registry store %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// CheckFunc decides whether schema may become the subject's next version,
+// given its live versions, oldest first. It runs inside the registration's
+// writer transaction, so no other registration on the store interleaves.
+type CheckFunc func(ctx context.Context, live []Version) error
+
+// Registered is the outcome of Register.
+type Registered struct {
+	ID      int64
+	Version int
+	// Existed reports that the subject already had this schema; nothing
+	// was written.
+	Existed bool
+}
+
+// Register adds sc as the next version of subject, unless the subject's
+// live versions already hold the same schema, in which case that version
+// is returned. check, when not nil, may veto the new version; its error is
+// returned unchanged.
+func (s *Store) Register(ctx context.Context, subject string, sc Schema, check CheckFunc) (Registered, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Registered{}, err
+	}
+	defer tx.Rollback()
+	live, err := versions(ctx, tx, subject, false)
+	if err != nil {
+		return Registered{}, err
+	}
+	fp := sc.Fingerprint()
+	for _, v := range live {
+		if v.Schema.Fingerprint() == fp {
+			return Registered{ID: v.Schema.ID, Version: v.Version, Existed: true}, nil
+		}
+	}
+	if check != nil {
+		if err := check(ctx, live); err != nil {
+			return Registered{}, err
+		}
+	}
+	refs, _ := json.Marshal(nonNil(sc.References))
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO schemas (fingerprint, schema_type, schema_text, refs, descriptor) VALUES (?, ?, ?, ?, ?)
+		 ON CONFLICT(fingerprint) DO NOTHING`, fp, sc.Type, sc.Text, string(refs), sc.Descriptor); err != nil {
+		return Registered{}, err
+	}
+	var id int64
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM schemas WHERE fingerprint = ?`, fp).Scan(&id); err != nil {
+		return Registered{}, err
+	}
+	var next int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE subject = ?`, subject).Scan(&next); err != nil {
+		return Registered{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)`, subject, next, id); err != nil {
+		return Registered{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Registered{}, err
+	}
+	return Registered{ID: id, Version: next}, nil
+}
+
+func nonNil(r []Reference) []Reference {
+	if r == nil {
+		return []Reference{}
+	}
+	return r
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const versionCols = `v.subject, v.version, v.deleted, s.id, s.schema_type, s.schema_text, s.refs, s.descriptor`
+
+func scanVersion(sc interface{ Scan(...any) error }) (Version, error) {
+	var (
+		v    Version
+		refs string
+	)
+	if err := sc.Scan(&v.Subject, &v.Version, &v.Deleted, &v.Schema.ID, &v.Schema.Type, &v.Schema.Text, &refs, &v.Schema.Descriptor); err != nil {
+		return Version{}, err
+	}
+	if err := json.Unmarshal([]byte(refs), &v.Schema.References); err != nil {
+		return Version{}, fmt.Errorf("schema %d: corrupt references: %w", v.Schema.ID, err)
+	}
+	if len(v.Schema.References) == 0 {
+		v.Schema.References = nil
+	}
+	return v, nil
+}
+
+// versions lists subject's versions, oldest first.
+func versions(ctx context.Context, q querier, subject string, deleted bool) ([]Version, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
+		WHERE v.subject = ? AND (? OR v.deleted = 0) ORDER BY v.version`, subject, deleted)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Version
+	for rows.Next() {
+		v, err := scanVersion(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// Versions lists a subject's versions, oldest first; soft-deleted ones only
+// when deleted is set. A subject with none is ErrSubjectNotFound.
+func (s *Store) Versions(ctx context.Context, subject string, deleted bool) ([]Version, error) {
+	vs, err := versions(ctx, s.db, subject, deleted)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) == 0 {
+		return nil, ErrSubjectNotFound
+	}
+	return vs, nil
+}
+
+// Subjects lists subject names in order; soft-deleted subjects only when
+// deleted is set.
+func (s *Store) Subjects(ctx context.Context, deleted bool) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT subject FROM versions WHERE (? OR deleted = 0) ORDER BY subject`, deleted)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}
+
+// Version returns one version of subject (Latest for the newest live one).
+// Soft-deleted versions are found only when deleted is set.
+func (s *Store) Version(ctx context.Context, subject string, version int, deleted bool) (Version, error) {
+	vs, err := s.Versions(ctx, subject, deleted)
+	if err != nil {
+		return Version{}, err
+	}
+	if version == Latest {
+		for i := len(vs) - 1; i >= 0; i-- {
+			if !vs[i].Deleted {
+				return vs[i], nil
+			}
+		}
+		return Version{}, ErrVersionNotFound
+	}
+	for _, v := range vs {
+		if v.Version == version {
+			return v, nil
+		}
+	}
+	return Version{}, ErrVersionNotFound
+}
+
+// SchemaByID returns the schema with id, if some version (live or soft
+// deleted) still uses it.
+func (s *Store) SchemaByID(ctx context.Context, id int64) (Schema, error) {
+	row := s.db.QueryRowContext(ctx, `SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
+		WHERE s.id = ? LIMIT 1`, id)
+	v, err := scanVersion(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Schema{}, ErrSchemaNotFound
+	}
+	return v.Schema, err
+}
+
+// SubjectVersion names one version of a subject.
+type SubjectVersion struct {
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// SubjectVersionsByID lists the live versions that use schema id.
+func (s *Store) SubjectVersionsByID(ctx context.Context, id int64) ([]SubjectVersion, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT subject, version FROM versions WHERE schema_id = ? AND deleted = 0 ORDER BY subject, version`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []SubjectVersion{}
+	for rows.Next() {
+		var sv SubjectVersion
+		if err := rows.Scan(&sv.Subject, &sv.Version); err != nil {
+			return nil, err
+		}
+		out = append(out, sv)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, ErrSchemaNotFound
+	}
+	return out, nil
+}
+
+// Lookup finds the live version of subject holding sc.
+func (s *Store) Lookup(ctx context.Context, subject string, sc Schema) (Version, error) {
+	vs, err := s.Versions(ctx, subject, false)
+	if err != nil {
+		return Version{}, err
+	}
+	fp := sc.Fingerprint()
+	for _, v := range vs {
+		if v.Schema.Fingerprint() == fp {
+			return v, nil
+		}
+	}
+	return Version{}, ErrSchemaNotFound
+}

@@ -1,14 +1,121 @@
-// Package golang emits golang code from the contract model.
+// Package golang emits Go code from the contract model: for every contract
+// file with events or state machines, one file <name>.msgcontract.go beside
+// protoc-gen-go's <name>.pb.go, in the same Go package. The code is written
+// with jennifer and calls runtime-go for everything with behaviour (key
+// rendering, envelopes, classification, backoff, consuming), so generated
+// code stays data plus thin typed wrappers.
+//
+// Go names (message, field, enum and value identifiers, import paths and
+// output file names) are computed by protogen, exactly as protoc-gen-go
+// computes them, including go_package, M mappings, paths= and module=.
 package golang
 
 import (
-	"errors"
+	"bytes"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/internal/gengo"
 )
 
-// Generate renders the files for set. Not implemented yet.
+// Suffix ends the name of every generated Go file.
+const Suffix = ".msgcontract.go"
+
+// Generate renders one Go file for every file of set that declares events
+// or state machines; a file with neither generates nothing. Output names
+// follow protoc-gen-go: the go_package import path (or the .proto's
+// directory with p.Paths "source_relative"), minus p.Module.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
-	return nil, errors.New("golang generation is not implemented yet")
+	plugin, err := Plugin(set, p)
+	if err != nil {
+		return nil, err
+	}
+	pkgs := newPackages(set, plugin)
+	var out []emit.File
+	for _, mf := range set.Files {
+		if len(mf.Events) == 0 && len(mf.StateMachines) == 0 {
+			continue
+		}
+		gf := plugin.FilesByPath[mf.Path]
+		if gf == nil {
+			return nil, fmt.Errorf("%s: not in the generator's request", mf.Path)
+		}
+		name, err := outputName(gf, p)
+		if err != nil {
+			return nil, err
+		}
+		g := &fileGen{model: mf, gofile: gf, plugin: plugin, params: p, pkg: pkgs.of(gf)}
+		content, err := g.render()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mf.Path, err)
+		}
+		out = append(out, emit.File{Name: name, Content: content})
+	}
+	return out, nil
+}
+
+// Plugin builds the protogen view of set's files, as protoc-gen-go would
+// see them when invoked with p's paths= and module= parameters. Executors
+// and tests use it to find the Go identifiers of messages and enums.
+func Plugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
+	var params []string
+	if p.Paths != "" {
+		params = append(params, "paths="+p.Paths)
+	}
+	if p.Module != "" {
+		params = append(params, "module="+p.Module)
+	}
+	fds := make([]protoreflect.FileDescriptor, len(set.Files))
+	for i, f := range set.Files {
+		fds[i] = f.Desc
+	}
+	return protogen.Options{}.New(gengo.Request(strings.Join(params, ","), fds...))
+}
+
+// outputName is protoc-gen-go's file placement with our suffix; module= is
+// stripped here as protogen strips it from its own responses.
+func outputName(f *protogen.File, p emit.Params) (string, error) {
+	name := f.GeneratedFilenamePrefix + Suffix
+	if p.Module != "" {
+		trim := p.Module + "/"
+		if !strings.HasPrefix(name, trim) {
+			return "", fmt.Errorf("%s: generated file %s does not match module prefix %q; fix go_package or module=",
+				f.Desc.Path(), name, p.Module)
+		}
+		name = strings.TrimPrefix(name, trim)
+	}
+	if err := emit.SafeName(name); err != nil {
+		return "", fmt.Errorf("%s: go_package %q: %w", f.Desc.Path(), f.GoImportPath, err)
+	}
+	return name, nil
+}
+
+// render writes the file and formats it.
+func (g *fileGen) render() ([]byte, error) {
+	f := g.newFile()
+	if len(g.model.StateMachines) > 0 && g.pkg.transitOwner == g.model.Path {
+		if err := g.transitType(f); err != nil {
+			return nil, err
+		}
+	}
+	for _, sm := range g.model.StateMachines {
+		if err := g.stateMachine(f, sm); err != nil {
+			return nil, err
+		}
+	}
+	for _, ev := range g.model.Events {
+		if err := g.event(f, ev); err != nil {
+			return nil, err
+		}
+	}
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

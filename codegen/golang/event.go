@@ -1,0 +1,353 @@
+package golang
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/dave/jennifer/jen"
+	"google.golang.org/protobuf/compiler/protogen"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/runtime-go/backoff"
+)
+
+// event renders everything generated for one event: its contract as data,
+// error-code constants, classification, BizKey, producer and consumer.
+func (g *fileGen) event(f *jen.File, ev *model.Event) error {
+	msg := g.message(ev.Desc)
+	if msg == nil {
+		return fmt.Errorf("event %s: message not found", ev.Name())
+	}
+	n := namesOf(msg)
+	for _, name := range n.all() {
+		if err := g.pkg.claim(name, ev.Name()); err != nil {
+			return err
+		}
+	}
+	for _, fld := range msg.Fields {
+		if fld.GoName == "BizKey" {
+			return fmt.Errorf("event %s: field %s has the Go name BizKey, which collides with the generated BizKey method; rename the field (e.g. to biz_key_value)", ev.Name(), fld.Desc.Name())
+		}
+	}
+	ranges := rangeConsts(n, ev.Rules)
+	for _, rc := range ranges {
+		for _, name := range []string{rc.from, rc.to} {
+			if err := g.pkg.claim(name, ev.Name()); err != nil {
+				return err
+			}
+		}
+	}
+	g.spec(f, ev, n, msg)
+	g.codes(f, ev, n, ranges)
+	g.classify(f, n)
+	if err := g.bizKey(f, ev, msg); err != nil {
+		return err
+	}
+	g.producer(f, ev, n)
+	g.consumer(f, ev, n)
+	return nil
+}
+
+// spec renders var <Event>Spec.
+func (g *fileGen) spec(f *jen.File, ev *model.Event, n eventNames, msg *protogen.Message) {
+	p := ev.Policy
+	policySource := "the file's default retry policy"
+	if ev.PolicyFromEvent {
+		policySource = "the event's own retry policy"
+	}
+	var ranges []jen.Code
+	for _, r := range ev.Rules.Ranges {
+		ranges = append(ranges, jen.Values(
+			jen.Id("From").Op(":").Lit(int(r.From)),
+			jen.Id("To").Op(":").Lit(int(r.To)),
+			jen.Id("Retryable").Op(":").Lit(r.Retryable),
+			jen.Id("Name").Op(":").Lit(r.Name),
+		))
+	}
+	rules := []jen.Code{}
+	if len(ranges) > 0 {
+		rules = append(rules, jen.Id("Ranges").Op(":").Index().Qual(pkgClassify, "Range").Custom(multi, ranges...))
+	}
+	rules = append(rules, jen.Id("UnclassifiedRetryable").Op(":").Lit(ev.Rules.UnclassifiedRetryable))
+
+	f.Add(docComment(fmt.Sprintf(`%s is the contract of %s as data: where it is published, how its
+failures are classified and retried. The runtime reads nothing else.
+
+Topic %q, event type %q, biz_key template %q.
+Subject is the schema-registry subject of the payload, "<topic>-value" by
+Confluent's default TopicNameStrategy. SchemaVersion is left 0 (unknown):
+the registry assigns versions when the contract is registered.
+Policy is %s (%s); Rules are the file's error ranges.`,
+		n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.BizKeyTemplate, policySource, describePolicy(p)), msg.Comments.Leading))
+	f.Var().Id(n.Spec).Op("=").Op("&").Qual(pkgEvent, "Spec").Custom(multi,
+		jen.Id("FullName").Op(":").Lit(ev.Name()),
+		jen.Id("Topic").Op(":").Lit(ev.Topic),
+		jen.Id("EventType").Op(":").Lit(ev.EventType),
+		jen.Id("Subject").Op(":").Lit(ev.Topic+"-value"),
+		jen.Id("Policy").Op(":").Qual(pkgBackoff, "Policy").Custom(multi,
+			jen.Id("BaseMs").Op(":").Lit(int(p.BaseMs)),
+			jen.Id("Multiplier").Op(":").Lit(p.Multiplier),
+			jen.Id("JitterMs").Op(":").Lit(int(p.JitterMs)),
+			jen.Id("MaxDelayMs").Op(":").Lit(int(p.MaxDelayMs)),
+			jen.Id("MaxRetries").Op(":").Lit(p.MaxRetries),
+		),
+		jen.Id("Rules").Op(":").Qual(pkgClassify, "Rules").Custom(multi, rules...),
+	)
+}
+
+// multi renders a composite literal with one element per line.
+var multi = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+
+func describePolicy(p backoff.Policy) string {
+	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+	return fmt.Sprintf("base %s, x%g, jitter up to %s, max delay %s, %d retries", ms(p.BaseMs), p.Multiplier, ms(p.JitterMs), ms(p.MaxDelayMs), p.MaxRetries)
+}
+
+type rangeConst struct {
+	from, to string
+	r        model.ErrorRange
+}
+
+// rangeConsts names the From/To constants of each error range; ranges
+// whose names reduce to the same identifier are told apart by their index.
+func rangeConsts(n eventNames, rules model.Rules) []rangeConst {
+	seen := map[string]bool{}
+	var out []rangeConst
+	for i, r := range rules.Ranges {
+		base := n.RangeBase + rangeIdent(r.Name)
+		if seen[base] {
+			base += strconv.Itoa(i)
+		}
+		seen[base] = true
+		out = append(out, rangeConst{from: base + "From", to: base + "To", r: r})
+	}
+	return out
+}
+
+// codes renders the error-code range constants.
+func (g *fileGen) codes(f *jen.File, ev *model.Event, n eventNames, ranges []rangeConst) {
+	if len(ranges) == 0 {
+		return
+	}
+	var defs []jen.Code
+	for _, rc := range ranges {
+		kind := "not retryable"
+		if rc.r.Retryable {
+			kind = "retryable"
+		}
+		defs = append(defs,
+			comment(fmt.Sprintf("%s is the first code of error range %q (%s).", rc.from, rc.r.Name, kind)),
+			jen.Id(rc.from).Int32().Op("=").Lit(int(rc.r.From)),
+			comment(fmt.Sprintf("%s is the last code of error range %q (%s).", rc.to, rc.r.Name, kind)),
+			jen.Id(rc.to).Int32().Op("=").Lit(int(rc.r.To)),
+		)
+	}
+	f.Add(comment(fmt.Sprintf(`Error-code ranges of %s. A handler fails with a code by returning
+classify.NewError(code, msg) (or an error wrapping one); the runtime
+classifies it by the range holding the code.`, n.Msg.GoName)))
+	f.Const().Defs(defs...)
+}
+
+// classify renders Classify<Event>.
+func (g *fileGen) classify(f *jen.File, n eventNames) {
+	f.Add(comment(fmt.Sprintf(`%s classifies an error code of %s by its contract: the
+range holding code decides (Result.Range is its name); a code outside every
+range follows the contract's unclassified setting (Result.Range is "").
+Errors without a code: %s.Rules.NoCode(); any error: %s.Rules.Err(err).`,
+		n.Classify, n.Msg.GoName, n.Spec, n.Spec)))
+	f.Func().Id(n.Classify).Params(jen.Id("code").Int32()).Qual(pkgClassify, "Result").Block(
+		jen.Return(jen.Id(n.Spec).Dot("Rules").Dot("Code").Call(jen.Id("code"))),
+	)
+}
+
+// bizKey renders the BizKey method.
+func (g *fileGen) bizKey(f *jen.File, ev *model.Event, msg *protogen.Message) error {
+	var body []jen.Code
+	body = append(body, jen.Var().Id("b").Qual(pkgBizkey, "Builder"))
+	for _, part := range ev.BizKey {
+		if !part.IsPlaceholder() {
+			body = append(body, jen.Id("b").Dot("Literal").Call(jen.Lit(part.Literal)))
+			continue
+		}
+		code, err := g.placeholder(msg, part)
+		if err != nil {
+			return fmt.Errorf("event %s: placeholder {%s}: %w", ev.Name(), part.Path, err)
+		}
+		body = append(body, code)
+	}
+	body = append(body, jen.Return(jen.Id("b").Dot("Key").Call()))
+	f.Add(comment(fmt.Sprintf(`BizKey renders the message's business (idempotency) key from the contract
+template %q by DESIGN.md's cross-language rules: strings
+percent-encoded, integers in base 10, enums by value name. An empty string,
+an unset sub-message on a dotted path or an absent optional field is a
+*bizkey.Error with code EMPTY_FIELD; a key over %d bytes one with code
+KEY_TOO_LONG.`, ev.BizKeyTemplate, 512)))
+	f.Func().Params(jen.Id("m").Op("*").Id(msg.GoIdent.GoName)).Id("BizKey").Params().Params(jen.String(), jen.Error()).Block(body...)
+	return nil
+}
+
+// placeholder renders one placeholder: walk the sub-messages with nil-safe
+// getters, check presence where the leaf has it, append the value.
+func (g *fileGen) placeholder(msg *protogen.Message, part model.KeyPart) (jen.Code, error) {
+	recv := jen.Id("m")
+	cur := msg
+	var walk *jen.Statement
+	for _, fd := range part.Fields[:len(part.Fields)-1] {
+		fld, err := field(cur, fd)
+		if err != nil {
+			return nil, err
+		}
+		if walk == nil {
+			walk = jen.Id("m")
+		}
+		walk = walk.Dot("Get" + fld.GoName).Call()
+		cur = fld.Message
+	}
+	leaf, err := field(cur, part.Leaf())
+	if err != nil {
+		return nil, err
+	}
+	if walk != nil {
+		recv = jen.Id("x")
+	}
+	fail := jen.Id("b").Dot("Fail").Call(jen.Lit(part.Path))
+	value := appendValue(recv, leaf, part.Path)
+	var conds []jen.Code
+	if walk != nil {
+		conds = append(conds, jen.Id("x").Op("==").Nil())
+	}
+	if leaf.Desc.HasPresence() {
+		// protoreflect answers presence the same way for proto2, proto3
+		// optional, oneof members and editions, in every Go API level.
+		r := jen.Add(recv).Dot("ProtoReflect").Call()
+		conds = append(conds, jen.Op("!").Add(r).Dot("Has").Call(
+			jen.Add(recv).Dot("ProtoReflect").Call().Dot("Descriptor").Call().Dot("Fields").Call().Dot("ByNumber").Call(jen.Lit(int(leaf.Desc.Number()))),
+		))
+	}
+	if len(conds) == 0 {
+		return value, nil
+	}
+	cond := conds[0]
+	for _, c := range conds[1:] {
+		cond = jen.Add(cond).Op("||").Add(c)
+	}
+	stmt := jen.If(cond)
+	if walk != nil {
+		stmt = jen.If(jen.Id("x").Op(":=").Add(walk), cond)
+	}
+	return stmt.Block(fail).Else().Block(value), nil
+}
+
+// appendValue renders the Builder call for a leaf field's value.
+func appendValue(recv jen.Code, leaf *protogen.Field, path string) jen.Code {
+	get := jen.Add(recv).Dot("Get" + leaf.GoName).Call()
+	b := jen.Id("b")
+	switch kind := leaf.Desc.Kind().String(); kind {
+	case "string":
+		return b.Dot("String").Call(jen.Lit(path), get)
+	case "bool":
+		return b.Dot("Bool").Call(get)
+	case "enum":
+		// String() is the value's name, or its number for an unknown value
+		// of an open enum: what the dynamic renderer writes too.
+		return b.Dot("Enum").Call(jen.Add(get).Dot("String").Call())
+	case "int64", "sint64", "sfixed64":
+		return b.Dot("Int").Call(get)
+	case "int32", "sint32", "sfixed32":
+		return b.Dot("Int").Call(jen.Int64().Call(get))
+	case "uint64", "fixed64":
+		return b.Dot("Uint").Call(get)
+	case "uint32", "fixed32":
+		return b.Dot("Uint").Call(jen.Uint64().Call(get))
+	default:
+		// The linter rejects every other kind before generation.
+		panic("biz_key field of kind " + kind)
+	}
+}
+
+// producer renders New<Event>Envelope, Publish<Event> and
+// Write<Event>ToOutbox.
+func (g *fileGen) producer(f *jen.File, ev *model.Event, n eventNames) {
+	m := n.Msg.GoName
+	f.Add(comment(fmt.Sprintf(`%s wraps m in an envelope for topic %q: biz_key from m.BizKey(),
+event type %q, the schema subject of %s, a fresh message_id, occurred_at
+now and the trace context of opts (its zero value gives all defaults and a
+binary protobuf payload). A key that cannot be rendered is returned as the
+*bizkey.Error, and nothing is built.`, n.Envelope, ev.Topic, ev.EventType, n.Spec)))
+	f.Func().Id(n.Envelope).Params(
+		jen.Id("m").Op("*").Id(m), jen.Id("opts").Qual(pkgEvent, "Options"),
+	).Params(jen.Op("*").Qual(pkgEnvelopepb, "Envelope"), jen.Error()).Block(
+		jen.List(jen.Id("key"), jen.Err()).Op(":=").Id("m").Dot("BizKey").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Qual(pkgEvent, "NewEnvelope").Call(jen.Id(n.Spec), jen.Id("m"), jen.Id("key"), jen.Id("opts"))),
+	)
+
+	f.Add(comment(fmt.Sprintf(`%s builds m's envelope (see %s) and publishes it to
+topic %q through p, a transport or the outbox relay. Publishing outside a
+business transaction can lose the message if the process dies after the
+commit; %s is the durable alternative.`, n.Publish, n.Envelope, ev.Topic, n.Outbox)))
+	f.Func().Id(n.Publish).Params(
+		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("p").Qual(pkgTransport, "Publisher"),
+		jen.Id("m").Op("*").Id(m), jen.Id("opts").Qual(pkgEvent, "Options"),
+	).Error().Block(
+		jen.List(jen.Id("env"), jen.Err()).Op(":=").Id(n.Envelope).Call(jen.Id("m"), jen.Id("opts")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Return(jen.Id("p").Dot("Publish").Call(jen.Id("ctx"), jen.Id(n.Spec).Dot("Topic"), jen.Id("env"))),
+	)
+
+	g.outbox(f, n)
+}
+
+// outboxWrite is the runtime's outbox insert, as a function parameter
+// until runtime-go/outbox lands: func(ctx, tx, env) error.
+func outboxWriteType() *jen.Statement {
+	return jen.Func().Params(
+		jen.Qual(pkgContext, "Context"), jen.Op("*").Qual(pkgSQL, "Tx"), jen.Op("*").Qual(pkgEnvelopepb, "Envelope"),
+	).Error()
+}
+
+func (g *fileGen) outbox(f *jen.File, n eventNames) {
+	f.Add(comment(fmt.Sprintf(`%s builds m's envelope (see %s) and writes it with
+write inside tx, the caller's business transaction, so the message is
+stored if and only if the business change commits; the outbox relay
+publishes it afterwards. Pass the runtime outbox's insert function as write.`,
+		n.Outbox, n.Envelope)))
+	f.Func().Id(n.Outbox).Params(
+		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("tx").Op("*").Qual(pkgSQL, "Tx"),
+		jen.Id("write").Add(outboxWriteType()),
+		jen.Id("m").Op("*").Id(n.Msg.GoName), jen.Id("opts").Qual(pkgEvent, "Options"),
+	).Error().Block(
+		jen.List(jen.Id("env"), jen.Err()).Op(":=").Id(n.Envelope).Call(jen.Id("m"), jen.Id("opts")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Return(jen.Id("write").Call(jen.Id("ctx"), jen.Id("tx"), jen.Id("env"))),
+	)
+}
+
+// consumer renders the typed handler and its registration.
+func (g *fileGen) consumer(f *jen.File, ev *model.Event, n eventNames) {
+	m := n.Msg.GoName
+	f.Add(docComment(fmt.Sprintf(`%s handles one %s. It runs inside tx, the transaction
+holding the message's dedup claim: write business changes with tx and do
+not commit or roll it back. Return nil when done (the claim commits with
+your changes), or an error to roll back and let the runtime classify it by
+%s's error ranges: retry with backoff or dead-letter.`, n.Handler, m, n.Spec), ""))
+	f.Type().Id(n.Handler).Func().Params(
+		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("tx").Op("*").Qual(pkgSQL, "Tx"), jen.Id("m").Op("*").Id(m),
+	).Error()
+
+	f.Add(comment(fmt.Sprintf(`%s registers h with c for %s events on topic %q.
+name identifies the handler in dedup claims, metrics and logs: keep it
+stable across deploys, or every message is processed once more. Decoding,
+the dedup claim, classification, retry and dead-lettering are the runtime's.`,
+		n.Register, ev.EventType, ev.Topic)))
+	f.Func().Id(n.Register).Params(
+		jen.Id("c").Op("*").Qual(pkgConsumer, "Consumer"), jen.Id("name").String(), jen.Id("h").Id(n.Handler),
+	).Error().Block(
+		jen.Return(jen.Qual(pkgConsumer, "Register").Types(jen.Op("*").Id(m)).Call(
+			jen.Id("c"), jen.Id("name"), jen.Id(n.Spec),
+			jen.Func().Params().Op("*").Id(m).Block(jen.Return(jen.New(jen.Id(m)))),
+			jen.Id("h"),
+		)),
+	)
+}

@@ -1,0 +1,111 @@
+package golang
+
+import (
+	"strings"
+	"unicode"
+
+	"google.golang.org/protobuf/compiler/protogen"
+)
+
+// Import paths of the runtime packages generated code calls.
+const (
+	runtimeModule = "github.com/msgcontract/msgcontract/runtime-go"
+	pkgBizkey     = runtimeModule + "/bizkey"
+	pkgEvent      = runtimeModule + "/event"
+	pkgClassify   = runtimeModule + "/classify"
+	pkgBackoff    = runtimeModule + "/backoff"
+	pkgEnvelopepb = runtimeModule + "/envelopepb"
+	pkgTransport  = runtimeModule + "/transport"
+	pkgConsumer   = runtimeModule + "/consumer"
+	pkgContext    = "context"
+	pkgSQL        = "database/sql"
+)
+
+// importNames fixes the local names of imported packages so output does
+// not depend on jennifer's guesses.
+var importNames = map[string]string{
+	pkgBizkey:     "bizkey",
+	pkgEvent:      "event",
+	pkgClassify:   "classify",
+	pkgBackoff:    "backoff",
+	pkgEnvelopepb: "envelopepb",
+	pkgTransport:  "transport",
+	pkgConsumer:   "consumer",
+	pkgContext:    "context",
+	pkgSQL:        "sql",
+}
+
+// eventNames are the package-level identifiers generated for one event.
+// Every generated name is built here, so naming and escaping live in one
+// place.
+type eventNames struct {
+	Msg       protogen.GoIdent // the message type, from protoc-gen-go
+	Spec      string           // <Event>Spec
+	Classify  string           // Classify<Event>
+	Envelope  string           // New<Event>Envelope
+	Publish   string           // Publish<Event>
+	Outbox    string           // Write<Event>ToOutbox
+	Handler   string           // <Event>Handler
+	Register  string           // Register<Event>Handler
+	RangeBase string           // <Event>, prefix of <Event><Range>From/To
+}
+
+func namesOf(m *protogen.Message) eventNames {
+	n := m.GoIdent.GoName
+	return eventNames{
+		Msg:       m.GoIdent,
+		Spec:      n + "Spec",
+		Classify:  "Classify" + n,
+		Envelope:  "New" + n + "Envelope",
+		Publish:   "Publish" + n,
+		Outbox:    "Write" + n + "ToOutbox",
+		Handler:   n + "Handler",
+		Register:  "Register" + n + "Handler",
+		RangeBase: n,
+	}
+}
+
+// all lists the names for collision checks.
+func (n eventNames) all() []string {
+	return []string{n.Spec, n.Classify, n.Envelope, n.Publish, n.Outbox, n.Handler, n.Register}
+}
+
+// Names of the state-machine symbols.
+const (
+	transitType = "Transit"
+)
+
+// transitConsts maps the model's answers to their Go constant names.
+var transitConsts = []struct{ Name, Value, Doc string }{
+	{"TransitAllowed", "ALLOWED", "TransitAllowed: from is a listed predecessor of to; apply the change."},
+	{"TransitDuplicate", "DUPLICATE", "TransitDuplicate: from == to; the work was already done, succeed quietly."},
+	{"TransitIllegal", "ILLEGAL", "TransitIllegal: anything else (out of order, unknown values, dirty data); alert."},
+}
+
+func canTransitName(e *protogen.Enum) string { return "CanTransit" + e.GoIdent.GoName }
+
+// rangeIdent turns an error range's free-text name ("system", "5xx",
+// "rate-limit", "ü", "type") into an exported identifier fragment: the
+// letters and digits of each word, each word capitalised. Non-ASCII
+// letters are kept (Go allows them) and a name with no usable character
+// becomes "Range". It is always appended to an event name, so it can
+// neither start the identifier with a digit nor be a keyword.
+func rangeIdent(name string) string {
+	var b strings.Builder
+	upper := true
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			upper = true
+			continue
+		}
+		if upper {
+			r = unicode.ToUpper(r)
+			upper = false
+		}
+		b.WriteRune(r)
+	}
+	if b.Len() == 0 {
+		return "Range"
+	}
+	return b.String()
+}

@@ -1,0 +1,35 @@
+// Command protoc-gen-msgcontract is msgcontract's protoc and buf plugin:
+//
+//	protoc -I proto --go_out=gen --msgcontract_out=lang=go:gen proto/shop/payment/v1/payment.proto
+//
+// It writes exactly what `msgcontract generate` writes for the same files
+// and parameters (lang=go|java|python, paths=import|source_relative,
+// module=PREFIX, M<file>=<go import path>). The generator lives in
+// codegen/plugin; the version in file headers is the msgcontract CLI's, so
+// one -ldflags "-X github.com/msgcontract/msgcontract/internal/cli.Version=..."
+// stamps both binaries alike.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/msgcontract/msgcontract/codegen/plugin"
+	"github.com/msgcontract/msgcontract/internal/cli"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "--version", "-version":
+			fmt.Println("protoc-gen-msgcontract", cli.Version)
+			os.Exit(0)
+		}
+		fmt.Fprintf(os.Stderr, "protoc-gen-msgcontract %s is a protoc plugin: run it through protoc --msgcontract_out=lang=go:DIR or buf generate, not directly\n", cli.Version)
+		os.Exit(2)
+	}
+	if err := plugin.Run(os.Stdin, os.Stdout, cli.Version); err != nil {
+		fmt.Fprintln(os.Stderr, "protoc-gen-msgcontract:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,155 @@
+// Package plugin is protoc-gen-msgcontract: it reads protoc's
+// CodeGeneratorRequest, builds the contract model from the descriptors
+// protoc sends and calls the same generate.Run as `msgcontract generate`,
+// so both write byte-for-byte the same files.
+//
+// Parameters ("--msgcontract_out=lang=go,paths=source_relative:DIR") are
+// bound to a flag.FlagSet: lang (go, java or python; default go), paths
+// (import or source_relative), module (a Go import-path prefix to strip)
+// and protoc-gen-go's M<file>=<import path> mappings. An unknown key is an
+// error.
+package plugin
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/pluginpb"
+
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/model"
+)
+
+// Editions the plugin accepts: those protoc-gen-go and protocompile both
+// support.
+const (
+	editionMin = descriptorpb.Edition_EDITION_PROTO2
+	editionMax = descriptorpb.Edition_EDITION_2023
+)
+
+// Run reads a CodeGeneratorRequest from in and writes the response to out.
+// Generation failures travel in the response, as protoc expects; an error
+// is returned only when in or out fail.
+func Run(in io.Reader, out io.Writer, version string) error {
+	raw, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	req := &pluginpb.CodeGeneratorRequest{}
+	if err := proto.Unmarshal(raw, req); err != nil {
+		return fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
+	}
+	resp, err := proto.Marshal(Generate(req, version))
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(resp)
+	return err
+}
+
+// Generate answers one request.
+func Generate(req *pluginpb.CodeGeneratorRequest, version string) *pluginpb.CodeGeneratorResponse {
+	resp := &pluginpb.CodeGeneratorResponse{
+		SupportedFeatures: proto.Uint64(uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL |
+			pluginpb.CodeGeneratorResponse_FEATURE_SUPPORTS_EDITIONS)),
+		MinimumEdition: proto.Int32(int32(editionMin)),
+		MaximumEdition: proto.Int32(int32(editionMax)),
+	}
+	files, err := generateFiles(req, version)
+	if err != nil {
+		resp.Error = proto.String(err.Error())
+		return resp
+	}
+	for _, f := range files {
+		resp.File = append(resp.File, &pluginpb.CodeGeneratorResponse_File{
+			Name:    proto.String(f.Name),
+			Content: proto.String(string(f.Content)),
+		})
+	}
+	return resp
+}
+
+func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.File, error) {
+	var (
+		flags  flag.FlagSet
+		params = emit.Params{Version: version}
+	)
+	flags.StringVar(&params.Lang, "lang", "go", "language to generate: "+strings.Join(generate.Langs, ", "))
+	flags.StringVar(&params.Paths, "paths", "", "import or source_relative")
+	flags.StringVar(&params.Module, "module", "", "Go import-path prefix to strip from output paths")
+	for _, kv := range strings.Split(req.GetParameter(), ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case kv == "", strings.HasPrefix(k, "M"), k == "annotate_code":
+			continue // protoc-gen-go's own parameters, read by protogen below
+		}
+		if err := flags.Set(k, v); err != nil {
+			return nil, fmt.Errorf("protoc-gen-msgcontract: parameter %q: %w; parameters are lang=go|java|python, paths=import|source_relative, module=PREFIX and M<file>=<go import path>", kv, err)
+		}
+	}
+	var gen *protogen.Plugin
+	if params.Lang == "go" {
+		// protogen resolves Go packages (go_package, M mappings) exactly as
+		// protoc-gen-go does, and validates paths= and module=.
+		var err error
+		gen, err = protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
+		if err != nil {
+			return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
+		}
+	}
+	fds, err := descriptors(req, gen)
+	if err != nil {
+		return nil, err
+	}
+	set, err := model.FromFiles(fds...)
+	if err != nil {
+		return nil, err
+	}
+	return generate.Run(set, params)
+}
+
+// descriptors builds the files to generate. For Go, each file's
+// go_package is set to the import path and package name protogen resolved
+// for it, so M<file>= mappings reach the emitter, which sees only
+// descriptors.
+func descriptors(req *pluginpb.CodeGeneratorRequest, gen *protogen.Plugin) ([]protoreflect.FileDescriptor, error) {
+	set := &descriptorpb.FileDescriptorSet{}
+	for _, fdp := range req.GetProtoFile() {
+		fdp = proto.Clone(fdp).(*descriptorpb.FileDescriptorProto)
+		if f := goFile(gen, fdp.GetName()); f != nil {
+			if fdp.Options == nil {
+				fdp.Options = &descriptorpb.FileOptions{}
+			}
+			fdp.Options.GoPackage = proto.String(string(f.GoImportPath) + ";" + string(f.GoPackageName))
+		}
+		set.File = append(set.File, fdp)
+	}
+	files, err := protodesc.NewFiles(set)
+	if err != nil {
+		return nil, err
+	}
+	var out []protoreflect.FileDescriptor
+	for _, name := range req.GetFileToGenerate() {
+		fd, err := files.FindFileByPath(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fd)
+	}
+	return out, nil
+}
+
+func goFile(gen *protogen.Plugin, path string) *protogen.File {
+	if gen == nil {
+		return nil
+	}
+	return gen.FilesByPath[path]
+}

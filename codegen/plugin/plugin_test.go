@@ -1,0 +1,108 @@
+package plugin_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/codegen/plugin"
+	"github.com/msgcontract/msgcontract/internal/gengo"
+)
+
+func loadExamples(t *testing.T) *model.Set {
+	t.Helper()
+	root := filepath.Join("..", "..", "examples", "proto")
+	set, err := model.Load(context.Background(), model.Config{ImportPaths: []string{root}},
+		filepath.Join(root, "shop", "payment", "v1", "payment.proto"),
+		filepath.Join(root, "shop", "inventory", "v1", "inventory.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// TestGenerateMatchesCLI: the plugin, given the request protoc would send,
+// writes what generate.Run writes for the CLI, for every parameter form.
+func TestGenerateMatchesCLI(t *testing.T) {
+	t.Parallel()
+	set := loadExamples(t)
+	fds := make([]protoreflect.FileDescriptor, len(set.Files))
+	for i, f := range set.Files {
+		fds[i] = f.Desc
+	}
+	tests := []struct {
+		param   string
+		params  emit.Params
+		wantErr string
+	}{
+		{param: "", params: emit.Params{Lang: "go"}},
+		{param: "lang=go,paths=source_relative", params: emit.Params{Lang: "go", Paths: "source_relative"}},
+		{param: "module=github.com/msgcontract/msgcontract", params: emit.Params{Lang: "go", Module: "github.com/msgcontract/msgcontract"}},
+		{param: "lang=go,colour=blue", wantErr: "no such flag -colour"},
+		{param: "lang=cobol", wantErr: `unknown language "cobol"`},
+		{param: "paths=sideways", wantErr: `unknown path type "sideways"`},
+		{param: "Mshop/payment/v1/payment.proto=example.com/pay;pay", params: emit.Params{Lang: "go"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.param, func(t *testing.T) {
+			t.Parallel()
+			resp := plugin.Generate(gengo.Request(tc.param, fds...), "v9")
+			if tc.wantErr != "" {
+				if !strings.Contains(resp.GetError(), tc.wantErr) {
+					t.Fatalf("error = %q, want one containing %q", resp.GetError(), tc.wantErr)
+				}
+				return
+			}
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			if strings.HasPrefix(tc.param, "M") {
+				if got := resp.File[0].GetName(); got != "example.com/pay/payment.msgcontract.go" {
+					t.Fatalf("M mapping ignored: %s", got)
+				}
+				if !strings.Contains(resp.File[0].GetContent(), "\npackage pay\n") {
+					t.Fatal("M mapping's package name ignored")
+				}
+				return
+			}
+			tc.params.Version = "v9"
+			want, err := generate.Run(set, tc.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.File) != len(want) {
+				t.Fatalf("%d files, want %d", len(resp.File), len(want))
+			}
+			for i, f := range resp.File {
+				if f.GetName() != want[i].Name || f.GetContent() != string(want[i].Content) {
+					t.Errorf("%s differs from the CLI's %s", f.GetName(), want[i].Name)
+				}
+			}
+		})
+	}
+}
+
+func TestGenerateRefusesLintErrors(t *testing.T) {
+	t.Parallel()
+	set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{"bad.proto": `syntax = "proto3";
+package bad;
+import "msgcontract/v1/options.proto";
+option go_package = "example.com/bad";
+message E {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "E" biz_key: "{amount}" };
+  double amount = 1;
+}`}}, "bad.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := plugin.Generate(gengo.Request("", set.Files[0].Desc), "dev")
+	if !strings.Contains(resp.GetError(), "BIZKEY_FIELD_TYPE") {
+		t.Fatalf("error = %q, want the lint finding", resp.GetError())
+	}
+}

@@ -1,14 +1,280 @@
-// Package java emits java code from the contract model.
+// Package java emits Java code from the contract model: per contract file a
+// contract class beside protoc's Java classes (biz_key rendering, the
+// contract as constants, classification, state machines), and once per
+// output the io.msgcontract.support package (backoff, percent-encoding,
+// envelope codec, dedup SQL, the consumer skeleton). The code is rendered
+// from templates/java; naming rules live in naming.go.
 package java
 
 import (
-	"errors"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/runtime-go/backoff"
+	"github.com/msgcontract/msgcontract/templates"
 )
 
-// Generate renders the files for set. Not implemented yet.
+// SupportPackage is the Java package of the support classes.
+const SupportPackage = "io.msgcontract.support"
+
+var tmpl = template.Must(template.New("java").ParseFS(templates.FS,
+	"java/header.tmpl", "java/contract.java.tmpl", "java/support/*.java.tmpl"))
+
+// Generate renders one contract class per file of set that declares events
+// or state machines, and the support package.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
-	return nil, errors.New("java generation is not implemented yet")
+	version := p.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	var files []emit.File
+	for _, f := range set.Files {
+		if len(f.Events) == 0 && len(f.StateMachines) == 0 {
+			continue
+		}
+		data, err := contractData(f, version)
+		if err != nil {
+			return nil, err
+		}
+		var dir string
+		if p.Paths == "source_relative" {
+			dir = path.Dir(f.Path)
+		} else {
+			dir = strings.ReplaceAll(data.Package, ".", "/")
+		}
+		out, err := render("contract.java.tmpl", data)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, emit.File{Name: path.Join(dir, data.Class+".java"), Content: out})
+	}
+	support, err := Support(version)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, support...), nil
+}
+
+// Support renders the io.msgcontract.support package.
+func Support(version string) ([]emit.File, error) {
+	names, err := fs.Glob(templates.FS, "java/support/*.java.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	dir := strings.ReplaceAll(SupportPackage, ".", "/")
+	var files []emit.File
+	for _, n := range names {
+		base := strings.TrimSuffix(path.Base(n), ".tmpl")
+		out, err := render(path.Base(n), map[string]string{
+			"Version": version,
+			"Source":  "msgcontract support package " + SupportPackage,
+		})
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, emit.File{Name: path.Join(dir, base), Content: out})
+	}
+	return files, nil
+}
+
+func render(name string, data any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		return nil, fmt.Errorf("java: render %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+type contractFile struct {
+	Version, Source, Package, Class string
+	DefaultRetry                    string
+	Ranges                          []errorRange
+	UnclassifiedRetryable           bool
+	Events                          []event
+	Machines                        []machine
+}
+
+type errorRange struct {
+	From, To  int32
+	Retryable bool
+	Name      string
+}
+
+type event struct {
+	Class, Message, FullName, Topic, EventType, Template, TemplateDoc, TargetState, Retry string
+	OwnRetry                                                                              bool
+	Doc                                                                                   []string
+	KeyCode                                                                               []string
+}
+
+type machine struct {
+	Class, Enum, FullName string
+	Doc                   []string
+	States                []state
+}
+
+type state struct {
+	Name string
+	From []string
+}
+
+func contractData(f *model.File, version string) (*contractFile, error) {
+	d := &contractFile{
+		Version:               version,
+		Source:                f.Path,
+		Package:               Package(f.Desc),
+		Class:                 ContractClass(f.Desc),
+		DefaultRetry:          policy(f.Defaults.Policy),
+		UnclassifiedRetryable: f.Defaults.Rules.UnclassifiedRetryable,
+	}
+	if d.Package == "" {
+		return nil, fmt.Errorf("%s: Java classes need a package; add option java_package = \"com.example.foo\"; or a proto package", f.Path)
+	}
+	for _, r := range f.Defaults.Rules.Ranges {
+		d.Ranges = append(d.Ranges, errorRange{From: r.From, To: r.To, Retryable: r.Retryable, Name: String(r.Name)})
+	}
+	for _, e := range f.Events {
+		target := ""
+		if e.TargetState != nil {
+			target = string(e.TargetState.Machine.Desc.Name()) + "." + string(e.TargetState.Value.Name())
+		}
+		d.Events = append(d.Events, event{
+			Class:       nestedName(e.Desc),
+			Message:     ClassName(e.Desc),
+			FullName:    String(e.Name()),
+			Topic:       String(e.Topic),
+			EventType:   String(e.EventType),
+			Template:    String(e.BizKeyTemplate),
+			TemplateDoc: docText(e.BizKeyTemplate),
+			TargetState: String(target),
+			Retry:       policy(e.Policy),
+			OwnRetry:    e.PolicyFromEvent,
+			Doc:         doc(e.Desc, "The contract of event "+string(e.Desc.FullName())+"."),
+			KeyCode:     keyCode(e),
+		})
+	}
+	for _, sm := range f.StateMachines {
+		m := machine{
+			Class:    nestedName(sm.Desc),
+			Enum:     ClassName(sm.Desc),
+			FullName: String(string(sm.Desc.FullName())),
+			Doc:      doc(sm.Desc, "The state machine "+string(sm.Desc.FullName())+"."),
+		}
+		for _, s := range sm.States {
+			st := state{Name: String(s.Name)}
+			for _, from := range s.From {
+				st.From = append(st.From, String(from))
+			}
+			m.States = append(m.States, st)
+		}
+		d.Machines = append(d.Machines, m)
+	}
+	return d, nil
+}
+
+// policy renders a RetryPolicy constructor call.
+func policy(p backoff.Policy) string {
+	return fmt.Sprintf("new RetryPolicy(%dL, %s, %dL, %dL, %d)", p.BaseMs, Double(p.Multiplier), p.JitterMs, p.MaxDelayMs, p.MaxRetries)
+}
+
+// Double renders a double literal that parses to exactly v.
+func Double(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}
+
+// doc returns d's leading proto comment as Javadoc lines (each starting
+// with a space when non-empty), or fallback.
+func doc(d protoreflect.Descriptor, fallback string) []string {
+	text := strings.TrimSpace(d.ParentFile().SourceLocations().ByDescriptor(d).LeadingComments)
+	if text == "" {
+		text = fallback
+	}
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimRight(docText(l), " ")
+		if l != "" && !strings.HasPrefix(l, " ") {
+			l = " " + l
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// docText makes s safe inside a Javadoc comment.
+func docText(s string) string {
+	s = strings.ReplaceAll(s, "*/", "*&#47;")
+	s = strings.ReplaceAll(s, "@", "&#64;")
+	return strings.ReplaceAll(s, `\u`, `\\u`)
+}
+
+// keyCode returns the statements that feed template parts into builder b
+// from message m, in template order.
+func keyCode(e *model.Event) []string {
+	var lines []string
+	for _, part := range e.BizKey {
+		if !part.IsPlaceholder() {
+			lines = append(lines, "b.literal("+String(part.Literal)+");")
+			continue
+		}
+		var conds []string
+		expr := "m"
+		for _, fd := range part.Fields[:len(part.Fields)-1] {
+			conds = append(conds, expr+".has"+accessorBase(fd)+"()")
+			expr += ".get" + accessorBase(fd) + "()"
+		}
+		leaf := part.Leaf()
+		if leaf.HasPresence() {
+			conds = append(conds, expr+".has"+accessorBase(leaf)+"()")
+		}
+		appendStmt := valueStmt(part.Path, expr, leaf)
+		if len(conds) == 0 {
+			lines = append(lines, appendStmt)
+			continue
+		}
+		lines = append(lines,
+			"if ("+strings.Join(conds, " && ")+") {",
+			"  "+appendStmt,
+			"} else {",
+			"  b.fail("+String(part.Path)+");",
+			"}")
+	}
+	return lines
+}
+
+// valueStmt appends the value of field fd of the message expression owner.
+func valueStmt(fieldPath, owner string, fd protoreflect.FieldDescriptor) string {
+	get := owner + ".get" + accessorBase(fd) + "()"
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return "b.string(" + String(fieldPath) + ", " + get + ");"
+	case protoreflect.BoolKind:
+		return "b.bool(" + get + ");"
+	case protoreflect.EnumKind:
+		enumType := owner + ".getDescriptorForType().findFieldByNumber(" + strconv.Itoa(int(fd.Number())) + ").getEnumType()"
+		if fd.Enum().IsClosed() {
+			return "b.enumValue(" + enumType + ", " + get + ".getNumber());"
+		}
+		return "b.enumValue(" + enumType + ", " + owner + ".get" + accessorBase(fd) + "Value());"
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return "b.unsigned32(" + get + ");"
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return "b.unsigned64(" + get + ");"
+	default: // every signed integer kind
+		return "b.integer(" + get + ");"
+	}
 }

@@ -1,0 +1,81 @@
+// Command conformance runs msgcontract's conformance vectors against the
+// Go, Java and Python code it generates and prints, per language, a closing
+// line "conformance-<lang>: N passed, M failed". It exits 1 when any case
+// failed.
+//
+//	go run ./conformance/cmd/conformance [-lang go,java,python] [-keep] [DIR]
+//
+// DIR defaults to testdata/conformance.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/msgcontract/msgcontract/conformance"
+	"github.com/msgcontract/msgcontract/conformance/java"
+	"github.com/msgcontract/msgcontract/conformance/python"
+)
+
+// executors maps each language to its executor; nil marks one not built in.
+var executors = map[string]func(context.Context, *conformance.VectorFile, string) ([]conformance.Result, error){
+	"go":     nil,
+	"java":   java.Run,
+	"python": python.Run,
+}
+
+func main() {
+	langs := flag.String("lang", "go,java,python", "comma-separated languages to run")
+	keep := flag.Bool("keep", false, "keep the generated code and print where it is")
+	flag.Parse()
+	dir := "testdata/conformance"
+	if flag.NArg() > 0 {
+		dir = flag.Arg(0)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, dir, strings.Split(*langs, ","), *keep))
+}
+
+func run(ctx context.Context, dir string, langs []string, keep bool) int {
+	files, err := conformance.LoadDir(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(os.Stderr, "conformance: no vector files (*.json) under %s\n", dir)
+		return 2
+	}
+	var exs []conformance.Executor
+	for _, l := range langs {
+		run, ok := executors[l]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "conformance: unknown language %q; choose from go, java, python\n", l)
+			return 2
+		}
+		exs = append(exs, conformance.Executor{Lang: l, Run: run})
+	}
+	work, err := os.MkdirTemp("", "msgcontract-conformance-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		return 2
+	}
+	if keep {
+		fmt.Fprintln(os.Stderr, "conformance: generated code kept in", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	defer java.Cleanup()
+	code := 0
+	for _, s := range conformance.Run(ctx, os.Stdout, files, exs, work) {
+		if s.Failed > 0 {
+			code = 1
+		}
+	}
+	return code
+}

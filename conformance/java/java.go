@@ -1,0 +1,90 @@
+package java
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/msgcontract/msgcontract/codegen/java"
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/conformance"
+)
+
+//go:embed Executor.java
+var executorSource string
+
+// Run generates and compiles Java for vf's protos in workDir and runs every
+// case in one JVM, returning one result per case in case order.
+func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]conformance.Result, error) {
+	set, err := conformance.LoadModel(ctx, vf)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Compile(ctx, set, []string{vf.ProtoDir}, workDir, map[string]string{
+		"io/msgcontract/conformance/Executor.java": executorSource,
+		"io/msgcontract/conformance/Registry.java": registry(set),
+	})
+	if err != nil {
+		return nil, err
+	}
+	in, err := json.Marshal(vf.Cases)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, b.Tools.Java, "-cp", b.Classpath(), "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+		"io.msgcontract.conformance.Executor")
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("java executor: %v\n%s", err, stderr.String())
+	}
+	var results []conformance.Result
+	if err := json.Unmarshal(out, &results); err != nil {
+		return nil, fmt.Errorf("java executor printed no results: %v\n%s", err, out)
+	}
+	return results, nil
+}
+
+// registry renders the executor's table of every generated contract class.
+func registry(set *model.Set) string {
+	var events, machines strings.Builder
+	for _, f := range set.Files {
+		if len(f.Events) == 0 && len(f.StateMachines) == 0 {
+			continue
+		}
+		class := java.Package(f.Desc) + "." + java.ContractClass(f.Desc)
+		fmt.Fprintf(&events, "    m.putAll(%s.EVENTS);\n", class)
+		fmt.Fprintf(&machines, "    m.putAll(%s.STATE_MACHINES);\n", class)
+	}
+	return `package io.msgcontract.conformance;
+
+import io.msgcontract.support.EventSpec;
+import io.msgcontract.support.StateMachine;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Every generated event and state machine of the vector file. */
+final class Registry {
+  static final Map<String, EventSpec<?>> EVENTS = events();
+  static final Map<String, StateMachine> STATE_MACHINES = machines();
+
+  private Registry() {}
+
+  private static Map<String, EventSpec<?>> events() {
+    Map<String, EventSpec<?>> m = new HashMap<>();
+` + events.String() + `    return m;
+  }
+
+  private static Map<String, StateMachine> machines() {
+    Map<String, StateMachine> m = new HashMap<>();
+` + machines.String() + `    return m;
+  }
+}
+`
+}

@@ -1,0 +1,112 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+)
+
+// Executor runs every case of a vector file in one language.
+type Executor struct {
+	// Lang names the language in the closing line: conformance-<Lang>.
+	Lang string
+	// Run generates code for vf's protos under workDir and returns one
+	// result per case, in case order. Nil means the language's executor
+	// is not available in this build; the runner says so and counts
+	// nothing.
+	Run func(ctx context.Context, vf *VectorFile, workDir string) ([]Result, error)
+}
+
+// Summary counts one language's cases.
+type Summary struct {
+	Lang           string
+	Passed, Failed int
+	// Unavailable is set when the language's executor is not built in.
+	Unavailable bool
+}
+
+// Line is the closing line the suite prints for the language.
+func (s Summary) Line() string {
+	if s.Unavailable {
+		return fmt.Sprintf("conformance-%s: not available", s.Lang)
+	}
+	return fmt.Sprintf("conformance-%s: %d passed, %d failed", s.Lang, s.Passed, s.Failed)
+}
+
+// LoadModel compiles vf's protos, with its proto root as the import path,
+// and checks that they are free of lint errors.
+func LoadModel(ctx context.Context, vf *VectorFile) (*model.Set, error) {
+	files := make([]string, len(vf.Files))
+	for i, f := range vf.Files {
+		files[i] = filepath.Join(vf.ProtoDir, filepath.FromSlash(f))
+	}
+	set, err := model.Load(ctx, model.Config{ImportPaths: []string{vf.ProtoDir}}, files...)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Diagnostics) > 0 {
+		return nil, fmt.Errorf("%s: the vector protos have lint errors:\n%w", vf.Path, set.Diagnostics)
+	}
+	return set, nil
+}
+
+// Run runs every vector file in every language, writing each failure with
+// its expected and actual values to w, then one closing line per language.
+// A file whose code cannot be generated, built or run fails all its cases
+// in that language. workRoot holds the generated code, one directory per
+// language and vector file.
+func Run(ctx context.Context, w io.Writer, files []*VectorFile, executors []Executor, workRoot string) []Summary {
+	sums := make([]Summary, len(executors))
+	for i, ex := range executors {
+		sums[i] = Summary{Lang: ex.Lang, Unavailable: ex.Run == nil}
+		if ex.Run == nil {
+			continue
+		}
+		for _, vf := range files {
+			name := strings.TrimSuffix(filepath.Base(vf.Path), ".json")
+			dir := filepath.Join(workRoot, ex.Lang, fmt.Sprintf("%s-%d", name, len(vf.Cases)))
+			results, err := runOne(ctx, ex, vf, dir)
+			if err != nil {
+				fmt.Fprintf(w, "FAIL conformance-%s %s: %v\n", ex.Lang, vf.Path, err)
+				sums[i].Failed += len(vf.Cases)
+				continue
+			}
+			for j, c := range vf.Cases {
+				var got Result
+				if j < len(results) {
+					got = results[j]
+				}
+				if diff := Compare(c.Expect, got); diff != "" {
+					fmt.Fprintf(w, "FAIL conformance-%s %s: case %q (%s): %s\n    expected %s\n    actual   %s\n",
+						ex.Lang, filepath.Base(vf.Path), c.Name, c.Kind, diff, c.Expect, got)
+					sums[i].Failed++
+					continue
+				}
+				sums[i].Passed++
+			}
+		}
+	}
+	for _, s := range sums {
+		fmt.Fprintln(w, s.Line())
+	}
+	return sums
+}
+
+func runOne(ctx context.Context, ex Executor, vf *VectorFile, dir string) ([]Result, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	results, err := ex.Run(ctx, vf, dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(results) != len(vf.Cases) {
+		return nil, fmt.Errorf("executor returned %d results for %d cases", len(results), len(vf.Cases))
+	}
+	return results, nil
+}

@@ -2,9 +2,11 @@
 // dialects it speaks and an opener for SQLite with the settings concurrent
 // consumers need.
 //
-// All runtime statements use $1, $2, ... placeholders, which both
-// PostgreSQL (pgx) and SQLite (go-sqlite3) accept; only DDL differs by
-// dialect.
+// Statements shared by both dialects use $1, $2, ... placeholders, which
+// PostgreSQL (pgx) and SQLite (go-sqlite3) both accept. SQLite numbers
+// "$N" parameters by first appearance, not by N, so a shared statement
+// must mention $1, $2, ... first in that order. SQLite-only statements use
+// ?N, which SQLite binds by N. Only DDL differs by dialect.
 package sqldb
 
 import (

@@ -1,0 +1,123 @@
+package consumer
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
+)
+
+// Config configures a Consumer. DB, Dialect and Subscriber are required;
+// every other field has the default its comment states.
+type Config struct {
+	// DB is the business database: handlers get transactions on it, and
+	// the dedup claims live in it.
+	DB *sql.DB
+	// Dialect of DB.
+	Dialect sqldb.Dialect
+	// Subscriber is the transport the consumer receives from.
+	Subscriber transport.Subscriber
+	// Group names the subscription group; consumers of one group share
+	// the work. Defaults to "default".
+	Group string
+	// Workers is the number of messages processed concurrently. Defaults
+	// to 4.
+	Workers int
+	// FetchSize is how many deliveries a worker takes from the transport
+	// at once; they are processed one after the other, each in its own
+	// transaction. Defaults to 1.
+	FetchSize int
+	// HandlerTimeout bounds one handler run through its context; a
+	// handler that ignores its context is waited for. Keep it below the
+	// transport's lease. Defaults to 30 s.
+	HandlerTimeout time.Duration
+	// InfraRetryDelay is how long a message waits when the database
+	// itself failed (begin, claim or commit): it is handed back to the
+	// transport without counting a retry. Defaults to 1 s.
+	InfraRetryDelay time.Duration
+	// DedupTable defaults to dedup.DefaultTable.
+	DedupTable string
+	// DedupRetention defaults to dedup.DefaultRetention (7 days).
+	DedupRetention time.Duration
+	// CleanupInterval is how often claims older than DedupRetention are
+	// deleted. Defaults to 1 h; negative disables the cleanup.
+	CleanupInterval time.Duration
+	// SkipMigrate leaves the dedup table's creation to the caller. By
+	// default Run creates it if missing.
+	SkipMigrate bool
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Metrics defaults to nil: nothing recorded.
+	Metrics *metrics.Metrics
+	// Now is the clock, for not_before and failure times. Defaults to
+	// time.Now.
+	Now func() time.Time
+	// Rand returns the backoff jitter factor u, uniform in [0,1).
+	// Defaults to math/rand/v2's Float64.
+	Rand func() float64
+}
+
+func (c *Config) setDefaults() {
+	if c.Group == "" {
+		c.Group = "default"
+	}
+	if c.Workers == 0 {
+		c.Workers = 4
+	}
+	if c.FetchSize == 0 {
+		c.FetchSize = 1
+	}
+	if c.HandlerTimeout == 0 {
+		c.HandlerTimeout = 30 * time.Second
+	}
+	if c.InfraRetryDelay == 0 {
+		c.InfraRetryDelay = time.Second
+	}
+	if c.CleanupInterval == 0 {
+		c.CleanupInterval = time.Hour
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Rand == nil {
+		c.Rand = rand.Float64
+	}
+}
+
+// Validate reports every missing or invalid field at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DB == nil {
+		errs = append(errs, errors.New("consumer: Config.DB is required"))
+	}
+	if err := c.Dialect.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("consumer: Config.Dialect: %w", err))
+	}
+	if c.Subscriber == nil {
+		errs = append(errs, errors.New("consumer: Config.Subscriber is required (a transport such as sqlitequeue.Transport)"))
+	}
+	if c.Workers < 1 {
+		errs = append(errs, fmt.Errorf("consumer: Workers %d must be at least 1", c.Workers))
+	}
+	if c.FetchSize < 1 {
+		errs = append(errs, fmt.Errorf("consumer: FetchSize %d must be at least 1", c.FetchSize))
+	}
+	if c.HandlerTimeout < 0 {
+		errs = append(errs, fmt.Errorf("consumer: HandlerTimeout %v is negative", c.HandlerTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) dedupConfig() dedup.Config {
+	return dedup.Config{DB: c.DB, Dialect: c.Dialect, Table: c.DedupTable, Retention: c.DedupRetention}
+}

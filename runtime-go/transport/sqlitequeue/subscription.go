@@ -1,0 +1,240 @@
+package sqlitequeue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
+)
+
+// ErrLeaseLost is returned when settling a delivery whose lease expired
+// and which another fetch has taken since. The other holder processes the
+// message; dedup makes that safe.
+var ErrLeaseLost = errors.New("sqlitequeue: lease lost")
+
+// handle is a delivery's transport state.
+type handle struct {
+	row   int64
+	owner string
+}
+
+// Subscribe registers group on topics (durably: messages published from
+// now on are kept for it) and returns its subscription. Rows published to
+// a topic before any group subscribed are adopted by this group.
+func (t *Transport) Subscribe(ctx context.Context, group string, topics []string) (transport.Subscription, error) {
+	if group == "" || len(topics) == 0 {
+		return nil, errors.New("sqlitequeue: Subscribe needs a group and at least one topic")
+	}
+	tx, err := t.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitequeue: subscribe: %w", err)
+	}
+	defer tx.Rollback()
+	now := t.cfg.Now().UnixMilli()
+	for _, topic := range topics {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO mc_subscriptions (topic, grp, created_at) VALUES (?1, ?2, ?3)
+			ON CONFLICT (topic, grp) DO NOTHING`, topic, group, now); err != nil {
+			return nil, fmt.Errorf("sqlitequeue: subscribe: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE mc_queue SET grp = ?1 WHERE topic = ?2 AND grp = ''`, group, topic); err != nil {
+			return nil, fmt.Errorf("sqlitequeue: subscribe: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("sqlitequeue: subscribe: %w", err)
+	}
+	args := []any{group}
+	ph := make([]string, len(topics))
+	for i, tp := range topics {
+		args = append(args, tp)
+		ph[i] = "?" + strconv.Itoa(i+2)
+	}
+	in := strings.Join(ph, ", ")
+	n := len(topics) + 2 // next placeholder number
+	p := func(k int) string { return "?" + strconv.Itoa(n+k) }
+	return &subscription{
+		t:     t,
+		group: group,
+		token: event.NewMessageID()[:16],
+		args:  args,
+		probe: `SELECT 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
+			` AND lease_until <= ` + p(0) + ` LIMIT 1`,
+		claim: `UPDATE mc_queue SET lease_owner = ` + p(1) + `, lease_until = ` + p(2) + `, deliveries = deliveries + 1
+			WHERE id IN (SELECT id FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
+			` AND lease_until <= ` + p(0) + ` ORDER BY id LIMIT ` + p(3) + `)
+			RETURNING id, msg_id, topic, body, deliveries`,
+	}, nil
+}
+
+type subscription struct {
+	t            *Transport
+	group, token string
+	seq          atomic.Int64
+	args         []any
+	probe, claim string
+	closed       atomic.Bool
+}
+
+// Fetch leases up to max ready rows, oldest first.
+func (s *subscription) Fetch(ctx context.Context, max int) ([]*transport.Delivery, error) {
+	for {
+		if s.closed.Load() {
+			return nil, transport.ErrClosed
+		}
+		wake, closed := s.t.wakeChan()
+		if closed {
+			return nil, transport.ErrClosed
+		}
+		ds, err := s.tryFetch(ctx, max)
+		if err != nil || len(ds) > 0 {
+			return ds, err
+		}
+		timer := time.NewTimer(s.t.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-wake:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Delivery, error) {
+	now := s.t.cfg.Now().UnixMilli()
+	var one int
+	err := s.t.db.QueryRowContext(ctx, s.probe, append(s.args, now)...).Scan(&one)
+	if err != nil {
+		if errors.Is(err, sqlNoRows) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
+	}
+	owner := s.token + ":" + strconv.FormatInt(s.seq.Add(1), 10)
+	lease := s.t.cfg.Now().Add(s.t.cfg.Lease).UnixMilli()
+	rows, err := s.t.db.QueryContext(ctx, s.claim, append(s.args, now, owner, lease, max)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
+	}
+	defer rows.Close()
+	var ds []*transport.Delivery
+	for rows.Next() {
+		d := &transport.Delivery{}
+		var row int64
+		if err := rows.Scan(&row, &d.ID, &d.Topic, &d.Body, &d.Attempt); err != nil {
+			return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
+		}
+		d.Offset = row
+		d.Handle = handle{row: row, owner: owner}
+		ds = append(ds, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
+	}
+	// RETURNING yields rows in no promised order.
+	sortByOffset(ds)
+	return ds, nil
+}
+
+// Ack deletes the deliveries' rows in one transaction. Rows whose lease
+// was lost are left to their new holder.
+func (s *subscription) Ack(ctx context.Context, ds ...*transport.Delivery) error {
+	if len(ds) == 1 {
+		h := ds[0].Handle.(handle)
+		_, err := s.t.db.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND lease_owner = ?2`, h.row, h.owner)
+		if err != nil {
+			return fmt.Errorf("sqlitequeue: ack: %w", err)
+		}
+		return nil
+	}
+	tx, err := s.t.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlitequeue: ack: %w", err)
+	}
+	defer tx.Rollback()
+	for _, d := range ds {
+		h := d.Handle.(handle)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND lease_owner = ?2`, h.row, h.owner); err != nil {
+			return fmt.Errorf("sqlitequeue: ack: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlitequeue: ack: %w", err)
+	}
+	return nil
+}
+
+// Defer releases the lease and delays the row until until.
+func (s *subscription) Defer(ctx context.Context, d *transport.Delivery, until time.Time) error {
+	h := d.Handle.(handle)
+	_, err := s.t.db.ExecContext(ctx, `UPDATE mc_queue SET not_before = ?1, lease_owner = '', lease_until = 0
+		WHERE id = ?2 AND lease_owner = ?3`, until.UnixMilli(), h.row, h.owner)
+	if err != nil {
+		return fmt.Errorf("sqlitequeue: defer: %w", err)
+	}
+	return nil
+}
+
+// Retry enqueues env for this group under a fresh id and deletes d's row,
+// in one transaction.
+func (s *subscription) Retry(ctx context.Context, d *transport.Delivery, env *envelopepb.Envelope) error {
+	body, err := envelope.Marshal(env)
+	if err != nil {
+		return fmt.Errorf("sqlitequeue: retry: %w", err)
+	}
+	topic := env.GetTopic()
+	if topic == "" {
+		topic = d.Topic
+	}
+	return s.settle(ctx, d, func(tx txExec) error {
+		return s.t.enqueue(ctx, tx, topic, s.group, body, env.GetNotBefore())
+	})
+}
+
+// DeadLetter moves d to the dead-letter table in one transaction.
+func (s *subscription) DeadLetter(ctx context.Context, d *transport.Delivery, rec *dlq.Record) error {
+	return s.settle(ctx, d, func(tx txExec) error { return insertDeadLetter(ctx, tx, rec) })
+}
+
+// settle runs write and deletes d's row in one transaction; it fails with
+// ErrLeaseLost, writing nothing, when the row is no longer d's.
+func (s *subscription) settle(ctx context.Context, d *transport.Delivery, write func(tx txExec) error) error {
+	h := d.Handle.(handle)
+	tx, err := s.t.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlitequeue: settle: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND lease_owner = ?2`, h.row, h.owner)
+	if err != nil {
+		return fmt.Errorf("sqlitequeue: settle: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return ErrLeaseLost
+	}
+	if err := write(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlitequeue: settle: %w", err)
+	}
+	s.t.notify()
+	return nil
+}
+
+// Close stops Fetch; unsettled deliveries come back when their lease
+// expires.
+func (s *subscription) Close() error {
+	s.closed.Store(true)
+	return nil
+}

@@ -1,0 +1,190 @@
+// Package sqlitequeue is the embedded default transport: a durable queue in
+// one SQLite file that several consumer processes share.
+//
+// Each published message becomes one row per subscribed group. A consumer
+// takes rows under a lease (a visibility timeout): a row whose lease
+// expired, because its process died or stalled, is delivered again to
+// whoever fetches next. Rows wait until their not_before instant, which is
+// how retries are delayed. Dead-lettered messages move to a table of their
+// own, which the Transport exposes as a dlq.Store.
+//
+// Open the file with sqldb.OpenSQLite (WAL, busy timeout, BEGIN
+// IMMEDIATE); the queue may share the business database's file or live in
+// its own.
+package sqlitequeue
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+)
+
+// Config configures a Transport. DB is required.
+type Config struct {
+	// DB is the SQLite database holding the queue tables (mc_queue,
+	// mc_subscriptions, mc_dead_letter); they are created if missing.
+	DB *sql.DB
+	// Lease is how long a fetched message stays invisible to other
+	// consumers before it is redelivered. Defaults to 60 s; keep it above
+	// the consumer's HandlerTimeout.
+	Lease time.Duration
+	// PollInterval is how often an idle subscription looks for ready
+	// messages published by other processes (publishes through the same
+	// Transport wake it at once). Defaults to 50 ms.
+	PollInterval time.Duration
+	// Now is the clock for leases and not_before. Defaults to time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.Lease == 0 {
+		c.Lease = 60 * time.Second
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = 50 * time.Millisecond
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Validate reports every missing or invalid field at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DB == nil {
+		errs = append(errs, errors.New("sqlitequeue: Config.DB is required (open it with sqldb.OpenSQLite)"))
+	}
+	if c.Lease < 0 {
+		errs = append(errs, fmt.Errorf("sqlitequeue: Lease %v is negative", c.Lease))
+	}
+	if c.PollInterval < 0 {
+		errs = append(errs, fmt.Errorf("sqlitequeue: PollInterval %v is negative", c.PollInterval))
+	}
+	return errors.Join(errs...)
+}
+
+// Transport is the embedded SQLite transport. It is a
+// transport.Publisher, a transport.Subscriber and a dlq.Store. It is safe
+// for concurrent use.
+type Transport struct {
+	cfg Config
+	db  *sql.DB
+
+	mu     sync.Mutex
+	wake   chan struct{} // closed and replaced on every publish
+	closed bool
+	ownDB  bool
+}
+
+// New validates cfg, creates the tables if missing and returns the
+// Transport.
+func New(ctx context.Context, cfg Config) (*Transport, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t := &Transport{cfg: cfg, db: cfg.DB, wake: make(chan struct{})}
+	if err := t.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Open opens (creating if missing) the SQLite file at path and returns a
+// Transport on it with cfg's other settings. Close closes the database.
+func Open(ctx context.Context, path string, cfg Config) (*Transport, error) {
+	db, err := sqldb.OpenSQLite(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DB = db
+	t, err := New(ctx, cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	t.ownDB = true
+	return t, nil
+}
+
+// DB returns the queue's database.
+func (t *Transport) DB() *sql.DB { return t.db }
+
+// Close stops the Transport's subscriptions from fetching and closes the
+// database if Open opened it.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	close(t.wake)
+	t.mu.Unlock()
+	if t.ownDB {
+		return t.db.Close()
+	}
+	return nil
+}
+
+func (t *Transport) notify() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.closed {
+		close(t.wake)
+		t.wake = make(chan struct{})
+	}
+}
+
+func (t *Transport) wakeChan() (<-chan struct{}, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.wake, t.closed
+}
+
+func (t *Transport) migrate(ctx context.Context) error {
+	for _, stmt := range []string{
+		`CREATE TABLE IF NOT EXISTS mc_queue (
+			id INTEGER PRIMARY KEY AUTOINCREMENT,
+			msg_id TEXT NOT NULL,
+			topic TEXT NOT NULL,
+			grp TEXT NOT NULL,
+			body BLOB NOT NULL,
+			not_before INTEGER NOT NULL,
+			lease_owner TEXT NOT NULL DEFAULT '',
+			lease_until INTEGER NOT NULL DEFAULT 0,
+			deliveries INTEGER NOT NULL DEFAULT 0,
+			created_at INTEGER NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS mc_queue_ready ON mc_queue (grp, not_before)`,
+		`CREATE TABLE IF NOT EXISTS mc_subscriptions (
+			topic TEXT NOT NULL, grp TEXT NOT NULL, created_at INTEGER NOT NULL,
+			PRIMARY KEY (topic, grp))`,
+		`CREATE TABLE IF NOT EXISTS mc_dead_letter (
+			id INTEGER PRIMARY KEY AUTOINCREMENT,
+			topic TEXT NOT NULL, grp TEXT NOT NULL, handler TEXT NOT NULL,
+			event_type TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL,
+			envelope BLOB NOT NULL, reason TEXT NOT NULL, code INTEGER NOT NULL,
+			error TEXT NOT NULL, attempts INTEGER NOT NULL,
+			first_failed_at INTEGER NOT NULL, last_failed_at INTEGER NOT NULL,
+			dead_at INTEGER NOT NULL,
+			replay_count INTEGER NOT NULL DEFAULT 0,
+			last_replayed_at INTEGER NOT NULL DEFAULT 0)`,
+	} {
+		if _, err := t.db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("sqlitequeue: migrate: %w", err)
+		}
+	}
+	return nil
+}
+
+// Pending counts queued (not yet acknowledged) rows, leased or not.
+func (t *Transport) Pending(ctx context.Context) (int, error) {
+	var n int
+	err := t.db.QueryRowContext(ctx, `SELECT count(*) FROM mc_queue`).Scan(&n)
+	return n, err
+}

@@ -138,10 +138,10 @@ func randHex(n int) string {
 
 // broker is a transport as the tests drive it.
 type broker struct {
-	pub  transport.Publisher
-	sub  transport.Subscriber
-	raw  func(ctx context.Context, topic string, body []byte) error
-	dlq  dlq.Store
+	pub transport.Publisher
+	sub transport.Subscriber
+	raw func(ctx context.Context, topic string, body []byte) error
+	dlq dlq.Store
 	// drained reports that nothing is queued or in flight any more.
 	drained func() bool
 	name    string
@@ -302,3 +302,5 @@ func (f *fixture) drain() {
 }
 
 var errIs = errors.Is
+
+var dlqAll = dlq.Filter{}

@@ -1,0 +1,272 @@
+package consumer_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
+)
+
+// The test binary re-executes itself as a consumer process when
+// childEnv is set; the fault tests 5 and 6 SIGKILL such processes.
+const (
+	childEnv      = "MSGCONTRACT_FAULT_CHILD" // "hang" or "normal"
+	childBizEnv   = "MSGCONTRACT_FAULT_BUSINESS_DB"
+	childQueueEnv = "MSGCONTRACT_FAULT_QUEUE_DB"
+	childIDEnv    = "MSGCONTRACT_FAULT_CHILD_ID"
+	childLease    = 2 * time.Second
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(runChild(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// runChild is a consumer process. In "hang" mode its handler fails the
+// first attempt with a retryable code and blocks forever in the second,
+// after its business write, announcing "IN_HANDLER" on stdout. In
+// "normal" mode it writes the effect and commits.
+func runChild(mode string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	db, err := sqldb.OpenSQLite(os.Getenv(childBizEnv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	tr, err := sqlitequeue.Open(ctx, os.Getenv(childQueueEnv), sqlitequeue.Config{Lease: childLease, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Group: "g",
+		Workers: 2, HandlerTimeout: time.Minute})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	id := os.Getenv(childIDEnv)
+	err = consumer.Register(c, handlerName, newSpec(fastPolicy), func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
+		func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+			env, _ := consumer.EnvelopeFrom(ctx)
+			if mode == "hang" && env.GetRetryCount() == 0 {
+				return classify.NewError(codeSystem, "first attempt fails")
+			}
+			if err := insertEffect(ctx, tx, id); err != nil {
+				return err
+			}
+			if mode == "hang" {
+				fmt.Printf("IN_HANDLER retry_count=%d\n", env.GetRetryCount())
+				select {}
+			}
+			time.Sleep(2 * time.Millisecond)
+			return nil
+		})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	fmt.Println("READY")
+	if err := c.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+type child struct {
+	cmd   *exec.Cmd
+	lines chan string
+}
+
+func startChild(t *testing.T, mode, id, bizDB, queueDB string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode, childIDEnv+"="+id, childBizEnv+"="+bizDB, childQueueEnv+"="+queueDB)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, lines: make(chan string, 16)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+		_, _ = io.Copy(io.Discard, out)
+		close(c.lines)
+	}()
+	t.Cleanup(func() { c.kill() })
+	c.expect(t, "READY")
+	return c
+}
+
+func (c *child) expect(t *testing.T, want string) {
+	t.Helper()
+	timeout := time.After(90 * time.Second)
+	for {
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				t.Fatalf("child exited before printing %q", want)
+			}
+			if l == want {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("timed out waiting for the child to print %q", want)
+		}
+	}
+}
+
+func (c *child) kill() {
+	if c.cmd.ProcessState == nil {
+		_ = c.cmd.Process.Signal(syscall.SIGKILL)
+		_ = c.cmd.Wait()
+	}
+}
+
+// processFixture is a business database and a queue file on disk shared
+// with child processes.
+type processFixture struct {
+	bizPath, queuePath string
+	db                 *sql.DB
+	tr                 *sqlitequeue.Transport
+}
+
+func newProcessFixture(t *testing.T) *processFixture {
+	dir := t.TempDir()
+	p := &processFixture{bizPath: filepath.Join(dir, "business.db"), queuePath: filepath.Join(dir, "queue.db")}
+	var err error
+	if p.db, err = sqldb.OpenSQLite(p.bizPath); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.db.Close() })
+	if _, err := p.db.Exec(`CREATE TABLE effects (biz_key TEXT NOT NULL, retry_count INTEGER NOT NULL, note TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if p.tr, err = sqlitequeue.Open(context.Background(), p.queuePath, sqlitequeue.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.tr.Close() })
+	return p
+}
+
+func (p *processFixture) publish(t *testing.T, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		env, err := event.NewEnvelope(newSpec(fastPolicy), wrapperspb.String("v"), k, event.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.tr.Publish(context.Background(), topic, env); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (p *processFixture) scalar(t *testing.T, q string) int {
+	t.Helper()
+	var n int
+	if err := p.db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (p *processFixture) drained() bool {
+	n, err := p.tr.Pending(context.Background())
+	return err == nil && n == 0
+}
+
+// Fault 5: a consumer process SIGKILLed in the middle of its handler
+// loses nothing: after a restart the message is processed exactly once,
+// and its retry_count survived.
+func TestFault5KilledMidHandler(t *testing.T) {
+	t.Parallel()
+	p := newProcessFixture(t)
+	// The queue's tables exist before any subscriber: the message waits.
+	p.publish(t, "order:5")
+	a := startChild(t, "hang", "A", p.bizPath, p.queuePath)
+	a.expect(t, "IN_HANDLER retry_count=1")
+	a.kill()
+	if got := p.scalar(t, `SELECT count(*) FROM effects`); got != 0 {
+		t.Fatalf("effects after the kill = %d, want 0 (the handler's transaction never committed)", got)
+	}
+	startChild(t, "normal", "B", p.bizPath, p.queuePath)
+	waitFor(t, "the restarted consumer's effect", func() bool {
+		return p.scalar(t, `SELECT count(*) FROM effects`) == 1 && p.drained()
+	})
+	if got := p.scalar(t, `SELECT count(*) FROM effects`); got != 1 {
+		t.Errorf("effects = %d, want 1", got)
+	}
+	if got := p.scalar(t, `SELECT retry_count FROM effects`); got != 1 {
+		t.Errorf("retry_count at the successful run = %d, want 1 (it must survive the kill)", got)
+	}
+	if got := p.scalar(t, `SELECT count(*) FROM effects WHERE note = 'B'`); got != 1 {
+		t.Errorf("effects by the restarted process = %d, want 1", got)
+	}
+	if got := p.scalar(t, `SELECT count(*) FROM msg_dedup`); got != 1 {
+		t.Errorf("claims = %d, want 1", got)
+	}
+	if recs, _ := p.tr.List(context.Background(), dlqAll); len(recs) != 0 {
+		t.Errorf("dead letters = %d, want 0", len(recs))
+	}
+}
+
+// Fault 6: two consumer processes share the embedded queue; one is
+// SIGKILLed; the other takes over its leased messages. Nothing is lost and
+// nothing is done twice.
+func TestFault6Takeover(t *testing.T) {
+	t.Parallel()
+	const n = 300
+	p := newProcessFixture(t)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "order:6:" + strconv.Itoa(i)
+	}
+	p.publish(t, keys...)
+	a := startChild(t, "normal", "A", p.bizPath, p.queuePath)
+	startChild(t, "normal", "B", p.bizPath, p.queuePath)
+	waitFor(t, "a third of the work done", func() bool { return p.scalar(t, `SELECT count(*) FROM effects`) >= n/3 })
+	a.kill()
+	killedAt := p.scalar(t, `SELECT count(*) FROM effects WHERE note = 'A'`)
+	waitFor(t, "every message processed", func() bool {
+		return p.scalar(t, `SELECT count(DISTINCT biz_key) FROM effects`) == n && p.drained()
+	})
+	if got := p.scalar(t, `SELECT count(*) FROM effects`); got != n {
+		t.Errorf("effects = %d, want %d (a duplicate effect)", got, n)
+	}
+	if got := p.scalar(t, `SELECT count(DISTINCT biz_key) FROM effects`); got != n {
+		t.Errorf("distinct keys = %d, want %d", got, n)
+	}
+	if got := p.scalar(t, `SELECT count(*) FROM effects WHERE note = 'A'`); got != killedAt {
+		t.Errorf("the killed process has %d effects now, %d when killed", got, killedAt)
+	}
+	if got := p.scalar(t, `SELECT count(*) FROM effects WHERE note = 'B'`); got != n-killedAt {
+		t.Errorf("the survivor did %d, want %d", got, n-killedAt)
+	}
+}

@@ -168,7 +168,7 @@ var cases = []compatCase{
 	{name: "package changed with own types referenced", old: "syntax = \"proto3\";\npackage a.v1;\nmessage N { } message M { N n = 1; }",
 		new: "syntax = \"proto3\";\npackage b.v1;\nmessage N { } message M { N n = 1; }", want: []string{compat.PackageChanged}},
 	{name: "package changed and field deleted", old: "syntax = \"proto3\";\npackage a.v1;\nmessage M { string a = 1; int32 b = 2; }",
-		new: "syntax = \"proto3\";\npackage b.v1;\nmessage M { string a = 1; }",
+		new:  "syntax = \"proto3\";\npackage b.v1;\nmessage M { string a = 1; }",
 		want: []string{compat.FieldDeletedNameUnreserved, compat.FieldDeletedNumberUnreserved, compat.PackageChanged}},
 	{name: "package added", old: "syntax = \"proto3\";\nmessage M { string a = 1; }", new: "syntax = \"proto3\";\npackage b.v1;\nmessage M { string a = 1; }",
 		want: []string{compat.PackageChanged}},
@@ -224,7 +224,7 @@ var cases = []compatCase{
 	{name: "topic changed", old: contractBase, new: replace(contractBase, `topic: "orders"`, `topic: "orders-v2"`), want: []string{compat.EventTopicChanged}},
 	{name: "event type changed", old: contractBase, new: replace(contractBase, `E_DONE`, `E_FINISHED`), want: []string{compat.EventTypeChanged}},
 	{name: "event option removed", old: contractBase,
-		new: replace(contractBase, "  option (msgcontract.v1.event) = {\n    topic: \"orders\" event_type: \"E_DONE\" biz_key: \"id:{id}\" target_state: \"S.B\"\n  };\n", ""),
+		new:  replace(contractBase, "  option (msgcontract.v1.event) = {\n    topic: \"orders\" event_type: \"E_DONE\" biz_key: \"id:{id}\" target_state: \"S.B\"\n  };\n", ""),
 		want: []string{compat.EventRemoved}},
 	{name: "event option added", old: defaults + states + "message F { string id = 1; }", new: defaults + states + replace(event, "message E", "message F")[0:0] +
 		"message F {\n  option (msgcontract.v1.event) = { topic: \"o\" event_type: \"F\" biz_key: \"{id}\" };\n  string id = 1;\n}"},
@@ -269,7 +269,7 @@ var cases = []compatCase{
 	{name: "state deleted", old: contractBase, new: replace(contractBase, "  C = 3 [(msgcontract.v1.transition) = { from: [\"A\", \"B\"] }];\n", ""),
 		want: []string{compat.EnumValueDeletedNameUnreserved, compat.EnumValueDeletedNumberUnreserved, compat.StateTransitionRemoved}},
 	{name: "state machine option removed", old: contractBase,
-		new: replace(contractBase, "  option (msgcontract.v1.state_machine) = {};\n", "", ` target_state: "S.B"`, ``, ` [(msgcontract.v1.transition) = { from: ["A"] }]`, ``, ` [(msgcontract.v1.transition) = { from: ["A", "B"] }]`, ``),
+		new:  replace(contractBase, "  option (msgcontract.v1.state_machine) = {};\n", "", ` target_state: "S.B"`, ``, ` [(msgcontract.v1.transition) = { from: ["A"] }]`, ``, ` [(msgcontract.v1.transition) = { from: ["A", "B"] }]`, ``),
 		want: []string{compat.EventTargetStateChanged, compat.StateMachineRemoved}},
 }
 

@@ -9,6 +9,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -60,10 +61,29 @@ type Schema struct {
 
 // Fingerprint identifies a schema's content: type, text and references.
 func (s Schema) Fingerprint() string {
-	refs, _ := json.Marshal(s.References)
+	refs, _ := json.Marshal(nonNil(s.References))
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", s.Type, s.Text, refs)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Same reports whether a and b are one schema: the same text and
+// references, or the same compiled descriptor and references (the text and
+// the base64 descriptor forms of one file, which differ only in layout and
+// comments).
+func Same(a, b Schema) bool {
+	if a.Type != b.Type {
+		return false
+	}
+	if a.Fingerprint() == b.Fingerprint() {
+		return true
+	}
+	if len(a.Descriptor) == 0 || !bytes.Equal(a.Descriptor, b.Descriptor) {
+		return false
+	}
+	ra, _ := json.Marshal(nonNil(a.References))
+	rb, _ := json.Marshal(nonNil(b.References))
+	return bytes.Equal(ra, rb)
 }
 
 // Version is one version of a subject.
@@ -157,12 +177,12 @@ func (s *Store) Register(ctx context.Context, subject string, sc Schema, check C
 	if err != nil {
 		return Registered{}, err
 	}
-	fp := sc.Fingerprint()
 	for _, v := range live {
-		if v.Schema.Fingerprint() == fp {
+		if Same(v.Schema, sc) {
 			return Registered{ID: v.Schema.ID, Version: v.Version, Existed: true}, nil
 		}
 	}
+	fp := sc.Fingerprint()
 	if check != nil {
 		if err := check(ctx, live); err != nil {
 			return Registered{}, err
@@ -344,11 +364,42 @@ func (s *Store) Lookup(ctx context.Context, subject string, sc Schema) (Version,
 	if err != nil {
 		return Version{}, err
 	}
-	fp := sc.Fingerprint()
 	for _, v := range vs {
-		if v.Schema.Fingerprint() == fp {
+		if Same(v.Schema, sc) {
 			return v, nil
 		}
 	}
 	return Version{}, ErrSchemaNotFound
+}
+
+// ReferencedBy lists the ids of schemas, used by live versions, whose
+// references name subject's version.
+func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT s.id, s.refs FROM schemas s JOIN versions v ON v.schema_id = s.id
+		WHERE v.deleted = 0 AND s.refs != '[]' ORDER BY s.id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []int64{}
+	for rows.Next() {
+		var (
+			id   int64
+			raw  string
+			refs []Reference
+		)
+		if err := rows.Scan(&id, &raw); err != nil {
+			return nil, err
+		}
+		if json.Unmarshal([]byte(raw), &refs) != nil {
+			continue
+		}
+		for _, r := range refs {
+			if r.Subject == subject && r.Version == version {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out, rows.Err()
 }

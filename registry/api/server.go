@@ -1,0 +1,320 @@
+// Package api serves the registry over HTTP: the subset of the Confluent
+// Schema Registry REST API that Confluent's clients use, for schemaType
+// PROTOBUF, with Confluent's content type and error codes, so existing
+// serializers and tools work against it unchanged.
+package api
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/schema"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+// ContentType is the Confluent Schema Registry media type every response
+// carries.
+const ContentType = "application/vnd.schemaregistry.v1+json"
+
+// DefaultBodyLimit is the largest request body accepted unless
+// Config.BodyLimit says otherwise.
+const DefaultBodyLimit = 4 << 20
+
+// Config configures a Server. Store is required.
+type Config struct {
+	Store *store.Store
+	// Token, when set, is the bearer token every mutating request
+	// (registering, deleting, changing config) must carry.
+	Token string
+	// BodyLimit caps request bodies; larger ones get 413. Default
+	// DefaultBodyLimit.
+	BodyLimit int64
+	// DefaultLevel applies where neither the subject nor the registry has
+	// a level configured. Default BACKWARD, as in Confluent's registry.
+	DefaultLevel compat.Level
+}
+
+// Validate reports missing required fields.
+func (c *Config) Validate() error {
+	if c.Store == nil {
+		return errors.New("api: Config.Store is required")
+	}
+	return nil
+}
+
+func (c *Config) setDefaults() {
+	if c.BodyLimit <= 0 {
+		c.BodyLimit = DefaultBodyLimit
+	}
+	if c.DefaultLevel == "" {
+		c.DefaultLevel = compat.Backward
+	}
+}
+
+// Server is the registry's HTTP handler.
+type Server struct {
+	cfg  Config
+	echo *echo.Echo
+	// parsed caches compiled schemas by id; schemas are immutable.
+	mu     sync.Mutex
+	parsed map[int64]*schema.Parsed
+	// byID caches GET /schemas/ids/{id} response bodies.
+	byID sync.Map
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.setDefaults()
+	s := &Server{cfg: cfg, parsed: map[int64]*schema.Parsed{}}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.limitBody, s.auth)
+	s.routes(e)
+	s.echo = e
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+func (s *Server) routes(e *echo.Echo) {
+	e.GET("/", func(c echo.Context) error { return c.JSONBlob(http.StatusOK, []byte("{}")) })
+	e.GET("/subjects", s.listSubjects)
+	e.GET("/subjects/:subject/versions", s.listVersions)
+	e.POST("/subjects/:subject/versions", s.register)
+	e.GET("/subjects/:subject/versions/:version", s.getVersion)
+	e.GET("/subjects/:subject/versions/:version/schema", s.getVersionSchema)
+	e.GET("/subjects/:subject/versions/:version/referencedby", s.referencedBy)
+	e.DELETE("/subjects/:subject/versions/:version", s.deleteVersion)
+	e.POST("/subjects/:subject", s.lookup)
+	e.DELETE("/subjects/:subject", s.deleteSubject)
+	e.GET("/schemas/types", func(c echo.Context) error { return reply(c, http.StatusOK, []string{schema.Type}) })
+	e.GET("/schemas/ids/:id", s.getSchemaByID)
+	e.GET("/schemas/ids/:id/schema", s.getSchemaTextByID)
+	e.GET("/schemas/ids/:id/versions", s.getSchemaVersions)
+	e.POST("/compatibility/subjects/:subject/versions/:version", s.checkOne)
+	e.POST("/compatibility/subjects/:subject/versions", s.checkAll)
+	e.GET("/config", s.getGlobalConfig)
+	e.PUT("/config", s.putGlobalConfig)
+	e.DELETE("/config", s.deleteGlobalConfig)
+	e.GET("/config/:subject", s.getSubjectConfig)
+	e.PUT("/config/:subject", s.putSubjectConfig)
+	e.DELETE("/config/:subject", s.deleteSubjectConfig)
+}
+
+// Error is a Confluent-style error response.
+type Error struct {
+	Status int    `json:"-"`
+	Code   int    `json:"error_code"`
+	Msg    string `json:"message"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %d: %s", e.Status, e.Code, e.Msg) }
+
+// Confluent's error codes.
+const (
+	CodeUnauthorized          = 40101
+	CodeSubjectNotFound       = 40401
+	CodeVersionNotFound       = 40402
+	CodeSchemaNotFound        = 40403
+	CodeSubjectSoftDeleted    = 40404
+	CodeSubjectNotSoftDeleted = 40405
+	CodeVersionSoftDeleted    = 40406
+	CodeVersionNotSoftDeleted = 40407
+	CodeConfigNotFound        = 40408
+	CodeIncompatible          = 40901
+	CodeInvalidSchema         = 42201
+	CodeInvalidVersion        = 42202
+	CodeInvalidLevel          = 42203
+	CodeStore                 = 50001
+)
+
+func apiErr(status, code int, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// storeErr maps store errors to Confluent codes.
+func storeErr(err error, subject string, version string) *Error {
+	switch {
+	case errors.Is(err, store.ErrSubjectNotFound):
+		return apiErr(http.StatusNotFound, CodeSubjectNotFound, "Subject '%s' not found.", subject)
+	case errors.Is(err, store.ErrVersionNotFound):
+		return apiErr(http.StatusNotFound, CodeVersionNotFound, "Version %s not found.", version)
+	case errors.Is(err, store.ErrSchemaNotFound):
+		return apiErr(http.StatusNotFound, CodeSchemaNotFound, "Schema not found")
+	case errors.Is(err, store.ErrSubjectSoftDeleted):
+		return apiErr(http.StatusNotFound, CodeSubjectSoftDeleted, "Subject '%s' was soft deleted. Set permanent=true to delete permanently", subject)
+	case errors.Is(err, store.ErrSubjectNotSoftDeleted):
+		return apiErr(http.StatusNotFound, CodeSubjectNotSoftDeleted, "Subject '%s' was not deleted first before being permanently deleted", subject)
+	case errors.Is(err, store.ErrVersionSoftDeleted):
+		return apiErr(http.StatusNotFound, CodeVersionSoftDeleted, "Subject '%s' Version %s was soft deleted. Set permanent=true to delete permanently", subject, version)
+	case errors.Is(err, store.ErrVersionNotSoftDeleted):
+		return apiErr(http.StatusNotFound, CodeVersionNotSoftDeleted, "Subject '%s' Version %s was not deleted first before being permanently deleted", subject, version)
+	case errors.Is(err, store.ErrConfigNotFound):
+		return apiErr(http.StatusNotFound, CodeConfigNotFound, "Subject '%s' does not have subject-level compatibility configured", subject)
+	}
+	var ie *schema.InvalidError
+	if errors.As(err, &ie) {
+		return apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema, "Invalid schema: %s", ie.Error())
+	}
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return apiErr(http.StatusInternalServerError, CodeStore, "Error in the backend data store: %v", err)
+}
+
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	var ae *Error
+	if !errors.As(err, &ae) {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			ae = &Error{Status: he.Code, Code: he.Code, Msg: fmt.Sprint(he.Message)}
+			if he.Code == http.StatusNotFound {
+				ae.Msg = "HTTP 404 Not Found: no such endpoint " + c.Request().Method + " " + c.Request().URL.Path
+			}
+		} else {
+			ae = storeErr(err, "", "")
+		}
+	}
+	_ = reply(c, ae.Status, ae)
+}
+
+func reply(c echo.Context, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return c.Blob(status, ContentType, b)
+}
+
+// limitBody answers 413 for bodies over the limit, before they are read
+// when Content-Length says so, or while they are read otherwise.
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.ContentLength > s.cfg.BodyLimit {
+			return tooLarge(s.cfg.BodyLimit)
+		}
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.BodyLimit)
+		return next(c)
+	}
+}
+
+func tooLarge(limit int64) *Error {
+	return apiErr(http.StatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", limit)
+}
+
+// mutating reports requests that change the registry. Looking a schema up
+// (POST /subjects/{s}) and checking compatibility change nothing.
+func mutating(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodPut, http.MethodDelete:
+		return true
+	case http.MethodPost:
+		return strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/versions") && strings.HasPrefix(r.URL.Path, "/subjects/")
+	}
+	return false
+}
+
+func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.cfg.Token == "" || !mutating(c.Request()) {
+			return next(c)
+		}
+		got, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.Token)) != 1 {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="msgcontract-registry"`)
+			return apiErr(http.StatusUnauthorized, CodeUnauthorized, "this request changes the registry and needs Authorization: Bearer <token>")
+		}
+		return next(c)
+	}
+}
+
+// subjectParam is the subject from the path, unescaped (clients escape
+// slashes in subjects named after import paths).
+func subjectParam(c echo.Context) (string, error) {
+	raw := c.Param("subject")
+	s, err := url.PathUnescape(raw)
+	if err != nil || s == "" {
+		return "", apiErr(http.StatusNotFound, CodeSubjectNotFound, "Subject '%s' not found.", raw)
+	}
+	return s, nil
+}
+
+// versionParam reads "latest", -1 or a positive version number.
+func versionParam(c echo.Context) (int, error) {
+	raw := c.Param("version")
+	if raw == "latest" || raw == "-1" {
+		return store.Latest, nil
+	}
+	v, err := strconv.ParseInt(raw, 10, 32)
+	if err != nil || v <= 0 {
+		return 0, apiErr(http.StatusUnprocessableEntity, CodeInvalidVersion,
+			"The specified version '%s' is not a valid version id. Allowed values are between [1, 2^31-1] and the string \"latest\"", raw)
+	}
+	return int(v), nil
+}
+
+func boolQuery(c echo.Context, name string) bool {
+	v, _ := strconv.ParseBool(c.QueryParam(name))
+	return v
+}
+
+// request is the body of register, lookup and compatibility requests.
+type request struct {
+	Schema     *string           `json:"schema"`
+	SchemaType string            `json:"schemaType"`
+	References []store.Reference `json:"references"`
+}
+
+func decode(c echo.Context, v any) error {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge(mbe.Limit)
+		}
+		return apiErr(http.StatusBadRequest, CodeInvalidSchema, "cannot read the request body: %v", err)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return apiErr(http.StatusBadRequest, CodeInvalidSchema, "the request body is not valid JSON: %v; send e.g. {\"schemaType\": \"PROTOBUF\", \"schema\": \"syntax = \\\"proto3\\\"; ...\"}", err)
+	}
+	return nil
+}
+
+func (s *Server) readSchemaRequest(c echo.Context) (request, error) {
+	var req request
+	if err := decode(c, &req); err != nil {
+		return req, err
+	}
+	if req.Schema == nil {
+		return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema, "Invalid schema: the request has no \"schema\" field")
+	}
+	if req.SchemaType == "" {
+		req.SchemaType = schema.Type // the registry speaks only protobuf
+	}
+	if req.SchemaType != schema.Type {
+		return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,
+			"Invalid schema: schemaType %q is not supported; this registry stores PROTOBUF schemas only", req.SchemaType)
+	}
+	return req, nil
+}

@@ -1,0 +1,331 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/schema"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+// FileName is the file name a subject's schema is compiled as, and so the
+// file violations point into: the subject itself when it names a .proto
+// file (as Confluent's reference subjects do), else subject + ".proto".
+func FileName(subject string) string {
+	if strings.HasSuffix(subject, ".proto") {
+		return subject
+	}
+	return subject + ".proto"
+}
+
+// fetch resolves references from the store.
+func (s *Server) fetch(ctx context.Context, subject string, version int) (string, []store.Reference, error) {
+	v, err := s.cfg.Store.Version(ctx, subject, version, false)
+	if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) {
+		which := strconv.Itoa(version)
+		if version == store.Latest {
+			which = "latest"
+		}
+		return "", nil, &schema.InvalidError{Lines: []string{fmt.Sprintf(
+			"reference to subject %q version %s does not resolve (%v); register the imported file under that subject first", subject, which, err)}}
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return v.Schema.Text, v.Schema.References, nil
+}
+
+// parse compiles a stored schema, cached by id.
+func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
+	s.mu.Lock()
+	p, ok := s.parsed[sc.ID]
+	s.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := schema.Parse(ctx, FileName(subject), sc.Text, sc.References, s.fetch)
+	if err != nil {
+		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %w", sc.ID, subject, err)
+	}
+	s.mu.Lock()
+	s.parsed[sc.ID] = p
+	s.mu.Unlock()
+	return p, nil
+}
+
+func (s *Server) level(ctx context.Context, subject string) (compat.Level, error) {
+	for _, key := range []string{subject, store.GlobalSubject} {
+		l, err := s.cfg.Store.Config(ctx, key)
+		if errors.Is(err, store.ErrConfigNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return compat.ParseLevel(l)
+	}
+	return s.cfg.DefaultLevel, nil
+}
+
+// violations checks next against history at level.
+func (s *Server) violations(ctx context.Context, subject string, level compat.Level, history []store.Version, next *schema.Parsed) ([]compat.Violation, error) {
+	if level == compat.None || len(history) == 0 {
+		return nil, nil
+	}
+	if !level.Transitive() {
+		history = history[len(history)-1:]
+	}
+	sets := make([]*schemaSet, len(history))
+	for i, v := range history {
+		p, err := s.parse(ctx, subject, v.Schema)
+		if err != nil {
+			return nil, err
+		}
+		sets[i] = &schemaSet{p, v.Version}
+	}
+	return checkSets(level, sets, next), nil
+}
+
+type schemaSet struct {
+	p       *schema.Parsed
+	version int
+}
+
+func checkSets(level compat.Level, sets []*schemaSet, next *schema.Parsed) []compat.Violation {
+	hist := make([]*model.Set, len(sets))
+	for i, s := range sets {
+		hist[i] = s.p.Set
+	}
+	vs := compat.CheckLevel(level, hist, next.Set)
+	for i := range vs {
+		vs[i].Against = sets[vs[i].Against].version
+	}
+	return vs
+}
+
+func lines(vs []compat.Violation) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = fmt.Sprintf("%s (against version %d)", v, v.Against)
+	}
+	return out
+}
+
+// incompatible is the 409 answer to a registration that breaks the level.
+func incompatible(subject string, level compat.Level, vs []compat.Violation) *Error {
+	return apiErr(http.StatusConflict, CodeIncompatible,
+		"Schema being registered is incompatible with an earlier schema for subject %q (level %s); details: [%s]",
+		subject, level, strings.Join(lines(vs), "; "))
+}
+
+func (s *Server) register(c echo.Context) error {
+	ctx := c.Request().Context()
+	subject, err := subjectParam(c)
+	if err != nil {
+		return err
+	}
+	req, err := s.readSchemaRequest(c)
+	if err != nil {
+		return err
+	}
+	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	sc := store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References}
+	reg, err := s.cfg.Store.Register(ctx, subject, sc, func(ctx context.Context, live []store.Version) error {
+		level, err := s.level(ctx, subject)
+		if err != nil {
+			return err
+		}
+		vs, err := s.violations(ctx, subject, level, live, p)
+		if err != nil {
+			return err
+		}
+		if len(vs) > 0 {
+			return incompatible(subject, level, vs)
+		}
+		return nil
+	})
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	s.mu.Lock()
+	s.parsed[reg.ID] = p
+	s.mu.Unlock()
+	return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
+}
+
+func (s *Server) listSubjects(c echo.Context) error {
+	subs, err := s.cfg.Store.Subjects(c.Request().Context(), boolQuery(c, "deleted"))
+	if err != nil {
+		return storeErr(err, "", "")
+	}
+	return reply(c, http.StatusOK, subs)
+}
+
+func (s *Server) listVersions(c echo.Context) error {
+	subject, err := subjectParam(c)
+	if err != nil {
+		return err
+	}
+	vs, err := s.cfg.Store.Versions(c.Request().Context(), subject, boolQuery(c, "deleted"))
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		out[i] = v.Version
+	}
+	return reply(c, http.StatusOK, out)
+}
+
+// versionResponse is a subject version as Confluent returns it.
+type versionResponse struct {
+	Subject    string            `json:"subject"`
+	Version    int               `json:"version"`
+	ID         int64             `json:"id"`
+	SchemaType string            `json:"schemaType"`
+	References []store.Reference `json:"references,omitempty"`
+	Schema     string            `json:"schema"`
+}
+
+// schemaText is the schema as the request's format asks: .proto text, or
+// with format=serialized the base64 FileDescriptorProto.
+func schemaText(c echo.Context, sc store.Schema) string {
+	if c.QueryParam("format") == "serialized" && len(sc.Descriptor) > 0 {
+		return base64.StdEncoding.EncodeToString(sc.Descriptor)
+	}
+	return sc.Text
+}
+
+func (s *Server) version(c echo.Context) (store.Version, error) {
+	subject, err := subjectParam(c)
+	if err != nil {
+		return store.Version{}, err
+	}
+	n, err := versionParam(c)
+	if err != nil {
+		return store.Version{}, err
+	}
+	v, err := s.cfg.Store.Version(c.Request().Context(), subject, n, boolQuery(c, "deleted"))
+	if err != nil {
+		return store.Version{}, storeErr(err, subject, c.Param("version"))
+	}
+	return v, nil
+}
+
+func (s *Server) getVersion(c echo.Context) error {
+	v, err := s.version(c)
+	if err != nil {
+		return err
+	}
+	return reply(c, http.StatusOK, versionResponse{
+		Subject: v.Subject, Version: v.Version, ID: v.Schema.ID, SchemaType: schema.Type,
+		References: v.Schema.References, Schema: schemaText(c, v.Schema),
+	})
+}
+
+func (s *Server) getVersionSchema(c echo.Context) error {
+	v, err := s.version(c)
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, echo.MIMETextPlainCharsetUTF8, []byte(schemaText(c, v.Schema)))
+}
+
+// referencedBy lists the ids of schemas whose references name this
+// version. The registry does not index references, so it answers with an
+// empty list rather than a wrong one only when nothing refers to it.
+func (s *Server) referencedBy(c echo.Context) error {
+	v, err := s.version(c)
+	if err != nil {
+		return err
+	}
+	ids, err := s.cfg.Store.ReferencedBy(c.Request().Context(), v.Subject, v.Version)
+	if err != nil {
+		return storeErr(err, v.Subject, "")
+	}
+	return reply(c, http.StatusOK, ids)
+}
+
+func (s *Server) lookup(c echo.Context) error {
+	ctx := c.Request().Context()
+	subject, err := subjectParam(c)
+	if err != nil {
+		return err
+	}
+	req, err := s.readSchemaRequest(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.cfg.Store.Versions(ctx, subject, false); err != nil {
+		return storeErr(err, subject, "")
+	}
+	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	v, err := s.cfg.Store.Lookup(ctx, subject, store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References})
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	return reply(c, http.StatusOK, versionResponse{
+		Subject: v.Subject, Version: v.Version, ID: v.Schema.ID, SchemaType: schema.Type,
+		References: v.Schema.References, Schema: v.Schema.Text,
+	})
+}
+
+func (s *Server) deleteSubject(c echo.Context) error {
+	subject, err := subjectParam(c)
+	if err != nil {
+		return err
+	}
+	permanent := boolQuery(c, "permanent")
+	vs, err := s.cfg.Store.DeleteSubject(c.Request().Context(), subject, permanent)
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	if permanent {
+		s.forget()
+	}
+	return reply(c, http.StatusOK, vs)
+}
+
+func (s *Server) deleteVersion(c echo.Context) error {
+	subject, err := subjectParam(c)
+	if err != nil {
+		return err
+	}
+	n, err := versionParam(c)
+	if err != nil {
+		return err
+	}
+	permanent := boolQuery(c, "permanent")
+	v, err := s.cfg.Store.DeleteVersion(c.Request().Context(), subject, n, permanent)
+	if err != nil {
+		return storeErr(err, subject, c.Param("version"))
+	}
+	if permanent {
+		s.forget()
+	}
+	return reply(c, http.StatusOK, v)
+}
+
+// forget drops cached schema responses after a permanent delete, which
+// can make an id unknown.
+func (s *Server) forget() {
+	s.byID.Range(func(k, _ any) bool {
+		s.byID.Delete(k)
+		return true
+	})
+}

@@ -1,0 +1,212 @@
+// Package schema turns a schema as clients register it — .proto text, or a
+// base64-encoded FileDescriptorProto as Confluent's serializers send it —
+// into .proto text, a compiled contract model and the serialized descriptor.
+// Imports of msgcontract/v1/options.proto and the well-known types resolve
+// without references; every other import names a Confluent-style reference.
+package schema
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jhump/protoreflect/desc"
+	"github.com/jhump/protoreflect/desc/protoprint"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+// Type is the one schema type the registry accepts.
+const Type = "PROTOBUF"
+
+// MaxReferenceDepth bounds chains of references, which also stops cycles.
+const MaxReferenceDepth = 32
+
+// InvalidError is a schema that cannot be parsed, compiled or resolved, or
+// a contract that breaks msgcontract's rules. Each line is one problem.
+type InvalidError struct {
+	Lines []string
+}
+
+func (e *InvalidError) Error() string { return strings.Join(e.Lines, "\n") }
+
+func invalid(format string, args ...any) error {
+	return &InvalidError{Lines: []string{fmt.Sprintf(format, args...)}}
+}
+
+// Fetcher returns the schema text and references of a subject's version;
+// store.Latest asks for the newest. Its errors are returned as they are,
+// so the caller can tell a missing reference from a broken store.
+type Fetcher func(ctx context.Context, subject string, version int) (text string, refs []store.Reference, err error)
+
+// Parsed is a schema ready to store and check.
+type Parsed struct {
+	// Name is the file name the schema was compiled as; positions in
+	// violations use it.
+	Name string
+	// Text is the .proto source GET returns.
+	Text string
+	// Set is the compiled model; Set.Files[0] is the schema itself.
+	Set *model.Set
+	// Descriptor is the serialized FileDescriptorProto, without source
+	// info, as ?format=serialized returns it.
+	Descriptor []byte
+}
+
+// Parse reads raw (text or base64 descriptor), resolves refs through
+// fetch, compiles the result as file name (a base64 descriptor keeps its
+// own name) and checks the contract rules. A problem with the schema itself
+// is an *InvalidError.
+func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Parsed, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, invalid("the schema is empty; send .proto text or a base64-encoded FileDescriptorProto in \"schema\"")
+	}
+	sources := map[string]string{}
+	if err := resolve(ctx, refs, fetch, sources, 0); err != nil {
+		return nil, err
+	}
+	text := raw
+	if fdp, ok := decodeDescriptor(raw); ok {
+		printed, err := printDescriptor(ctx, fdp, sources)
+		if err != nil {
+			return nil, err
+		}
+		text = printed
+		if fdp.GetName() != "" {
+			name = fdp.GetName()
+		}
+	}
+	sources[name] = text
+	set, err := model.Load(ctx, model.Config{Sources: sources, ImportPaths: []string{noImportPath}}, name)
+	if err != nil {
+		var ce *model.CompileError
+		if errors.As(err, &ce) {
+			return nil, &InvalidError{Lines: ce.Errors}
+		}
+		return nil, &InvalidError{Lines: []string{err.Error()}}
+	}
+	if len(set.Diagnostics) > 0 {
+		lines := make([]string, len(set.Diagnostics))
+		for i, d := range set.Diagnostics {
+			lines[i] = d.String()
+		}
+		return nil, &InvalidError{Lines: lines}
+	}
+	fdp := protodesc.ToFileDescriptorProto(set.Files[0].Desc)
+	fdp.SourceCodeInfo = nil
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(fdp)
+	if err != nil {
+		return nil, err
+	}
+	return &Parsed{Name: name, Text: text, Set: set, Descriptor: b}, nil
+}
+
+// noImportPath keeps model.Load from reading the working directory: a
+// registered schema may only import references and built-in files.
+const noImportPath = "\x00msgcontract-registry-no-disk"
+
+func resolve(ctx context.Context, refs []store.Reference, fetch Fetcher, sources map[string]string, depth int) error {
+	if depth > MaxReferenceDepth {
+		return invalid("references nest deeper than %d levels (is there a cycle?)", MaxReferenceDepth)
+	}
+	for _, r := range refs {
+		if r.Name == "" || r.Subject == "" {
+			return invalid("reference %+v needs a name (the import path) and a subject", r)
+		}
+		if _, done := sources[r.Name]; done {
+			continue
+		}
+		if fetch == nil {
+			return invalid("reference %q cannot be resolved here", r.Name)
+		}
+		v := r.Version
+		if v <= 0 {
+			v = store.Latest
+		}
+		text, sub, err := fetch(ctx, r.Subject, v)
+		if err != nil {
+			return err
+		}
+		raw := text
+		if fdp, ok := decodeDescriptor(text); ok {
+			sub2 := map[string]string{}
+			if err := resolve(ctx, sub, fetch, sub2, depth+1); err != nil {
+				return err
+			}
+			if raw, err = printDescriptor(ctx, fdp, sub2); err != nil {
+				return err
+			}
+		}
+		sources[r.Name] = raw
+		if err := resolve(ctx, sub, fetch, sources, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeDescriptor recognizes a base64-encoded FileDescriptorProto. .proto
+// text always holds spaces or semicolons, which base64 never does.
+func decodeDescriptor(raw string) (*descriptorpb.FileDescriptorProto, bool) {
+	s := strings.TrimSpace(raw)
+	if strings.ContainsAny(s, " \t\n;{") {
+		return nil, false
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false
+	}
+	fdp := &descriptorpb.FileDescriptorProto{}
+	if err := proto.Unmarshal(b, fdp); err != nil {
+		return nil, false
+	}
+	return fdp, true
+}
+
+// printDescriptor prints fdp as .proto text. Its imports are compiled from
+// sources (or the built-in files) so that custom options print by name.
+func printDescriptor(ctx context.Context, fdp *descriptorpb.FileDescriptorProto, sources map[string]string) (string, error) {
+	deps := &protoregistry.Files{}
+	if n := len(fdp.GetDependency()); n > 0 {
+		const stub = "msgcontract-registry-imports.proto"
+		var b strings.Builder
+		b.WriteString("syntax = \"proto3\";\n")
+		imports := append([]string(nil), fdp.GetDependency()...)
+		sort.Strings(imports)
+		for _, d := range imports {
+			fmt.Fprintf(&b, "import %q;\n", d)
+		}
+		src := map[string]string{stub: b.String()}
+		for k, v := range sources {
+			src[k] = v
+		}
+		set, err := model.Load(ctx, model.Config{Sources: src, ImportPaths: []string{noImportPath}}, stub)
+		if err != nil {
+			return "", &InvalidError{Lines: append([]string{fmt.Sprintf("descriptor %s: its imports do not resolve; register them and send them as references:", fdp.GetName())},
+				strings.Split(err.Error(), "\n")...)}
+		}
+		deps = set.Registry
+	}
+	fd, err := protodesc.NewFile(fdp, deps)
+	if err != nil {
+		return "", invalid("descriptor %s is not valid: %v", fdp.GetName(), err)
+	}
+	wrapped, err := desc.WrapFile(fd)
+	if err != nil {
+		return "", invalid("descriptor %s: %v", fdp.GetName(), err)
+	}
+	var out strings.Builder
+	p := protoprint.Printer{}
+	if err := p.PrintProtoFile(wrapped, &out); err != nil {
+		return "", invalid("descriptor %s cannot be printed as .proto text: %v", fdp.GetName(), err)
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,67 @@
+// Package outbox is the producer's transactional outbox: Write stores an
+// envelope in the business transaction, so the message exists exactly when
+// the business change commits, and a Relay publishes stored envelopes to a
+// transport afterwards.
+//
+// Delivery is at least once (a relay that dies between publishing and
+// marking a row sent publishes it again); the consumer's dedup makes it
+// effectively once. Rows of one biz_key are published in the order they
+// were written.
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+)
+
+// Table is the outbox table's name.
+const Table = "msg_outbox"
+
+const lockTable = "msg_outbox_lock"
+
+// Write stores env in the outbox within tx, the business transaction. The
+// envelope's topic (env.topic, set by event.NewEnvelope) is where the relay
+// publishes it. The table must exist: see Migrate.
+func Write(ctx context.Context, tx *sql.Tx, env *envelopepb.Envelope) error {
+	if env.GetTopic() == "" {
+		return fmt.Errorf("outbox: envelope %s has no topic; build it with event.NewEnvelope", env.GetMessageId())
+	}
+	body, err := envelope.Marshal(env)
+	if err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO `+Table+` (topic, biz_key, message_id, envelope, created_at)
+		VALUES ($1, $2, $3, $4, $5)`, env.GetTopic(), env.GetBizKey(), env.GetMessageId(), body, nowMs())
+	if err != nil {
+		return fmt.Errorf("outbox: write (did you run outbox.Migrate?): %w", err)
+	}
+	return nil
+}
+
+// Migrate creates the outbox tables in db if they do not exist.
+func Migrate(ctx context.Context, db *sql.DB, d sqldb.Dialect) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	for _, stmt := range []string{
+		`CREATE TABLE IF NOT EXISTS ` + Table + ` (
+			id ` + d.Serial() + `,
+			topic TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL,
+			envelope ` + d.Blob() + ` NOT NULL,
+			created_at BIGINT NOT NULL, sent_at BIGINT NOT NULL DEFAULT 0)`,
+		`CREATE INDEX IF NOT EXISTS ` + Table + `_pending ON ` + Table + ` (sent_at, id)`,
+		`CREATE TABLE IF NOT EXISTS ` + lockTable + ` (
+			name TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL)`,
+		`INSERT INTO ` + lockTable + ` (name, owner, lease_until) VALUES ('relay', '', 0) ON CONFLICT (name) DO NOTHING`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("outbox: migrate: %w", err)
+		}
+	}
+	return nil
+}

@@ -324,6 +324,12 @@ publishes it afterwards. Pass the runtime outbox's insert function as write.`,
 	)
 }
 
+// withConsumer turns on Register<Event>Handler, which calls
+// runtime-go/consumer.Register. It stays off until that package is
+// committed to runtime-go, so that generated code always compiles against
+// the runtime-go in the same commit.
+const withConsumer = false
+
 // consumer renders the typed handler and its registration.
 func (g *fileGen) consumer(f *jen.File, ev *model.Event, n eventNames) {
 	m := n.Msg.GoName
@@ -336,6 +342,9 @@ your changes), or an error to roll back and let the runtime classify it by
 		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("tx").Op("*").Qual(pkgSQL, "Tx"), jen.Id("m").Op("*").Id(m),
 	).Error()
 
+	if !withConsumer {
+		return
+	}
 	f.Add(comment(fmt.Sprintf(`%s registers h with c for %s events on topic %q.
 name identifies the handler in dedup claims, metrics and logs: keep it
 stable across deploys, or every message is processed once more. Decoding,

@@ -11,7 +11,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
-	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
@@ -222,17 +221,6 @@ func WriteScalarsToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Co
 // ScalarsSpec's error ranges: retry with backoff or dead-letter.
 type ScalarsHandler func(ctx context.Context, tx *sql.Tx, m *Scalars) error
 
-// RegisterScalarsHandler registers h with c for SCALARS events on topic
-// "edge-scalars". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
-func RegisterScalarsHandler(c *consumer.Consumer, name string, h ScalarsHandler) error {
-	return consumer.Register[*Scalars](c, name, ScalarsSpec, func() *Scalars {
-		return new(Scalars)
-	}, h)
-}
-
 // NestedSpec is the contract of Nested as data: where it is published, how its
 // failures are classified and retried. The runtime reads nothing else.
 //
@@ -368,17 +356,6 @@ func WriteNestedToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Con
 // or an error to roll back and let the runtime classify it by NestedSpec's
 // error ranges: retry with backoff or dead-letter.
 type NestedHandler func(ctx context.Context, tx *sql.Tx, m *Nested) error
-
-// RegisterNestedHandler registers h with c for NESTED events on topic
-// "edge-nested". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
-func RegisterNestedHandler(c *consumer.Consumer, name string, h NestedHandler) error {
-	return consumer.Register[*Nested](c, name, NestedSpec, func() *Nested {
-		return new(Nested)
-	}, h)
-}
 
 // KeywordsSpec is the contract of Keywords as data: where it is published, how
 // its failures are classified and retried. The runtime reads nothing else.
@@ -521,17 +498,6 @@ func WriteKeywordsToOutbox(ctx context.Context, tx *sql.Tx, write func(context.C
 // KeywordsSpec's error ranges: retry with backoff or dead-letter.
 type KeywordsHandler func(ctx context.Context, tx *sql.Tx, m *Keywords) error
 
-// RegisterKeywordsHandler registers h with c for KEYWORDS events on topic
-// "edge-keywords". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
-func RegisterKeywordsHandler(c *consumer.Consumer, name string, h KeywordsHandler) error {
-	return consumer.Register[*Keywords](c, name, KeywordsSpec, func() *Keywords {
-		return new(Keywords)
-	}, h)
-}
-
 // Outer_InnerSpec is the contract of Outer_Inner as data: where it is
 // published, how its failures are classified and retried. The runtime reads
 // nothing else.
@@ -655,14 +621,3 @@ func WriteOuter_InnerToOutbox(ctx context.Context, tx *sql.Tx, write func(contex
 // classify it by Outer_InnerSpec's error ranges: retry with backoff or
 // dead-letter.
 type Outer_InnerHandler func(ctx context.Context, tx *sql.Tx, m *Outer_Inner) error
-
-// RegisterOuter_InnerHandler registers h with c for INNER events on topic
-// "edge-inner". name identifies the handler in dedup claims, metrics and logs:
-// keep it stable across deploys, or every message is processed once more.
-// Decoding, the dedup claim, classification, retry and dead-lettering are the
-// runtime's.
-func RegisterOuter_InnerHandler(c *consumer.Consumer, name string, h Outer_InnerHandler) error {
-	return consumer.Register[*Outer_Inner](c, name, Outer_InnerSpec, func() *Outer_Inner {
-		return new(Outer_Inner)
-	}, h)
-}

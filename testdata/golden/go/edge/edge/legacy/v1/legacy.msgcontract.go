@@ -11,7 +11,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
-	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
@@ -131,14 +130,3 @@ func WriteLegacyToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Con
 // or an error to roll back and let the runtime classify it by LegacySpec's
 // error ranges: retry with backoff or dead-letter.
 type LegacyHandler func(ctx context.Context, tx *sql.Tx, m *Legacy) error
-
-// RegisterLegacyHandler registers h with c for LEGACY events on topic
-// "edge-legacy". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
-func RegisterLegacyHandler(c *consumer.Consumer, name string, h LegacyHandler) error {
-	return consumer.Register[*Legacy](c, name, LegacySpec, func() *Legacy {
-		return new(Legacy)
-	}, h)
-}

@@ -11,7 +11,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
-	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
@@ -125,14 +124,3 @@ func WriteStockDeductedToOutbox(ctx context.Context, tx *sql.Tx, write func(cont
 // classify it by StockDeductedSpec's error ranges: retry with backoff or
 // dead-letter.
 type StockDeductedHandler func(ctx context.Context, tx *sql.Tx, m *StockDeducted) error
-
-// RegisterStockDeductedHandler registers h with c for STOCK_DEDUCTED events on
-// topic "inventory-event". name identifies the handler in dedup claims,
-// metrics and logs: keep it stable across deploys, or every message is
-// processed once more. Decoding, the dedup claim, classification, retry and
-// dead-lettering are the runtime's.
-func RegisterStockDeductedHandler(c *consumer.Consumer, name string, h StockDeductedHandler) error {
-	return consumer.Register[*StockDeducted](c, name, StockDeductedSpec, func() *StockDeducted {
-		return new(StockDeducted)
-	}, h)
-}

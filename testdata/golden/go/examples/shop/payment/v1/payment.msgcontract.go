@@ -11,7 +11,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
-	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
@@ -194,17 +193,6 @@ func WritePaySuccessToOutbox(ctx context.Context, tx *sql.Tx, write func(context
 // PaySuccessSpec's error ranges: retry with backoff or dead-letter.
 type PaySuccessHandler func(ctx context.Context, tx *sql.Tx, m *PaySuccess) error
 
-// RegisterPaySuccessHandler registers h with c for PAY_SUCCESS events on topic
-// "order-event". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
-func RegisterPaySuccessHandler(c *consumer.Consumer, name string, h PaySuccessHandler) error {
-	return consumer.Register[*PaySuccess](c, name, PaySuccessSpec, func() *PaySuccess {
-		return new(PaySuccess)
-	}, h)
-}
-
 // RefundSuccessSpec is the contract of RefundSuccess as data: where it is
 // published, how its failures are classified and retried. The runtime reads
 // nothing else.
@@ -328,14 +316,3 @@ func WriteRefundSuccessToOutbox(ctx context.Context, tx *sql.Tx, write func(cont
 // classify it by RefundSuccessSpec's error ranges: retry with backoff or
 // dead-letter.
 type RefundSuccessHandler func(ctx context.Context, tx *sql.Tx, m *RefundSuccess) error
-
-// RegisterRefundSuccessHandler registers h with c for REFUND_SUCCESS events on
-// topic "order-event". name identifies the handler in dedup claims, metrics
-// and logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
-func RegisterRefundSuccessHandler(c *consumer.Consumer, name string, h RefundSuccessHandler) error {
-	return consumer.Register[*RefundSuccess](c, name, RefundSuccessSpec, func() *RefundSuccess {
-		return new(RefundSuccess)
-	}, h)
-}

@@ -1,14 +1,233 @@
-// Package python emits python code from the contract model.
+// Package python emits Python code from the contract model: per contract
+// file a module <name>_msgcontract.py beside protoc's <name>_pb2.py
+// (biz_key rendering, the contract as constants, classification, state
+// machines), and once per output the module msgcontract/support.py
+// (backoff, percent-encoding, envelope codec, DB-API dedup claim, the
+// consumer skeleton). The code is rendered from templates/python; naming
+// rules live in naming.go.
 package python
 
 import (
-	"errors"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/runtime-go/backoff"
+	"github.com/msgcontract/msgcontract/templates"
 )
 
-// Generate renders the files for set. Not implemented yet.
+// SupportModule is the file name of the support module.
+const SupportModule = "msgcontract/support.py"
+
+var tmpl = template.Must(template.New("python").ParseFS(templates.FS,
+	"python/header.tmpl", "python/contract.py.tmpl", "python/support.py.tmpl"))
+
+// Generate renders one contract module per file of set that declares events
+// or state machines, and the support module. Python places modules by
+// their .proto path whatever p.Paths says, as protoc's Python generator does.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
-	return nil, errors.New("python generation is not implemented yet")
+	version := p.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	var files []emit.File
+	for _, f := range set.Files {
+		if len(f.Events) == 0 && len(f.StateMachines) == 0 {
+			continue
+		}
+		out, err := render("contract.py.tmpl", contractData(f, version))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, emit.File{Name: OutputPath(ModulePath(f.Path), "_msgcontract"), Content: out})
+	}
+	out, err := render("support.py.tmpl", map[string]string{"Version": version, "Source": "msgcontract support module"})
+	if err != nil {
+		return nil, err
+	}
+	return append(files, emit.File{Name: SupportModule, Content: out}), nil
+}
+
+func render(name string, data any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		return nil, fmt.Errorf("python: render %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+type contractFile struct {
+	Version, Source, PbModule, PbImport, DefaultRetry string
+	Ranges                                            []errorRange
+	UnclassifiedRetryable                             string
+	Events                                            []event
+	Machines                                          []machine
+}
+
+type errorRange struct {
+	From, To        int32
+	Retryable, Name string
+}
+
+type event struct {
+	Const, Func, Message, FullName, FullNameDoc, Topic, EventType, Template, TemplateDoc, TargetState, Retry string
+	OwnRetry                                                                                                bool
+	Doc, KeyCode                                                                                            []string
+}
+
+type machine struct {
+	Const, Func, Enum, FullName string
+	Doc                         []string
+	States                      []state
+}
+
+type state struct{ Name, From string }
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+func contractData(f *model.File, version string) *contractFile {
+	d := &contractFile{
+		Version:               version,
+		Source:                f.Path,
+		PbModule:              ModulePath(f.Path) + "_pb2",
+		PbImport:              pbImport(f.Path),
+		DefaultRetry:          policy(f.Defaults.Policy),
+		UnclassifiedRetryable: pyBool(f.Defaults.Rules.UnclassifiedRetryable),
+	}
+	for _, r := range f.Defaults.Rules.Ranges {
+		d.Ranges = append(d.Ranges, errorRange{From: r.From, To: r.To, Retryable: pyBool(r.Retryable), Name: String(r.Name)})
+	}
+	for _, e := range f.Events {
+		target := ""
+		if e.TargetState != nil {
+			target = string(e.TargetState.Machine.Desc.Name()) + "." + string(e.TargetState.Value.Name())
+		}
+		d.Events = append(d.Events, event{
+			Const:       ConstName(e.Desc),
+			Func:        Ident(FuncPrefix(e.Desc)),
+			Message:     ClassRef(e.Desc),
+			FullName:    String(e.Name()),
+			FullNameDoc: docText(e.Name()),
+			Topic:       String(e.Topic),
+			EventType:   String(e.EventType),
+			Template:    String(e.BizKeyTemplate),
+			TemplateDoc: docText(e.BizKeyTemplate),
+			TargetState: String(target),
+			Retry:       policy(e.Policy),
+			OwnRetry:    e.PolicyFromEvent,
+			Doc:         doc(e.Desc, "The contract of event "+e.Name()+"."),
+			KeyCode:     keyCode(e),
+		})
+	}
+	for _, sm := range f.StateMachines {
+		m := machine{
+			Const:    ConstName(sm.Desc),
+			Func:     Ident(FuncPrefix(sm.Desc)),
+			Enum:     ClassRef(sm.Desc),
+			FullName: String(string(sm.Desc.FullName())),
+			Doc:      doc(sm.Desc, "The state machine "+string(sm.Desc.FullName())+"."),
+		}
+		for _, s := range sm.States {
+			var from []string
+			for _, f := range s.From {
+				from = append(from, String(f))
+			}
+			tuple := "()"
+			switch len(from) {
+			case 0:
+			case 1:
+				tuple = "(" + from[0] + ",)"
+			default:
+				tuple = "(" + strings.Join(from, ", ") + ")"
+			}
+			m.States = append(m.States, state{Name: String(s.Name), From: tuple})
+		}
+		d.Machines = append(d.Machines, m)
+	}
+	return d
+}
+
+func policy(p backoff.Policy) string {
+	return fmt.Sprintf("_mc.RetryPolicy(base_ms=%d, multiplier=%s, jitter_ms=%d, max_delay_ms=%d, max_retries=%d)",
+		p.BaseMs, Float(p.Multiplier), p.JitterMs, p.MaxDelayMs, p.MaxRetries)
+}
+
+// Float renders a float literal that parses to exactly v.
+func Float(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}
+
+// doc returns d's leading proto comment as docstring lines, or fallback.
+func doc(d protoreflect.Descriptor, fallback string) []string {
+	text := strings.TrimSpace(d.ParentFile().SourceLocations().ByDescriptor(d).LeadingComments)
+	if text == "" {
+		text = fallback
+	}
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		lines = append(lines, strings.TrimRight(docText(strings.TrimPrefix(l, " ")), " "))
+	}
+	return lines
+}
+
+// keyCode returns the statements that feed template parts into builder b
+// from message m, in template order.
+func keyCode(e *model.Event) []string {
+	var lines []string
+	for _, part := range e.BizKey {
+		if !part.IsPlaceholder() {
+			lines = append(lines, "b.literal("+String(part.Literal)+")")
+			continue
+		}
+		var conds []string
+		expr := "m"
+		for _, fd := range part.Fields[:len(part.Fields)-1] {
+			conds = append(conds, expr+".HasField("+String(string(fd.Name()))+")")
+			expr = attr(expr, string(fd.Name()))
+		}
+		leaf := part.Leaf()
+		if leaf.HasPresence() {
+			conds = append(conds, expr+".HasField("+String(string(leaf.Name()))+")")
+		}
+		stmt := valueStmt(part.Path, expr, leaf)
+		if len(conds) == 0 {
+			lines = append(lines, stmt)
+			continue
+		}
+		lines = append(lines,
+			"if "+strings.Join(conds, " and ")+":",
+			"    "+stmt,
+			"else:",
+			"    b.fail("+String(part.Path)+")")
+	}
+	return lines
+}
+
+func valueStmt(fieldPath, owner string, fd protoreflect.FieldDescriptor) string {
+	get := attr(owner, string(fd.Name()))
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return "b.string(" + String(fieldPath) + ", " + get + ")"
+	case protoreflect.BoolKind:
+		return "b.boolean(" + get + ")"
+	case protoreflect.EnumKind:
+		return "b.enum_value(" + owner + ".DESCRIPTOR.fields_by_name[" + String(string(fd.Name())) + "], " + get + ")"
+	default: // every integer kind; Python ints are exact
+		return "b.integer(" + get + ")"
+	}
 }

@@ -1,12 +1,46 @@
 package python
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 
 	"github.com/msgcontract/msgcontract/conformance"
 )
 
+//go:embed executor.py
+var executorSource string
+
+// Run generates and checks Python for vf's protos in workDir and runs every
+// case in one interpreter, returning one result per case in case order.
 func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]conformance.Result, error) {
-	return nil, errors.New("todo")
+	set, err := conformance.LoadModel(ctx, vf)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Compile(ctx, set, []string{vf.ProtoDir}, workDir, filepath.Join(filepath.Dir(workDir), ".mypy_cache"),
+		map[string]string{"msgcontract_conformance_executor.py": executorSource})
+	if err != nil {
+		return nil, err
+	}
+	in, err := json.Marshal(vf.Cases)
+	if err != nil {
+		return nil, err
+	}
+	cmd := b.Command(ctx, append([]string{filepath.Join(b.Root, "msgcontract_conformance_executor.py")}, b.Modules...)...)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("python executor: %v\n%s", err, stderr.String())
+	}
+	var results []conformance.Result
+	if err := json.Unmarshal(out, &results); err != nil {
+		return nil, fmt.Errorf("python executor printed no results: %v\n%s", err, out)
+	}
+	return results, nil
 }

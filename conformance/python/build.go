@@ -1,0 +1,180 @@
+// Package python is the conformance executor for generated Python: it
+// generates the contract modules and protoc's _pb2 modules (with .pyi stubs)
+// for a vector file's protos, checks them with py_compile and mypy --strict,
+// and runs every case in one interpreter through a small executor script.
+package python
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/codegen/python"
+	"github.com/msgcontract/msgcontract/contracts"
+)
+
+// Interpreter finds the Python with the pinned toolchain: $MSGCONTRACT_PYTHON,
+// else .venv/bin/python in the current directory or a parent (the project
+// virtualenv that scripts/setup-python.sh creates).
+func Interpreter() (string, error) {
+	if p := os.Getenv("MSGCONTRACT_PYTHON"); p != "" {
+		return p, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, ".venv", "bin", "python")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no Python toolchain: run scripts/setup-python.sh to create .venv, or set MSGCONTRACT_PYTHON to a python with requirements-dev.txt installed")
+		}
+		dir = parent
+	}
+}
+
+// Build is a generated and checked Python output.
+type Build struct {
+	Python string
+	// Root is the directory to put on PYTHONPATH.
+	Root string
+	// Files are the msgcontract-generated files.
+	Files []emit.File
+	// Modules are the generated contract modules' import names.
+	Modules []string
+}
+
+// Compile generates Python for set into workDir, runs the pinned protoc for
+// every proto file set compiled (msgcontract's own included) with
+// importPaths, and checks the msgcontract output and the extra files
+// (name → content) with py_compile and mypy --strict. mypyCache is shared
+// between builds to keep mypy fast.
+func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir, mypyCache string, extra map[string]string) (*Build, error) {
+	py, err := Interpreter()
+	if err != nil {
+		return nil, err
+	}
+	files, err := generate.Run(set, emit.Params{Lang: "python", Version: "conformance"})
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(workDir, "py")
+	inc := filepath.Join(workDir, "include")
+	for _, p := range []string{contracts.OptionsPath, contracts.EnvelopePath} {
+		src, err := contracts.Source(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeFile(filepath.Join(inc, filepath.FromSlash(p)), src); err != nil {
+			return nil, err
+		}
+	}
+	protos := map[string]bool{contracts.EnvelopePath: true}
+	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if !strings.HasPrefix(fd.Path(), "google/protobuf/") {
+			protos[fd.Path()] = true
+		}
+		return true
+	})
+	var protoList []string
+	for p := range protos {
+		protoList = append(protoList, p)
+	}
+	sort.Strings(protoList)
+	wkt, err := output(ctx, py, "-c", "import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), '_proto'))")
+	if err != nil {
+		return nil, fmt.Errorf("python toolchain: %w; run scripts/setup-python.sh", err)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	args := []string{"-m", "grpc_tools.protoc"}
+	for _, ip := range importPaths {
+		args = append(args, "-I"+ip)
+	}
+	args = append(args, "-I"+inc, "-I"+strings.TrimSpace(wkt), "--python_out="+root, "--pyi_out="+root)
+	if _, err := output(ctx, py, append(args, protoList...)...); err != nil {
+		return nil, err
+	}
+	b := &Build{Python: py, Root: root, Files: files}
+	var check []string
+	for _, f := range files {
+		if err := writeFile(filepath.Join(root, filepath.FromSlash(f.Name)), f.Content); err != nil {
+			return nil, err
+		}
+		check = append(check, filepath.Join(root, filepath.FromSlash(f.Name)))
+		if f.Name != python.SupportModule {
+			b.Modules = append(b.Modules, strings.ReplaceAll(strings.TrimSuffix(f.Name, ".py"), "/", "."))
+		}
+	}
+	for name, content := range extra {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := writeFile(p, []byte(content)); err != nil {
+			return nil, err
+		}
+		check = append(check, p)
+	}
+	sort.Strings(check)
+	if _, err := output(ctx, py, append([]string{"-m", "py_compile"}, check...)...); err != nil {
+		return nil, err
+	}
+	// protoc's .pyi stubs are not strict-clean: mypy checks msgcontract's
+	// files strictly against them without reporting their own errors.
+	cfg := "[mypy]\nstrict = True\nexplicit_package_bases = True\n"
+	for _, p := range protoList {
+		cfg += "\n[mypy-" + python.ModulePath(p) + "_pb2]\nignore_errors = True\n"
+	}
+	cfgPath := filepath.Join(workDir, "mypy.ini")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		return nil, err
+	}
+	mypy := []string{"-m", "mypy", "--config-file", cfgPath, "--no-error-summary", "--cache-dir", mypyCache}
+	cmd := exec.CommandContext(ctx, py, append(mypy, check...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "MYPYPATH="+root)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("mypy --strict: %v\n%s", err, out)
+	}
+	return b, nil
+}
+
+// Command returns a command running the interpreter with the build on
+// PYTHONPATH.
+func (b *Build) Command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, b.Python, args...)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+b.Root, "PYTHONDONTWRITEBYTECODE=1")
+	return cmd
+}
+
+func output(ctx context.Context, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v\n%s%s", filepath.Base(name), strings.Join(args[:min(2, len(args))], " "), err, out, stderr.String())
+	}
+	return string(out), nil
+}
+
+func writeFile(p string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, content, 0o644)
+}

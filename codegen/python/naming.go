@@ -151,4 +151,3 @@ func docText(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	return strings.ReplaceAll(s, `"""`, `\"\"\"`)
 }
-

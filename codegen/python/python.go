@@ -77,8 +77,8 @@ type errorRange struct {
 
 type event struct {
 	Const, Func, Message, FullName, FullNameDoc, Topic, EventType, Template, TemplateDoc, TargetState, Retry string
-	OwnRetry                                                                                                bool
-	Doc, KeyCode                                                                                            []string
+	OwnRetry                                                                                                 bool
+	Doc, KeyCode                                                                                             []string
 }
 
 type machine struct {

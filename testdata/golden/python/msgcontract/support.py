@@ -293,7 +293,7 @@ class StateMachine:
         if self.enum_type is not None:
             v = self.enum_type.values_by_number.get(state)
             if v is not None:
-                return v.name
+                return str(v.name)
         return ""
 
 

@@ -65,10 +65,7 @@ func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]con
 // workspace.
 func (m *Module) Run(ctx context.Context, pkg string, stdin []byte) ([]byte, error) {
 	exe := filepath.Join(m.Dir, "bin", filepath.Base(pkg))
-	build := exec.CommandContext(ctx, "go", "build", "-o", exe, pkg)
-	build.Dir = m.Dir
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
+	if out, err := m.Go(ctx, "build", "-o", exe, pkg); err != nil {
 		return nil, fmt.Errorf("go build %s in %s: %v\n%s", pkg, m.Dir, err, out)
 	}
 	run := exec.CommandContext(ctx, exe)
@@ -77,9 +74,17 @@ func (m *Module) Run(ctx context.Context, pkg string, stdin []byte) ([]byte, err
 	var stdout, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &stdout, &stderr
 	if err := run.Run(); err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s", pkg, err, stderr.String())
+		return nil, fmt.Errorf("%s: %v\n%s%s", pkg, err, stdout.String(), stderr.String())
 	}
 	return stdout.Bytes(), nil
+}
+
+// Go runs the go command with args in the module, as Run builds.
+func (m *Module) Go(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = m.Dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	return cmd.CombinedOutput()
 }
 
 // writeExecutor writes cmd/executor: the fixed program and the tables

@@ -1,3 +1,178 @@
 package cli
 
-var newBreakingCmd = notYet("breaking", "Check a contract change for wire, JSON and contract breaks")
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/client"
+	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/schema"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+func newBreakingCmd() *cobra.Command {
+	var (
+		pf                           protoFlags
+		against, level, subject, tok string
+	)
+	cmd := &cobra.Command{
+		Use:   "breaking --against PREV [--level LEVEL] [CURRENT]",
+		Short: "Check a contract change for wire, JSON and contract breaks",
+		Long: `breaking compares CURRENT with PREV and reports every change that would break
+producers or consumers of the topic during a rolling deploy: on the wire
+(a deleted field whose number is not reserved, a changed type, a lost
+oneof member), in JSON with proto names (a renamed field or enum value),
+and in the contract (a changed biz_key, topic or event type, an error code
+moved between retryable and non-retryable, a removed state transition).
+It is the registry's checker, run without a registry.
+
+PREV is either
+  - a directory: every .proto under it is compared with the files at the
+    same paths (relative to the directory) under CURRENT, or
+  - a registry URL (http:// or https://) with --subject: the subject's
+    latest version, or every version for a _TRANSITIVE level, is compared
+    with CURRENT, which is then the .proto file registered there.
+CURRENT defaults to the current directory. Imports resolve relative to
+each directory, then -I, then msgcontract's options and the well-known
+types.
+
+--level is one of NONE, BACKWARD (new consumers read old data), FORWARD
+(old consumers read new data), FULL (both) and their _TRANSITIVE forms;
+it defaults to FULL because producers and consumers upgrade independently.
+Contract rules apply at every level but NONE.
+
+Prints one violation per line, FILE:LINE:COL: RULE_ID: message, with the
+position in CURRENT. Exit status: 0 compatible, 1 breaking, 2 usage errors
+or an input that does not compile. Rule IDs: registry/README.md.`,
+		Example: `  git worktree add /tmp/prev origin/main
+  msgcontract breaking --against /tmp/prev/examples/proto examples/proto
+  msgcontract breaking --against http://127.0.0.1:8081 --subject payment-value \
+      -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
+		Args: argsBetween(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if against == "" {
+				return usageErr(errors.New("breaking needs --against PREV, a directory of .proto files or a registry URL with --subject"))
+			}
+			lvl, err := compat.ParseLevel(level)
+			if err != nil {
+				return usageErr(err)
+			}
+			current := "."
+			if len(args) == 1 {
+				current = args[0]
+			}
+			ctx := cmd.Context()
+			var history []*model.Set
+			var next *model.Set
+			if strings.HasPrefix(against, "http://") || strings.HasPrefix(against, "https://") {
+				if subject == "" {
+					return usageErr(errors.New("--against a registry URL needs --subject"))
+				}
+				token, err := readToken(tok)
+				if err != nil {
+					return usageErr(err)
+				}
+				if history, err = registryHistory(ctx, &client.Client{URL: against, Token: token}, subject, lvl); err != nil {
+					return usageErr(err)
+				}
+				if next, err = pf.load(cmd, []string{current}, cmd.ErrOrStderr(), ExitUsage); err != nil {
+					return err
+				}
+			} else {
+				prev, err := loadDir(cmd, pf, against)
+				if err != nil {
+					return err
+				}
+				history = []*model.Set{prev}
+				if next, err = loadDir(cmd, pf, current); err != nil {
+					return err
+				}
+			}
+			vs := compat.CheckLevel(lvl, history, next)
+			for _, v := range vs {
+				fmt.Fprintln(cmd.OutOrStdout(), v)
+			}
+			if n := len(vs); n > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract breaking: %d breaking change%s at level %s\n", n, plural(n), lvl)
+				return findings()
+			}
+			return nil
+		},
+	}
+	pf.register(cmd)
+	cmd.Flags().StringVar(&against, "against", "", "the previous contracts: a directory, or a registry URL with --subject")
+	cmd.Flags().StringVar(&level, "level", string(compat.Full), "compatibility level: NONE, BACKWARD, FORWARD, FULL or a _TRANSITIVE form")
+	cmd.Flags().StringVar(&subject, "subject", "", "registry subject, with --against URL")
+	cmd.Flags().StringVar(&tok, "token-file", "", "file with the registry's bearer token, if reads need one")
+	return cmd
+}
+
+// loadDir compiles every .proto under dir, with dir as the first import
+// path. A file that does not compile exits 2.
+func loadDir(cmd *cobra.Command, pf protoFlags, dir string) (*model.Set, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if !info.IsDir() {
+		return nil, usageErr(fmt.Errorf("%s is not a directory; compare directories of .proto files (or use --against URL --subject S FILE)", dir))
+	}
+	var files []string
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != dir && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".proto") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if len(files) == 0 {
+		return nil, usageErr(fmt.Errorf("no .proto files under %s", dir))
+	}
+	sort.Strings(files)
+	dirPF := protoFlags{importPaths: append([]string{dir}, pf.importPaths...)}
+	return dirPF.load(cmd, files, cmd.ErrOrStderr(), ExitUsage)
+}
+
+// registryHistory fetches the versions of subject that level compares
+// against, oldest first, compiled with their references.
+func registryHistory(ctx context.Context, c *client.Client, subject string, level compat.Level) ([]*model.Set, error) {
+	versions, err := c.Versions(ctx, subject)
+	if err != nil {
+		return nil, fmt.Errorf("subject %s: %w", subject, err)
+	}
+	if !level.Transitive() && len(versions) > 0 {
+		versions = versions[len(versions)-1:]
+	}
+	fetch := func(ctx context.Context, s string, v int) (string, []store.Reference, error) { return c.Version(ctx, s, v) }
+	var out []*model.Set
+	for _, v := range versions {
+		text, refs, err := c.Version(ctx, subject, v)
+		if err != nil {
+			return nil, err
+		}
+		p, err := schema.Parse(ctx, api.FileName(subject), text, refs, fetch)
+		if err != nil {
+			return nil, fmt.Errorf("subject %s version %d: %w", subject, v, err)
+		}
+		out = append(out, p.Set)
+	}
+	return out, nil
+}

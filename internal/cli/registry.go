@@ -1,3 +1,365 @@
 package cli
 
-var newRegistryCmd = notYet("registry", "Run or talk to the schema registry")
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/client"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+func newRegistryCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "registry",
+		Short: "Run or talk to the schema registry",
+		Long: `registry runs msgcontract's schema registry (serve) or talks to one from a
+build (push, check).
+
+The registry speaks the Confluent Schema Registry REST API for PROTOBUF
+schemas, so Confluent serializers and tools work against it unchanged, and
+it rejects a new version that breaks the subject's compatibility level
+(default BACKWARD) on the wire, in JSON or in the contract (biz_key, topic,
+event type, error classification, state transitions). Rule IDs and their
+meaning: registry/README.md.`,
+		Example: `  msgcontract registry serve --addr 127.0.0.1:8081 --db registry.db
+  msgcontract registry push  --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto
+  msgcontract registry check --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return usageErr(errors.New("registry needs a subcommand: serve, push or check; see --help")) },
+	}
+	cmd.AddCommand(newRegistryServeCmd(), newRegistryPushCmd(), newRegistryCheckCmd())
+	return cmd
+}
+
+func newRegistryServeCmd() *cobra.Command {
+	var (
+		addr, db, tokenFile string
+		insecure            bool
+		bodyLimit           int64
+	)
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT] --db FILE [--token-file FILE] [--insecure]",
+		Short: "Serve the schema registry over HTTP",
+		Long: `serve runs the registry on --addr, storing subjects, versions and levels in
+the SQLite database --db (created when missing; WAL mode, so a killed
+server restarts from the last committed registration).
+
+With --token-file, every request that changes the registry (registering,
+deleting, setting a level) must carry "Authorization: Bearer <token>",
+the file's first line. Reads, look-ups and compatibility checks need none.
+Listening on anything but a loopback address without a token file is
+refused unless --insecure says that is intended (behind an authenticating
+proxy, say).
+
+The server prints "listening on http://ADDR" to stderr once it accepts
+connections, and stops cleanly on SIGINT or SIGTERM.`,
+		Example: `  msgcontract registry serve --db registry.db
+  msgcontract registry serve --addr 0.0.0.0:8081 --db /var/lib/msgcontract/registry.db --token-file /run/secrets/registry-token`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if db == "" {
+				return usageErr(errors.New("registry serve needs --db FILE, the SQLite database to keep schemas in"))
+			}
+			token, err := readToken(tokenFile)
+			if err != nil {
+				return usageErr(err)
+			}
+			if token == "" && !insecure && !loopback(addr) {
+				return usageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --token-file; anyone who reaches it could register or delete schemas. Pass --token-file, or --insecure if access is controlled elsewhere", addr))
+			}
+			return serveRegistry(cmd.Context(), cmd, addr, db, token, bodyLimit)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
+	cmd.Flags().StringVar(&db, "db", "", "SQLite database file (required)")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file whose first line is the bearer token mutating requests need")
+	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --token-file")
+	cmd.Flags().Int64Var(&bodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
+	return cmd
+}
+
+func readToken(file string) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	token := strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+	if token == "" {
+		return "", fmt.Errorf("--token-file %s is empty; put the token on its first line", file)
+	}
+	return token, nil
+}
+
+// loopback reports whether addr's host is a loopback address or localhost.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db, token string, bodyLimit int64) error {
+	st, err := store.Open(db)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer st.Close()
+	srv, err := api.New(api.Config{Store: st, Token: token, BodyLimit: bodyLimit})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageErr(err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: listening on http://%s (store %s)\n", ln.Addr(), db)
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return hs.Shutdown(shutdown)
+	}
+}
+
+// registryFlags are the flags push and check share.
+type registryFlags struct {
+	protoFlags
+	url, subject, tokenFile string
+}
+
+func (f *registryFlags) register(cmd *cobra.Command) {
+	f.protoFlags.register(cmd)
+	cmd.Flags().StringVar(&f.url, "url", "http://127.0.0.1:8081", "registry base URL")
+	cmd.Flags().StringVar(&f.subject, "subject", "", "subject of the contract, e.g. payment-value (required)")
+	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "file whose first line is the registry's bearer token")
+}
+
+// prepare compiles file and returns the client, the file's text and its
+// imports to send as references (everything but msgcontract's options
+// and the well-known types, which the registry resolves itself).
+func (f *registryFlags) prepare(cmd *cobra.Command, file string) (*client.Client, *model.Set, error) {
+	if f.subject == "" {
+		return nil, nil, usageErr(errors.New("--subject is required"))
+	}
+	token, err := readToken(f.tokenFile)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	set, err := f.load(cmd, []string{file}, cmd.ErrOrStderr(), ExitUsage)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(set.Diagnostics) > 0 {
+		for _, d := range set.Diagnostics {
+			fmt.Fprintln(cmd.ErrOrStderr(), d)
+		}
+		return nil, nil, usageErr(errors.New("the contract has lint errors; the registry would reject it (msgcontract lint)"))
+	}
+	return &client.Client{URL: f.url, Token: token}, set, nil
+}
+
+func builtin(path string) bool {
+	return path == "msgcontract/v1/options.proto" || strings.HasPrefix(path, "google/protobuf/")
+}
+
+// source reads an import path's text from the import paths.
+func (f *registryFlags) source(path string) (string, error) {
+	dirs := f.importPaths
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	for _, d := range dirs {
+		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(path))); err == nil {
+			return string(b), nil
+		}
+	}
+	return "", fmt.Errorf("cannot find %s under %s", path, strings.Join(dirs, ", "))
+}
+
+// references pushes (push) or looks up (check) every non-built-in import
+// of set's file under a subject named by its import path, depth first, and
+// returns the root's references.
+func (f *registryFlags) references(ctx context.Context, c *client.Client, set *model.Set, push bool) ([]store.Reference, error) {
+	done := map[string]store.Reference{}
+	var walk func(path string) ([]store.Reference, error)
+	walk = func(path string) ([]store.Reference, error) {
+		fd, err := set.Registry.FindFileByPath(path)
+		if err != nil {
+			return nil, err
+		}
+		var refs []store.Reference
+		imps := fd.Imports()
+		for i := 0; i < imps.Len(); i++ {
+			dep := imps.Get(i).Path()
+			if builtin(dep) {
+				continue
+			}
+			if r, ok := done[dep]; ok {
+				refs = append(refs, r)
+				continue
+			}
+			sub, err := walk(dep)
+			if err != nil {
+				return nil, err
+			}
+			text, err := f.source(dep)
+			if err != nil {
+				return nil, err
+			}
+			var version int
+			if push {
+				_, version, err = c.Register(ctx, dep, text, sub)
+			} else {
+				version, err = c.Lookup(ctx, dep, text, sub)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("import %s (subject %q): %w", dep, dep, err)
+			}
+			r := store.Reference{Name: dep, Subject: dep, Version: version}
+			done[dep] = r
+			refs = append(refs, r)
+		}
+		return refs, nil
+	}
+	return walk(set.Files[0].Path)
+}
+
+func newRegistryPushCmd() *cobra.Command {
+	var f registryFlags
+	cmd := &cobra.Command{
+		Use:   "push --subject SUBJECT [--url URL] [-I DIR]... FILE",
+		Short: "Register a contract (and its imports) with the registry",
+		Long: `push registers FILE as the next version of --subject. Every file it imports,
+except msgcontract/v1/options.proto and the well-known types, is pushed
+first under a subject named by its import path and sent as a reference,
+as Confluent's serializers do.
+
+Registering a schema the subject already has is a no-op that prints the
+existing id. A schema that breaks the subject's level is refused: push
+prints one violation per line and exits 1. Exit 2: usage errors, a file
+that does not compile, or an unreachable registry.`,
+		Example: `  msgcontract registry push --url http://127.0.0.1:8081 --subject payment-value \
+      -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, set, err := f.prepare(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			refs, err := f.references(ctx, c, set, true)
+			if err != nil {
+				return usageErr(err)
+			}
+			text, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageErr(err)
+			}
+			id, version, err := c.Register(ctx, f.subject, string(text), refs)
+			var ce *client.Error
+			if errors.As(err, &ce) && ce.Incompatible() {
+				// List the violations one per line rather than Confluent's
+				// one-line message.
+				if _, msgs, cerr := c.Check(ctx, f.subject, string(text), refs); cerr == nil && len(msgs) > 0 {
+					for _, m := range msgs {
+						fmt.Fprintln(cmd.OutOrStdout(), m)
+					}
+				} else {
+					fmt.Fprintln(cmd.OutOrStdout(), ce.Msg)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry push: %s breaks subject %s; not registered\n", args[0], f.subject)
+				return findings()
+			}
+			if err != nil {
+				return usageErr(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: subject %s version %d, schema id %d\n", args[0], f.subject, version, id)
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newRegistryCheckCmd() *cobra.Command {
+	var f registryFlags
+	cmd := &cobra.Command{
+		Use:   "check --subject SUBJECT [--url URL] [-I DIR]... FILE",
+		Short: "Ask the registry whether a contract may become the subject's next version",
+		Long: `check asks the registry whether FILE could be registered under --subject at
+the subject's compatibility level, without registering it. Its imports
+must already be registered (msgcontract registry push does that).
+
+Prints one violation per line, FILE:LINE:COL: RULE_ID: message (positions
+in the registry's copy of the file, named after the subject), and exits 1
+when there is any; exits 0 when compatible and 2 on usage errors or an
+unreachable registry. For a check without a registry, see
+msgcontract breaking.`,
+		Example: `  msgcontract registry check --url http://127.0.0.1:8081 --subject payment-value \
+      -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, set, err := f.prepare(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			refs, err := f.references(ctx, c, set, false)
+			if err != nil {
+				return usageErr(err)
+			}
+			text, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageErr(err)
+			}
+			ok, msgs, err := c.Check(ctx, f.subject, string(text), refs)
+			if err != nil {
+				return usageErr(err)
+			}
+			for _, m := range msgs {
+				fmt.Fprintln(cmd.OutOrStdout(), m)
+			}
+			if !ok {
+				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry check: %s is not compatible with subject %s\n", args[0], f.subject)
+				return findings()
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// argsBetween accepts min..max positional arguments; others exit 2.
+func argsBetween(min, max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.RangeArgs(min, max)(cmd, args); err != nil {
+			return usageErr(fmt.Errorf("%s: %w; see --help", cmd.CommandPath(), err))
+		}
+		return nil
+	}
+}

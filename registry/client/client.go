@@ -1,0 +1,151 @@
+// Package client is a small client of the registry's REST API (and so of
+// any Confluent Schema Registry) for the commands a build runs: push a
+// contract with its imports, check one, and fetch the versions the
+// offline checker compares against.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+// Client talks to one registry.
+type Client struct {
+	// URL is the registry's base URL, e.g. http://127.0.0.1:8081.
+	URL string
+	// Token, when set, is sent as a bearer token.
+	Token string
+	// HTTP defaults to http.DefaultClient.
+	HTTP *http.Client
+}
+
+// Error is an error answer of the registry.
+type Error struct {
+	Status int
+	Code   int    `json:"error_code"`
+	Msg    string `json:"message"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("registry answered %d (error_code %d): %s", e.Status, e.Code, e.Msg) }
+
+// Incompatible reports a 409: the schema breaks the subject's level.
+func (e *Error) Incompatible() bool { return e.Status == http.StatusConflict }
+
+const contentType = "application/vnd.schemaregistry.v1+json"
+
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.URL, "/")+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", contentType)
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		e := &Error{Status: resp.StatusCode}
+		if json.Unmarshal(raw, e) != nil || e.Msg == "" {
+			e.Msg = strings.TrimSpace(string(raw))
+		}
+		return e
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("registry answer to %s %s is not what was expected: %w", method, path, err)
+	}
+	return nil
+}
+
+func subjectPath(subject string) string { return "/subjects/" + url.PathEscape(subject) }
+
+type schemaBody struct {
+	SchemaType string            `json:"schemaType"`
+	Schema     string            `json:"schema"`
+	References []store.Reference `json:"references,omitempty"`
+}
+
+// Register registers text under subject and returns its id and version.
+func (c *Client) Register(ctx context.Context, subject, text string, refs []store.Reference) (id int64, version int, err error) {
+	var reg struct {
+		ID int64 `json:"id"`
+	}
+	if err := c.do(ctx, http.MethodPost, subjectPath(subject)+"/versions", schemaBody{"PROTOBUF", text, refs}, &reg); err != nil {
+		return 0, 0, err
+	}
+	v, err := c.Lookup(ctx, subject, text, refs)
+	return reg.ID, v, err
+}
+
+// Lookup returns the version of subject holding text.
+func (c *Client) Lookup(ctx context.Context, subject, text string, refs []store.Reference) (int, error) {
+	var v struct {
+		Version int `json:"version"`
+	}
+	err := c.do(ctx, http.MethodPost, subjectPath(subject), schemaBody{"PROTOBUF", text, refs}, &v)
+	return v.Version, err
+}
+
+// Check asks whether text may be registered under subject, and why not.
+func (c *Client) Check(ctx context.Context, subject, text string, refs []store.Reference) (bool, []string, error) {
+	var out struct {
+		OK       bool     `json:"is_compatible"`
+		Messages []string `json:"messages"`
+	}
+	err := c.do(ctx, http.MethodPost, "/compatibility"+subjectPath(subject)+"/versions?verbose=true", schemaBody{"PROTOBUF", text, refs}, &out)
+	return out.OK, out.Messages, err
+}
+
+// Versions lists subject's live version numbers.
+func (c *Client) Versions(ctx context.Context, subject string) ([]int, error) {
+	var vs []int
+	err := c.do(ctx, http.MethodGet, subjectPath(subject)+"/versions", nil, &vs)
+	return vs, err
+}
+
+// Version fetches one version's schema text and references
+// (store.Latest for the newest).
+func (c *Client) Version(ctx context.Context, subject string, version int) (string, []store.Reference, error) {
+	which := "latest"
+	if version != store.Latest {
+		which = strconv.Itoa(version)
+	}
+	var v struct {
+		Schema     string            `json:"schema"`
+		References []store.Reference `json:"references"`
+	}
+	err := c.do(ctx, http.MethodGet, subjectPath(subject)+"/versions/"+which, nil, &v)
+	return v.Schema, v.References, err
+}

@@ -106,7 +106,9 @@ is no value of %s (out of order or dirty data: alert).`, name, e.GoIdent.GoName)
 	return nil
 }
 
-func contains(ns []protoreflect.EnumNumber, n protoreflect.EnumNumber) bool { return indexOf(ns, n) >= 0 }
+func contains(ns []protoreflect.EnumNumber, n protoreflect.EnumNumber) bool {
+	return indexOf(ns, n) >= 0
+}
 
 func indexOf(ns []protoreflect.EnumNumber, n protoreflect.EnumNumber) int {
 	for i, x := range ns {

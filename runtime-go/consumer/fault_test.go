@@ -30,7 +30,7 @@ func matrix() []struct {
 		{sqliteBackend, sqliteBroker},
 		{postgresBackend, sqliteBroker},
 		{sqliteBackend, natsBroker},
-	}[:2]
+	}
 }
 
 func forMatrix(t *testing.T, run func(t *testing.T, be dbBackend, bk brokerKind)) {

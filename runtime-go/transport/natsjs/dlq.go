@@ -1,0 +1,127 @@
+package natsjs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+)
+
+var _ dlq.Store = (*Transport)(nil)
+
+// List returns matching records of the dead-letter stream, oldest first.
+// Record ids are stream sequence numbers.
+func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error) {
+	info, err := t.dead.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("natsjs: dlq list: %w", err)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []dlq.Record
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && seq > 0 && len(out) < limit; seq++ {
+		r, err := t.get(ctx, seq)
+		if errors.Is(err, dlq.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if match(r, f) {
+			out = append(out, *r)
+		}
+	}
+	return out, nil
+}
+
+func match(r *dlq.Record, f dlq.Filter) bool {
+	eq := func(want, got string) bool { return want == "" || want == got }
+	return eq(f.Topic, r.Topic) && eq(f.Group, r.Group) && eq(f.Handler, r.Handler) &&
+		eq(f.EventType, r.EventType) && eq(f.BizKey, r.BizKey) && eq(string(f.Reason), string(r.Reason)) &&
+		(len(f.IDs) == 0 || slices.Contains(f.IDs, r.ID)) &&
+		(!f.OnlyReplayed || r.ReplayCount > 0) && (!f.ExcludeReplayed || r.ReplayCount == 0)
+}
+
+// Get returns the record stored at sequence id.
+func (t *Transport) Get(ctx context.Context, id string) (*dlq.Record, error) {
+	seq, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%w: id %q is not a sequence number", dlq.ErrNotFound, id)
+	}
+	return t.get(ctx, seq)
+}
+
+func (t *Transport) get(ctx context.Context, seq uint64) (*dlq.Record, error) {
+	m, err := t.dead.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, fmt.Errorf("%w: sequence %d", dlq.ErrNotFound, seq)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("natsjs: dlq get %d: %w", seq, err)
+	}
+	r := &dlq.Record{}
+	if err := json.Unmarshal(m.Data, r); err != nil {
+		return nil, fmt.Errorf("natsjs: dlq record %d: %w", seq, err)
+	}
+	r.ID = strconv.FormatUint(seq, 10)
+	return r, nil
+}
+
+// Replay publishes the record's envelope, retry_count and not_before reset,
+// on its group's retry subject (so no other group sees it again). Stream
+// messages are immutable, so the record is stored again with its replay
+// count raised, under a new id, and the old one deleted.
+func (t *Transport) Replay(ctx context.Context, id string) error {
+	r, err := t.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	env, err := envelope.Unmarshal(r.Envelope)
+	if err != nil {
+		return fmt.Errorf("natsjs: dlq replay %s: the envelope does not decode, fix the producer and purge it: %w", id, err)
+	}
+	env.RetryCount, env.NotBefore = 0, 0
+	body, err := envelope.Marshal(env)
+	if err != nil {
+		return err
+	}
+	if err := t.publishRaw(ctx, t.retrySubject(r.Group, r.Topic), body); err != nil {
+		return err
+	}
+	r.ReplayCount++
+	r.LastReplayedAt = t.cfg.Now().UTC()
+	old := r.ID
+	r.ID = ""
+	if err := t.publishJSON(ctx, t.dlqSubject(r), r); err != nil {
+		return err
+	}
+	seq, _ := strconv.ParseUint(old, 10, 64)
+	return t.dead.DeleteMsg(ctx, seq)
+}
+
+// Purge deletes matching records.
+func (t *Transport) Purge(ctx context.Context, f dlq.Filter) (int, error) {
+	f.Limit = 1 << 30
+	recs, err := t.List(ctx, f)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range recs {
+		seq, _ := strconv.ParseUint(r.ID, 10, 64)
+		if err := t.dead.DeleteMsg(ctx, seq); err != nil {
+			return n, fmt.Errorf("natsjs: dlq purge %s: %w", r.ID, err)
+		}
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,179 @@
+// Package natsjs is the NATS JetStream transport.
+//
+// Subjects: a topic T is published on "<prefix>.topic.T"; retries of group
+// G go to "<prefix>.retry.G.T", which only G's durable consumer reads, so
+// a retry never reaches another group; all of them are in one stream.
+// Dead-letter records (JSON dlq.Record) go to "<prefix>-dlq.G.T" in a
+// second stream. Every publish carries a fresh Nats-Msg-Id, so JetStream's
+// duplicate window never drops a retry or a replay. A message that is not
+// due yet is handed back with NakWithDelay.
+package natsjs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+)
+
+// Config configures a Transport. Conn is required.
+type Config struct {
+	// Conn is a connected NATS client.
+	Conn *nats.Conn
+	// Stream is the name of the message stream; the dead-letter stream is
+	// Stream + "_DLQ". Defaults to "MSGCONTRACT".
+	Stream string
+	// SubjectPrefix defaults to "msgcontract".
+	SubjectPrefix string
+	// MaxAge bounds how long messages stay in the streams. Defaults to 7
+	// days.
+	MaxAge time.Duration
+	// Replicas of the streams. Defaults to 1.
+	Replicas int
+	// AckWait is the lease: a fetched message not settled within it is
+	// redelivered. Defaults to 60 s; keep it above the consumer's
+	// HandlerTimeout.
+	AckWait time.Duration
+	// FetchWait is how long one fetch request waits for messages before
+	// asking again. Defaults to 1 s.
+	FetchWait time.Duration
+	// Now is the clock used to turn not_before into a delay. Defaults to
+	// time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.Stream == "" {
+		c.Stream = "MSGCONTRACT"
+	}
+	if c.SubjectPrefix == "" {
+		c.SubjectPrefix = "msgcontract"
+	}
+	if c.MaxAge == 0 {
+		c.MaxAge = 7 * 24 * time.Hour
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+	if c.AckWait == 0 {
+		c.AckWait = 60 * time.Second
+	}
+	if c.FetchWait == 0 {
+		c.FetchWait = time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Validate reports every missing or invalid field at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Conn == nil {
+		errs = append(errs, errors.New("natsjs: Config.Conn is required"))
+	}
+	if strings.ContainsAny(c.SubjectPrefix, ".*> ") {
+		errs = append(errs, fmt.Errorf("natsjs: SubjectPrefix %q must be one subject token", c.SubjectPrefix))
+	}
+	return errors.Join(errs...)
+}
+
+// Transport is the JetStream transport: a transport.Publisher, a
+// transport.Subscriber and a dlq.Store.
+type Transport struct {
+	cfg      Config
+	js       jetstream.JetStream
+	msgs     jetstream.Stream
+	dead     jetstream.Stream
+	dlqPfx   string
+	topicPfx string
+	retryPfx string
+}
+
+// New validates cfg, creates or updates the two streams and returns the
+// Transport.
+func New(ctx context.Context, cfg Config) (*Transport, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(cfg.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("natsjs: %w", err)
+	}
+	p := cfg.SubjectPrefix
+	t := &Transport{cfg: cfg, js: js, topicPfx: p + ".topic.", retryPfx: p + ".retry.", dlqPfx: p + "-dlq."}
+	t.msgs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: cfg.Stream, Subjects: []string{p + ".>"}, Storage: jetstream.FileStorage,
+		MaxAge: cfg.MaxAge, Replicas: cfg.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natsjs: stream %s: %w", cfg.Stream, err)
+	}
+	t.dead, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: cfg.Stream + "_DLQ", Subjects: []string{p + "-dlq.>"}, Storage: jetstream.FileStorage,
+		Replicas: cfg.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natsjs: stream %s_DLQ: %w", cfg.Stream, err)
+	}
+	return t, nil
+}
+
+// Publish publishes env on topic's subject with a fresh Nats-Msg-Id.
+func (t *Transport) Publish(ctx context.Context, topic string, env *envelopepb.Envelope) error {
+	body, err := envelope.Marshal(env)
+	if err != nil {
+		return fmt.Errorf("natsjs: publish: %w", err)
+	}
+	return t.publishRaw(ctx, t.topicPfx+topic, body)
+}
+
+// PublishRaw publishes already encoded bytes on topic's subject.
+func (t *Transport) PublishRaw(ctx context.Context, topic string, body []byte) error {
+	return t.publishRaw(ctx, t.topicPfx+topic, body)
+}
+
+func (t *Transport) publishRaw(ctx context.Context, subject string, body []byte) error {
+	if _, err := t.js.Publish(ctx, subject, body, jetstream.WithMsgID(event.NewMessageID())); err != nil {
+		return fmt.Errorf("natsjs: publish %s: %w", subject, err)
+	}
+	return nil
+}
+
+func (t *Transport) publishJSON(ctx context.Context, subject string, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return t.publishRaw(ctx, subject, body)
+}
+
+// Backlog counts group's messages not yet acknowledged: waiting, in
+// flight or delayed.
+func (t *Transport) Backlog(ctx context.Context, group string) (int, error) {
+	c, err := t.msgs.Consumer(ctx, consumerName(group))
+	if err != nil {
+		return 0, err
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return int(info.NumPending) + info.NumAckPending, nil
+}
+
+// consumerName maps a group to a durable consumer name (no dots or
+// wildcards allowed there).
+func consumerName(group string) string {
+	return strings.NewReplacer(".", "_", "*", "_", ">", "_", " ", "_").Replace(group)
+}

@@ -17,13 +17,14 @@ import (
 	"strings"
 
 	"github.com/msgcontract/msgcontract/conformance"
+	"github.com/msgcontract/msgcontract/conformance/golang"
 	"github.com/msgcontract/msgcontract/conformance/java"
 	"github.com/msgcontract/msgcontract/conformance/python"
 )
 
-// executors maps each language to its executor; nil marks one not built in.
+// executors maps each language to its executor.
 var executors = map[string]func(context.Context, *conformance.VectorFile, string) ([]conformance.Result, error){
-	"go":     nil,
+	"go":     golang.Run,
 	"java":   java.Run,
 	"python": python.Run,
 }

@@ -12,8 +12,11 @@ package golang
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -36,7 +39,8 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		return nil, err
 	}
 	pkgs := newPackages(set, plugin)
-	var out []emit.File
+	var gens []*fileGen
+	var names []string
 	for _, mf := range set.Files {
 		if len(mf.Events) == 0 && len(mf.StateMachines) == 0 {
 			continue
@@ -49,12 +53,36 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		g := &fileGen{model: mf, gofile: gf, plugin: plugin, params: p, pkg: pkgs.of(gf)}
-		content, err := g.render()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", mf.Path, err)
-		}
-		out = append(out, emit.File{Name: name, Content: content})
+		gens = append(gens, &fileGen{model: mf, gofile: gf, plugin: plugin, params: p, pkg: pkgs.of(gf)})
+		names = append(names, name)
+	}
+	// Files render independently (formatting dominates), so they render
+	// in parallel; results keep the input order.
+	out := make([]emit.File, len(gens))
+	errs := make([]error, len(gens))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(gens)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				content, err := gens[i].render()
+				if err != nil {
+					errs[i] = fmt.Errorf("%s: %w", gens[i].model.Path, err)
+					continue
+				}
+				out[i] = emit.File{Name: names[i], Content: content}
+			}
+		}()
+	}
+	for i := range gens {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -161,7 +161,9 @@ func registryHistory(ctx context.Context, c *client.Client, subject string, leve
 	if !level.Transitive() && len(versions) > 0 {
 		versions = versions[len(versions)-1:]
 	}
-	fetch := func(ctx context.Context, s string, v int) (string, []store.Reference, error) { return c.Version(ctx, s, v) }
+	fetch := func(ctx context.Context, s string, v int) (string, []store.Reference, error) {
+		return c.Version(ctx, s, v)
+	}
 	var out []*model.Set
 	for _, v := range versions {
 		text, refs, err := c.Version(ctx, subject, v)

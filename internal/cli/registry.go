@@ -36,7 +36,9 @@ meaning: registry/README.md.`,
   msgcontract registry push  --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto
   msgcontract registry check --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return usageErr(errors.New("registry needs a subcommand: serve, push or check; see --help")) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageErr(errors.New("registry needs a subcommand: serve, push or check; see --help"))
+		},
 	}
 	cmd.AddCommand(newRegistryServeCmd(), newRegistryPushCmd(), newRegistryCheckCmd())
 	return cmd

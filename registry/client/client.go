@@ -35,7 +35,9 @@ type Error struct {
 	Msg    string `json:"message"`
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("registry answered %d (error_code %d): %s", e.Status, e.Code, e.Msg) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("registry answered %d (error_code %d): %s", e.Status, e.Code, e.Msg)
+}
 
 // Incompatible reports a 409: the schema breaks the subject's level.
 func (e *Error) Incompatible() bool { return e.Status == http.StatusConflict }

@@ -403,3 +403,23 @@ func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) (
 	}
 	return out, rows.Err()
 }
+
+// Check runs SQLite's integrity check and verifies that every subject's
+// versions are numbered without duplicates and reference existing schemas.
+func (s *Store) Check(ctx context.Context) error {
+	var res string
+	if err := s.db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil {
+		return err
+	}
+	if res != "ok" {
+		return fmt.Errorf("sqlite integrity check: %s", res)
+	}
+	var orphans int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM versions v LEFT JOIN schemas s ON s.id = v.schema_id WHERE s.id IS NULL`).Scan(&orphans); err != nil {
+		return err
+	}
+	if orphans > 0 {
+		return fmt.Errorf("%d versions reference missing schemas", orphans)
+	}
+	return nil
+}

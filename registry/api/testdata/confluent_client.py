@@ -1,0 +1,121 @@
+"""Drives msgcontract's registry with Confluent's own Python client.
+
+Run by registry/api TestConfluentPythonClient with the registry URL as the
+only argument; prints "ok" when every step behaved as against Confluent's
+registry. Needs .venv-registry (scripts/setup-registry-client.sh).
+"""
+import importlib
+import os
+import subprocess
+import sys
+import tempfile
+
+from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+from confluent_kafka.schema_registry.error import SchemaRegistryError
+from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+
+MONEY = """syntax = "proto3";
+package shop.common.v1;
+
+message Money {
+  int64 cents = 1;
+  string currency = 2;
+}
+"""
+
+ORDER = """syntax = "proto3";
+package shop.order.v1;
+
+import "shop/common/v1/money.proto";
+
+message OrderPlaced {
+  string order_id = 1;
+  shop.common.v1.Money total = 2;
+}
+"""
+
+PLAIN = """syntax = "proto3";
+package plain.v1;
+
+message Ping {
+  string id = 1;
+}
+"""
+
+
+def check(cond, what):
+    if not cond:
+        raise SystemExit("FAILED: " + what)
+
+
+def generate(workdir):
+    """Generates Python classes for MONEY and ORDER with protoc."""
+    for path, text in (("shop/common/v1/money.proto", MONEY), ("shop/order/v1/order.proto", ORDER)):
+        full = os.path.join(workdir, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(text)
+    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", "-I", workdir, "--python_out", workdir,
+                    "shop/common/v1/money.proto", "shop/order/v1/order.proto"], check=True)
+    sys.path.insert(0, workdir)
+    return importlib.import_module("shop.order.v1.order_pb2")
+
+
+def main():
+    url = sys.argv[1]
+    client = SchemaRegistryClient({"url": url})
+
+    # Register, fetch and check a text schema: it comes back unchanged.
+    schema_id = client.register_schema("plain-value", Schema(PLAIN, "PROTOBUF"))
+    fetched = client.get_schema(schema_id)
+    check(fetched.schema_str == PLAIN, "get_schema returns the registered text")
+    check(fetched.schema_type == "PROTOBUF", "schemaType PROTOBUF")
+    latest = client.get_latest_version("plain-value")
+    check(latest.schema_id == schema_id and latest.version == 1, "latest version")
+    check(latest.schema.schema_str == PLAIN, "latest version text")
+    again = client.register_schema("plain-value", Schema(PLAIN, "PROTOBUF"))
+    check(again == schema_id, "re-registering returns the existing id")
+    added = PLAIN.replace("string id = 1;", "string id = 1;\n  int64 at = 2;")
+    check(client.test_compatibility("plain-value", Schema(added, "PROTOBUF")) is True, "adding a field is compatible")
+    renamed = PLAIN.replace("string id = 1;", "string key = 1;")
+    check(client.test_compatibility("plain-value", Schema(renamed, "PROTOBUF")) is False, "renaming a field is not")
+    try:
+        client.register_schema("plain-value", Schema(renamed, "PROTOBUF"))
+        check(False, "registering an incompatible schema must fail")
+    except SchemaRegistryError as e:
+        check(e.http_status_code == 409, "incompatible: HTTP 409, got %s" % e.http_status_code)
+        check(e.error_code == 40901, "incompatible: error_code 40901, got %s" % e.error_code)
+    check("plain-value" in client.get_subjects(), "subjects")
+
+    # The serializer registers the imported file as a referenced subject.
+    with tempfile.TemporaryDirectory() as workdir:
+        order_pb2 = generate(workdir)
+        ser = ProtobufSerializer(order_pb2.OrderPlaced, client,
+                                 {"auto.register.schemas": True, "use.deprecated.format": False})
+        msg = order_pb2.OrderPlaced(order_id="o-1")
+        msg.total.cents = 1250
+        msg.total.currency = "EUR"
+        ctx = SerializationContext("orders", MessageField.VALUE)
+        data = ser(msg, ctx)
+        check(data[0] == 0, "magic byte")
+        sid = int.from_bytes(data[1:5], "big")
+        subjects = client.get_subjects()
+        check("shop/common/v1/money.proto" in subjects, "dependency registered as a subject: %s" % subjects)
+        check("orders-value" in subjects, "value subject registered: %s" % subjects)
+        registered = client.get_latest_version("orders-value")
+        check(registered.schema_id == sid, "the id in the message is the registered one")
+        refs = registered.schema.references
+        check(len(refs) == 1 and refs[0].name == "shop/common/v1/money.proto", "reference recorded: %s" % refs)
+        check("message OrderPlaced" in registered.schema.schema_str, "descriptor stored as .proto text")
+        # A second serializer (a restarted producer) finds the same id.
+        ser2 = ProtobufSerializer(order_pb2.OrderPlaced, client,
+                                  {"auto.register.schemas": True, "use.deprecated.format": False})
+        check(int.from_bytes(ser2(msg, ctx)[1:5], "big") == sid, "re-registration keeps the id")
+        de = ProtobufDeserializer(order_pb2.OrderPlaced, {"use.deprecated.format": False})
+        check(de(data, ctx) == msg, "round trip")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

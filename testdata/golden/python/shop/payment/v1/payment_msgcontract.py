@@ -80,6 +80,42 @@ PAY_SUCCESS = _mc.EventContract(
 """PaySuccess: the payment provider confirmed that an order was paid."""
 
 
+REFUND_REQUESTED_TOPIC = "order-event"
+REFUND_REQUESTED_EVENT_TYPE = "REFUND_REQUESTED"
+REFUND_REQUESTED_BIZ_KEY_TEMPLATE = "order_id:{order_id}:REFUND_REQUESTED:{refund_id}"
+REFUND_REQUESTED_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
+"""The effective retry policy of shop.payment.v1.RefundRequested: the file's default."""
+
+
+def refund_requested_biz_key(m: _pb.RefundRequested) -> str:
+    """Renders the biz_key of shop.payment.v1.RefundRequested from the template order_id:{order_id}:REFUND_REQUESTED:{refund_id}.
+
+    Raises _mc.BizKeyError with code EMPTY_FIELD when a placeholder is empty
+    or unset, KEY_TOO_LONG when the key is over 512 bytes after encoding.
+    """
+    b = _mc.BizKeyBuilder()
+    b.literal("order_id:")
+    b.string("order_id", m.order_id)
+    b.literal(":REFUND_REQUESTED:")
+    b.string("refund_id", m.refund_id)
+    return b.key()
+
+
+REFUND_REQUESTED = _mc.EventContract(
+    full_name="shop.payment.v1.RefundRequested",
+    topic=REFUND_REQUESTED_TOPIC,
+    event_type=REFUND_REQUESTED_EVENT_TYPE,
+    biz_key_template=REFUND_REQUESTED_BIZ_KEY_TEMPLATE,
+    retry=REFUND_REQUESTED_RETRY,
+    rules=RULES,
+    target_state="OrderState.REFUNDING",
+    message_type=_pb.RefundRequested,
+    key_function=refund_requested_biz_key,
+)
+"""RefundRequested: the customer asked for a refund of a paid order; the
+order waits in REFUNDING for the provider's confirmation."""
+
+
 REFUND_SUCCESS_TOPIC = "order-event"
 REFUND_SUCCESS_EVENT_TYPE = "REFUND_SUCCESS"
 REFUND_SUCCESS_BIZ_KEY_TEMPLATE = "order_id:{order_id}:REFUND_SUCCESS:{refund_id}"
@@ -140,6 +176,7 @@ def order_state_can_transit(from_state: Union[str, int], to_state: Union[str, in
 
 EVENTS: dict[str, _mc.EventContract[Any]] = {
     "shop.payment.v1.PaySuccess": PAY_SUCCESS,
+    "shop.payment.v1.RefundRequested": REFUND_REQUESTED,
     "shop.payment.v1.RefundSuccess": REFUND_SUCCESS,
 }
 """Every event of the file by its message's full proto name."""

@@ -193,6 +193,132 @@ func WritePaySuccessToOutbox(ctx context.Context, tx *sql.Tx, write func(context
 // PaySuccessSpec's error ranges: retry with backoff or dead-letter.
 type PaySuccessHandler func(ctx context.Context, tx *sql.Tx, m *PaySuccess) error
 
+// RefundRequestedSpec is the contract of RefundRequested as data: where it is
+// published, how its failures are classified and retried. The runtime reads
+// nothing else.
+//
+// Topic "order-event", event type "REFUND_REQUESTED", biz_key template
+// "order_id:{order_id}:REFUND_REQUESTED:{refund_id}". Subject is the
+// schema-registry subject of the payload, "<topic>-value" by Confluent's
+// default TopicNameStrategy. SchemaVersion is left 0 (unknown): the registry
+// assigns versions when the contract is registered. Policy is the file's
+// default retry policy (base 1s, x2, jitter up to 1s, max delay 1m0s, 6
+// retries); Rules are the file's error ranges.
+//
+// RefundRequested: the customer asked for a refund of a paid order; the
+// order waits in REFUNDING for the provider's confirmation.
+var RefundRequestedSpec = &event.Spec{
+	FullName:  "shop.payment.v1.RefundRequested",
+	Topic:     "order-event",
+	EventType: "REFUND_REQUESTED",
+	Subject:   "order-event-value",
+	Policy: backoff.Policy{
+		BaseMs:     1000,
+		Multiplier: 2.0,
+		JitterMs:   1000,
+		MaxDelayMs: 60000,
+		MaxRetries: 6,
+	},
+	Rules: classify.Rules{
+		Ranges: []classify.Range{
+			{From: 40000, To: 49999, Retryable: false, Name: "business"},
+			{From: 50000, To: 59999, Retryable: true, Name: "system"},
+		},
+		UnclassifiedRetryable: true,
+	},
+}
+
+// Error-code ranges of RefundRequested. A handler fails with a code by
+// returning classify.NewError(code, msg) (or an error wrapping one); the
+// runtime classifies it by the range holding the code.
+const (
+	// RefundRequestedBusinessFrom is the first code of error range "business" (not
+	// retryable).
+	RefundRequestedBusinessFrom int32 = 40000
+	// RefundRequestedBusinessTo is the last code of error range "business" (not
+	// retryable).
+	RefundRequestedBusinessTo int32 = 49999
+	// RefundRequestedSystemFrom is the first code of error range "system"
+	// (retryable).
+	RefundRequestedSystemFrom int32 = 50000
+	// RefundRequestedSystemTo is the last code of error range "system"
+	// (retryable).
+	RefundRequestedSystemTo int32 = 59999
+)
+
+// ClassifyRefundRequested classifies an error code of RefundRequested by its
+// contract: the range holding code decides (Result.Range is its name); a code
+// outside every range follows the contract's unclassified setting
+// (Result.Range is ""). Errors without a code:
+// RefundRequestedSpec.Rules.NoCode(); any error:
+// RefundRequestedSpec.Rules.Err(err).
+func ClassifyRefundRequested(code int32) classify.Result {
+	return RefundRequestedSpec.Rules.Code(code)
+}
+
+// BizKey renders the message's business (idempotency) key from the contract
+// template "order_id:{order_id}:REFUND_REQUESTED:{refund_id}" by DESIGN.md's
+// cross-language rules: strings percent-encoded, integers in base 10, enums by
+// value name. An empty string, an unset sub-message on a dotted path or an
+// absent optional field is a *bizkey.Error with code EMPTY_FIELD; a key over
+// 512 bytes one with code KEY_TOO_LONG.
+func (m *RefundRequested) BizKey() (string, error) {
+	var b bizkey.Builder
+	b.Literal("order_id:")
+	b.String("order_id", m.GetOrderId())
+	b.Literal(":REFUND_REQUESTED:")
+	b.String("refund_id", m.GetRefundId())
+	return b.Key()
+}
+
+// NewRefundRequestedEnvelope wraps m in an envelope for topic "order-event":
+// biz_key from m.BizKey(), event type "REFUND_REQUESTED", the schema subject
+// of RefundRequestedSpec, a fresh message_id, occurred_at now and the trace
+// context of opts (its zero value gives all defaults and a binary protobuf
+// payload). A key that cannot be rendered is returned as the *bizkey.Error,
+// and nothing is built.
+func NewRefundRequestedEnvelope(m *RefundRequested, opts event.Options) (*envelopepb.Envelope, error) {
+	key, err := m.BizKey()
+	if err != nil {
+		return nil, err
+	}
+	return event.NewEnvelope(RefundRequestedSpec, m, key, opts)
+}
+
+// PublishRefundRequested builds m's envelope (see NewRefundRequestedEnvelope)
+// and publishes it to topic "order-event" through p, a transport or the outbox
+// relay. Publishing outside a business transaction can lose the message if the
+// process dies after the commit; WriteRefundRequestedToOutbox is the durable
+// alternative.
+func PublishRefundRequested(ctx context.Context, p transport.Publisher, m *RefundRequested, opts event.Options) error {
+	env, err := NewRefundRequestedEnvelope(m, opts)
+	if err != nil {
+		return err
+	}
+	return p.Publish(ctx, RefundRequestedSpec.Topic, env)
+}
+
+// WriteRefundRequestedToOutbox builds m's envelope (see
+// NewRefundRequestedEnvelope) and writes it with write inside tx, the caller's
+// business transaction, so the message is stored if and only if the business
+// change commits; the outbox relay publishes it afterwards. Pass the runtime
+// outbox's insert function as write.
+func WriteRefundRequestedToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *RefundRequested, opts event.Options) error {
+	env, err := NewRefundRequestedEnvelope(m, opts)
+	if err != nil {
+		return err
+	}
+	return write(ctx, tx, env)
+}
+
+// RefundRequestedHandler handles one RefundRequested. It runs inside tx, the
+// transaction holding the message's dedup claim: write business changes with
+// tx and do not commit or roll it back. Return nil when done (the claim
+// commits with your changes), or an error to roll back and let the runtime
+// classify it by RefundRequestedSpec's error ranges: retry with backoff or
+// dead-letter.
+type RefundRequestedHandler func(ctx context.Context, tx *sql.Tx, m *RefundRequested) error
+
 // RefundSuccessSpec is the contract of RefundSuccess as data: where it is
 // published, how its failures are classified and retried. The runtime reads
 // nothing else.

@@ -99,6 +99,50 @@ public final class PaymentContract {
   }
 
   /**
+   * RefundRequested: the customer asked for a refund of a paid order; the
+   * order waits in REFUNDING for the provider's confirmation.
+   */
+  public static final class RefundRequested {
+    /** The broker destination. */
+    public static final String TOPIC = "order-event";
+    /** The event type written into the envelope. */
+    public static final String EVENT_TYPE = "REFUND_REQUESTED";
+    /** The biz_key template as written in the contract. */
+    public static final String BIZ_KEY_TEMPLATE = "order_id:{order_id}:REFUND_REQUESTED:{refund_id}";
+    /** The state this event moves its entity to, as "Enum.VALUE", or "" when it names none. */
+    public static final String TARGET_STATE = "OrderState.REFUNDING";
+    /** The effective retry policy: the file's default. */
+    public static final RetryPolicy RETRY = new RetryPolicy(1000L, 2.0, 1000L, 60000L, 6);
+
+    /** The event's contract as data, for the consumer skeleton and the envelope codec. */
+    public static final EventSpec<com.example.shop.payment.v1.RefundRequested> SPEC = new EventSpec<>(
+        "shop.payment.v1.RefundRequested", TOPIC, EVENT_TYPE, BIZ_KEY_TEMPLATE, RETRY, RULES, TARGET_STATE,
+        com.example.shop.payment.v1.RefundRequested.getDefaultInstance(), RefundRequested::bizKey);
+
+    private RefundRequested() {}
+
+    /**
+     * Renders the biz_key of m from the template order_id:{order_id}:REFUND_REQUESTED:{refund_id}.
+     *
+     * @throws BizKeyException EMPTY_FIELD when a placeholder is empty or unset,
+     *     KEY_TOO_LONG when the key is over 512 bytes after encoding
+     */
+    public static String bizKey(com.example.shop.payment.v1.RefundRequested m) throws BizKeyException {
+      BizKeyBuilder b = new BizKeyBuilder();
+      b.literal("order_id:");
+      b.string("order_id", m.getOrderId());
+      b.literal(":REFUND_REQUESTED:");
+      b.string("refund_id", m.getRefundId());
+      return b.key();
+    }
+
+    /** Classifies a handler error code by the contract's error ranges. */
+    public static Classification classify(int code) {
+      return RULES.classify(code);
+    }
+  }
+
+  /**
    * RefundSuccess: the provider confirmed a refund of a paid order.
    */
   public static final class RefundSuccess {
@@ -173,6 +217,7 @@ public final class PaymentContract {
   /** Every event of the file by its message's full proto name. */
   public static final Map<String, EventSpec<?>> EVENTS = Map.ofEntries(
       Map.entry("shop.payment.v1.PaySuccess", PaySuccess.SPEC),
+      Map.entry("shop.payment.v1.RefundRequested", RefundRequested.SPEC),
       Map.entry("shop.payment.v1.RefundSuccess", RefundSuccess.SPEC));
 
   /** Every state machine of the file by its enum's full proto name. */

@@ -1,0 +1,217 @@
+// Command registry-bench measures the schema registry: GET
+// /schemas/ids/{id} requests per second against a bare echo handler that
+// returns the same bytes, and the latency of a FULL_TRANSITIVE
+// compatibility check against a subject with 100 versions.
+//
+//	go run ./bench/registry [-duration 3s] [-workers 32] [-versions 100] [-checks 200]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+const header = `syntax = "proto3";
+package bench.v1;
+import "msgcontract/v1/options.proto";
+option (msgcontract.v1.defaults) = {
+  error_ranges: [
+    { from: 40000 to: 49999 retryable: false name: "business" },
+    { from: 50000 to: 59999 retryable: true name: "system" }
+  ]
+};
+enum OrderState {
+  option (msgcontract.v1.state_machine) = {};
+  ORDER_STATE_UNSPECIFIED = 0;
+  PAYING = 1;
+  PAID = 2 [(msgcontract.v1.transition) = { from: ["PAYING"] }];
+}
+message Paid {
+  option (msgcontract.v1.event) = {
+    topic: "orders" event_type: "PAID" biz_key: "order:{order_id}" target_state: "OrderState.PAID"
+  };
+  string order_id = 1;
+`
+
+// version n of the benchmark contract has n extra fields: each version is
+// compatible with all before it.
+func version(n int) string {
+	var b strings.Builder
+	b.WriteString(header)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  string extra_%d = %d;\n", i, i+2)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func main() {
+	duration := flag.Duration("duration", 3*time.Second, "how long to load each GET endpoint")
+	workers := flag.Int("workers", 32, "concurrent GET clients")
+	versions := flag.Int("versions", 100, "versions of the checked subject")
+	checks := flag.Int("checks", 200, "timed compatibility checks")
+	flag.Parse()
+	if err := run(*duration, *workers, *versions, *checks); err != nil {
+		fmt.Fprintln(os.Stderr, "registry-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(duration time.Duration, workers, versions, checks int) error {
+	dir, err := os.MkdirTemp("", "registry-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(filepath.Join(dir, "registry.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv, err := api.New(api.Config{Store: st})
+	if err != nil {
+		return err
+	}
+	reg := httptest.NewServer(srv)
+	defer reg.Close()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers * 2}}
+
+	if _, err := call(hc, "POST", reg.URL+"/subjects/get-value/versions", body(version(3))); err != nil {
+		return err
+	}
+	want, err := call(hc, "GET", reg.URL+"/schemas/ids/1", nil)
+	if err != nil {
+		return err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.GET("/schemas/ids/:id", func(c echo.Context) error { return c.Blob(http.StatusOK, api.ContentType, want) })
+	bare := httptest.NewServer(e)
+	defer bare.Close()
+
+	regRate, err := load(hc, reg.URL+"/schemas/ids/1", want, duration, workers)
+	if err != nil {
+		return err
+	}
+	bareRate, err := load(hc, bare.URL+"/schemas/ids/1", want, duration, workers)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("GET /schemas/ids/{id}  registry: %10.0f req/s   bare echo: %10.0f req/s   (%d workers, %s each, %d-byte body)\n",
+		regRate, bareRate, workers, duration, len(want))
+	fmt.Printf("ratio registry-get/bare-echo=%.2f\n", regRate/bareRate)
+
+	// A subject with `versions` versions, checked at FULL_TRANSITIVE.
+	if _, err := call(hc, "PUT", reg.URL+"/config/checked-value", []byte(`{"compatibility":"NONE"}`)); err != nil {
+		return err
+	}
+	for n := 1; n <= versions; n++ {
+		if _, err := call(hc, "POST", reg.URL+"/subjects/checked-value/versions", body(version(n))); err != nil {
+			return fmt.Errorf("version %d: %w", n, err)
+		}
+	}
+	if _, err := call(hc, "PUT", reg.URL+"/config/checked-value", []byte(`{"compatibility":"FULL_TRANSITIVE"}`)); err != nil {
+		return err
+	}
+	candidate := body(version(versions + 1))
+	url := reg.URL + "/compatibility/subjects/checked-value/versions"
+	start := time.Now()
+	out, err := call(hc, "POST", url, candidate)
+	if err != nil {
+		return err
+	}
+	cold := time.Since(start)
+	if !bytes.Contains(out, []byte(`"is_compatible":true`)) {
+		return fmt.Errorf("the candidate should be compatible: %s", out)
+	}
+	lat := make([]time.Duration, checks)
+	for i := range lat {
+		t0 := time.Now()
+		if _, err := call(hc, "POST", url, candidate); err != nil {
+			return err
+		}
+		lat[i] = time.Since(t0)
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
+	fmt.Printf("FULL_TRANSITIVE check against %d versions: p50=%s p99=%s (n=%d; first check, compiling every version: %s)\n",
+		versions, pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), checks, cold.Round(time.Millisecond))
+	return nil
+}
+
+func body(schema string) []byte {
+	b, _ := json.Marshal(map[string]string{"schemaType": "PROTOBUF", "schema": schema})
+	return b
+}
+
+func call(hc *http.Client, method, url string, b []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(context.Background(), method, url, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", api.ContentType)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, out)
+	}
+	return out, nil
+}
+
+// load runs workers GET loops for d and returns requests per second. Every
+// answer must equal want.
+func load(hc *http.Client, url string, want []byte, d time.Duration, workers int) (float64, error) {
+	var (
+		n     atomic.Int64
+		wg    sync.WaitGroup
+		first atomic.Value
+	)
+	deadline := time.Now().Add(d)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				got, err := call(hc, "GET", url, nil)
+				if err == nil && !bytes.Equal(got, want) {
+					err = fmt.Errorf("%s answered %q, want %q", url, got, want)
+				}
+				if err != nil {
+					first.CompareAndSwap(nil, err)
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := first.Load().(error); ok {
+		return 0, err
+	}
+	return float64(n.Load()) / d.Seconds(), nil
+}

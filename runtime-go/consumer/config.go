@@ -34,6 +34,13 @@ type Config struct {
 	// at once; they are processed one after the other, each in its own
 	// transaction. Defaults to 1.
 	FetchSize int
+	// BatchTx processes all deliveries of one fetch in a single database
+	// transaction with a savepoint per message, and acknowledges them
+	// with one transport call. A failing message rolls back to its
+	// savepoint only; a failed commit hands the whole batch back. This
+	// trades latency for throughput; handlers must not rely on being
+	// alone in their transaction. Defaults to false.
+	BatchTx bool
 	// HandlerTimeout bounds one handler run through its context; a
 	// handler that ignores its context is waited for. Keep it below the
 	// transport's lease. Defaults to 30 s.

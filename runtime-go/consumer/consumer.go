@@ -106,6 +106,10 @@ func (c *Consumer) work(ctx context.Context, sub transport.Subscription) {
 			sleep(ctx, time.Second)
 			continue
 		}
+		if c.cfg.BatchTx {
+			c.processBatch(procCtx, sub, ds)
+			continue
+		}
 		for _, d := range ds {
 			c.process(procCtx, sub, d)
 		}

@@ -19,28 +19,44 @@ import (
 )
 
 // matrix is every (database, transport) pair tests 1, 2, 3 and 7 run on.
+// A batch entry runs the consumer with BatchTx (one transaction per fetch,
+// a savepoint per message).
 func matrix() []struct {
-	db dbBackend
-	br brokerKind
+	db    dbBackend
+	br    brokerKind
+	batch bool
 } {
 	return []struct {
-		db dbBackend
-		br brokerKind
+		db    dbBackend
+		br    brokerKind
+		batch bool
 	}{
-		{sqliteBackend, sqliteBroker},
-		{postgresBackend, sqliteBroker},
-		{sqliteBackend, natsBroker},
+		{sqliteBackend, sqliteBroker, false},
+		{sqliteBackend, sqliteBroker, true},
+		{postgresBackend, sqliteBroker, false},
+		{postgresBackend, sqliteBroker, true},
+		{sqliteBackend, natsBroker, false},
 	}
 }
 
 func forMatrix(t *testing.T, run func(t *testing.T, be dbBackend, bk brokerKind)) {
 	for _, m := range matrix() {
-		t.Run(m.db.name+"+"+m.br.name, func(t *testing.T) {
+		name := m.db.name + "+" + m.br.name
+		if m.batch {
+			name += "+batch"
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			if m.batch {
+				batchMode.Store(t.Name(), true)
+			}
 			run(t, m.db, m.br)
 		})
 	}
 }
+
+// batchMode marks the tests whose consumers run with BatchTx.
+var batchMode sync.Map
 
 // Fault 1: the same message delivered to 32 goroutines at once gives
 // exactly one business effect and 31 dedups.
@@ -291,3 +307,46 @@ func TestFault4DeadLetterAtOnce(t *testing.T) {
 }
 
 var _ = backoff.Default
+
+// In batch mode a message whose business write fails rolls back to its own
+// savepoint: the other messages of the batch keep their effects, and the
+// failed one is retried, not dropped as a duplicate.
+func TestBatchIsolatesFailures(t *testing.T) {
+	t.Parallel()
+	for _, be := range []dbBackend{sqliteBackend, postgresBackend} {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, be, sqliteBroker, fastPolicy)
+			f.clock = newScaledClock(10)
+			for i := range 10 {
+				f.publish(f.envelope(fmt.Sprintf("order:b%d", i), fmt.Sprint(i)))
+			}
+			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+				env, _ := consumer.EnvelopeFrom(ctx)
+				if m.GetValue() == "5" && env.GetRetryCount() == 0 {
+					if err := insertEffect(ctx, tx, "partial"); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, retry_count, note) VALUES (NULL, 0, 'x')`)
+					return err
+				}
+				return insertEffect(ctx, tx, m.GetValue())
+			}, func(c *consumer.Config) { c.BatchTx, c.FetchSize, c.Workers = true, 16, 1 })
+			waitFor(t, "10 processed", func() bool { return f.count(f.m.Processed) == 10 })
+			f.drain()
+			if got := f.effects(); got != 10 {
+				t.Errorf("effects = %d, want 10", got)
+			}
+			var partial int
+			if err := f.db.QueryRow(`SELECT count(*) FROM effects WHERE note = 'partial'`).Scan(&partial); err != nil || partial != 0 {
+				t.Errorf("the failed message's partial write survived: %d %v", partial, err)
+			}
+			if got := f.count(f.m.Retried); got != 1 {
+				t.Errorf("retried = %d, want 1", got)
+			}
+			if got := f.count(f.m.Deduped); got != 0 {
+				t.Errorf("deduped = %d, want 0", got)
+			}
+		})
+	}
+}

@@ -207,6 +207,9 @@ func (f *fixture) start(handle handlerFunc, mutate func(*consumer.Config)) {
 		Metrics: f.m, Now: f.now, Rand: func() float64 { return 0.5 },
 		HandlerTimeout: 20 * time.Second,
 	}
+	if _, ok := batchMode.Load(f.t.Name()); ok {
+		cfg.BatchTx, cfg.FetchSize = true, 16
+	}
 	if mutate != nil {
 		mutate(&cfg)
 	}

@@ -19,13 +19,30 @@ import (
 
 // process runs DESIGN.md's steps 1-5 on one delivery and settles it.
 func (c *Consumer) process(ctx context.Context, sub transport.Subscription, d *transport.Delivery) {
+	if it := c.prepare(ctx, sub, d); it != nil {
+		c.claimAndRun(ctx, sub, it.d, it.env, it.r, it.msg, it.log)
+	}
+}
+
+// item is a delivery that passed steps 1 and 2.
+type item struct {
+	d   *transport.Delivery
+	env *envelopepb.Envelope
+	r   *route
+	msg any
+	log *slog.Logger
+}
+
+// prepare runs steps 1 (decode; failure: dead-letter) and 2 (not yet due:
+// defer). It returns nil when it settled the delivery.
+func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *transport.Delivery) *item {
 	log := c.cfg.Logger.With("transport_id", d.ID, "topic", d.Topic)
 
 	// Step 1: decode.
 	env, err := envelope.Unmarshal(d.Body)
 	if err != nil {
 		c.deadLetterDecode(ctx, sub, d, nil, nil, err, log)
-		return
+		return nil
 	}
 	log = log.With("message_id", env.GetMessageId(), "biz_key", env.GetBizKey(),
 		"retry_count", env.GetRetryCount(), "event_type", env.GetEventType())
@@ -37,26 +54,23 @@ func (c *Consumer) process(ctx context.Context, sub transport.Subscription, d *t
 	if r == nil {
 		c.deadLetter(ctx, sub, d, env, nil, dlq.ReasonNoHandler, CodeNoHandler,
 			fmt.Sprintf("no handler for event type %q on topic %q in group %q", env.GetEventType(), topic, c.cfg.Group), log)
-		return
+		return nil
 	}
 	log = log.With("handler", r.name)
 	msg, err := r.decode(env)
 	if err != nil {
 		c.deadLetterDecode(ctx, sub, d, env, r, err, log)
-		return
+		return nil
 	}
 
 	// Step 2: not yet due.
-	now := c.cfg.Now()
-	if nb := env.GetNotBefore(); nb > now.UnixMilli() {
+	if nb := env.GetNotBefore(); nb > c.cfg.Now().UnixMilli() {
 		if err := sub.Defer(ctx, d, time.UnixMilli(nb)); err != nil {
 			log.Error("msgcontract: defer failed", "err", err)
 		}
-		return
+		return nil
 	}
-
-	// Steps 3-5.
-	c.claimAndRun(ctx, sub, d, env, r, msg, log)
+	return &item{d: d, env: env, r: r, msg: msg, log: log}
 }
 
 func (c *Consumer) claimAndRun(ctx context.Context, sub transport.Subscription, d *transport.Delivery,

@@ -73,6 +73,7 @@ func OpenSQLite(path string) (*sql.DB, error) {
 	q.Set("_txlock", "immediate")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_foreign_keys", "1")
+	q.Set("_stmt_cache_size", "64")
 	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package sqlitequeue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -146,30 +147,27 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 	return ds, nil
 }
 
-// Ack deletes the deliveries' rows in one transaction. Rows whose lease
-// was lost are left to their new holder.
+// Ack deletes the deliveries' rows, one statement per fetch they came
+// from. Rows whose lease was lost are left to their new holder.
 func (s *subscription) Ack(ctx context.Context, ds ...*transport.Delivery) error {
-	if len(ds) == 1 {
-		h := ds[0].Handle.(handle)
-		_, err := s.t.db.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND lease_owner = ?2`, h.row, h.owner)
-		if err != nil {
-			return fmt.Errorf("sqlitequeue: ack: %w", err)
-		}
-		return nil
-	}
-	tx, err := s.t.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlitequeue: ack: %w", err)
-	}
-	defer tx.Rollback()
+	byOwner := map[string][]int64{}
+	var owners []string
 	for _, d := range ds {
 		h := d.Handle.(handle)
-		if _, err := tx.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND lease_owner = ?2`, h.row, h.owner); err != nil {
+		if _, ok := byOwner[h.owner]; !ok {
+			owners = append(owners, h.owner)
+		}
+		byOwner[h.owner] = append(byOwner[h.owner], h.row)
+	}
+	for _, o := range owners {
+		ids, err := json.Marshal(byOwner[o])
+		if err != nil {
+			return err
+		}
+		if _, err := s.t.db.ExecContext(ctx, `DELETE FROM mc_queue WHERE lease_owner = ?1
+			AND id IN (SELECT value FROM json_each(?2))`, o, string(ids)); err != nil {
 			return fmt.Errorf("sqlitequeue: ack: %w", err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlitequeue: ack: %w", err)
 	}
 	return nil
 }

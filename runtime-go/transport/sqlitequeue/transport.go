@@ -160,7 +160,7 @@ func (t *Transport) migrate(ctx context.Context) error {
 			lease_until INTEGER NOT NULL DEFAULT 0,
 			deliveries INTEGER NOT NULL DEFAULT 0,
 			created_at INTEGER NOT NULL)`,
-		`CREATE INDEX IF NOT EXISTS mc_queue_ready ON mc_queue (grp, not_before)`,
+		`CREATE INDEX IF NOT EXISTS mc_queue_grp ON mc_queue (grp, id)`,
 		`CREATE TABLE IF NOT EXISTS mc_subscriptions (
 			topic TEXT NOT NULL, grp TEXT NOT NULL, created_at INTEGER NOT NULL,
 			PRIMARY KEY (topic, grp))`,

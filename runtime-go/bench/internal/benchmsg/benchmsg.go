@@ -1,0 +1,58 @@
+// Package benchmsg is what the bench programs share: the event spec, the
+// business table, and the processed-counter readout.
+package benchmsg
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/msgcontract/msgcontract/runtime-go/backoff"
+	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+)
+
+// Handler and event names.
+const (
+	Handler   = "bench-handler"
+	EventType = "BENCH"
+	Topic     = "bench"
+)
+
+// Codes of the bench contract.
+const (
+	CodeBusiness int32 = 40001
+	CodeSystem   int32 = 50001
+)
+
+// Spec is the bench event: short backoff so retries finish quickly.
+var Spec = &event.Spec{
+	FullName: "google.protobuf.StringValue", Topic: Topic, EventType: EventType, Subject: "bench.v1", SchemaVersion: 1,
+	Policy: backoff.Policy{BaseMs: 50, Multiplier: 2, JitterMs: 50, MaxDelayMs: 1000, MaxRetries: 4},
+	Rules: classify.Rules{Ranges: []classify.Range{
+		{From: 40000, To: 49999, Retryable: false, Name: "business"},
+		{From: 50000, To: 59999, Retryable: true, Name: "system"},
+	}, UnclassifiedRetryable: true},
+}
+
+// CreateEffects creates the business table: deliberately without a unique
+// key, so a duplicate effect would show.
+func CreateEffects(ctx context.Context, db *sql.DB) error {
+	_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS effects (biz_key TEXT NOT NULL, note TEXT NOT NULL)`)
+	return err
+}
+
+// InsertEffect is the business write.
+func InsertEffect(ctx context.Context, tx *sql.Tx, note string) error {
+	env, _ := consumer.EnvelopeFrom(ctx)
+	_, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, env.GetBizKey(), note)
+	return err
+}
+
+// Processed reads msgcontract_processed_total for the bench handler.
+func Processed(m *metrics.Metrics) int {
+	return int(testutil.ToFloat64(m.Processed.WithLabelValues(Handler, EventType)))
+}

@@ -385,31 +385,31 @@ func realOneof(f protoreflect.FieldDescriptor) protoreflect.OneofDescriptor {
 
 func (c *checker) field(of, nf protoreflect.FieldDescriptor) {
 	elem := string(nf.FullName())
-	at := c.pos(nf)
+	// Positions are looked up only for violations: it is the costly part.
 	if of.Name() != nf.Name() {
-		c.report(FieldRenamed, elem, at, "field %d was renamed from %s to %s; JSON with proto names no longer matches", nf.Number(), of.Name(), nf.Name())
+		c.report(FieldRenamed, elem, c.pos(nf), "field %d was renamed from %s to %s; JSON with proto names no longer matches", nf.Number(), of.Name(), nf.Name())
 	}
 	oreq, nreq := of.Cardinality() == protoreflect.Required, nf.Cardinality() == protoreflect.Required
 	if !oreq && nreq {
-		c.report(FieldRequiredAdded, elem, at, "field %s became required; data written with the old schema may lack it", elem)
+		c.report(FieldRequiredAdded, elem, c.pos(nf), "field %s became required; data written with the old schema may lack it", elem)
 	}
 	if oreq && !nreq {
-		c.report(FieldRequiredRemoved, elem, at, "field %s is no longer required; old readers reject new data without it", elem)
+		c.report(FieldRequiredRemoved, elem, c.pos(nf), "field %s is no longer required; old readers reject new data without it", elem)
 	}
 	switch {
 	case of.IsMap() && nf.IsMap():
-		c.fieldType(elem, at, "map key", of.MapKey(), nf.MapKey())
-		c.fieldType(elem, at, "map value", of.MapValue(), nf.MapValue())
+		c.fieldType(elem, nf, "map key", of.MapKey(), nf.MapKey())
+		c.fieldType(elem, nf, "map value", of.MapValue(), nf.MapValue())
 		return
 	case of.IsMap() != nf.IsMap():
-		c.report(FieldTypeChanged, elem, at, "field %s changed from %s to %s; the JSON form differs", elem, describe(of), describe(nf))
+		c.report(FieldTypeChanged, elem, c.pos(nf), "field %s changed from %s to %s; the JSON form differs", elem, describe(of), describe(nf))
 		return
 	case of.IsList() != nf.IsList():
-		c.report(FieldCardinalityChanged, elem, at, "field %s changed from %s to %s; one side keeps only the last element and the JSON shape differs",
+		c.report(FieldCardinalityChanged, elem, c.pos(nf), "field %s changed from %s to %s; one side keeps only the last element and the JSON shape differs",
 			elem, describe(of), describe(nf))
 		return
 	}
-	c.fieldType(elem, at, "type", of, nf)
+	c.fieldType(elem, nf, "type", of, nf)
 }
 
 // widening lists lossless integer widenings (old kind to new kind).
@@ -420,7 +420,7 @@ var widening = map[[2]protoreflect.Kind]bool{
 	{protoreflect.Sint32Kind, protoreflect.Sint64Kind}: true,
 }
 
-func (c *checker) fieldType(elem string, at model.Pos, what string, of, nf protoreflect.FieldDescriptor) {
+func (c *checker) fieldType(elem string, at protoreflect.Descriptor, what string, of, nf protoreflect.FieldDescriptor) {
 	ok, nk := of.Kind(), nf.Kind()
 	if ok == nk {
 		var on, nn string
@@ -431,17 +431,17 @@ func (c *checker) fieldType(elem string, at model.Pos, what string, of, nf proto
 			on, nn = string(of.Enum().FullName()), string(nf.Enum().FullName())
 		}
 		if c.newName(on) != nn {
-			c.report(FieldTypeChanged, elem, at, "field %s %s changed from %s to %s", elem, what, on, nn)
+			c.report(FieldTypeChanged, elem, c.pos(at), "field %s %s changed from %s to %s", elem, what, on, nn)
 		}
 		return
 	}
 	switch {
 	case widening[[2]protoreflect.Kind{ok, nk}]:
-		c.report(FieldTypeWidened, elem, at, "field %s %s widened from %s to %s; old readers truncate values that do not fit", elem, what, ok, nk)
+		c.report(FieldTypeWidened, elem, c.pos(at), "field %s %s widened from %s to %s; old readers truncate values that do not fit", elem, what, ok, nk)
 	case widening[[2]protoreflect.Kind{nk, ok}]:
-		c.report(FieldTypeNarrowed, elem, at, "field %s %s narrowed from %s to %s; new readers truncate old values that do not fit", elem, what, ok, nk)
+		c.report(FieldTypeNarrowed, elem, c.pos(at), "field %s %s narrowed from %s to %s; new readers truncate old values that do not fit", elem, what, ok, nk)
 	default:
-		c.report(FieldTypeChanged, elem, at, "field %s %s changed from %s to %s; %s", elem, what, kindName(of), kindName(nf), typeChangeReason(ok, nk))
+		c.report(FieldTypeChanged, elem, c.pos(at), "field %s %s changed from %s to %s; %s", elem, what, kindName(of), kindName(nf), typeChangeReason(ok, nk))
 	}
 }
 

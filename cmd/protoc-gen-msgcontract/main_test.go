@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/internal/cli"
@@ -105,4 +106,76 @@ func tree(t *testing.T, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestGenerateCommand pins msgcontract generate's exit codes and output;
+// it sits beside the plugin's test because both must write the same.
+func TestGenerateCommand(t *testing.T) {
+	t.Parallel()
+	good := `syntax = "proto3";
+package t.v1;
+import "msgcontract/v1/options.proto";
+option go_package = "example.com/t/v1;tv1";
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1;
+}
+`
+	tests := []struct {
+		name      string
+		src       string
+		flags     []string
+		wantCode  int
+		wantOut   string // substring of stdout
+		wantErr   string // substring of stderr
+		wantFiles int
+	}{
+		{name: "ok", src: good, flags: []string{"--lang", "go"}, wantCode: 0,
+			wantOut: "example.com/t/v1/t.msgcontract.go", wantFiles: 1},
+		{name: "source relative", src: good, flags: []string{"--lang", "go", "--paths", "source_relative"}, wantCode: 0,
+			wantOut: "t/v1/t.msgcontract.go", wantFiles: 1},
+		{name: "lint errors", src: strings.Replace(good, `"{id}"`, `"{nope}"`, 1), flags: []string{"--lang", "go"},
+			wantCode: 1, wantErr: "BIZKEY_UNKNOWN_FIELD"},
+		{name: "does not compile", src: good + "message {", flags: []string{"--lang", "go"}, wantCode: 2},
+		{name: "no lang", src: good, wantCode: 2, wantErr: "needs --lang and --out"},
+		{name: "unknown lang", src: good, flags: []string{"--lang", "cobol"}, wantCode: 2, wantErr: `unknown language "cobol"`},
+		{name: "bad paths", src: good, flags: []string{"--lang", "go", "--paths", "up"}, wantCode: 2, wantErr: "--paths"},
+		{name: "hostile go_package", src: strings.Replace(good, "example.com/t/v1;tv1", "../../x;x", 1),
+			flags: []string{"--lang", "go"}, wantCode: 2, wantErr: "escapes the output directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			protoDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+			file := filepath.Join(protoDir, "t", "v1", "t.proto")
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"generate", "--out", out, "-I", protoDir}, tc.flags...)
+			code := cli.Execute(context.Background(), append(args, file), &stdout, &stderr)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.wantCode, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.wantOut) || !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Fatalf("stdout %q, stderr %q; want %q and %q", stdout.String(), stderr.String(), tc.wantOut, tc.wantErr)
+			}
+			if _, err := os.Stat(out); tc.wantFiles == 0 && err == nil {
+				t.Fatalf("exit %d but %s was written", code, out)
+			}
+			if n := len(tree(t, outOrEmpty(t, out))); n != tc.wantFiles {
+				t.Fatalf("%d files written, want %d", n, tc.wantFiles)
+			}
+		})
+	}
+}
+
+func outOrEmpty(t *testing.T, dir string) string {
+	if _, err := os.Stat(dir); err != nil {
+		return t.TempDir()
+	}
+	return dir
 }

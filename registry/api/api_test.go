@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -289,6 +291,21 @@ func TestReferencesAndDescriptors(t *testing.T) {
 	look := c.expect("POST", "/subjects/order-value", reg(ser["schema"].(string), ref), 200, 0).json(t).(map[string]any)
 	if look["id"] != 2.0 {
 		t.Fatalf("descriptor lookup: %v", look)
+	}
+	// So is a descriptor compiled by a client under its own file name, as
+	// Confluent's serializers send it: look-up and re-registration find
+	// the version pushed as text.
+	fetch := func(context.Context, string, int) (string, []store.Reference, error) { return money, nil, nil }
+	own, err := schema.Parse(context.Background(), "shop/order/v1/order.proto", order, []store.Reference{ref}, fetch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.StdEncoding.EncodeToString(own.Descriptor)
+	if look := c.expect("POST", "/subjects/order-value", reg(b64, ref), 200, 0).json(t).(map[string]any); look["id"] != 2.0 {
+		t.Fatalf("client descriptor lookup: %v", look)
+	}
+	if again := string(c.expect("POST", "/subjects/order-value/versions", reg(b64, ref), 200, 0).body); again != `{"id":2}` {
+		t.Fatalf("client descriptor re-registration: %s", again)
 	}
 	// A descriptor registered afresh is stored as text.
 	c.expect("POST", "/subjects/copy/versions", reg(ser["schema"].(string), ref), 200, 0)

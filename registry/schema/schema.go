@@ -62,8 +62,7 @@ type Parsed struct {
 }
 
 // Parse reads raw (text or base64 descriptor), resolves refs through
-// fetch, compiles the result as file name (a base64 descriptor keeps its
-// own name) and checks the contract rules. A problem with the schema itself
+// fetch, compiles the result as file name and checks the contract rules. A problem with the schema itself
 // is an *InvalidError.
 func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Parsed, error) {
 	if strings.TrimSpace(raw) == "" {
@@ -79,10 +78,11 @@ func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch 
 		if err != nil {
 			return nil, err
 		}
+		// The file keeps the subject's name, not the one in the
+		// descriptor: the text and descriptor forms of one schema then
+		// compile to the same descriptor, whatever file name the sending
+		// client had.
 		text = printed
-		if fdp.GetName() != "" {
-			name = fdp.GetName()
-		}
 	}
 	sources[name] = text
 	set, err := model.Load(ctx, model.Config{Sources: sources, ImportPaths: []string{noImportPath}}, name)

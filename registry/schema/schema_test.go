@@ -62,8 +62,8 @@ func TestParseTextAndDescriptorAgree(t *testing.T) {
 	if err != nil {
 		t.Fatalf("descriptor form: %v", err)
 	}
-	if q.Name != "pay.proto" {
-		t.Errorf("descriptor keeps its own file name: got %q", q.Name)
+	if q.Name != "ignored.proto" {
+		t.Errorf("the schema is compiled under the name given, got %q", q.Name)
 	}
 	ev = q.Set.Event("shop.pay.v1.Paid")
 	if ev == nil || ev.BizKeyTemplate != "order:{order_id}" || ev.Topic != "pay" {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
+	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
+)
+
+// Payload kinds.
+const (
+	kindOK         = "ok"
+	kindTransient1 = "transient-1" // fails its first attempt
+	kindTransient2 = "transient-2" // fails its first two attempts
+	kindPoisonCode = "poison-code" // always fails with a non-retryable code
+)
+
+// runChild is one consumer process; even ids use batch mode, odd ids
+// process message by message, so both paths are under fire.
+func runChild(cfg config, id int) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	db, err := sqldb.OpenSQLite(filepath.Join(cfg.dir, "business.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tr, err := sqlitequeue.Open(ctx, filepath.Join(cfg.dir, "queue.db"),
+		sqlitequeue.Config{Lease: 3 * time.Second, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	ccfg := consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Group: "chaos", Workers: 2,
+		HandlerTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 1}))}
+	if id%2 == 0 {
+		ccfg.BatchTx, ccfg.FetchSize = true, 32
+	}
+	c, err := consumer.New(ccfg)
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("p%d", id)
+	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
+		func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+			env, _ := consumer.EnvelopeFrom(ctx)
+			switch m.GetValue() {
+			case kindPoisonCode:
+				return classify.NewError(benchmsg.CodeBusiness, "poison")
+			case kindTransient1:
+				if env.GetRetryCount() < 1 {
+					return classify.NewError(benchmsg.CodeSystem, "transient")
+				}
+			case kindTransient2:
+				if env.GetRetryCount() < 2 {
+					return classify.NewError(benchmsg.CodeSystem, "transient")
+				}
+			}
+			if err := benchmsg.InsertEffect(ctx, tx, note); err != nil {
+				return err
+			}
+			if cfg.handlerDelay > 0 {
+				time.Sleep(cfg.handlerDelay)
+			}
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx)
+}

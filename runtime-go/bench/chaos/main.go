@@ -1,0 +1,67 @@
+// Command chaos runs the effectively-once runtime under faults and checks
+// the result from the database alone.
+//
+// It publishes -messages unique messages to the embedded SQLite queue, plus
+// 10% duplicate deliveries; 5% of the messages fail transiently (a
+// retryable code on their first one or two attempts) and 1% are poison
+// (half with a non-retryable code, half with a payload that does not
+// decode). Several consumer processes (this binary re-executed with
+// -child) share the queue while a killer SIGKILLs one of them at random
+// intervals and starts a replacement. When the queue is empty it prints
+//
+//	chaos: messages=N effects=E duplicates=0 lost=0 dead_lettered=K
+//
+// where E counts distinct keys with an effect (it must equal the number of
+// non-poison messages), duplicates counts effects beyond one per key, lost
+// counts non-poison keys without an effect and K counts dead-lettered keys
+// (it must equal the number of poison messages). It exits 1 when any of
+// these is off.
+//
+//	go run ./bench/chaos -messages 20000
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+)
+
+func main() {
+	var cfg config
+	flag.IntVar(&cfg.messages, "messages", 20000, "unique messages")
+	flag.IntVar(&cfg.procs, "procs", 3, "consumer processes running at once")
+	flag.DurationVar(&cfg.killMin, "kill-min", 100*time.Millisecond, "shortest pause between kills")
+	flag.DurationVar(&cfg.killMax, "kill-max", 700*time.Millisecond, "longest pause between kills")
+	flag.DurationVar(&cfg.handlerDelay, "handler-delay", 200*time.Microsecond, "time each handler run takes, so kills land mid-work")
+	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up after this long")
+	flag.Int64Var(&cfg.seed, "seed", time.Now().UnixNano(), "random seed")
+	flag.StringVar(&cfg.dir, "dir", "", "working directory (default: a fresh temp dir, removed afterwards)")
+	child := flag.Bool("child", false, "run as a consumer process (internal)")
+	id := flag.Int("id", 0, "consumer process id (internal)")
+	flag.Parse()
+
+	if *child {
+		if err := runChild(cfg, *id); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos child:", err)
+			os.Exit(2)
+		}
+		return
+	}
+	ok, err := runParent(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaos:", err)
+		os.Exit(2)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	messages, procs       int
+	killMin, killMax      time.Duration
+	handlerDelay, timeout time.Duration
+	seed                  int64
+	dir                   string
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
+)
+
+type plan struct {
+	deliveries []*envelopepb.Envelope
+	good       map[string]bool // keys that must have exactly one effect
+	poison     map[string]bool // keys that must be dead-lettered
+	dups       int
+}
+
+func makePlan(cfg config, rng *rand.Rand) (*plan, error) {
+	p := &plan{good: map[string]bool{}, poison: map[string]bool{}}
+	for i := range cfg.messages {
+		key := "order:" + strconv.Itoa(i) + ":PAID"
+		kind := kindOK
+		switch r := rng.Float64(); {
+		case r < 0.005:
+			kind = "poison-decode"
+		case r < 0.01:
+			kind = kindPoisonCode
+		case r < 0.035:
+			kind = kindTransient1
+		case r < 0.06:
+			kind = kindTransient2
+		}
+		env, err := event.NewEnvelope(benchmsg.Spec, wrapperspb.String(kind), key, event.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if kind == "poison-decode" {
+			env.Payload = []byte{0xff, 0xff, 0xff}
+		}
+		p.deliveries = append(p.deliveries, env)
+		if kind == "poison-decode" || kind == kindPoisonCode {
+			p.poison[key] = true
+			continue
+		}
+		p.good[key] = true
+		if rng.Float64() < 0.10/0.99 { // 10% of all messages get a duplicate delivery
+			p.deliveries = append(p.deliveries, env)
+			p.dups++
+		}
+	}
+	rng.Shuffle(len(p.deliveries), func(i, j int) { p.deliveries[i], p.deliveries[j] = p.deliveries[j], p.deliveries[i] })
+	return p, nil
+}
+
+func runParent(cfg config) (bool, error) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(uint64(cfg.seed), 0))
+	if cfg.dir == "" {
+		dir, err := os.MkdirTemp("", "msgcontract-chaos-")
+		if err != nil {
+			return false, err
+		}
+		defer os.RemoveAll(dir)
+		cfg.dir = dir
+	}
+	p, err := makePlan(cfg, rng)
+	if err != nil {
+		return false, err
+	}
+	db, err := sqldb.OpenSQLite(filepath.Join(cfg.dir, "business.db"))
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	if err := benchmsg.CreateEffects(ctx, db); err != nil {
+		return false, err
+	}
+	tr, err := sqlitequeue.Open(ctx, filepath.Join(cfg.dir, "queue.db"), sqlitequeue.Config{})
+	if err != nil {
+		return false, err
+	}
+	defer tr.Close()
+	for i := 0; i < len(p.deliveries); i += 1000 {
+		if err := tr.PublishBatch(ctx, benchmsg.Topic, p.deliveries[i:min(i+1000, len(p.deliveries))]); err != nil {
+			return false, err
+		}
+	}
+	fmt.Printf("chaos: seed=%d published %d deliveries (%d messages, %d duplicates, %d poison); %d consumer processes\n",
+		cfg.seed, len(p.deliveries), cfg.messages, p.dups, len(p.poison), cfg.procs)
+
+	start := time.Now()
+	procs := make([]*exec.Cmd, cfg.procs)
+	nextID := 0
+	spawn := func(slot int) error {
+		cmd := exec.Command(os.Args[0], "-child", "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
+			"-handler-delay", cfg.handlerDelay.String())
+		nextID++
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		procs[slot] = cmd
+		return nil
+	}
+	for i := range procs {
+		if err := spawn(i); err != nil {
+			return false, err
+		}
+	}
+	kills := 0
+	for {
+		n, err := tr.Pending(ctx)
+		if err != nil {
+			return false, err
+		}
+		if n == 0 {
+			break
+		}
+		if time.Since(start) > cfg.timeout {
+			return false, fmt.Errorf("timed out with %d deliveries pending", n)
+		}
+		pause := cfg.killMin + time.Duration(rng.Int64N(int64(cfg.killMax-cfg.killMin)+1))
+		time.Sleep(pause)
+		slot := rng.IntN(len(procs))
+		_ = procs[slot].Process.Signal(syscall.SIGKILL)
+		_ = procs[slot].Wait()
+		kills++
+		if err := spawn(slot); err != nil {
+			return false, err
+		}
+	}
+	for _, cmd := range procs {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, cmd := range procs {
+		_ = cmd.Wait()
+	}
+	elapsed := time.Since(start)
+
+	// The verdict, from the databases alone.
+	counts := map[string]int{}
+	rows, err := db.QueryContext(ctx, `SELECT biz_key, count(*) FROM effects GROUP BY biz_key`)
+	if err != nil {
+		return false, err
+	}
+	for rows.Next() {
+		var k string
+		var c int
+		if err := rows.Scan(&k, &c); err != nil {
+			return false, err
+		}
+		counts[k] = c
+	}
+	rows.Close()
+	effects, duplicates, lost, poisonEffects := 0, 0, 0, 0
+	for k, c := range counts {
+		effects++
+		duplicates += c - 1
+		if p.poison[k] {
+			poisonEffects++
+		}
+	}
+	for k := range p.good {
+		if counts[k] == 0 {
+			lost++
+		}
+	}
+	var dead, deadRecords, wrongDead int
+	drows, err := tr.DB().QueryContext(ctx, `SELECT biz_key, count(*) FROM mc_dead_letter GROUP BY biz_key`)
+	if err != nil {
+		return false, err
+	}
+	for drows.Next() {
+		var k string
+		var c int
+		if err := drows.Scan(&k, &c); err != nil {
+			return false, err
+		}
+		dead++
+		deadRecords += c
+		if !p.poison[k] {
+			wrongDead++
+		}
+	}
+	drows.Close()
+	fmt.Printf("chaos: %d processes SIGKILLed and restarted in %v (%.0f deliveries/s); %d dead-letter records\n",
+		kills, elapsed.Round(time.Millisecond), float64(len(p.deliveries))/elapsed.Seconds(), deadRecords)
+	ok := duplicates == 0 && lost == 0 && effects == len(p.good) && dead == len(p.poison) && wrongDead == 0 && poisonEffects == 0
+	if !ok {
+		fmt.Printf("chaos: FAILED: want effects=%d dead_lettered=%d; %d non-poison keys dead-lettered, %d poison keys with effects\n",
+			len(p.good), len(p.poison), wrongDead, poisonEffects)
+	}
+	fmt.Printf("chaos: messages=%d effects=%d duplicates=%d lost=%d dead_lettered=%d\n",
+		cfg.messages, effects, duplicates, lost, dead)
+	return ok, nil
+}

@@ -39,6 +39,9 @@ func (g *fileGen) event(f *jen.File, ev *model.Event) error {
 		}
 	}
 	g.spec(f, ev, n, msg)
+	if err := g.targetState(f, ev, n); err != nil {
+		return err
+	}
 	g.codes(f, ev, n, ranges)
 	g.classify(f, n)
 	if err := g.bizKey(f, ev, msg); err != nil {
@@ -94,6 +97,40 @@ Policy is %s (%s); Rules are the file's error ranges.`,
 		),
 		jen.Id("Rules").Op(":").Qual(pkgClassify, "Rules").Custom(multi, rules...),
 	)
+}
+
+// targetState renders <Event>TargetState for an event with a target_state.
+func (g *fileGen) targetState(f *jen.File, ev *model.Event, n eventNames) error {
+	if ev.TargetState == nil {
+		return nil
+	}
+	name := n.RangeBase + "TargetState"
+	if err := g.pkg.claim(name, ev.Name()); err != nil {
+		return err
+	}
+	ed := ev.TargetState.Machine.Desc
+	gf := g.plugin.FilesByPath[ed.ParentFile().Path()]
+	if gf == nil {
+		return fmt.Errorf("event %s: target_state enum %s not in the request", ev.Name(), ed.FullName())
+	}
+	e := findEnum(gf, ed.FullName())
+	if e == nil {
+		return fmt.Errorf("event %s: target_state enum %s not found", ev.Name(), ed.FullName())
+	}
+	var value *protogen.EnumValue
+	for _, v := range e.Values {
+		if v.Desc.Name() == ev.TargetState.Value.Name() {
+			value = v
+		}
+	}
+	if value == nil {
+		return fmt.Errorf("event %s: target_state value %s not found", ev.Name(), ev.TargetState.Value.Name())
+	}
+	f.Add(comment(fmt.Sprintf(`%s is the state a %s moves its entity to (target_state
+%q). A handler checks the move with %s(current, %s) before applying it.`,
+		name, n.Msg.GoName, string(ed.Name())+"."+string(value.Desc.Name()), canTransitName(e), name)))
+	f.Const().Id(name).Op("=").Qual(string(value.GoIdent.GoImportPath), value.GoIdent.GoName)
+	return nil
 }
 
 // multi renders a composite literal with one element per line.
@@ -221,8 +258,11 @@ func (g *fileGen) placeholder(msg *protogen.Message, part model.KeyPart) (jen.Co
 		// protoreflect answers presence the same way for proto2, proto3
 		// optional, oneof members and editions, in every Go API level.
 		r := jen.Add(recv).Dot("ProtoReflect").Call()
+		if walk == nil {
+			r = jen.Id("r") // declared in the if statement below
+		}
 		conds = append(conds, jen.Op("!").Add(r).Dot("Has").Call(
-			jen.Add(recv).Dot("ProtoReflect").Call().Dot("Descriptor").Call().Dot("Fields").Call().Dot("ByNumber").Call(jen.Lit(int(leaf.Desc.Number()))),
+			jen.Add(r).Dot("Descriptor").Call().Dot("Fields").Call().Dot("ByNumber").Call(jen.Lit(int(leaf.Desc.Number()))),
 		))
 	}
 	if len(conds) == 0 {
@@ -232,7 +272,7 @@ func (g *fileGen) placeholder(msg *protogen.Message, part model.KeyPart) (jen.Co
 	for _, c := range conds[1:] {
 		cond = jen.Add(cond).Op("||").Add(c)
 	}
-	stmt := jen.If(cond)
+	stmt := jen.If(jen.Id("r").Op(":=").Id("m").Dot("ProtoReflect").Call(), cond)
 	if walk != nil {
 		stmt = jen.If(jen.Id("x").Op(":=").Add(walk), cond)
 	}

@@ -73,26 +73,26 @@ func findMessage(msgs []*protogen.Message, name protoreflect.FullName) *protogen
 }
 
 func (g *fileGen) enum(ed protoreflect.EnumDescriptor) *protogen.Enum {
-	for _, e := range g.gofile.Enums {
-		if e.Desc.FullName() == ed.FullName() {
-			return e
-		}
-	}
-	var walk func(msgs []*protogen.Message) *protogen.Enum
-	walk = func(msgs []*protogen.Message) *protogen.Enum {
-		for _, m := range msgs {
-			for _, e := range m.Enums {
-				if e.Desc.FullName() == ed.FullName() {
-					return e
-				}
+	return findEnum(g.gofile, ed.FullName())
+}
+
+// findEnum finds a top-level or nested enum of f.
+func findEnum(f *protogen.File, name protoreflect.FullName) *protogen.Enum {
+	var walk func(enums []*protogen.Enum, msgs []*protogen.Message) *protogen.Enum
+	walk = func(enums []*protogen.Enum, msgs []*protogen.Message) *protogen.Enum {
+		for _, e := range enums {
+			if e.Desc.FullName() == name {
+				return e
 			}
-			if e := walk(m.Messages); e != nil {
+		}
+		for _, m := range msgs {
+			if e := walk(m.Enums, m.Messages); e != nil {
 				return e
 			}
 		}
 		return nil
 	}
-	return walk(g.gofile.Messages)
+	return walk(f.Enums, f.Messages)
 }
 
 func field(m *protogen.Message, fd protoreflect.FieldDescriptor) (*protogen.Field, error) {

@@ -156,6 +156,7 @@ func transitions() {
 		check("CanTransit "+tc.from.String()+"->"+tc.to.String(), paymentv1.CanTransitOrderState(tc.from, tc.to), tc.want)
 	}
 	check("transit strings", words(paymentv1.TransitAllowed, paymentv1.TransitDuplicate, paymentv1.TransitIllegal), "ALLOWED DUPLICATE ILLEGAL")
+	check("target state", paymentv1.CanTransitOrderState(paymentv1.OrderState_PAYING, paymentv1.PaySuccessTargetState), paymentv1.TransitAllowed)
 	check("join", keysv1.CanTransitPhase(keysv1.Phase_PAUSED, keysv1.Phase_DONE), keysv1.TransitAllowed)
 	check("second file shares Transit", keysv1.CanTransitLight(keysv1.Light_LIGHT_RED, keysv1.Light_LIGHT_GREEN), keysv1.TransitAllowed)
 }

@@ -392,6 +392,11 @@ var KeywordsSpec = &event.Spec{
 	},
 }
 
+// KeywordsTargetState is the state a Keywords moves its entity to
+// (target_state "Phase.DONE"). A handler checks the move with
+// CanTransitPhase(current, KeywordsTargetState) before applying it.
+const KeywordsTargetState = Phase_DONE
+
 // Error-code ranges of Keywords. A handler fails with a code by returning
 // classify.NewError(code, msg) (or an error wrapping one); the runtime
 // classifies it by the range holding the code.
@@ -437,13 +442,13 @@ func (m *Keywords) BizKey() (string, error) {
 	b.Literal(":")
 	b.Bool(m.GetPackage())
 	b.Literal(":")
-	if !m.ProtoReflect().Has(m.ProtoReflect().Descriptor().Fields().ByNumber(5)) {
+	if r := m.ProtoReflect(); !r.Has(r.Descriptor().Fields().ByNumber(5)) {
 		b.Fail("opt")
 	} else {
 		b.Int(int64(m.GetOpt()))
 	}
 	b.Literal(":")
-	if !m.ProtoReflect().Has(m.ProtoReflect().Descriptor().Fields().ByNumber(6)) {
+	if r := m.ProtoReflect(); !r.Has(r.Descriptor().Fields().ByNumber(6)) {
 		b.Fail("pick_s")
 	} else {
 		b.String("pick_s", m.GetPickS())

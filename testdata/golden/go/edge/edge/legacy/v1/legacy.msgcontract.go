@@ -66,19 +66,19 @@ func ClassifyLegacy(code int32) classify.Result {
 // KEY_TOO_LONG.
 func (m *Legacy) BizKey() (string, error) {
 	var b bizkey.Builder
-	if !m.ProtoReflect().Has(m.ProtoReflect().Descriptor().Fields().ByNumber(1)) {
+	if r := m.ProtoReflect(); !r.Has(r.Descriptor().Fields().ByNumber(1)) {
 		b.Fail("id")
 	} else {
 		b.String("id", m.GetId())
 	}
 	b.Literal(":")
-	if !m.ProtoReflect().Has(m.ProtoReflect().Descriptor().Fields().ByNumber(2)) {
+	if r := m.ProtoReflect(); !r.Has(r.Descriptor().Fields().ByNumber(2)) {
 		b.Fail("kind")
 	} else {
 		b.Enum(m.GetKind().String())
 	}
 	b.Literal(":")
-	if !m.ProtoReflect().Has(m.ProtoReflect().Descriptor().Fields().ByNumber(3)) {
+	if r := m.ProtoReflect(); !r.Has(r.Descriptor().Fields().ByNumber(3)) {
 		b.Fail("n")
 	} else {
 		b.Int(m.GetN())

@@ -107,6 +107,11 @@ var PaySuccessSpec = &event.Spec{
 	},
 }
 
+// PaySuccessTargetState is the state a PaySuccess moves its entity to
+// (target_state "OrderState.PAID"). A handler checks the move with
+// CanTransitOrderState(current, PaySuccessTargetState) before applying it.
+const PaySuccessTargetState = OrderState_PAID
+
 // Error-code ranges of PaySuccess. A handler fails with a code by returning
 // classify.NewError(code, msg) (or an error wrapping one); the runtime
 // classifies it by the range holding the code.
@@ -227,6 +232,12 @@ var RefundRequestedSpec = &event.Spec{
 		UnclassifiedRetryable: true,
 	},
 }
+
+// RefundRequestedTargetState is the state a RefundRequested moves its entity
+// to (target_state "OrderState.REFUNDING"). A handler checks the move with
+// CanTransitOrderState(current, RefundRequestedTargetState) before applying
+// it.
+const RefundRequestedTargetState = OrderState_REFUNDING
 
 // Error-code ranges of RefundRequested. A handler fails with a code by
 // returning classify.NewError(code, msg) (or an error wrapping one); the
@@ -352,6 +363,11 @@ var RefundSuccessSpec = &event.Spec{
 		UnclassifiedRetryable: true,
 	},
 }
+
+// RefundSuccessTargetState is the state a RefundSuccess moves its entity to
+// (target_state "OrderState.REFUNDED"). A handler checks the move with
+// CanTransitOrderState(current, RefundSuccessTargetState) before applying it.
+const RefundSuccessTargetState = OrderState_REFUNDED
 
 // Error-code ranges of RefundSuccess. A handler fails with a code by returning
 // classify.NewError(code, msg) (or an error wrapping one); the runtime

@@ -1,0 +1,166 @@
+package consumer_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+)
+
+func TestConfigValidate(t *testing.T) {
+	t.Parallel()
+	_, err := consumer.New(consumer.Config{Workers: -1})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	for _, want := range []string{"DB is required", "Dialect", "Subscriber is required", "Workers -1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestRegisterErrors(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
+	c, err := consumer.New(consumer.Config{DB: f.db, Dialect: f.dialect, Subscriber: f.br.sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newMsg := func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} }
+	ok := func(context.Context, *sql.Tx, *wrapperspb.StringValue) error { return nil }
+	if err := consumer.Register(c, "h", f.spec, newMsg, ok); err != nil {
+		t.Fatal(err)
+	}
+	bad := *f.spec
+	bad.Policy.MaxRetries = 99
+	for name, err := range map[string]error{
+		"duplicate route": consumer.Register(c, "h2", f.spec, newMsg, ok),
+		"empty name":      consumer.Register(c, "", f.spec, newMsg, ok),
+		"bad policy":      consumer.Register(c, "h3", &bad, newMsg, ok),
+		"no topic":        consumer.Register(c, "h4", &event.Spec{EventType: "X"}, newMsg, ok),
+	} {
+		if err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}
+
+// A panicking handler is recovered and classified with CodePanic, which
+// lies outside every range: the unclassified setting (retryable here)
+// applies. The consumer keeps running.
+func TestPanicIsAnError(t *testing.T) {
+	t.Parallel()
+	p := fastPolicy
+	p.MaxRetries = 1
+	f := newFixture(t, sqliteBackend, sqliteBroker, p)
+	f.clock = newScaledClock(10)
+	f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+		panic("boom")
+	}, nil)
+	f.publish(f.envelope("order:p", "x"))
+	waitFor(t, "dead-lettered", func() bool { return f.count(f.m.DeadLettered) == 1 })
+	f.drain()
+	if got := f.count(f.m.Retried); got != 1 {
+		t.Errorf("retried = %d, want 1", got)
+	}
+	r := f.deadLetters()[0]
+	if r.Code != consumer.CodePanic || r.Reason != dlq.ReasonRetriesExhausted || !strings.Contains(r.Error, "panic: boom") {
+		t.Errorf("record: code %d reason %s error %q", r.Code, r.Reason, r.Error)
+	}
+}
+
+// A handler that overruns HandlerTimeout and returns its context's error
+// fails with CodeTimeout.
+func TestHandlerTimeout(t *testing.T) {
+	t.Parallel()
+	p := fastPolicy
+	p.MaxRetries = 0
+	f := newFixture(t, sqliteBackend, sqliteBroker, p)
+	f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}, func(c *consumer.Config) { c.HandlerTimeout = 50 * time.Millisecond })
+	f.publish(f.envelope("order:t", "x"))
+	waitFor(t, "dead-lettered", func() bool { return f.count(f.m.DeadLettered) == 1 })
+	if r := f.deadLetters()[0]; r.Code != consumer.CodeTimeout || r.Attempts != 1 {
+		t.Errorf("record: code %d attempts %d", r.Code, r.Attempts)
+	}
+}
+
+// A duplicate whose payload differs is still deduplicated, and counted as
+// a key conflict.
+func TestKeyConflict(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
+	f.publish(f.envelope("order:c", "first"))
+	f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+		return insertEffect(ctx, tx, m.GetValue())
+	}, func(c *consumer.Config) { c.Workers = 1 })
+	waitFor(t, "processed", func() bool { return f.count(f.m.Processed) == 1 })
+	f.publish(f.envelope("order:c", "second"), f.envelope("order:c", "first"))
+	waitFor(t, "deduped", func() bool { return f.count(f.m.Deduped) == 2 })
+	f.drain()
+	if got := f.count(f.m.KeyConflicts); got != 1 {
+		t.Errorf("key conflicts = %d, want 1", got)
+	}
+	if got := f.effects(); got != 1 {
+		t.Errorf("effects = %d, want 1", got)
+	}
+}
+
+// A message of an event type nobody handles is dead-lettered, not lost and
+// not redelivered forever.
+func TestNoHandler(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
+	f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error { return nil }, nil)
+	env := f.envelope("order:n", "x")
+	env.EventType = "UNKNOWN"
+	f.publish(env)
+	waitFor(t, "a dead letter", func() bool { return len(f.deadLetters()) == 1 })
+	if r := f.deadLetters()[0]; r.Reason != dlq.ReasonNoHandler || r.Code != consumer.CodeNoHandler {
+		t.Errorf("record: %+v", r)
+	}
+}
+
+// Graceful shutdown lets the in-flight handler finish and commit.
+func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
+	c, err := consumer.New(consumer.Config{DB: f.db, Dialect: f.dialect, Subscriber: f.br.sub, Metrics: f.m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	err = consumer.Register(c, handlerName, f.spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
+		func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+			close(entered)
+			<-release
+			return insertEffect(ctx, tx, "slow")
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	f.publish(f.envelope("order:g", "x"))
+	<-entered
+	cancel()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := f.effects(); got != 1 {
+		t.Errorf("effects = %d, want 1: the in-flight message must finish", got)
+	}
+	f.drain()
+}

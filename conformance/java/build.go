@@ -36,28 +36,23 @@ func (b *Build) Classpath() string {
 	return strings.Join(append([]string{b.Classes}, b.Tools.Classpath...), string(os.PathListSeparator))
 }
 
-// Compile generates Java for set into workDir, runs protoc for every proto
-// file set compiled (msgcontract's own included) with importPaths, and
-// compiles everything plus extra sources (name → content, compiled with the
-// generated code). Generated code and extra sources must compile cleanly
-// under -Xlint:all -Werror; protoc's output is compiled without lint.
-func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir string, extra map[string]string) (*Build, error) {
-	tools, err := Tools(ctx)
+// Sources writes the Java sources of set into workDir: protoc's message
+// classes (for every proto file set compiled, msgcontract's own included,
+// with importPaths) under pb-java, and msgcontract's output under gen-java.
+// It returns the two directories.
+func Sources(ctx context.Context, tools *Toolchain, set *model.Set, importPaths []string, workDir string) (pbSrc, genSrc string, files []emit.File, err error) {
+	files, err = generate.Run(set, emit.Params{Lang: "java", Version: "conformance"})
 	if err != nil {
-		return nil, err
-	}
-	files, err := generate.Run(set, emit.Params{Lang: "java", Version: "conformance"})
-	if err != nil {
-		return nil, err
+		return "", "", nil, err
 	}
 	inc := filepath.Join(workDir, "include")
 	for _, p := range []string{contracts.OptionsPath, contracts.EnvelopePath} {
 		src, err := contracts.Source(p)
 		if err != nil {
-			return nil, err
+			return "", "", nil, err
 		}
 		if err := writeFile(filepath.Join(inc, filepath.FromSlash(p)), src); err != nil {
-			return nil, err
+			return "", "", nil, err
 		}
 	}
 	protos := map[string]bool{contracts.EnvelopePath: true}
@@ -72,9 +67,9 @@ func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir 
 		protoList = append(protoList, p)
 	}
 	sort.Strings(protoList)
-	pbSrc := filepath.Join(workDir, "pb-java")
+	pbSrc = filepath.Join(workDir, "pb-java")
 	if err := os.MkdirAll(pbSrc, 0o755); err != nil {
-		return nil, err
+		return "", "", nil, err
 	}
 	args := []string{}
 	for _, ip := range importPaths {
@@ -82,18 +77,33 @@ func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir 
 	}
 	args = append(args, "-I"+inc, "-I"+tools.Include, "--java_out="+pbSrc)
 	if err := run(ctx, tools.Protoc, append(args, protoList...)...); err != nil {
-		return nil, err
+		return "", "", nil, err
 	}
-	classes := filepath.Join(workDir, "classes")
-	b := &Build{Tools: tools, Classes: classes, Files: files}
-	if err := javac(ctx, b, pbSrc, "-nowarn"); err != nil {
-		return nil, err
-	}
-	genSrc := filepath.Join(workDir, "gen-java")
+	genSrc = filepath.Join(workDir, "gen-java")
 	for _, f := range files {
 		if err := writeFile(filepath.Join(genSrc, filepath.FromSlash(f.Name)), f.Content); err != nil {
-			return nil, err
+			return "", "", nil, err
 		}
+	}
+	return pbSrc, genSrc, files, nil
+}
+
+// Compile generates Java for set into workDir (see Sources) and compiles
+// it together with extra sources (name → content). Generated code and extra
+// sources must compile cleanly under -Xlint:all -Werror; protoc's output is
+// compiled in a first javac run without lint.
+func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir string, extra map[string]string) (*Build, error) {
+	tools, err := Tools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pbSrc, genSrc, files, err := Sources(ctx, tools, set, importPaths, workDir)
+	if err != nil {
+		return nil, err
+	}
+	b := &Build{Tools: tools, Classes: filepath.Join(workDir, "classes"), Files: files}
+	if err := javac(ctx, b, pbSrc, "-nowarn"); err != nil {
+		return nil, err
 	}
 	for name, content := range extra {
 		if err := writeFile(filepath.Join(genSrc, filepath.FromSlash(name)), []byte(content)); err != nil {

@@ -59,8 +59,8 @@ func registry(set *model.Set) string {
 			continue
 		}
 		class := java.Package(f.Desc) + "." + java.ContractClass(f.Desc)
-		fmt.Fprintf(&events, "    m.putAll(%s.EVENTS);\n", class)
-		fmt.Fprintf(&machines, "    m.putAll(%s.STATE_MACHINES);\n", class)
+		fmt.Fprintf(&events, "    m.putAll(%s.events());\n", class)
+		fmt.Fprintf(&machines, "    m.putAll(%s.stateMachines());\n", class)
 	}
 	return `package io.msgcontract.conformance;
 

@@ -99,9 +99,26 @@ public final class InventoryContract {
   }
 
   /** Every event of the file by its message's full proto name. */
-  public static final Map<String, EventSpec<?>> EVENTS = Map.ofEntries(
-      Map.entry("shop.inventory.v1.StockDeducted", StockDeducted.SPEC));
+  public static Map<String, EventSpec<?>> events() {
+    return Registry.EVENTS;
+  }
 
   /** Every state machine of the file by its enum's full proto name. */
-  public static final Map<String, StateMachine> STATE_MACHINES = Map.ofEntries();
+  public static Map<String, StateMachine> stateMachines() {
+    return Registry.STATE_MACHINES;
+  }
+
+  /**
+   * Holds the tables apart from the outer class, so that initializing an
+   * event's class (which reads RULES) never waits on a table that reads the
+   * event's SPEC.
+   */
+  private static final class Registry {
+    static final Map<String, EventSpec<?>> EVENTS = Map.ofEntries(
+        Map.entry("shop.inventory.v1.StockDeducted", StockDeducted.SPEC));
+
+    static final Map<String, StateMachine> STATE_MACHINES = Map.ofEntries();
+
+    private Registry() {}
+  }
 }

@@ -215,12 +215,29 @@ public final class PaymentContract {
   }
 
   /** Every event of the file by its message's full proto name. */
-  public static final Map<String, EventSpec<?>> EVENTS = Map.ofEntries(
-      Map.entry("shop.payment.v1.PaySuccess", PaySuccess.SPEC),
-      Map.entry("shop.payment.v1.RefundRequested", RefundRequested.SPEC),
-      Map.entry("shop.payment.v1.RefundSuccess", RefundSuccess.SPEC));
+  public static Map<String, EventSpec<?>> events() {
+    return Registry.EVENTS;
+  }
 
   /** Every state machine of the file by its enum's full proto name. */
-  public static final Map<String, StateMachine> STATE_MACHINES = Map.ofEntries(
-      Map.entry("shop.payment.v1.OrderState", OrderState.MACHINE));
+  public static Map<String, StateMachine> stateMachines() {
+    return Registry.STATE_MACHINES;
+  }
+
+  /**
+   * Holds the tables apart from the outer class, so that initializing an
+   * event's class (which reads RULES) never waits on a table that reads the
+   * event's SPEC.
+   */
+  private static final class Registry {
+    static final Map<String, EventSpec<?>> EVENTS = Map.ofEntries(
+        Map.entry("shop.payment.v1.PaySuccess", PaySuccess.SPEC),
+        Map.entry("shop.payment.v1.RefundRequested", RefundRequested.SPEC),
+        Map.entry("shop.payment.v1.RefundSuccess", RefundSuccess.SPEC));
+
+    static final Map<String, StateMachine> STATE_MACHINES = Map.ofEntries(
+        Map.entry("shop.payment.v1.OrderState", OrderState.MACHINE));
+
+    private Registry() {}
+  }
 }

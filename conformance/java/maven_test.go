@@ -1,0 +1,73 @@
+package java_test
+
+import (
+	"context"
+	_ "embed"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/conformance/java"
+)
+
+//go:embed testdata/ConsumerTest.java
+var consumerTest []byte
+
+// TestMavenJUnit builds the example contracts' generated Java with Maven
+// (-Xlint:all -Werror) and runs JUnit 5 tests of the contract classes and
+// the consumer skeleton against SQLite.
+func TestMavenJUnit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with Maven; skipped with -short")
+	}
+	ctx := context.Background()
+	tools, err := java.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join("..", "..", "examples", "proto")
+	set, err := model.Load(ctx, model.Config{ImportPaths: []string{root}},
+		filepath.Join(root, "shop", "payment", "v1", "payment.proto"),
+		filepath.Join(root, "shop", "inventory", "v1", "inventory.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	pbSrc, genSrc, _, err := java.Sources(ctx, tools, set, []string{root}, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Maven compiles one source tree: the generated classes join protoc's.
+	if err := os.CopyFS(pbSrc, os.DirFS(genSrc)); err != nil {
+		t.Fatal(err)
+	}
+	testSrc := filepath.Join(work, "test-java", "com", "example", "shop", "payment", "v1")
+	if err := os.MkdirAll(testSrc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(testSrc, "ConsumerTest.java"), consumerTest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, "mvn", "-B", "-f", filepath.Join(tools.Dir, "pom.xml"),
+		"-Dgen.main="+pbSrc, "-Dgen.test="+filepath.Join(work, "test-java"),
+		"-Dproject.build.directory="+filepath.Join(work, "target"), "test")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mvn test: %v\n%s", err, out)
+	}
+	t.Logf("%s", lastLines(out, 8))
+}
+
+func lastLines(b []byte, n int) []byte {
+	for i := len(b) - 2; i >= 0; i-- {
+		if b[i] == '\n' {
+			n--
+			if n == 0 {
+				return b[i+1:]
+			}
+		}
+	}
+	return b
+}

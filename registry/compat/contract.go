@@ -54,7 +54,7 @@ func (c *checker) event(oe *model.Event) {
 		c.report(EventTargetStateChanged, name, at("target_state"), "event %s changed its target_state from %q to %q", name, os, ns)
 	}
 	for _, s := range reclassified(oe.Rules, ne.Rules) {
-		c.report(ErrorCodeReclassified, name, rangePos(ne, s.from), "%s", s.message())
+		c.report(ErrorCodeReclassified, name, c.rangePos(ne, s.from), "%s", s.message())
 	}
 }
 
@@ -66,10 +66,14 @@ func stateName(r *model.StateRef) string {
 }
 
 // rangePos is the new range holding code, or the event when none does.
-func rangePos(e *model.Event, code int64) model.Pos {
+// The model leaves range positions in import paths; they are mapped to
+// the paths users see here.
+func (c *checker) rangePos(e *model.Event, code int64) model.Pos {
 	for _, r := range e.Rules.Ranges {
 		if int64(r.From) <= code && code <= int64(r.To) && r.Pos.Line > 0 {
-			return r.Pos
+			p := r.Pos
+			p.File = c.displayPath(p.File)
+			return p
 		}
 	}
 	return e.Pos

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+// compatDir is testdata/compat/breaking, relative to this package.
+var compatDir = filepath.Join("..", "..", "testdata", "compat", "breaking")
+
+func TestBreakingDirectories(t *testing.T) {
+	t.Parallel()
+	prev := filepath.Join(compatDir, "prev")
+	dir := func(name string) string { return filepath.Join(compatDir, name) }
+	file := filepath.Join(compatDir, "breaking", "shop", "pay", "v1", "pay.proto")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		want     []string // lines stdout must contain
+		notWant  []string
+		stderrIn string
+	}{
+		{name: "compatible", args: []string{"--against", prev, dir("compatible")}, code: 0},
+		{name: "identical", args: []string{"--against", prev, prev}, code: 0},
+		{name: "breaking at FULL", args: []string{"--against", prev, dir("breaking")}, code: 1, want: []string{
+			file + ":13:5: ERROR_CODE_RECLASSIFIED: error codes 50000..59999 were retryable and are now not retryable",
+			file + ":23:3: STATE_TRANSITION_REMOVED: transition PAID -> REFUNDED was removed",
+			file + ":26:1: FIELD_DELETED_NAME_UNRESERVED:",
+			file + ":26:1: FIELD_DELETED_NUMBER_UNRESERVED:",
+			file + ":30:14: EVENT_BIZ_KEY_CHANGED:",
+		}},
+		{name: "breaking at FORWARD", args: []string{"--against", prev, "--level", "forward", dir("breaking")}, code: 1,
+			want: []string{"FIELD_DELETED_NUMBER_UNRESERVED", "EVENT_BIZ_KEY_CHANGED"}, notWant: []string{"FIELD_DELETED_NAME_UNRESERVED"}},
+		{name: "breaking at NONE", args: []string{"--against", prev, "--level", "NONE", dir("breaking")}, code: 0},
+		{name: "does not compile", args: []string{"--against", prev, dir("broken")}, code: 2, stderrIn: "unknown type Note"},
+		{name: "previous does not compile", args: []string{"--against", dir("broken"), prev}, code: 2, stderrIn: "unknown type Note"},
+		{name: "no --against", args: []string{prev}, code: 2, stderrIn: "--against"},
+		{name: "bad level", args: []string{"--against", prev, "--level", "SIDEWAYS", prev}, code: 2, stderrIn: "FULL_TRANSITIVE"},
+		{name: "not a directory", args: []string{"--against", prev, file}, code: 2, stderrIn: "not a directory"},
+		{name: "URL without subject", args: []string{"--against", "http://127.0.0.1:1", prev}, code: 2, stderrIn: "--subject"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := run(t, append([]string{"breaking"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(stdout, w) {
+					t.Errorf("stdout has %q:\n%s", w, stdout)
+				}
+			}
+			if tc.code == 0 && stdout != "" {
+				t.Errorf("compatible, yet printed:\n%s", stdout)
+			}
+			if !strings.Contains(stderr, tc.stderrIn) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderrIn, stderr)
+			}
+		})
+	}
+}
+
+// TestRegistryClientCommands pushes and checks contracts against a real
+// registry on loopback, then runs breaking against it.
+func TestRegistryClientCommands(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv, err := api.New(api.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	contract := func(v string) []string {
+		return []string{"-I", filepath.Join(compatDir, v), filepath.Join(compatDir, v, "shop", "pay", "v1", "pay.proto")}
+	}
+	cmd := func(name string, v string, extra ...string) []string {
+		args := append([]string{"registry", name, "--url", ts.URL, "--subject", "pay-value"}, extra...)
+		return append(args, contract(v)...)
+	}
+	steps := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{cmd("check", "prev"), 2, ""}, // its import is not registered yet
+		{cmd("push", "prev"), 0, "subject pay-value version 1, schema id 2"},
+		{cmd("push", "prev"), 0, "subject pay-value version 1, schema id 2"},
+		{cmd("check", "compatible"), 0, ""},
+		{cmd("check", "breaking"), 1, "pay-value.proto:30:14: EVENT_BIZ_KEY_CHANGED:"},
+		{cmd("push", "breaking"), 1, "pay-value.proto:13:5: ERROR_CODE_RECLASSIFIED:"},
+		{append([]string{"breaking", "--against", ts.URL, "--subject", "pay-value"}, contract("breaking")...), 1, "pay.proto:30:14: EVENT_BIZ_KEY_CHANGED:"},
+		{append([]string{"breaking", "--against", ts.URL, "--subject", "pay-value"}, contract("compatible")...), 0, ""},
+		{cmd("push", "compatible"), 0, "version 2"},
+		{append([]string{"breaking", "--against", ts.URL, "--subject", "pay-value", "--level", "FULL_TRANSITIVE"}, contract("compatible")...), 0, ""},
+		{append([]string{"breaking", "--against", ts.URL, "--subject", "nope"}, contract("compatible")...), 2, ""},
+		{[]string{"registry", "push", "--url", ts.URL, filepath.Join(compatDir, "prev", "shop", "common", "v1", "money.proto")}, 2, ""},
+	}
+	for _, s := range steps {
+		code, stdout, stderr := run(t, s.args...)
+		if code != s.code || !strings.Contains(stdout, s.out) {
+			t.Fatalf("%v: exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", s.args, code, s.code, stdout, stderr)
+		}
+	}
+}
+
+func TestRegistryServeRefusesOpenAddressWithoutToken(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "r.db")
+	code, _, stderr := run(t, "registry", "serve", "--addr", "0.0.0.0:0", "--db", db)
+	if code != ExitUsage || !strings.Contains(stderr, "--insecure") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = run(t, "registry", "serve", "--addr", "127.0.0.1:0")
+	if code != ExitUsage || !strings.Contains(stderr, "--db") {
+		t.Fatalf("without --db: exit %d, stderr %q", code, stderr)
+	}
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8081": true, "localhost:8081": true, "[::1]:8081": true,
+		"0.0.0.0:8081": false, ":8081": false, "10.0.0.5:8081": false, "example.com:80": false,
+	} {
+		if got := loopback(addr); got != want {
+			t.Errorf("loopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func TestMavenJUnit(t *testing.T) {
 	}
 	cmd := exec.CommandContext(ctx, "mvn", "-B", "-f", filepath.Join(tools.Dir, "pom.xml"),
 		"-Dgen.main="+pbSrc, "-Dgen.test="+filepath.Join(work, "test-java"),
-		"-Dproject.build.directory="+filepath.Join(work, "target"), "test")
+		"test")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("mvn test: %v\n%s", err, out)

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
+	javabuild "github.com/msgcontract/msgcontract/conformance/java"
+	pybuild "github.com/msgcontract/msgcontract/conformance/python"
+	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
+	"github.com/msgcontract/msgcontract/runtime-go/backoff"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/outbox"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
+)
+
+// Config selects the demo's size and transport.
+type Config struct {
+	Orders    int
+	Transport string
+	WorkDir   string
+	Verbose   bool
+}
+
+// Paths of the demo's pieces, relative to the repository root.
+const (
+	protoDir      = "examples/proto"
+	paymentProto  = "examples/proto/shop/payment/v1/payment.proto"
+	javaProducer  = "examples/java-producer/src/main/java/com/example/shop/orders/OrderService.java"
+	pythonService = "examples/python-consumer/reconciliation.py"
+	topic         = "order-event"
+	// ledgerOutage is how many ledger calls fail with 503 before it recovers.
+	ledgerOutage = 6
+)
+
+// demoPolicy shortens the contract's retry policy (1 s base, 6 retries) so
+// the demo ends in seconds; the schedule's shape is the contract's.
+var demoPolicy = backoff.Policy{BaseMs: 100, Multiplier: 2, JitterMs: 50, MaxDelayMs: 1600, MaxRetries: 4}
+
+// Run runs the whole scenario and returns its result.
+func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
+	if cfg.Transport != "sqlite" {
+		return nil, fmt.Errorf("transport %q: the demo runs on the embedded SQLite transport only for now (the Python service speaks its protocol); runtime-go's NATS transport is exercised by its own tests", cfg.Transport)
+	}
+	if cfg.Orders < 8 {
+		return nil, fmt.Errorf("--orders %d: need at least 8 to include refunds and the illegal refund", cfg.Orders)
+	}
+	start := time.Now()
+	work, err := filepath.Abs(cfg.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(work); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	step := func(format string, args ...any) { fmt.Fprintf(out, "==> "+format+"\n", args...) }
+
+	step("loading and linting the contracts (%s)", protoDir)
+	set, err := model.Load(ctx, model.Config{ImportPaths: []string{protoDir}},
+		paymentProto, "examples/proto/shop/inventory/v1/inventory.proto")
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Diagnostics) > 0 {
+		return nil, set.Diagnostics
+	}
+
+	step("schema registry: register the contract, then try a breaking change")
+	rejected, err := registryStep(out, work, paymentProto)
+	if err != nil {
+		return nil, fmt.Errorf("registry: %w", err)
+	}
+
+	step("building the Java order service with generated Java (javac -Xlint:all -Werror)")
+	javaSrc, err := os.ReadFile(javaProducer)
+	if err != nil {
+		return nil, err
+	}
+	jb, err := javabuild.Compile(ctx, set, []string{protoDir}, filepath.Join(work, "java"),
+		map[string]string{"com/example/shop/orders/OrderService.java": string(javaSrc)})
+	if err != nil {
+		return nil, fmt.Errorf("java build: %w", err)
+	}
+	step("building the Python reconciliation service with generated Python (mypy --strict)")
+	pySrc, err := os.ReadFile(pythonService)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := pybuild.Compile(ctx, set, []string{protoDir}, filepath.Join(work, "python"), filepath.Join(work, "mypy-cache"),
+		map[string]string{"reconciliation.py": string(pySrc)})
+	if err != nil {
+		return nil, fmt.Errorf("python build: %w", err)
+	}
+
+	step("starting the embedded SQLite transport, the outbox relay, the ledger and both consumers")
+	logLevel := slog.LevelError // alerts only: illegal transitions
+	if cfg.Verbose {
+		logLevel = slog.LevelInfo
+	}
+	logger := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: logLevel}))
+	queuePath, ordersPath := filepath.Join(work, "queue.db"), filepath.Join(work, "orders.db")
+	paymentPath, reconPath := filepath.Join(work, "payment.db"), filepath.Join(work, "reconciliation.db")
+	tr, err := sqlitequeue.Open(ctx, queuePath, sqlitequeue.Config{})
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	// Both groups subscribe before anything is published, so each gets
+	// every event.
+	for _, g := range []string{paymentsvc.Group, "reconciliation"} {
+		sub, err := tr.Subscribe(ctx, g, []string{topic})
+		if err != nil {
+			return nil, err
+		}
+		sub.Close()
+	}
+	ordersDB, err := sqldb.OpenSQLite(ordersPath)
+	if err != nil {
+		return nil, err
+	}
+	defer ordersDB.Close()
+	if err := outbox.Migrate(ctx, ordersDB, sqldb.SQLite); err != nil {
+		return nil, err
+	}
+	paymentDB, err := sqldb.OpenSQLite(paymentPath)
+	if err != nil {
+		return nil, err
+	}
+	defer paymentDB.Close()
+	if err := paymentsvc.Migrate(ctx, paymentDB); err != nil {
+		return nil, err
+	}
+	led, err := startLedger(ledgerOutage)
+	if err != nil {
+		return nil, err
+	}
+	defer led.close()
+
+	runCtx, stopServices := context.WithCancel(ctx)
+	defer stopServices()
+	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: ordersDB, Dialect: sqldb.SQLite, Publisher: tr,
+		PollInterval: 20 * time.Millisecond, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	met, err := metrics.New(reg)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := paymentsvc.New(paymentsvc.Config{DB: paymentDB, Subscriber: tr, LedgerURL: led.URL,
+		Policy: &demoPolicy, Logger: logger, Metrics: met})
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan error, 2)
+	go func() { done <- relay.Run(runCtx) }()
+	go func() { done <- svc.Run(runCtx) }()
+	py := pb.Command(runCtx, filepath.Join(pb.Root, "reconciliation.py"), "--queue", queuePath, "--db", reconPath,
+		"--retry-base-ms", "100")
+	py.Cancel = func() error { return py.Process.Signal(os.Interrupt) }
+	py.WaitDelay = 10 * time.Second
+	py.Stdout, py.Stderr = out, out
+	if err := py.Start(); err != nil {
+		return nil, err
+	}
+	pyDone := make(chan error, 1)
+	go func() { pyDone <- py.Wait() }()
+
+	java := func(phase string) error {
+		cmd := exec.CommandContext(ctx, jb.Tools.Java, "-cp", jb.Classpath(), "com.example.shop.orders.OrderService",
+			ordersPath, phase, fmt.Sprint(cfg.Orders))
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("java order service, phase %s: %w", phase, err)
+		}
+		return drain(ctx, ordersDB, tr.DB(), pyDone)
+	}
+	step("phase 1: %d orders paid (every event published 2-3 times); the ledger fails its first %d calls", cfg.Orders, ledgerOutage)
+	if err := java("pay"); err != nil {
+		return nil, err
+	}
+	step("a poison message (not an envelope) lands on %s", topic)
+	if err := tr.PublishRaw(ctx, topic, []byte("\xff\xfe this is not an envelope")); err != nil {
+		return nil, err
+	}
+	step("phase 2: customers of every 4th order ask for a refund")
+	if err := java("refund-request"); err != nil {
+		return nil, err
+	}
+	step("phase 3: the provider confirms those refunds, and one refund nobody requested")
+	if err := java("refund"); err != nil {
+		return nil, err
+	}
+	stopServices()
+	// Wait reports the cancellation that stopped it; the exit status says
+	// whether it stopped cleanly.
+	if err := <-pyDone; err != nil && py.ProcessState.ExitCode() != 0 {
+		return nil, fmt.Errorf("python reconciliation service: %w", err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	res, err := summarize(ctx, ordersDB, paymentDB, reconPath, tr.DB(), reg)
+	if err != nil {
+		return nil, err
+	}
+	res.RegistryRejected = rejected
+	res.LedgerCalls, res.LedgerFailures = led.stats()
+	res.Elapsed = time.Since(start)
+	res.Print(out)
+	return res, nil
+}
+
+// drain waits until the outbox is published and every group's queue is
+// empty (retries included), stable over several polls.
+func drain(ctx context.Context, ordersDB, queueDB *sql.DB, pyDone <-chan error) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	quiet := 0
+	for quiet < 5 {
+		select {
+		case err := <-pyDone:
+			return fmt.Errorf("python reconciliation service exited early: %v", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		pending, err := outbox.Pending(ctx, ordersDB)
+		if err != nil {
+			return err
+		}
+		var queued int
+		if err := queueDB.QueryRowContext(ctx, `SELECT COUNT(*) FROM mc_queue`).Scan(&queued); err != nil {
+			return err
+		}
+		if pending == 0 && queued == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not drained after 2 minutes: %d outbox rows pending, %d queued", pending, queued)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+)
+
+// Result is what the databases say after the run.
+type Result struct {
+	Orders, Published, UniqueKeys int
+	// PaidOnce counts orders with exactly one payment effect.
+	PaidOnce int
+	// Duplicates counts business effects beyond the first per event, in
+	// both consumers.
+	Duplicates int
+	// Lost counts (unique key, consumer) pairs handled by neither the
+	// consumer nor its dead-letter queue.
+	Lost int
+	// DeadLettered is the Go service's dead-letter count; Expected... are
+	// the poison message and the illegal refund the demo injected.
+	DeadLettered, PyDeadLettered int
+	DeadLetterReasons            string
+	Reconciled, RegistryRejected bool
+	Mismatches                   []string
+	LedgerCalls, LedgerFailures  int
+	Go, Py                       serviceStats
+	Elapsed                      time.Duration
+}
+
+type serviceStats struct{ processed, deduped, retried, deadLettered int }
+
+// expectedDeadLetters: the poison message and the unrequested refund.
+const expectedDeadLetters = 2
+
+// OK reports whether every invariant held.
+func (r *Result) OK() bool {
+	return r.Orders > 0 && r.PaidOnce == r.Orders && r.Duplicates == 0 && r.Lost == 0 &&
+		r.DeadLettered == expectedDeadLetters && r.PyDeadLettered == expectedDeadLetters &&
+		r.Reconciled && r.RegistryRejected && r.Go.retried > 0
+}
+
+// Line is the closing line scripts read.
+func (r *Result) Line() string {
+	status := "ok"
+	if !r.OK() {
+		status = "FAILED"
+	}
+	line := fmt.Sprintf("demo: %s orders=%d paid_once=%d duplicates=%d lost=%d dead_lettered=%d reconciled=%t",
+		status, r.Orders, r.PaidOnce, r.Duplicates, r.Lost, r.DeadLettered, r.Reconciled)
+	if !r.OK() {
+		var why []string
+		if r.DeadLettered != expectedDeadLetters || r.PyDeadLettered != expectedDeadLetters {
+			why = append(why, fmt.Sprintf("want %d dead letters per service (poison + illegal refund), got go=%d python=%d",
+				expectedDeadLetters, r.DeadLettered, r.PyDeadLettered))
+		}
+		if !r.RegistryRejected {
+			why = append(why, "the registry accepted a changed biz_key")
+		}
+		if r.Go.retried == 0 {
+			why = append(why, "the ledger outage caused no retry")
+		}
+		why = append(why, r.Mismatches...)
+		line += " (" + strings.Join(why, "; ") + ")"
+	}
+	return line
+}
+
+// Print writes the per-service table.
+func (r *Result) Print(out io.Writer) {
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "service\tpublished\tprocessed\tdeduped\tretried\tdead-lettered\t")
+	fmt.Fprintf(tw, "java order service\t%d\t-\t-\t-\t-\t\n", r.Published)
+	fmt.Fprintf(tw, "go payment-callback\t-\t%d\t%d\t%d\t%d\t\n", r.Go.processed, r.Go.deduped, r.Go.retried, r.Go.deadLettered)
+	fmt.Fprintf(tw, "python reconciliation\t-\t%d\t%d\t%d\t%d\t\n", r.Py.processed, r.Py.deduped, r.Py.retried, r.Py.deadLettered)
+	tw.Flush()
+	fmt.Fprintf(out, "\n%d unique events under %d publishes; ledger: %d calls, %d answered 503 and were retried; dead letters: %s; %.1fs\n",
+		r.UniqueKeys, r.Published, r.LedgerCalls, r.LedgerFailures, r.DeadLetterReasons, r.Elapsed.Seconds())
+}
+
+func count(ctx context.Context, db *sql.DB, query string, args ...any) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
+}
+
+// summarize computes the result from the databases: the order service's
+// (orders, outbox), the payment service's, the reconciliation service's
+// and the queue's (dead letters). Only the table's processed/deduped/
+// retried columns come from the services' own counters.
+func summarize(ctx context.Context, ordersDB, paymentDB *sql.DB, reconPath string, queueDB *sql.DB, reg *prometheus.Registry) (*Result, error) {
+	reconDB, err := sqldb.OpenSQLite(reconPath)
+	if err != nil {
+		return nil, err
+	}
+	defer reconDB.Close()
+	r := &Result{}
+	for _, q := range []struct {
+		dst *int
+		db  *sql.DB
+		sql string
+	}{
+		{&r.Orders, ordersDB, `SELECT COUNT(*) FROM orders`},
+		{&r.Published, ordersDB, `SELECT COUNT(*) FROM msg_outbox`},
+		{&r.UniqueKeys, ordersDB, `SELECT COUNT(DISTINCT biz_key) FROM msg_outbox`},
+		{&r.PaidOnce, paymentDB, `SELECT COUNT(*) FROM (SELECT order_id FROM payment_effects WHERE kind = 'PAY' GROUP BY order_id HAVING COUNT(*) = 1)`},
+		{&r.DeadLettered, queueDB, `SELECT COUNT(*) FROM mc_dead_letter WHERE grp = 'payment-callback'`},
+		{&r.PyDeadLettered, queueDB, `SELECT COUNT(*) FROM mc_dead_letter WHERE grp = 'reconciliation'`},
+	} {
+		if *q.dst, err = count(ctx, q.db, q.sql); err != nil {
+			return nil, err
+		}
+	}
+	for _, db := range []struct {
+		db    *sql.DB
+		table string
+	}{{paymentDB, "payment_effects"}, {reconDB, "recon_effects"}} {
+		n, err := count(ctx, db.db, `SELECT COALESCE(SUM(c - 1), 0) FROM (SELECT COUNT(*) AS c FROM `+db.table+` GROUP BY order_id, kind, ref)`)
+		if err != nil {
+			return nil, err
+		}
+		r.Duplicates += n
+	}
+	if r.Lost, err = lost(ctx, ordersDB, paymentDB, reconDB, queueDB); err != nil {
+		return nil, err
+	}
+	if err := reconcile(ctx, r, paymentDB, reconDB); err != nil {
+		return nil, err
+	}
+	rows, err := queueDB.QueryContext(ctx, `SELECT grp, reason, code, COUNT(*) FROM mc_dead_letter GROUP BY grp, reason, code ORDER BY grp, code`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var reasons []string
+	for rows.Next() {
+		var grp, reason string
+		var code, n int
+		if err := rows.Scan(&grp, &reason, &code, &n); err != nil {
+			return nil, err
+		}
+		reasons = append(reasons, fmt.Sprintf("%s %s code %d ×%d", grp, reason, code, n))
+	}
+	r.DeadLetterReasons = strings.Join(reasons, ", ")
+	r.Go = serviceStats{
+		processed: sumCounter(reg, "msgcontract_processed_total"), deduped: sumCounter(reg, "msgcontract_deduped_total"),
+		retried: sumCounter(reg, "msgcontract_retried_total"), deadLettered: r.DeadLettered,
+	}
+	stats := map[string]*int{"processed": &r.Py.processed, "deduped": &r.Py.deduped, "retried": &r.Py.retried}
+	for name, dst := range stats {
+		if err := reconDB.QueryRowContext(ctx, `SELECT COALESCE(MAX(value), 0) FROM recon_stats WHERE name = ?1`, name).Scan(dst); err != nil {
+			return nil, err
+		}
+	}
+	r.Py.deadLettered = r.PyDeadLettered
+	return r, rows.Err()
+}
+
+// lost counts, per consumer, the unique keys the producer published that
+// the consumer neither claimed (msg_dedup) nor dead-lettered.
+func lost(ctx context.Context, ordersDB, paymentDB, reconDB, queueDB *sql.DB) (int, error) {
+	keys, err := column(ctx, ordersDB, `SELECT DISTINCT biz_key FROM msg_outbox`)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, c := range []struct {
+		db    *sql.DB
+		group string
+	}{{paymentDB, "payment-callback"}, {reconDB, "reconciliation"}} {
+		handled := map[string]bool{}
+		claimed, err := column(ctx, c.db, `SELECT biz_key FROM msg_dedup`)
+		if err != nil {
+			return 0, err
+		}
+		dead, err := column(ctx, queueDB, `SELECT biz_key FROM mc_dead_letter WHERE grp = ?1`, c.group)
+		if err != nil {
+			return 0, err
+		}
+		for _, k := range append(claimed, dead...) {
+			handled[k] = true
+		}
+		for _, k := range keys {
+			if !handled[k] {
+				total++
+			}
+		}
+	}
+	return total, nil
+}
+
+// reconcile compares every order's state and sums between the two
+// consumers.
+func reconcile(ctx context.Context, r *Result, paymentDB, reconDB *sql.DB) error {
+	type order struct {
+		state          string
+		paid, refunded int64
+	}
+	read := func(db *sql.DB, table string) (map[string]order, error) {
+		rows, err := db.QueryContext(ctx, `SELECT order_id, state, paid, refunded FROM `+table)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		m := map[string]order{}
+		for rows.Next() {
+			var id string
+			var o order
+			if err := rows.Scan(&id, &o.state, &o.paid, &o.refunded); err != nil {
+				return nil, err
+			}
+			m[id] = o
+		}
+		return m, rows.Err()
+	}
+	goSide, err := read(paymentDB, "orders")
+	if err != nil {
+		return err
+	}
+	pySide, err := read(reconDB, "recon_orders")
+	if err != nil {
+		return err
+	}
+	for id, g := range goSide {
+		if p, ok := pySide[id]; !ok || p != g {
+			r.Mismatches = append(r.Mismatches, fmt.Sprintf("order %s: go %+v, python %+v", id, g, pySide[id]))
+		}
+	}
+	if len(pySide) != len(goSide) {
+		r.Mismatches = append(r.Mismatches, fmt.Sprintf("go knows %d orders, python %d", len(goSide), len(pySide)))
+	}
+	r.Reconciled = len(r.Mismatches) == 0 && len(goSide) > 0
+	return nil
+}
+
+func column(ctx context.Context, db *sql.DB, query string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func sumCounter(reg *prometheus.Registry, name string) int {
+	families, err := reg.Gather()
+	if err != nil {
+		return -1
+	}
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			total += m.GetCounter().GetValue()
+		}
+	}
+	return int(total)
+}

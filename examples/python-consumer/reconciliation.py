@@ -1,0 +1,265 @@
+"""The example reconciliation service: sums paid and refunded amounts per order.
+
+It consumes the same order events as the Go payment-callback service, in a
+consumer group of its own, with the generated Python consumer: the dedup
+claim is made in the reconciliation database's transaction (the same
+msg_dedup layout as the Go runtime), order states are checked with the
+generated order_state_can_transit, and failures are classified and retried
+or dead-lettered by the contract, exactly as in Go.
+
+The transport is the embedded SQLite queue that runtime-go's sqlitequeue
+lays out (mc_queue, mc_subscriptions, mc_dead_letter); the Queue class below
+speaks that protocol.
+
+Usage: reconciliation.py --queue QUEUE_DB --db RECON_DB [--retry-base-ms N]
+It runs until SIGTERM or SIGINT, then finishes the message in hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import secrets
+import signal
+import sqlite3
+import sys
+import time
+from typing import Any, Optional
+
+from msgcontract import support as mc
+from shop.payment.v1 import payment_msgcontract as contract
+from shop.payment.v1 import payment_pb2 as pb
+
+GROUP = "reconciliation"
+CODE_ILLEGAL_TRANSITION = 40901
+LEASE_MS = 30_000
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclasses.dataclass(frozen=True)
+class Delivery:
+    row: int
+    owner: str
+    topic: str
+    body: bytes
+
+
+class Queue:
+    """One consumer group of the embedded SQLite queue."""
+
+    def __init__(self, path: str, group: str, topics: list[str]) -> None:
+        self.conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        self.group = group
+        self.topics = topics
+        self.token = secrets.token_hex(8)
+        self.seq = 0
+        for t in topics:
+            self.conn.execute(
+                "INSERT INTO mc_subscriptions (topic, grp, created_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (topic, grp) DO NOTHING",
+                (t, group, now_ms()),
+            )
+
+    def fetch(self, limit: int) -> list[Delivery]:
+        self.seq += 1
+        owner = f"{self.token}:{self.seq}"
+        now = now_ms()
+        marks = ",".join("?" for _ in self.topics)
+        rows = self.conn.execute(
+            "UPDATE mc_queue SET lease_owner = ?, lease_until = ?, deliveries = deliveries + 1"
+            " WHERE id IN (SELECT id FROM mc_queue WHERE grp = ? AND topic IN (" + marks + ")"
+            " AND not_before <= ? AND lease_until <= ? ORDER BY id LIMIT ?)"
+            " RETURNING id, topic, body",
+            (owner, now + LEASE_MS, self.group, *self.topics, now, now, limit),
+        ).fetchall()
+        return sorted((Delivery(int(r[0]), owner, str(r[1]), bytes(r[2])) for r in rows), key=lambda d: d.row)
+
+    def _settle(self, d: Delivery, sql: str = "", args: tuple[Any, ...] = ()) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self.conn.execute("DELETE FROM mc_queue WHERE id = ? AND lease_owner = ?", (d.row, d.owner))
+            if cur.rowcount == 1 and sql:
+                self.conn.execute(sql, args)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def ack(self, d: Delivery) -> None:
+        self._settle(d)
+
+    def defer(self, d: Delivery, not_before_ms: int) -> None:
+        self.conn.execute(
+            "UPDATE mc_queue SET not_before = ?, lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?",
+            (not_before_ms, d.row, d.owner),
+        )
+
+    def retry(self, d: Delivery, env: Any) -> None:
+        self._settle(
+            d,
+            "INSERT INTO mc_queue (msg_id, topic, grp, body, not_before, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (mc.new_message_id(), env.topic or d.topic, self.group, mc.encode(env), env.not_before, now_ms()),
+        )
+
+    def dead_letter(self, d: Delivery, handler: str, env: Optional[Any], dl: mc.DeadLetter) -> None:
+        now = now_ms()
+        first = env.first_failed_at if env is not None and env.first_failed_at else now
+        self._settle(
+            d,
+            "INSERT INTO mc_dead_letter (topic, grp, handler, event_type, biz_key, message_id, envelope,"
+            " reason, code, error, attempts, first_failed_at, last_failed_at, dead_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                d.topic, self.group, handler,
+                env.event_type if env is not None else "",
+                env.biz_key if env is not None else "",
+                env.message_id if env is not None else "",
+                d.body, dl.reason, dl.code, dl.error, dl.attempts, first, now, now,
+            ),
+        )
+
+
+class Reconciliation:
+    """The business side: per-order paid and refunded sums, kept in the service's own database."""
+
+    def __init__(self, path: str, retry: Optional[mc.RetryPolicy]) -> None:
+        self.conn = sqlite3.connect(path, timeout=30)
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        mc.migrate(self.conn)
+        self.conn.executescript(
+            """
+            CREATE TABLE IF NOT EXISTS recon_orders (
+                order_id TEXT PRIMARY KEY, state TEXT NOT NULL,
+                paid INTEGER NOT NULL DEFAULT 0, refunded INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE IF NOT EXISTS recon_effects (
+                id INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL,
+                kind TEXT NOT NULL, ref TEXT NOT NULL, amount INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS recon_stats (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+            """
+        )
+        self.conn.commit()
+
+        def spec(s: mc.EventContract[Any]) -> mc.EventContract[Any]:
+            return s if retry is None else dataclasses.replace(s, retry=retry)
+
+        self.consumers: dict[str, mc.Consumer[Any]] = {
+            contract.PAY_SUCCESS_EVENT_TYPE: mc.Consumer(spec(contract.PAY_SUCCESS), "reconciliation.pay", self.on_pay),
+            contract.REFUND_REQUESTED_EVENT_TYPE: mc.Consumer(
+                spec(contract.REFUND_REQUESTED), "reconciliation.refund-requested", self.on_refund_requested
+            ),
+            contract.REFUND_SUCCESS_EVENT_TYPE: mc.Consumer(
+                spec(contract.REFUND_SUCCESS), "reconciliation.refund", self.on_refund
+            ),
+        }
+
+    def transit(self, conn: Any, order_id: str, target: str) -> bool:
+        """Moves the order to target; False for DUPLICATE, a non-retryable error for ILLEGAL."""
+        conn.execute(
+            "INSERT INTO recon_orders (order_id, state) VALUES (?, 'PAYING') ON CONFLICT (order_id) DO NOTHING",
+            (order_id,),
+        )
+        (cur,) = conn.execute("SELECT state FROM recon_orders WHERE order_id = ?", (order_id,)).fetchone()
+        verdict = contract.order_state_can_transit(cur, target)
+        if verdict is mc.Transit.DUPLICATE:
+            return False
+        if verdict is mc.Transit.ILLEGAL:
+            print(f"reconciliation: ALERT illegal transition {cur} -> {target} for {order_id}", file=sys.stderr)
+            raise contract.error(CODE_ILLEGAL_TRANSITION, f"order {order_id}: illegal transition {cur} -> {target}")
+        conn.execute("UPDATE recon_orders SET state = ? WHERE order_id = ?", (target, order_id))
+        return True
+
+    def on_pay(self, conn: Any, m: pb.PaySuccess, env: Any) -> None:
+        if self.transit(conn, m.order_id, "PAID"):
+            conn.execute("UPDATE recon_orders SET paid = paid + ? WHERE order_id = ?", (m.amount, m.order_id))
+            conn.execute(
+                "INSERT INTO recon_effects (order_id, kind, ref, amount) VALUES (?, 'PAY', '', ?)",
+                (m.order_id, m.amount),
+            )
+
+    def on_refund_requested(self, conn: Any, m: pb.RefundRequested, env: Any) -> None:
+        self.transit(conn, m.order_id, "REFUNDING")
+
+    def on_refund(self, conn: Any, m: pb.RefundSuccess, env: Any) -> None:
+        if self.transit(conn, m.order_id, "REFUNDED"):
+            conn.execute("UPDATE recon_orders SET refunded = refunded + ? WHERE order_id = ?", (m.amount, m.order_id))
+            conn.execute(
+                "INSERT INTO recon_effects (order_id, kind, ref, amount) VALUES (?, 'REFUND', ?, ?)",
+                (m.order_id, m.refund_id, m.amount),
+            )
+
+    def count(self, name: str) -> None:
+        self.conn.execute(
+            "INSERT INTO recon_stats (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1",
+            (name,),
+        )
+        self.conn.commit()
+
+    def handle(self, q: Queue, d: Delivery) -> None:
+        """Runs one delivery through the generated consumer and carries out its decision."""
+        try:
+            env: Optional[Any] = mc.decode(d.body)
+        except mc.DecodeError:
+            env = None
+        if env is None:
+            consumer = self.consumers[contract.PAY_SUCCESS_EVENT_TYPE]  # any consumer dead-letters a bad body
+        elif env.event_type not in self.consumers:
+            q.dead_letter(d, "", env, mc.DeadLetter("no_handler", -4, f"no handler for {env.event_type}", 0))
+            self.count("dead_lettered")
+            return
+        else:
+            consumer = self.consumers[env.event_type]
+        decision = consumer.process(self.conn, d.body)
+        if isinstance(decision, mc.Ack):
+            q.ack(d)
+            self.count("deduped" if decision.deduplicated else "processed")
+        elif isinstance(decision, mc.Defer):
+            q.defer(d, decision.not_before_ms)
+        elif isinstance(decision, mc.Retry):
+            q.retry(d, decision.next_envelope)
+            self.count("retried")
+        else:
+            q.dead_letter(d, consumer.handler_name, env, decision)
+            self.count("dead_lettered")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--queue", required=True, help="the embedded queue's SQLite file")
+    ap.add_argument("--db", required=True, help="the reconciliation database")
+    ap.add_argument("--retry-base-ms", type=int, default=0, help="shorten the contract's retry policy (demo)")
+    args = ap.parse_args()
+    retry = None
+    if args.retry_base_ms > 0:
+        retry = mc.RetryPolicy(
+            base_ms=args.retry_base_ms, multiplier=2.0, jitter_ms=args.retry_base_ms // 2,
+            max_delay_ms=args.retry_base_ms * 16, max_retries=4,
+        )
+    stopping = False
+
+    def stop(signum: int, frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    recon = Reconciliation(args.db, retry)
+    q = Queue(args.queue, GROUP, [contract.PAY_SUCCESS_TOPIC])
+    print("reconciliation: consuming group", GROUP, flush=True)
+    while not stopping:
+        batch = q.fetch(16)
+        if not batch:
+            time.sleep(0.05)
+            continue
+        for d in batch:
+            recon.handle(q, d)
+    print("reconciliation: stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

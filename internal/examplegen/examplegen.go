@@ -1,0 +1,55 @@
+// Package examplegen produces the committed Go code of the example
+// contracts: protoc-gen-go's messages and msgcontract's stubs, both without
+// protoc. `make examples-gen` writes it; a test fails when it is stale.
+package examplegen
+
+import (
+	"context"
+	"path/filepath"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/internal/gengo"
+)
+
+// Module is the Go module the example code belongs to.
+const Module = "github.com/msgcontract/msgcontract"
+
+// Protos are the example contracts, relative to ProtoDir.
+var Protos = []string{"shop/payment/v1/payment.proto", "shop/inventory/v1/inventory.proto"}
+
+// ProtoDir is the examples' import path, relative to the repository root.
+const ProtoDir = "examples/proto"
+
+// Files returns every generated file, named relative to the repository
+// root, for the repository at root.
+func Files(ctx context.Context, root string) ([]emit.File, error) {
+	protoDir := filepath.Join(root, ProtoDir)
+	paths := make([]string, len(Protos))
+	for i, p := range Protos {
+		paths[i] = filepath.Join(protoDir, filepath.FromSlash(p))
+	}
+	set, err := model.Load(ctx, model.Config{ImportPaths: []string{protoDir}}, paths...)
+	if err != nil {
+		return nil, err
+	}
+	fds := make([]protoreflect.FileDescriptor, len(set.Files))
+	for i, f := range set.Files {
+		fds[i] = f.Desc
+	}
+	pb, err := gengo.Generate(gengo.Request("module="+Module, fds...))
+	if err != nil {
+		return nil, err
+	}
+	out, err := generate.Run(set, emit.Params{Lang: "go", Module: Module})
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range pb {
+		out = append(out, emit.File{Name: f.GetName(), Content: []byte(f.GetContent())})
+	}
+	return out, nil
+}

@@ -37,11 +37,12 @@ lint-examples: build ## lint the example contracts and print their retry schedul
 	$(BIN)/msgcontract lint --explain -I examples/proto \
 		examples/proto/shop/payment/v1/payment.proto examples/proto/shop/inventory/v1/inventory.proto
 
-demo: lint-examples ## the payment-callback scenario
-	@echo
-	$(BIN)/msgcontract bizkey -I examples/proto --message shop.payment.v1.PaySuccess \
-		--json '{"order_id":"20250101_0001","amount":10000}' examples/proto/shop/payment/v1/payment.proto
-	@echo "demo: not yet: the producer/consumer run lands with the generators and runtime"
+TRANSPORT ?= sqlite
+ORDERS    ?= 24
+
+demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
+	bash scripts/setup-python.sh
+	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
 
 proto: ## regenerate the Go of msgcontract's own protos (no protoc needed)
 	$(GO) run ./internal/tools/genproto

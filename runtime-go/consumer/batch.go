@@ -27,7 +27,7 @@ const (
 func (c *Consumer) processBatch(ctx context.Context, sub transport.Subscription, ds []*transport.Delivery) {
 	var items []*item
 	for _, d := range ds {
-		if it := c.prepare(ctx, sub, d); it != nil {
+		if it := c.prepare(ctx, sub, d); it != nil && !c.prefiltered(ctx, sub, it) {
 			items = append(items, it)
 		}
 	}
@@ -109,6 +109,7 @@ func (c *Consumer) processBatch(ctx context.Context, sub transport.Subscription,
 		switch outcomes[i] {
 		case processed:
 			c.cfg.Metrics.IncProcessed(it.r.name, et)
+			c.record(ctx, it.env, it.r, it.env.GetMessageId(), it.log)
 			acks = append(acks, it.d)
 		case deduped:
 			c.cfg.Metrics.IncDeduped(it.r.name, et)

@@ -56,6 +56,10 @@ type Config struct {
 	// CleanupInterval is how often claims older than DedupRetention are
 	// deleted. Defaults to 1 h; negative disables the cleanup.
 	CleanupInterval time.Duration
+	// Prefilter, when set, answers step 3 for keys whose claim it has
+	// recorded as committed, saving the database round trip; see
+	// dedup.Prefilter and dedup/redisfilter. Defaults to nil.
+	Prefilter dedup.Prefilter
 	// SkipMigrate leaves the dedup table's creation to the caller. By
 	// default Run creates it if missing.
 	SkipMigrate bool

@@ -19,7 +19,7 @@ import (
 
 // process runs DESIGN.md's steps 1-5 on one delivery and settles it.
 func (c *Consumer) process(ctx context.Context, sub transport.Subscription, d *transport.Delivery) {
-	if it := c.prepare(ctx, sub, d); it != nil {
+	if it := c.prepare(ctx, sub, d); it != nil && !c.prefiltered(ctx, sub, it) {
 		c.claimAndRun(ctx, sub, it.d, it.env, it.r, it.msg, it.log)
 	}
 }
@@ -93,6 +93,9 @@ func (c *Consumer) claimAndRun(ctx context.Context, sub transport.Subscription, 
 	if !res.Claimed {
 		_ = tx.Rollback()
 		c.cfg.Metrics.IncDeduped(r.name, et)
+		if !res.Conflict {
+			c.record(ctx, env, r, res.PriorMessageID, log)
+		}
 		if res.Conflict {
 			c.cfg.Metrics.IncKeyConflict(r.name, et)
 			log.Warn("msgcontract: key conflict: a duplicate biz_key carries a different payload (producer bug); deduplicated",
@@ -113,6 +116,7 @@ func (c *Consumer) claimAndRun(ctx context.Context, sub transport.Subscription, 
 			return
 		}
 		c.cfg.Metrics.IncProcessed(r.name, et)
+		c.record(ctx, env, r, env.GetMessageId(), log)
 		c.ack(ctx, sub, d, log)
 		return
 	}
@@ -222,5 +226,41 @@ func (c *Consumer) infraFailure(ctx context.Context, sub transport.Subscription,
 func (c *Consumer) ack(ctx context.Context, sub transport.Subscription, d *transport.Delivery, log *slog.Logger) {
 	if err := sub.Ack(ctx, d); err != nil {
 		log.Error("msgcontract: ack failed; the delivery will come back and be deduplicated", "err", err)
+	}
+}
+
+// prefiltered settles a delivery the prefilter knows as committed: counted
+// deduplicated (and a key conflict if the payload differs), acknowledged.
+// Any prefilter error falls through to the database.
+func (c *Consumer) prefiltered(ctx context.Context, sub transport.Subscription, it *item) bool {
+	if c.cfg.Prefilter == nil {
+		return false
+	}
+	prior, hash, found, err := c.cfg.Prefilter.Lookup(ctx, it.env.GetBizKey(), it.r.name)
+	if err != nil {
+		it.log.Warn("msgcontract: prefilter lookup failed; asking the database", "err", err)
+		return false
+	}
+	if !found {
+		return false
+	}
+	et := it.env.GetEventType()
+	c.cfg.Metrics.IncDeduped(it.r.name, et)
+	if hash != dedup.HashPayload(it.env.GetPayload()) {
+		c.cfg.Metrics.IncKeyConflict(it.r.name, et)
+		it.log.Warn("msgcontract: key conflict: a duplicate biz_key carries a different payload (producer bug); deduplicated",
+			"prior_message_id", prior)
+	}
+	c.ack(ctx, sub, it.d, it.log)
+	return true
+}
+
+// record tells the prefilter that env's claim is committed.
+func (c *Consumer) record(ctx context.Context, env *envelopepb.Envelope, r *route, messageID string, log *slog.Logger) {
+	if c.cfg.Prefilter == nil {
+		return
+	}
+	if err := c.cfg.Prefilter.Record(ctx, env.GetBizKey(), r.name, messageID, dedup.HashPayload(env.GetPayload())); err != nil {
+		log.Warn("msgcontract: prefilter record failed", "err", err)
 	}
 }

@@ -585,11 +585,13 @@ class Consumer(Generic[M]):
             return Ack(deduplicated=True)
         try:
             self.handler(conn, message, env)
-            conn.commit()
-            return Ack()
         except Exception as e:  # handlers may fail in any way; every failure is classified
             conn.rollback()
             return self._fail(env, e, now)
+        # A failed commit is the database's failure, not the message's: it
+        # propagates and the delivery is handed back uncounted.
+        conn.commit()
+        return Ack()
 
     def _fail(self, env: _envelope_pb2.Envelope, err: Exception, now: int) -> Decision:
         c = self.spec.rules.classify_error(err)

@@ -89,15 +89,17 @@ public final class Consumer<M extends Message> {
       conn.rollback();
       return new Decision.Ack(true);
     }
-    Exception failure;
+    Exception failure = null;
     try {
       handler.handle(conn, message, env);
-      conn.commit();
-      return new Decision.Ack(false);
-    } catch (SQLException e) {
-      failure = e;
     } catch (Exception e) { // handlers may fail in any way; every failure is classified
       failure = e;
+    }
+    if (failure == null) {
+      // A failed commit is the database's failure, not the message's: it
+      // propagates and the delivery is handed back uncounted.
+      conn.commit();
+      return new Decision.Ack(false);
     }
     conn.rollback();
     return fail(env, failure, now);

@@ -26,7 +26,7 @@ public final class BizKeyBuilder {
   /** Returns an empty builder. */
   public BizKeyBuilder() {}
 
-  /** Appends template text as written. Literals are ASCII-free of escapes by contract. */
+  /** Appends template text as written: literals are never percent-encoded. */
   public BizKeyBuilder literal(String s) {
     buf.append(s);
     return this;

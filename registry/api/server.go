@@ -66,9 +66,9 @@ func (c *Config) setDefaults() {
 type Server struct {
 	cfg  Config
 	echo *echo.Echo
-	// parsed caches compiled schemas by id; schemas are immutable.
+	// parsed caches compiled schemas; schemas are immutable.
 	mu     sync.Mutex
-	parsed map[int64]*schema.Parsed
+	parsed map[parsedKey]*schema.Parsed
 	// byID caches GET /schemas/ids/{id} response bodies.
 	byID sync.Map
 }
@@ -79,7 +79,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, parsed: map[int64]*schema.Parsed{}}
+	s := &Server{cfg: cfg, parsed: map[parsedKey]*schema.Parsed{}}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError

@@ -44,10 +44,18 @@ func (s *Server) fetch(ctx context.Context, subject string, version int) (string
 	return v.Schema.Text, v.Schema.References, nil
 }
 
-// parse compiles a stored schema, cached by id.
+// parsedKey caches a compiled schema per subject: one id registered under
+// two subjects compiles under two file names.
+type parsedKey struct {
+	subject string
+	id      int64
+}
+
+// parse compiles a stored schema, cached by subject and id.
 func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
+	key := parsedKey{subject, sc.ID}
 	s.mu.Lock()
-	p, ok := s.parsed[sc.ID]
+	p, ok := s.parsed[key]
 	s.mu.Unlock()
 	if ok {
 		return p, nil
@@ -57,7 +65,7 @@ func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*s
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %w", sc.ID, subject, err)
 	}
 	s.mu.Lock()
-	s.parsed[sc.ID] = p
+	s.parsed[key] = p
 	s.mu.Unlock()
 	return p, nil
 }
@@ -160,7 +168,7 @@ func (s *Server) register(c echo.Context) error {
 		return storeErr(err, subject, "")
 	}
 	s.mu.Lock()
-	s.parsed[reg.ID] = p
+	s.parsed[parsedKey{subject, reg.ID}] = p
 	s.mu.Unlock()
 	return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
 }

@@ -37,6 +37,10 @@ func Check(prev, next *model.Set, dirs Direction) []Violation {
 	if dirs == 0 {
 		return nil
 	}
+	return check(prev, newIndex(next), dirs)
+}
+
+func check(prev *model.Set, next *index, dirs Direction) []Violation {
 	c := newChecker(prev, next)
 	c.packages()
 	c.types()
@@ -74,8 +78,9 @@ func CheckLevel(level Level, history []*model.Set, next *model.Set) []Violation 
 	}
 	var out []Violation
 	seen := map[string]bool{}
+	idx := newIndex(next) // built once, shared by every comparison
 	for i := len(history) - 1; i >= first; i-- {
-		for _, v := range Check(history[i], next, dirs) {
+		for _, v := range check(history[i], idx, dirs) {
 			if key := v.String(); !seen[key] {
 				seen[key] = true
 				v.Against = i
@@ -105,6 +110,7 @@ func sortViolations(vs []Violation) {
 
 type checker struct {
 	prev, next *model.Set
+	nextIdx    *index
 	// display maps import paths of next's files to the paths users see.
 	display map[string]string
 	// pkgMap maps an old package to its new name for files whose package
@@ -117,13 +123,50 @@ type checker struct {
 	out      []Violation
 }
 
-func newChecker(prev, next *model.Set) *checker {
-	c := &checker{prev: prev, next: next, display: map[string]string{}, pkgMap: map[string]string{}}
+// index is what the checker looks up in the new schema, built once per
+// CheckLevel however many versions it is compared with.
+type index struct {
+	set     *model.Set
+	display map[string]string
+	types   map[string]protoreflect.Descriptor
+	// fields indexes each new message's fields by number and name;
+	// protoreflect's lookups scan, and a transitive check asks often.
+	fields map[protoreflect.FullName]*fieldIndex
+}
+
+type fieldIndex struct {
+	byNumber map[protoreflect.FieldNumber]protoreflect.FieldDescriptor
+	byName   map[protoreflect.Name]protoreflect.FieldDescriptor
+}
+
+func newIndex(next *model.Set) *index {
+	idx := &index{set: next, display: map[string]string{}, fields: map[protoreflect.FullName]*fieldIndex{}}
 	for _, f := range next.Files {
-		c.display[f.Path] = f.DisplayPath
+		idx.display[f.Path] = f.DisplayPath
 	}
+	idx.types, _ = indexTypes(next)
+	for _, d := range idx.types {
+		md, ok := d.(protoreflect.MessageDescriptor)
+		if !ok {
+			continue
+		}
+		fs := md.Fields()
+		fi := &fieldIndex{byNumber: make(map[protoreflect.FieldNumber]protoreflect.FieldDescriptor, fs.Len()),
+			byName: make(map[protoreflect.Name]protoreflect.FieldDescriptor, fs.Len())}
+		for i := 0; i < fs.Len(); i++ {
+			f := fs.Get(i)
+			fi.byNumber[f.Number()] = f
+			fi.byName[f.Name()] = f
+		}
+		idx.fields[md.FullName()] = fi
+	}
+	return idx
+}
+
+func newChecker(prev *model.Set, next *index) *checker {
+	c := &checker{prev: prev, next: next.set, nextIdx: next, display: next.display, pkgMap: map[string]string{}}
 	c.oldTypes, c.oldOrder = indexTypes(prev)
-	c.newTypes, _ = indexTypes(next)
+	c.newTypes = next.types
 	return c
 }
 
@@ -292,15 +335,16 @@ func (c *checker) types() {
 
 func (c *checker) message(o, n protoreflect.MessageDescriptor) {
 	ofs, nfs := o.Fields(), n.Fields()
+	ni := c.nextIdx.fields[n.FullName()]
 	for i := 0; i < ofs.Len(); i++ {
 		of := ofs.Get(i)
-		nf := nfs.ByNumber(of.Number())
+		nf := ni.byNumber[of.Number()]
 		if nf != nil {
 			c.field(of, nf)
 			continue
 		}
 		elem := string(of.FullName())
-		if moved := nfs.ByName(of.Name()); moved != nil {
+		if moved := ni.byName[of.Name()]; moved != nil {
 			c.report(FieldNumberChanged, elem, c.pos(moved),
 				"field %s changed its number from %d to %d; on the wire it is a different field", elem, of.Number(), moved.Number())
 			continue
@@ -320,7 +364,7 @@ func (c *checker) message(o, n protoreflect.MessageDescriptor) {
 	}
 	for i := 0; i < nfs.Len(); i++ {
 		nf := nfs.Get(i)
-		if ofs.ByNumber(nf.Number()) == nil && ofs.ByName(nf.Name()) == nil && nf.Cardinality() == protoreflect.Required {
+		if nf.Cardinality() == protoreflect.Required && ofs.ByNumber(nf.Number()) == nil && ofs.ByName(nf.Name()) == nil {
 			c.report(FieldRequiredAdded, string(nf.FullName()), c.pos(nf),
 				"required field %s was added; data written with the old schema lacks it", nf.FullName())
 		}

@@ -50,19 +50,26 @@ type client struct {
 
 func newServer(t *testing.T, cfg api.Config) *client {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
+	return &client{t: t, url: startTestServer(t, cfg), token: cfg.Token}
+}
+
+// startTestServer serves a registry on a fresh store on loopback and
+// returns its URL.
+func startTestServer(tb testing.TB, cfg api.Config) string {
+	tb.Helper()
+	st, err := store.Open(filepath.Join(tb.TempDir(), "registry.db"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	tb.Cleanup(func() { st.Close() })
 	cfg.Store = st
 	srv, err := api.New(cfg)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return &client{t: t, url: ts.URL, token: cfg.Token}
+	tb.Cleanup(ts.Close)
+	return ts.URL
 }
 
 type response struct {

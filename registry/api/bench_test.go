@@ -14,7 +14,7 @@ import (
 // BenchmarkCheckFullTransitive100 times POST /compatibility against a
 // subject with 100 versions at FULL_TRANSITIVE, over loopback HTTP.
 func BenchmarkCheckFullTransitive100(b *testing.B) {
-	c := newServer(&testing.T{}, api.Config{})
+	url := startTestServer(b, api.Config{})
 	version := func(n int) string {
 		var sb strings.Builder
 		sb.WriteString(v1[:strings.LastIndex(v1, "}")])
@@ -26,7 +26,7 @@ func BenchmarkCheckFullTransitive100(b *testing.B) {
 	}
 	post := func(path string, body any) {
 		raw, _ := json.Marshal(body)
-		resp, err := http.Post(c.url+path, api.ContentType, bytes.NewReader(raw))
+		resp, err := http.Post(url+path, api.ContentType, bytes.NewReader(raw))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func BenchmarkCheckFullTransitive100(b *testing.B) {
 		post("/subjects/s/versions", reg(version(n)))
 	}
 	raw, _ := json.Marshal(map[string]string{"compatibility": "FULL_TRANSITIVE"})
-	req, _ := http.NewRequest("PUT", c.url+"/config/s", bytes.NewReader(raw))
+	req, _ := http.NewRequest("PUT", url+"/config/s", bytes.NewReader(raw))
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
 		b.Fatal(err)
 	}

@@ -339,36 +339,21 @@ commit; %s is the durable alternative.`, n.Publish, n.Envelope, ev.Topic, n.Outb
 	g.outbox(f, n)
 }
 
-// outboxWrite is the runtime's outbox insert, as a function parameter
-// until runtime-go/outbox lands: func(ctx, tx, env) error.
-func outboxWriteType() *jen.Statement {
-	return jen.Func().Params(
-		jen.Qual(pkgContext, "Context"), jen.Op("*").Qual(pkgSQL, "Tx"), jen.Op("*").Qual(pkgEnvelopepb, "Envelope"),
-	).Error()
-}
-
 func (g *fileGen) outbox(f *jen.File, n eventNames) {
-	f.Add(comment(fmt.Sprintf(`%s builds m's envelope (see %s) and writes it with
-write inside tx, the caller's business transaction, so the message is
-stored if and only if the business change commits; the outbox relay
-publishes it afterwards. Pass the runtime outbox's insert function as write.`,
-		n.Outbox, n.Envelope)))
+	f.Add(comment(fmt.Sprintf(`%s builds m's envelope (see %s) and stores it with
+outbox.Write inside tx, the caller's business transaction, so the message
+exists if and only if the business change commits; the outbox relay
+(outbox.Relay) publishes it afterwards. The outbox table must exist (see
+outbox.Migrate).`, n.Outbox, n.Envelope)))
 	f.Func().Id(n.Outbox).Params(
 		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("tx").Op("*").Qual(pkgSQL, "Tx"),
-		jen.Id("write").Add(outboxWriteType()),
 		jen.Id("m").Op("*").Id(n.Msg.GoName), jen.Id("opts").Qual(pkgEvent, "Options"),
 	).Error().Block(
 		jen.List(jen.Id("env"), jen.Err()).Op(":=").Id(n.Envelope).Call(jen.Id("m"), jen.Id("opts")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Id("write").Call(jen.Id("ctx"), jen.Id("tx"), jen.Id("env"))),
+		jen.Return(jen.Qual(pkgOutbox, "Write").Call(jen.Id("ctx"), jen.Id("tx"), jen.Id("env"))),
 	)
 }
-
-// withConsumer turns on Register<Event>Handler, which calls
-// runtime-go/consumer.Register. It stays off until that package is
-// committed to runtime-go, so that generated code always compiles against
-// the runtime-go in the same commit.
-const withConsumer = false
 
 // consumer renders the typed handler and its registration.
 func (g *fileGen) consumer(f *jen.File, ev *model.Event, n eventNames) {
@@ -382,9 +367,6 @@ your changes), or an error to roll back and let the runtime classify it by
 		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("tx").Op("*").Qual(pkgSQL, "Tx"), jen.Id("m").Op("*").Id(m),
 	).Error()
 
-	if !withConsumer {
-		return
-	}
 	f.Add(comment(fmt.Sprintf(`%s registers h with c for %s events on topic %q.
 name identifies the handler in dedup claims, metrics and logs: keep it
 stable across deploys, or every message is processed once more. Decoding,

@@ -17,6 +17,7 @@ const (
 	pkgEnvelopepb = runtimeModule + "/envelopepb"
 	pkgTransport  = runtimeModule + "/transport"
 	pkgConsumer   = runtimeModule + "/consumer"
+	pkgOutbox     = runtimeModule + "/outbox"
 	pkgContext    = "context"
 	pkgSQL        = "database/sql"
 )
@@ -31,6 +32,7 @@ var importNames = map[string]string{
 	pkgEnvelopepb: "envelopepb",
 	pkgTransport:  "transport",
 	pkgConsumer:   "consumer",
+	pkgOutbox:     "outbox",
 	pkgContext:    "context",
 	pkgSQL:        "sql",
 }

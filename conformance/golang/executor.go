@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -83,7 +84,7 @@ func (m *Module) Run(ctx context.Context, pkg string, stdin []byte) ([]byte, err
 func (m *Module) Go(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = m.Dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
 	return cmd.CombinedOutput()
 }
 

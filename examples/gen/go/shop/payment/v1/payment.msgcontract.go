@@ -11,8 +11,10 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -107,6 +109,11 @@ var PaySuccessSpec = &event.Spec{
 	},
 }
 
+// PaySuccessTargetState is the state a PaySuccess moves its entity to
+// (target_state "OrderState.PAID"). A handler checks the move with
+// CanTransitOrderState(current, PaySuccessTargetState) before applying it.
+const PaySuccessTargetState = OrderState_PAID
+
 // Error-code ranges of PaySuccess. A handler fails with a code by returning
 // classify.NewError(code, msg) (or an error wrapping one); the runtime
 // classifies it by the range holding the code.
@@ -174,16 +181,16 @@ func PublishPaySuccess(ctx context.Context, p transport.Publisher, m *PaySuccess
 }
 
 // WritePaySuccessToOutbox builds m's envelope (see NewPaySuccessEnvelope) and
-// writes it with write inside tx, the caller's business transaction, so the
-// message is stored if and only if the business change commits; the outbox
-// relay publishes it afterwards. Pass the runtime outbox's insert function as
-// write.
-func WritePaySuccessToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *PaySuccess, opts event.Options) error {
+// stores it with outbox.Write inside tx, the caller's business transaction, so
+// the message exists if and only if the business change commits; the outbox
+// relay (outbox.Relay) publishes it afterwards. The outbox table must exist
+// (see outbox.Migrate).
+func WritePaySuccessToOutbox(ctx context.Context, tx *sql.Tx, m *PaySuccess, opts event.Options) error {
 	env, err := NewPaySuccessEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // PaySuccessHandler handles one PaySuccess. It runs inside tx, the transaction
@@ -192,6 +199,17 @@ func WritePaySuccessToOutbox(ctx context.Context, tx *sql.Tx, write func(context
 // changes), or an error to roll back and let the runtime classify it by
 // PaySuccessSpec's error ranges: retry with backoff or dead-letter.
 type PaySuccessHandler func(ctx context.Context, tx *sql.Tx, m *PaySuccess) error
+
+// RegisterPaySuccessHandler registers h with c for PAY_SUCCESS events on topic
+// "order-event". name identifies the handler in dedup claims, metrics and
+// logs: keep it stable across deploys, or every message is processed once
+// more. Decoding, the dedup claim, classification, retry and dead-lettering
+// are the runtime's.
+func RegisterPaySuccessHandler(c *consumer.Consumer, name string, h PaySuccessHandler) error {
+	return consumer.Register[*PaySuccess](c, name, PaySuccessSpec, func() *PaySuccess {
+		return new(PaySuccess)
+	}, h)
+}
 
 // RefundRequestedSpec is the contract of RefundRequested as data: where it is
 // published, how its failures are classified and retried. The runtime reads
@@ -227,6 +245,12 @@ var RefundRequestedSpec = &event.Spec{
 		UnclassifiedRetryable: true,
 	},
 }
+
+// RefundRequestedTargetState is the state a RefundRequested moves its entity
+// to (target_state "OrderState.REFUNDING"). A handler checks the move with
+// CanTransitOrderState(current, RefundRequestedTargetState) before applying
+// it.
+const RefundRequestedTargetState = OrderState_REFUNDING
 
 // Error-code ranges of RefundRequested. A handler fails with a code by
 // returning classify.NewError(code, msg) (or an error wrapping one); the
@@ -299,16 +323,16 @@ func PublishRefundRequested(ctx context.Context, p transport.Publisher, m *Refun
 }
 
 // WriteRefundRequestedToOutbox builds m's envelope (see
-// NewRefundRequestedEnvelope) and writes it with write inside tx, the caller's
-// business transaction, so the message is stored if and only if the business
-// change commits; the outbox relay publishes it afterwards. Pass the runtime
-// outbox's insert function as write.
-func WriteRefundRequestedToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *RefundRequested, opts event.Options) error {
+// NewRefundRequestedEnvelope) and stores it with outbox.Write inside tx, the
+// caller's business transaction, so the message exists if and only if the
+// business change commits; the outbox relay (outbox.Relay) publishes it
+// afterwards. The outbox table must exist (see outbox.Migrate).
+func WriteRefundRequestedToOutbox(ctx context.Context, tx *sql.Tx, m *RefundRequested, opts event.Options) error {
 	env, err := NewRefundRequestedEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // RefundRequestedHandler handles one RefundRequested. It runs inside tx, the
@@ -318,6 +342,17 @@ func WriteRefundRequestedToOutbox(ctx context.Context, tx *sql.Tx, write func(co
 // classify it by RefundRequestedSpec's error ranges: retry with backoff or
 // dead-letter.
 type RefundRequestedHandler func(ctx context.Context, tx *sql.Tx, m *RefundRequested) error
+
+// RegisterRefundRequestedHandler registers h with c for REFUND_REQUESTED
+// events on topic "order-event". name identifies the handler in dedup claims,
+// metrics and logs: keep it stable across deploys, or every message is
+// processed once more. Decoding, the dedup claim, classification, retry and
+// dead-lettering are the runtime's.
+func RegisterRefundRequestedHandler(c *consumer.Consumer, name string, h RefundRequestedHandler) error {
+	return consumer.Register[*RefundRequested](c, name, RefundRequestedSpec, func() *RefundRequested {
+		return new(RefundRequested)
+	}, h)
+}
 
 // RefundSuccessSpec is the contract of RefundSuccess as data: where it is
 // published, how its failures are classified and retried. The runtime reads
@@ -352,6 +387,11 @@ var RefundSuccessSpec = &event.Spec{
 		UnclassifiedRetryable: true,
 	},
 }
+
+// RefundSuccessTargetState is the state a RefundSuccess moves its entity to
+// (target_state "OrderState.REFUNDED"). A handler checks the move with
+// CanTransitOrderState(current, RefundSuccessTargetState) before applying it.
+const RefundSuccessTargetState = OrderState_REFUNDED
 
 // Error-code ranges of RefundSuccess. A handler fails with a code by returning
 // classify.NewError(code, msg) (or an error wrapping one); the runtime
@@ -423,16 +463,16 @@ func PublishRefundSuccess(ctx context.Context, p transport.Publisher, m *RefundS
 }
 
 // WriteRefundSuccessToOutbox builds m's envelope (see
-// NewRefundSuccessEnvelope) and writes it with write inside tx, the caller's
-// business transaction, so the message is stored if and only if the business
-// change commits; the outbox relay publishes it afterwards. Pass the runtime
-// outbox's insert function as write.
-func WriteRefundSuccessToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *RefundSuccess, opts event.Options) error {
+// NewRefundSuccessEnvelope) and stores it with outbox.Write inside tx, the
+// caller's business transaction, so the message exists if and only if the
+// business change commits; the outbox relay (outbox.Relay) publishes it
+// afterwards. The outbox table must exist (see outbox.Migrate).
+func WriteRefundSuccessToOutbox(ctx context.Context, tx *sql.Tx, m *RefundSuccess, opts event.Options) error {
 	env, err := NewRefundSuccessEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // RefundSuccessHandler handles one RefundSuccess. It runs inside tx, the
@@ -442,3 +482,14 @@ func WriteRefundSuccessToOutbox(ctx context.Context, tx *sql.Tx, write func(cont
 // classify it by RefundSuccessSpec's error ranges: retry with backoff or
 // dead-letter.
 type RefundSuccessHandler func(ctx context.Context, tx *sql.Tx, m *RefundSuccess) error
+
+// RegisterRefundSuccessHandler registers h with c for REFUND_SUCCESS events on
+// topic "order-event". name identifies the handler in dedup claims, metrics
+// and logs: keep it stable across deploys, or every message is processed once
+// more. Decoding, the dedup claim, classification, retry and dead-lettering
+// are the runtime's.
+func RegisterRefundSuccessHandler(c *consumer.Consumer, name string, h RefundSuccessHandler) error {
+	return consumer.Register[*RefundSuccess](c, name, RefundSuccessSpec, func() *RefundSuccess {
+		return new(RefundSuccess)
+	}, h)
+}

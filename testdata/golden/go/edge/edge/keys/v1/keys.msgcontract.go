@@ -11,8 +11,10 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -202,16 +204,17 @@ func PublishScalars(ctx context.Context, p transport.Publisher, m *Scalars, opts
 	return p.Publish(ctx, ScalarsSpec.Topic, env)
 }
 
-// WriteScalarsToOutbox builds m's envelope (see NewScalarsEnvelope) and writes
-// it with write inside tx, the caller's business transaction, so the message
-// is stored if and only if the business change commits; the outbox relay
-// publishes it afterwards. Pass the runtime outbox's insert function as write.
-func WriteScalarsToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *Scalars, opts event.Options) error {
+// WriteScalarsToOutbox builds m's envelope (see NewScalarsEnvelope) and stores
+// it with outbox.Write inside tx, the caller's business transaction, so the
+// message exists if and only if the business change commits; the outbox relay
+// (outbox.Relay) publishes it afterwards. The outbox table must exist (see
+// outbox.Migrate).
+func WriteScalarsToOutbox(ctx context.Context, tx *sql.Tx, m *Scalars, opts event.Options) error {
 	env, err := NewScalarsEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // ScalarsHandler handles one Scalars. It runs inside tx, the transaction
@@ -220,6 +223,17 @@ func WriteScalarsToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Co
 // changes), or an error to roll back and let the runtime classify it by
 // ScalarsSpec's error ranges: retry with backoff or dead-letter.
 type ScalarsHandler func(ctx context.Context, tx *sql.Tx, m *Scalars) error
+
+// RegisterScalarsHandler registers h with c for SCALARS events on topic
+// "edge-scalars". name identifies the handler in dedup claims, metrics and
+// logs: keep it stable across deploys, or every message is processed once
+// more. Decoding, the dedup claim, classification, retry and dead-lettering
+// are the runtime's.
+func RegisterScalarsHandler(c *consumer.Consumer, name string, h ScalarsHandler) error {
+	return consumer.Register[*Scalars](c, name, ScalarsSpec, func() *Scalars {
+		return new(Scalars)
+	}, h)
+}
 
 // NestedSpec is the contract of Nested as data: where it is published, how its
 // failures are classified and retried. The runtime reads nothing else.
@@ -338,16 +352,17 @@ func PublishNested(ctx context.Context, p transport.Publisher, m *Nested, opts e
 	return p.Publish(ctx, NestedSpec.Topic, env)
 }
 
-// WriteNestedToOutbox builds m's envelope (see NewNestedEnvelope) and writes
-// it with write inside tx, the caller's business transaction, so the message
-// is stored if and only if the business change commits; the outbox relay
-// publishes it afterwards. Pass the runtime outbox's insert function as write.
-func WriteNestedToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *Nested, opts event.Options) error {
+// WriteNestedToOutbox builds m's envelope (see NewNestedEnvelope) and stores
+// it with outbox.Write inside tx, the caller's business transaction, so the
+// message exists if and only if the business change commits; the outbox relay
+// (outbox.Relay) publishes it afterwards. The outbox table must exist (see
+// outbox.Migrate).
+func WriteNestedToOutbox(ctx context.Context, tx *sql.Tx, m *Nested, opts event.Options) error {
 	env, err := NewNestedEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // NestedHandler handles one Nested. It runs inside tx, the transaction holding
@@ -356,6 +371,17 @@ func WriteNestedToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Con
 // or an error to roll back and let the runtime classify it by NestedSpec's
 // error ranges: retry with backoff or dead-letter.
 type NestedHandler func(ctx context.Context, tx *sql.Tx, m *Nested) error
+
+// RegisterNestedHandler registers h with c for NESTED events on topic
+// "edge-nested". name identifies the handler in dedup claims, metrics and
+// logs: keep it stable across deploys, or every message is processed once
+// more. Decoding, the dedup claim, classification, retry and dead-lettering
+// are the runtime's.
+func RegisterNestedHandler(c *consumer.Consumer, name string, h NestedHandler) error {
+	return consumer.Register[*Nested](c, name, NestedSpec, func() *Nested {
+		return new(Nested)
+	}, h)
+}
 
 // KeywordsSpec is the contract of Keywords as data: where it is published, how
 // its failures are classified and retried. The runtime reads nothing else.
@@ -484,16 +510,16 @@ func PublishKeywords(ctx context.Context, p transport.Publisher, m *Keywords, op
 }
 
 // WriteKeywordsToOutbox builds m's envelope (see NewKeywordsEnvelope) and
-// writes it with write inside tx, the caller's business transaction, so the
-// message is stored if and only if the business change commits; the outbox
-// relay publishes it afterwards. Pass the runtime outbox's insert function as
-// write.
-func WriteKeywordsToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *Keywords, opts event.Options) error {
+// stores it with outbox.Write inside tx, the caller's business transaction, so
+// the message exists if and only if the business change commits; the outbox
+// relay (outbox.Relay) publishes it afterwards. The outbox table must exist
+// (see outbox.Migrate).
+func WriteKeywordsToOutbox(ctx context.Context, tx *sql.Tx, m *Keywords, opts event.Options) error {
 	env, err := NewKeywordsEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // KeywordsHandler handles one Keywords. It runs inside tx, the transaction
@@ -502,6 +528,17 @@ func WriteKeywordsToOutbox(ctx context.Context, tx *sql.Tx, write func(context.C
 // changes), or an error to roll back and let the runtime classify it by
 // KeywordsSpec's error ranges: retry with backoff or dead-letter.
 type KeywordsHandler func(ctx context.Context, tx *sql.Tx, m *Keywords) error
+
+// RegisterKeywordsHandler registers h with c for KEYWORDS events on topic
+// "edge-keywords". name identifies the handler in dedup claims, metrics and
+// logs: keep it stable across deploys, or every message is processed once
+// more. Decoding, the dedup claim, classification, retry and dead-lettering
+// are the runtime's.
+func RegisterKeywordsHandler(c *consumer.Consumer, name string, h KeywordsHandler) error {
+	return consumer.Register[*Keywords](c, name, KeywordsSpec, func() *Keywords {
+		return new(Keywords)
+	}, h)
+}
 
 // Outer_InnerSpec is the contract of Outer_Inner as data: where it is
 // published, how its failures are classified and retried. The runtime reads
@@ -607,16 +644,16 @@ func PublishOuter_Inner(ctx context.Context, p transport.Publisher, m *Outer_Inn
 }
 
 // WriteOuter_InnerToOutbox builds m's envelope (see NewOuter_InnerEnvelope)
-// and writes it with write inside tx, the caller's business transaction, so
-// the message is stored if and only if the business change commits; the outbox
-// relay publishes it afterwards. Pass the runtime outbox's insert function as
-// write.
-func WriteOuter_InnerToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *Outer_Inner, opts event.Options) error {
+// and stores it with outbox.Write inside tx, the caller's business
+// transaction, so the message exists if and only if the business change
+// commits; the outbox relay (outbox.Relay) publishes it afterwards. The outbox
+// table must exist (see outbox.Migrate).
+func WriteOuter_InnerToOutbox(ctx context.Context, tx *sql.Tx, m *Outer_Inner, opts event.Options) error {
 	env, err := NewOuter_InnerEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // Outer_InnerHandler handles one Outer_Inner. It runs inside tx, the
@@ -626,3 +663,14 @@ func WriteOuter_InnerToOutbox(ctx context.Context, tx *sql.Tx, write func(contex
 // classify it by Outer_InnerSpec's error ranges: retry with backoff or
 // dead-letter.
 type Outer_InnerHandler func(ctx context.Context, tx *sql.Tx, m *Outer_Inner) error
+
+// RegisterOuter_InnerHandler registers h with c for INNER events on topic
+// "edge-inner". name identifies the handler in dedup claims, metrics and logs:
+// keep it stable across deploys, or every message is processed once more.
+// Decoding, the dedup claim, classification, retry and dead-lettering are the
+// runtime's.
+func RegisterOuter_InnerHandler(c *consumer.Consumer, name string, h Outer_InnerHandler) error {
+	return consumer.Register[*Outer_Inner](c, name, Outer_InnerSpec, func() *Outer_Inner {
+		return new(Outer_Inner)
+	}, h)
+}

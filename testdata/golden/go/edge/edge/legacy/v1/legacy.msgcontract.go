@@ -11,8 +11,10 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -112,16 +114,17 @@ func PublishLegacy(ctx context.Context, p transport.Publisher, m *Legacy, opts e
 	return p.Publish(ctx, LegacySpec.Topic, env)
 }
 
-// WriteLegacyToOutbox builds m's envelope (see NewLegacyEnvelope) and writes
-// it with write inside tx, the caller's business transaction, so the message
-// is stored if and only if the business change commits; the outbox relay
-// publishes it afterwards. Pass the runtime outbox's insert function as write.
-func WriteLegacyToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *Legacy, opts event.Options) error {
+// WriteLegacyToOutbox builds m's envelope (see NewLegacyEnvelope) and stores
+// it with outbox.Write inside tx, the caller's business transaction, so the
+// message exists if and only if the business change commits; the outbox relay
+// (outbox.Relay) publishes it afterwards. The outbox table must exist (see
+// outbox.Migrate).
+func WriteLegacyToOutbox(ctx context.Context, tx *sql.Tx, m *Legacy, opts event.Options) error {
 	env, err := NewLegacyEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // LegacyHandler handles one Legacy. It runs inside tx, the transaction holding
@@ -130,3 +133,14 @@ func WriteLegacyToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Con
 // or an error to roll back and let the runtime classify it by LegacySpec's
 // error ranges: retry with backoff or dead-letter.
 type LegacyHandler func(ctx context.Context, tx *sql.Tx, m *Legacy) error
+
+// RegisterLegacyHandler registers h with c for LEGACY events on topic
+// "edge-legacy". name identifies the handler in dedup claims, metrics and
+// logs: keep it stable across deploys, or every message is processed once
+// more. Decoding, the dedup claim, classification, retry and dead-lettering
+// are the runtime's.
+func RegisterLegacyHandler(c *consumer.Consumer, name string, h LegacyHandler) error {
+	return consumer.Register[*Legacy](c, name, LegacySpec, func() *Legacy {
+		return new(Legacy)
+	}, h)
+}

@@ -11,8 +11,10 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -105,16 +107,16 @@ func PublishStockDeducted(ctx context.Context, p transport.Publisher, m *StockDe
 }
 
 // WriteStockDeductedToOutbox builds m's envelope (see
-// NewStockDeductedEnvelope) and writes it with write inside tx, the caller's
-// business transaction, so the message is stored if and only if the business
-// change commits; the outbox relay publishes it afterwards. Pass the runtime
-// outbox's insert function as write.
-func WriteStockDeductedToOutbox(ctx context.Context, tx *sql.Tx, write func(context.Context, *sql.Tx, *envelopepb.Envelope) error, m *StockDeducted, opts event.Options) error {
+// NewStockDeductedEnvelope) and stores it with outbox.Write inside tx, the
+// caller's business transaction, so the message exists if and only if the
+// business change commits; the outbox relay (outbox.Relay) publishes it
+// afterwards. The outbox table must exist (see outbox.Migrate).
+func WriteStockDeductedToOutbox(ctx context.Context, tx *sql.Tx, m *StockDeducted, opts event.Options) error {
 	env, err := NewStockDeductedEnvelope(m, opts)
 	if err != nil {
 		return err
 	}
-	return write(ctx, tx, env)
+	return outbox.Write(ctx, tx, env)
 }
 
 // StockDeductedHandler handles one StockDeducted. It runs inside tx, the
@@ -124,3 +126,14 @@ func WriteStockDeductedToOutbox(ctx context.Context, tx *sql.Tx, write func(cont
 // classify it by StockDeductedSpec's error ranges: retry with backoff or
 // dead-letter.
 type StockDeductedHandler func(ctx context.Context, tx *sql.Tx, m *StockDeducted) error
+
+// RegisterStockDeductedHandler registers h with c for STOCK_DEDUCTED events on
+// topic "inventory-event". name identifies the handler in dedup claims,
+// metrics and logs: keep it stable across deploys, or every message is
+// processed once more. Decoding, the dedup claim, classification, retry and
+// dead-lettering are the runtime's.
+func RegisterStockDeductedHandler(c *consumer.Consumer, name string, h StockDeductedHandler) error {
+	return consumer.Register[*StockDeducted](c, name, StockDeductedSpec, func() *StockDeducted {
+		return new(StockDeducted)
+	}, h)
+}

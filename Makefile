@@ -9,7 +9,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build test test-go test-runtime fuzz-smoke demo proto golden lint-examples clean help
+.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples clean help
 
 all: build
 
@@ -19,19 +19,29 @@ help: ## list targets
 build: ## build bin/msgcontract
 	$(GO) build -o $(BIN)/msgcontract ./cmd/msgcontract
 
-test: test-go test-runtime fuzz-smoke ## run every test
+setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
+	bash scripts/setup.sh
+
+test: setup test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs)
 	@echo "make test: all suites passed"
 
-test-go: ## vet and test the tool module
+test-go: ## vet and test the tool module (generators, registry, conformance executors, demo)
 	$(GO) vet ./...
 	$(GO) test ./...
 
-test-runtime: ## vet and test runtime-go
-	cd runtime-go && $(GO) vet ./... && $(GO) test ./...
+test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its PostgreSQL tests
+	cd runtime-go && $(GO) vet ./...
+	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test ./...'
 
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
 	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=10s -parallel=1
+
+VECTORS ?= testdata/conformance
+
+conformance: ## run the conformance vectors in Go, Java and Python (VECTORS=dir)
+	bash scripts/setup-python.sh >/dev/null
+	$(GO) run ./conformance/cmd/conformance $(VECTORS)
 
 lint-examples: build ## lint the example contracts and print their retry schedules
 	$(BIN)/msgcontract lint --explain -I examples/proto \
@@ -49,6 +59,10 @@ proto: ## regenerate the Go of msgcontract's own protos (no protoc needed)
 
 golden: ## refresh golden files after an intended output change
 	$(GO) test ./internal/cli -run TestLintGolden -update
+	$(GO) test ./codegen/golang ./codegen/java ./codegen/python -update
+
+examples-gen: ## regenerate the example contracts' Go under examples/gen (no protoc needed)
+	$(GO) run ./internal/tools/genexamples
 
 clean:
 	rm -rf $(BIN)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything `make test` needs on a fresh machine, idempotently:
+#   - Debian packages: protoc (protobuf-compiler, libprotobuf-dev) for the
+#     protoc-gen-msgcontract end-to-end test, PostgreSQL for runtime-go's
+#     PostgreSQL tests (one apt-get update, only when something is missing);
+#   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
+#     .venv-registry (the Confluent schema-registry client);
+#   - the Maven artifacts of the Java harness and the pinned protoc.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler libprotobuf-dev)
+ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+if ((${#missing[@]})); then
+  sudo=""
+  [[ "$(id -u)" == 0 ]] || sudo=sudo
+  echo "setup: installing ${missing[*]} from Debian's archive"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+bash scripts/setup-python.sh
+bash scripts/setup-registry-client.sh
+bash scripts/setup-java.sh
+echo "setup: done"

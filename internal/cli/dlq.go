@@ -1,3 +1,314 @@
 package cli
 
-var newDLQCmd = notYet("dlq", "Inspect, replay and purge dead-lettered messages")
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
+)
+
+// dlqFlags select a transport's dead-letter destination and filter it.
+type dlqFlags struct {
+	queue, natsURL, stream string
+	filter                 dlq.Filter
+	reason                 string
+}
+
+func (f *dlqFlags) register(cmd *cobra.Command, filters bool) {
+	cmd.Flags().StringVar(&f.queue, "queue", "", "the embedded SQLite transport's database file")
+	cmd.Flags().StringVar(&f.natsURL, "nats", "", "a NATS JetStream server URL, e.g. nats://127.0.0.1:4222")
+	cmd.Flags().StringVar(&f.stream, "stream", "MSGCONTRACT", "with --nats: the message stream (its dead letters are in STREAM_DLQ)")
+	if !filters {
+		return
+	}
+	cmd.Flags().StringVar(&f.filter.Topic, "topic", "", "only records of this topic")
+	cmd.Flags().StringVar(&f.filter.Group, "group", "", "only records of this consumer group")
+	cmd.Flags().StringVar(&f.filter.Handler, "handler", "", "only records of this handler")
+	cmd.Flags().StringVar(&f.filter.EventType, "event-type", "", "only records of this event type")
+	cmd.Flags().StringVar(&f.filter.BizKey, "biz-key", "", "only records with this biz_key")
+	cmd.Flags().StringVar(&f.reason, "reason", "", "only records dead-lettered for this reason: decode, non_retryable, retries_exhausted, no_handler")
+}
+
+func (f *dlqFlags) toFilter(ids []string) (dlq.Filter, error) {
+	flt := f.filter
+	flt.IDs = ids
+	switch r := dlq.Reason(f.reason); r {
+	case "", dlq.ReasonDecode, dlq.ReasonNonRetryable, dlq.ReasonRetriesExhausted, dlq.ReasonNoHandler:
+		flt.Reason = r
+	default:
+		return flt, usageErr(fmt.Errorf("--reason %q: want decode, non_retryable, retries_exhausted or no_handler", f.reason))
+	}
+	return flt, nil
+}
+
+func (f *dlqFlags) empty(ids []string) bool {
+	flt := f.filter
+	return len(ids) == 0 && f.reason == "" && flt.Topic == "" && flt.Group == "" && flt.Handler == "" &&
+		flt.EventType == "" && flt.BizKey == ""
+}
+
+// open connects to the selected transport's dead-letter store.
+func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
+	switch {
+	case (f.queue == "") == (f.natsURL == ""):
+		return nil, nil, usageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite) or --nats URL"))
+	case f.queue != "":
+		t, err := sqlitequeue.Open(ctx, f.queue, sqlitequeue.Config{})
+		if err != nil {
+			return nil, nil, usageErr(fmt.Errorf("open %s: %w", f.queue, err))
+		}
+		return t, func() { t.Close() }, nil
+	default:
+		nc, err := nats.Connect(f.natsURL, nats.Timeout(5*time.Second))
+		if err != nil {
+			return nil, nil, usageErr(fmt.Errorf("connect %s: %w", f.natsURL, err))
+		}
+		t, err := natsjs.New(ctx, natsjs.Config{Conn: nc, Stream: f.stream})
+		if err != nil {
+			nc.Close()
+			return nil, nil, usageErr(err)
+		}
+		return t, nc.Close, nil
+	}
+}
+
+func newDLQCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dlq",
+		Short: "Inspect, replay and purge dead-lettered messages",
+		Long: `dlq operates on a transport's dead-letter destination, where the runtime
+puts messages it gave up on: payloads that did not decode, non-retryable
+failures, retryable failures past max_retries, and events no handler was
+registered for. Each record keeps the envelope byte for byte, the reason,
+the last error code and message, the number of attempts and the first and
+last failure times.
+
+replay re-publishes a record's envelope to its original topic for its
+consumer group, with retry_count and not_before reset and the failure
+history kept; the record stays (marked replayed) until purged. Replaying is
+safe: the consumer's dedup claim makes it effectively once.`,
+		Example: `  msgcontract dlq list --queue .build/demo/queue.db
+  msgcontract dlq list --queue queue.db --reason retries_exhausted --group payment-callback
+  msgcontract dlq show --queue queue.db 7
+  msgcontract dlq replay --queue queue.db 7 8
+  msgcontract dlq purge --queue queue.db --reason decode`,
+	}
+	cmd.AddCommand(newDLQListCmd(), newDLQShowCmd(), newDLQReplayCmd(), newDLQPurgeCmd())
+	return cmd
+}
+
+func newDLQListCmd() *cobra.Command {
+	var (
+		f      dlqFlags
+		limit  int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list [--queue FILE | --nats URL] [filters]",
+		Short: "List dead-lettered messages, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			flt, err := f.toFilter(nil)
+			if err != nil {
+				return err
+			}
+			flt.Limit = limit
+			store, closeFn, err := f.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			recs, err := store.List(cmd.Context(), flt)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), recs)
+			}
+			writeRecords(cmd.OutOrStdout(), recs)
+			return nil
+		},
+	}
+	f.register(cmd, true)
+	cmd.Flags().IntVar(&limit, "limit", 100, "most records to list")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	return cmd
+}
+
+func writeRecords(out io.Writer, recs []dlq.Record) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tDEAD AT\tTOPIC\tGROUP\tEVENT TYPE\tBIZ KEY\tREASON\tCODE\tATTEMPTS\tREPLAYED\tERROR")
+	for _, r := range recs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.DeadAt.UTC().Format(time.RFC3339),
+			r.Topic, r.Group, dash(r.EventType), dash(r.BizKey), r.Reason, r.Code, r.Attempts, r.ReplayCount, oneLine(r.Error, 60))
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "%d record%s\n", len(recs), plural(len(recs)))
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func newDLQShowCmd() *cobra.Command {
+	var f dlqFlags
+	cmd := &cobra.Command{
+		Use:   "show [--queue FILE | --nats URL] ID",
+		Short: "Show one dead-lettered message with its decoded envelope",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, closeFn, err := f.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			rec, err := store.Get(cmd.Context(), args[0])
+			if errors.Is(err, dlq.ErrNotFound) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "no dead-letter record %s\n", args[0])
+				return findings()
+			}
+			if err != nil {
+				return err
+			}
+			view := map[string]any{"record": rec}
+			if env, err := envelope.Unmarshal(rec.Envelope); err == nil {
+				b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(env)
+				view["envelope"] = json.RawMessage(b)
+			} else {
+				view["envelope_error"] = err.Error()
+			}
+			return writeJSON(cmd.OutOrStdout(), view)
+		},
+	}
+	f.register(cmd, false)
+	return cmd
+}
+
+func newDLQReplayCmd() *cobra.Command {
+	var (
+		f   dlqFlags
+		all bool
+	)
+	cmd := &cobra.Command{
+		Use:   "replay [--queue FILE | --nats URL] (ID... | filters | --all)",
+		Short: "Re-publish dead-lettered messages to their original topic",
+		Long: `replay re-publishes each selected record's envelope to its original topic
+for its consumer group, with retry_count and not_before reset and the
+failure history kept. Records stay, marked replayed, until purged; records
+already replayed are skipped unless named by ID. Select by IDs, by filters,
+or everything with --all. A record that cannot be replayed (an envelope
+that does not decode has nothing to re-publish) is reported and skipped;
+the exit status is then 1.`,
+		RunE: func(cmd *cobra.Command, ids []string) error {
+			if f.empty(ids) && !all {
+				return usageErr(errors.New("replay what? name record IDs, filters, or --all"))
+			}
+			flt, err := f.toFilter(ids)
+			if err != nil {
+				return err
+			}
+			if len(ids) == 0 {
+				flt.ExcludeReplayed = true
+			}
+			flt.Limit = 1 << 30
+			store, closeFn, err := f.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			recs, err := store.List(cmd.Context(), flt)
+			if err != nil {
+				return err
+			}
+			if len(ids) > 0 && len(recs) != len(ids) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "found %d of the %d records named\n", len(recs), len(ids))
+				return findings()
+			}
+			replayed, failed := 0, 0
+			for _, r := range recs {
+				if err := store.Replay(cmd.Context(), r.ID); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "cannot replay %s: %v\n", r.ID, err)
+					failed++
+					continue
+				}
+				replayed++
+				fmt.Fprintf(cmd.OutOrStdout(), "replayed %s to %s for %s (%s)\n", r.ID, r.Topic, r.Group, dash(r.BizKey))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d record%s replayed\n", replayed, plural(replayed))
+			if failed > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%d record%s could not be replayed\n", failed, plural(failed))
+				return findings()
+			}
+			return nil
+		},
+	}
+	f.register(cmd, true)
+	cmd.Flags().BoolVar(&all, "all", false, "replay every record not replayed yet")
+	return cmd
+}
+
+func newDLQPurgeCmd() *cobra.Command {
+	var (
+		f   dlqFlags
+		all bool
+	)
+	cmd := &cobra.Command{
+		Use:   "purge [--queue FILE | --nats URL] (ID... | filters | --all)",
+		Short: "Delete dead-lettered messages for good",
+		Long: `purge deletes the selected records. It refuses to run without IDs, a
+filter or --all, so that a typo never empties the dead-letter queue.`,
+		RunE: func(cmd *cobra.Command, ids []string) error {
+			if f.empty(ids) && !all {
+				return usageErr(errors.New("purge what? name record IDs, filters, or --all to delete every record"))
+			}
+			flt, err := f.toFilter(ids)
+			if err != nil {
+				return err
+			}
+			store, closeFn, err := f.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			n, err := store.Purge(cmd.Context(), flt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d record%s purged\n", n, plural(n))
+			return nil
+		},
+	}
+	f.register(cmd, true)
+	cmd.Flags().BoolVar(&all, "all", false, "delete every record")
+	return cmd
+}
+
+func writeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

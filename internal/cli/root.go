@@ -108,3 +108,12 @@ func minArgs(n int) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return usageErr(fmt.Errorf("%s: %w; see --help", cmd.CommandPath(), err))
+		}
+		return nil
+	}
+}

@@ -46,6 +46,9 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 	}
 	log = log.With("message_id", env.GetMessageId(), "biz_key", env.GetBizKey(),
 		"retry_count", env.GetRetryCount(), "event_type", env.GetEventType())
+	if tp := env.GetTrace().GetTraceparent(); tp != "" {
+		log = log.With("traceparent", tp)
+	}
 	topic := env.GetTopic()
 	if topic == "" {
 		topic = d.Topic

@@ -2,10 +2,15 @@ package outbox_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -38,16 +43,64 @@ func (f *flaky) Publish(ctx context.Context, topic string, env *envelopepb.Envel
 	return f.Publisher.Publish(ctx, topic, env)
 }
 
-func TestOutbox(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := sqldb.OpenSQLite(filepath.Join(dir, "business.db"))
+// openDB returns a fresh business database of the dialect; PostgreSQL
+// gets a schema of its own in MSGCONTRACT_PG_DSN's database.
+func openDB(t *testing.T, d sqldb.Dialect) *sql.DB {
+	t.Helper()
+	if d == sqldb.SQLite {
+		db, err := sqldb.OpenSQLite(filepath.Join(t.TempDir(), "business.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	dsn := os.Getenv("MSGCONTRACT_PG_DSN")
+	if dsn == "" {
+		t.Skip("MSGCONTRACT_PG_DSN is unset; to run the PostgreSQL case: export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh)")
+	}
+	admin, err := sqldb.OpenPostgres(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if err := outbox.Migrate(ctx, db, sqldb.SQLite); err != nil {
+	schema := fmt.Sprintf("outbox_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("MSGCONTRACT_PG_DSN must be a postgres:// URL here: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	db, err := sqldb.OpenPostgres(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.Close()
+		_, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+		admin.Close()
+	})
+	return db
+}
+
+func TestOutbox(t *testing.T) {
+	t.Parallel()
+	for _, d := range []sqldb.Dialect{sqldb.SQLite, sqldb.Postgres} {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			testOutbox(t, d)
+		})
+	}
+}
+
+func testOutbox(t *testing.T, dialect sqldb.Dialect) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDB(t, dialect)
+	if err := outbox.Migrate(ctx, db, dialect); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := sqlitequeue.Open(ctx, filepath.Join(dir, "queue.db"), sqlitequeue.Config{})
@@ -85,7 +138,7 @@ func TestOutbox(t *testing.T) {
 	write(true, "c")
 
 	pub := &flaky{Publisher: tr, failKey: "a"}
-	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: sqldb.SQLite, Publisher: pub})
+	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: dialect, Publisher: pub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +171,7 @@ func TestOutbox(t *testing.T) {
 
 	// A second relay does not publish while the first holds the lock.
 	write(true, "d")
-	other, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: sqldb.SQLite, Publisher: tr})
+	other, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: dialect, Publisher: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +179,7 @@ func TestOutbox(t *testing.T) {
 		t.Fatalf("second relay published %d (%v) while the first holds the lock", n, err)
 	}
 	// After a restart (a new relay once the lease expired) the row goes out.
-	restarted, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: sqldb.SQLite, Publisher: tr, Lease: 1})
+	restarted, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: dialect, Publisher: tr, Lease: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,9 @@ func newRegistryServeCmd() *cobra.Command {
 		Short: "Serve the schema registry over HTTP",
 		Long: `serve runs the registry on --addr, storing subjects, versions and levels in
 the SQLite database --db (created when missing; WAL mode, so a killed
-server restarts from the last committed registration).
+server restarts from the last committed registration). When several
+registry instances must share one store, --db is a PostgreSQL URL
+(postgres://user@host:5432/db); the tables are created when missing.
 
 With --token-file, every request that changes the registry (registering,
 deleting, setting a level) must carry "Authorization: Bearer <token>",
@@ -67,7 +69,8 @@ proxy, say).
 The server prints "listening on http://ADDR" to stderr once it accepts
 connections, and stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  msgcontract registry serve --db registry.db
-  msgcontract registry serve --addr 0.0.0.0:8081 --db /var/lib/msgcontract/registry.db --token-file /run/secrets/registry-token`,
+  msgcontract registry serve --addr 0.0.0.0:8081 --db /var/lib/msgcontract/registry.db --token-file /run/secrets/registry-token
+  msgcontract registry serve --addr 0.0.0.0:8081 --db postgres://registry@db:5432/registry --token-file /run/secrets/registry-token`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if db == "" {
@@ -84,7 +87,7 @@ connections, and stops cleanly on SIGINT or SIGTERM.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
-	cmd.Flags().StringVar(&db, "db", "", "SQLite database file (required)")
+	cmd.Flags().StringVar(&db, "db", "", "SQLite database file, or a postgres:// URL (required)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file whose first line is the bearer token mutating requests need")
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --token-file")
 	cmd.Flags().Int64Var(&bodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
@@ -134,7 +137,11 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db, token stri
 		return usageErr(err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: listening on http://%s (store %s)\n", ln.Addr(), db)
+	where := db
+	if store.IsPostgres(db) {
+		where = "PostgreSQL" // the URL may carry a password
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: listening on http://%s (store %s)\n", ln.Addr(), where)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

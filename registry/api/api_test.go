@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/internal/pgtest"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
@@ -53,11 +54,23 @@ func newServer(t *testing.T, cfg api.Config) *client {
 	return &client{t: t, url: startTestServer(t, cfg), token: cfg.Token}
 }
 
-// startTestServer serves a registry on a fresh store on loopback and
-// returns its URL.
+// newPostgresServer is newServer on a fresh PostgreSQL schema; it skips
+// the test unless MSGCONTRACT_TEST_POSTGRES names a server.
+func newPostgresServer(t *testing.T, cfg api.Config) *client {
+	t.Helper()
+	return &client{t: t, url: startTestServerOn(t, pgtest.DSN(t), cfg), token: cfg.Token}
+}
+
+// startTestServer serves a registry on a fresh SQLite store on loopback
+// and returns its URL.
 func startTestServer(tb testing.TB, cfg api.Config) string {
 	tb.Helper()
-	st, err := store.Open(filepath.Join(tb.TempDir(), "registry.db"))
+	return startTestServerOn(tb, filepath.Join(tb.TempDir(), "registry.db"), cfg)
+}
+
+func startTestServerOn(tb testing.TB, dsn string, cfg api.Config) string {
+	tb.Helper()
+	st, err := store.Open(dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -147,7 +160,15 @@ func (c *client) expect(method, path string, body any, status, code int) respons
 
 func TestEndpoints(t *testing.T) {
 	t.Parallel()
-	c := newServer(t, api.Config{})
+	testEndpoints(t, newServer(t, api.Config{}))
+}
+
+func TestEndpointsPostgres(t *testing.T) {
+	t.Parallel()
+	testEndpoints(t, newPostgresServer(t, api.Config{}))
+}
+
+func testEndpoints(t *testing.T, c *client) {
 	// Registration, re-registration and listing.
 	r := c.expect("POST", "/subjects/pay-value/versions", reg(v1), 200, 0)
 	if r.ctype != api.ContentType {
@@ -277,7 +298,15 @@ func TestEndpoints(t *testing.T) {
 
 func TestReferencesAndDescriptors(t *testing.T) {
 	t.Parallel()
-	c := newServer(t, api.Config{})
+	testReferencesAndDescriptors(t, newServer(t, api.Config{}))
+}
+
+func TestReferencesAndDescriptorsPostgres(t *testing.T) {
+	t.Parallel()
+	testReferencesAndDescriptors(t, newPostgresServer(t, api.Config{}))
+}
+
+func testReferencesAndDescriptors(t *testing.T, c *client) {
 	money := "syntax = \"proto3\";\npackage shop.common.v1;\nmessage Money { int64 cents = 1; }\n"
 	order := "syntax = \"proto3\";\npackage shop.order.v1;\nimport \"shop/common/v1/money.proto\";\nmessage Order { shop.common.v1.Money total = 1; }\n"
 	c.expect("POST", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions", reg(money), 200, 0)
@@ -348,7 +377,15 @@ func TestBodyLimit(t *testing.T) {
 
 func TestConcurrentRegistrations(t *testing.T) {
 	t.Parallel()
-	c := newServer(t, api.Config{})
+	testConcurrentRegistrations(t, newServer(t, api.Config{}))
+}
+
+func TestConcurrentRegistrationsPostgres(t *testing.T) {
+	t.Parallel()
+	testConcurrentRegistrations(t, newPostgresServer(t, api.Config{}))
+}
+
+func testConcurrentRegistrations(t *testing.T, c *client) {
 	c.expect("PUT", "/config/s", map[string]string{"compatibility": "NONE"}, 200, 0)
 	const n = 50
 	var wg sync.WaitGroup

@@ -43,7 +43,11 @@ func (s *Server) getSchemaByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.byID.Store(key, b)
+	if !s.cfg.Store.Shared() {
+		// Another instance may delete the id permanently; only a store
+		// this process alone writes may answer from memory.
+		s.byID.Store(key, b)
+	}
 	return c.Blob(http.StatusOK, ContentType, b)
 }
 

@@ -16,7 +16,7 @@ const globalKey = ""
 // apply their default.
 func (s *Store) Config(ctx context.Context, subject string) (string, error) {
 	var level string
-	err := s.db.QueryRowContext(ctx, `SELECT level FROM config WHERE subject = ?`, subject).Scan(&level)
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT level FROM config WHERE subject = ?`), subject).Scan(&level)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrConfigNotFound
 	}
@@ -25,24 +25,38 @@ func (s *Store) Config(ctx context.Context, subject string) (string, error) {
 
 // SetConfig sets subject's level, or the global one when subject is "".
 func (s *Store) SetConfig(ctx context.Context, subject, level string) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO config (subject, level) VALUES (?, ?)
-		ON CONFLICT(subject) DO UPDATE SET level = excluded.level`, subject, level)
-	return err
+	tx, done, err := s.begin(ctx, subject)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO config (subject, level) VALUES (?, ?)
+		ON CONFLICT(subject) DO UPDATE SET level = excluded.level`), subject, level); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // DeleteConfig removes subject's own level (or the global one for "") and
 // returns what it was.
 func (s *Store) DeleteConfig(ctx context.Context, subject string) (string, error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	prev, err := s.Config(ctx, subject)
+	tx, done, err := s.begin(ctx, subject)
 	if err != nil {
 		return "", err
 	}
-	_, err = s.db.ExecContext(ctx, `DELETE FROM config WHERE subject = ?`, subject)
-	return prev, err
+	defer done()
+	var prev string
+	err = tx.QueryRowContext(ctx, s.q(`SELECT level FROM config WHERE subject = ?`), subject).Scan(&prev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrConfigNotFound
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM config WHERE subject = ?`), subject); err != nil {
+		return "", err
+	}
+	return prev, tx.Commit()
 }
 
 // GlobalSubject is the subject argument naming the registry-wide config.

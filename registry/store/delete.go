@@ -7,14 +7,12 @@ import "context"
 // numbers (new versions continue the numbering); a permanent delete, only
 // allowed after a soft delete, removes them and the subject's config.
 func (s *Store) DeleteSubject(ctx context.Context, subject string, permanent bool) ([]int, error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, done, err := s.begin(ctx, subject)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	all, err := versions(ctx, tx, subject, true)
+	defer done()
+	all, err := s.versions(ctx, tx, subject, true)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +31,7 @@ func (s *Store) DeleteSubject(ctx context.Context, subject string, permanent boo
 		if len(live) == 0 {
 			return nil, ErrSubjectSoftDeleted
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE versions SET deleted = 1 WHERE subject = ?`, subject); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE versions SET deleted = 1 WHERE subject = ?`), subject); err != nil {
 			return nil, err
 		}
 		return live, tx.Commit()
@@ -41,10 +39,10 @@ func (s *Store) DeleteSubject(ctx context.Context, subject string, permanent boo
 	if len(live) > 0 {
 		return nil, ErrSubjectNotSoftDeleted
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE subject = ?`, subject); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM versions WHERE subject = ?`), subject); err != nil {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM config WHERE subject = ?`, subject); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM config WHERE subject = ?`), subject); err != nil {
 		return nil, err
 	}
 	return deleted, tx.Commit()
@@ -53,14 +51,12 @@ func (s *Store) DeleteSubject(ctx context.Context, subject string, permanent boo
 // DeleteVersion deletes one version (Latest for the newest live one), softly
 // or, after a soft delete, permanently, and returns its number.
 func (s *Store) DeleteVersion(ctx context.Context, subject string, version int, permanent bool) (int, error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, done, err := s.begin(ctx, subject)
 	if err != nil {
 		return 0, err
 	}
-	defer tx.Rollback()
-	all, err := versions(ctx, tx, subject, true)
+	defer done()
+	all, err := s.versions(ctx, tx, subject, true)
 	if err != nil {
 		return 0, err
 	}
@@ -81,11 +77,11 @@ func (s *Store) DeleteVersion(ctx context.Context, subject string, version int, 
 	case !permanent && target.Deleted:
 		return 0, ErrVersionSoftDeleted
 	case !permanent:
-		_, err = tx.ExecContext(ctx, `UPDATE versions SET deleted = 1 WHERE subject = ? AND version = ?`, subject, target.Version)
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE versions SET deleted = 1 WHERE subject = ? AND version = ?`), subject, target.Version)
 	case !target.Deleted:
 		return 0, ErrVersionNotSoftDeleted
 	default:
-		_, err = tx.ExecContext(ctx, `DELETE FROM versions WHERE subject = ? AND version = ?`, subject, target.Version)
+		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM versions WHERE subject = ? AND version = ?`), subject, target.Version)
 	}
 	if err != nil {
 		return 0, err

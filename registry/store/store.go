@@ -18,9 +18,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 
-	_ "github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
+	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
+	_ "github.com/mattn/go-sqlite3"    // the database/sql driver "sqlite3"
 )
 
 // Errors the store returns; the API maps each to a Confluent error code.
@@ -97,12 +99,15 @@ type Version struct {
 // Store is a registry store. It is safe for concurrent use.
 type Store struct {
 	db *sql.DB
-	// wmu serializes this process's writers; SQLite's immediate
+	// pg is set for PostgreSQL; SQLite otherwise.
+	pg bool
+	// wmu serializes this process's writers on SQLite, whose immediate
 	// transactions and busy timeout serialize writers across processes.
+	// PostgreSQL serializes writers of a subject with an advisory lock.
 	wmu sync.Mutex
 }
 
-const schemaSQL = `
+const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS schemas (
   id          INTEGER PRIMARY KEY AUTOINCREMENT,
   fingerprint TEXT NOT NULL UNIQUE,
@@ -125,23 +130,116 @@ CREATE TABLE IF NOT EXISTS config (
 );
 `
 
-// Open opens (creating if needed) the SQLite database at path.
-func Open(path string) (*Store, error) {
+// postgresSchema is sqliteSchema in PostgreSQL's types. Ids come from a
+// sequence, which never hands out an id twice, as AUTOINCREMENT does not.
+const postgresSchema = `
+CREATE TABLE IF NOT EXISTS schemas (
+  id          BIGSERIAL PRIMARY KEY,
+  fingerprint TEXT NOT NULL UNIQUE,
+  schema_type TEXT NOT NULL,
+  schema_text TEXT NOT NULL,
+  refs        TEXT NOT NULL,
+  descriptor  BYTEA
+);
+CREATE TABLE IF NOT EXISTS versions (
+  subject   TEXT NOT NULL,
+  version   INTEGER NOT NULL,
+  schema_id BIGINT NOT NULL REFERENCES schemas(id),
+  deleted   INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (subject, version)
+);
+CREATE INDEX IF NOT EXISTS versions_schema ON versions(schema_id);
+CREATE TABLE IF NOT EXISTS config (
+  subject TEXT PRIMARY KEY,
+  level   TEXT NOT NULL
+);
+`
+
+// IsPostgres reports whether a --db value names a PostgreSQL database
+// (a postgres:// or postgresql:// URL) rather than a SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens (creating tables if needed) the store: a PostgreSQL database
+// for a postgres:// URL, where several registry instances share one store,
+// else the SQLite file at dsn.
+func Open(dsn string) (*Store, error) {
+	if IsPostgres(dsn) {
+		db, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := db.Exec(postgresSchema); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open registry store: %w", err)
+		}
+		return &Store{db: db, pg: true}, nil
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_txlock", "immediate")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_foreign_keys", "1")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite3", "file:"+dsn+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := db.Exec(schemaSQL); err != nil {
+	if _, err := db.Exec(sqliteSchema); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open registry store %s: %w", path, err)
+		return nil, fmt.Errorf("open registry store %s: %w", dsn, err)
 	}
 	return &Store{db: db}, nil
+}
+
+// Shared reports whether other registry instances may write to the same
+// store, so that nothing read from it may be cached as final.
+func (s *Store) Shared() bool { return s.pg }
+
+// q rewrites a query written with ? placeholders for the store's driver.
+func (s *Store) q(query string) string {
+	if !s.pg {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// begin starts a writer transaction for subject. On SQLite it takes this
+// process's writer lock (released by the returned func) and an immediate
+// transaction; on PostgreSQL a transaction-scoped advisory lock on the
+// subject, so registrations of one subject from any instance serialize.
+func (s *Store) begin(ctx context.Context, subject string) (*sql.Tx, func(), error) {
+	if !s.pg {
+		s.wmu.Lock()
+	}
+	unlock := func() {
+		if !s.pg {
+			s.wmu.Unlock()
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	if s.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "msgcontract-registry:"+subject); err != nil {
+			tx.Rollback()
+			return nil, nil, err
+		}
+	}
+	return tx, func() { tx.Rollback(); unlock() }, nil
 }
 
 // Close closes the database.
@@ -166,14 +264,12 @@ type Registered struct {
 // is returned. check, when not nil, may veto the new version; its error is
 // returned unchanged.
 func (s *Store) Register(ctx context.Context, subject string, sc Schema, check CheckFunc) (Registered, error) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, done, err := s.begin(ctx, subject)
 	if err != nil {
 		return Registered{}, err
 	}
-	defer tx.Rollback()
-	live, err := versions(ctx, tx, subject, false)
+	defer done()
+	live, err := s.versions(ctx, tx, subject, false)
 	if err != nil {
 		return Registered{}, err
 	}
@@ -188,27 +284,41 @@ func (s *Store) Register(ctx context.Context, subject string, sc Schema, check C
 			return Registered{}, err
 		}
 	}
-	refs, _ := json.Marshal(nonNil(sc.References))
-	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO schemas (fingerprint, schema_type, schema_text, refs, descriptor) VALUES (?, ?, ?, ?, ?)
-		 ON CONFLICT(fingerprint) DO NOTHING`, fp, sc.Type, sc.Text, string(refs), sc.Descriptor); err != nil {
-		return Registered{}, err
-	}
-	var id int64
-	if err := tx.QueryRowContext(ctx, `SELECT id FROM schemas WHERE fingerprint = ?`, fp).Scan(&id); err != nil {
+	id, err := s.schemaID(ctx, tx, sc, fp)
+	if err != nil {
 		return Registered{}, err
 	}
 	var next int
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE subject = ?`, subject).Scan(&next); err != nil {
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE subject = ?`), subject).Scan(&next); err != nil {
 		return Registered{}, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)`, subject, next, id); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)`), subject, next, id); err != nil {
 		return Registered{}, err
 	}
 	if err := tx.Commit(); err != nil {
 		return Registered{}, err
 	}
 	return Registered{ID: id, Version: next}, nil
+}
+
+// schemaID returns the id of the schema with fingerprint fp, storing it
+// first if it is new. It looks before inserting so that PostgreSQL's
+// sequence, which an insert consumes even when it conflicts, is not
+// spent on schemas that already have an id.
+func (s *Store) schemaID(ctx context.Context, tx *sql.Tx, sc Schema, fp string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM schemas WHERE fingerprint = ?`), fp).Scan(&id)
+	if err == nil || !errors.Is(err, sql.ErrNoRows) {
+		return id, err
+	}
+	refs, _ := json.Marshal(nonNil(sc.References))
+	if _, err := tx.ExecContext(ctx,
+		s.q(`INSERT INTO schemas (fingerprint, schema_type, schema_text, refs, descriptor) VALUES (?, ?, ?, ?, ?)
+		 ON CONFLICT(fingerprint) DO NOTHING`), fp, sc.Type, sc.Text, string(refs), sc.Descriptor); err != nil {
+		return 0, err
+	}
+	err = tx.QueryRowContext(ctx, s.q(`SELECT id FROM schemas WHERE fingerprint = ?`), fp).Scan(&id)
+	return id, err
 }
 
 func nonNil(r []Reference) []Reference {
@@ -243,9 +353,9 @@ func scanVersion(sc interface{ Scan(...any) error }) (Version, error) {
 }
 
 // versions lists subject's versions, oldest first.
-func versions(ctx context.Context, q querier, subject string, deleted bool) ([]Version, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
-		WHERE v.subject = ? AND (? OR v.deleted = 0) ORDER BY v.version`, subject, deleted)
+func (s *Store) versions(ctx context.Context, q querier, subject string, deleted bool) ([]Version, error) {
+	rows, err := q.QueryContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
+		WHERE v.subject = ? AND (? OR v.deleted = 0) ORDER BY v.version`), subject, deleted)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +374,7 @@ func versions(ctx context.Context, q querier, subject string, deleted bool) ([]V
 // Versions lists a subject's versions, oldest first; soft-deleted ones only
 // when deleted is set. A subject with none is ErrSubjectNotFound.
 func (s *Store) Versions(ctx context.Context, subject string, deleted bool) ([]Version, error) {
-	vs, err := versions(ctx, s.db, subject, deleted)
+	vs, err := s.versions(ctx, s.db, subject, deleted)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +387,7 @@ func (s *Store) Versions(ctx context.Context, subject string, deleted bool) ([]V
 // Subjects lists subject names in order; soft-deleted subjects only when
 // deleted is set.
 func (s *Store) Subjects(ctx context.Context, deleted bool) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT subject FROM versions WHERE (? OR deleted = 0) ORDER BY subject`, deleted)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT subject FROM versions WHERE (? OR deleted = 0) ORDER BY subject`), deleted)
 	if err != nil {
 		return nil, err
 	}
@@ -319,8 +429,8 @@ func (s *Store) Version(ctx context.Context, subject string, version int, delete
 // SchemaByID returns the schema with id, if some version (live or soft
 // deleted) still uses it.
 func (s *Store) SchemaByID(ctx context.Context, id int64) (Schema, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
-		WHERE s.id = ? LIMIT 1`, id)
+	row := s.db.QueryRowContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
+		WHERE s.id = ? LIMIT 1`), id)
 	v, err := scanVersion(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Schema{}, ErrSchemaNotFound
@@ -336,7 +446,7 @@ type SubjectVersion struct {
 
 // SubjectVersionsByID lists the live versions that use schema id.
 func (s *Store) SubjectVersionsByID(ctx context.Context, id int64) ([]SubjectVersion, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT subject, version FROM versions WHERE schema_id = ? AND deleted = 0 ORDER BY subject, version`, id)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT subject, version FROM versions WHERE schema_id = ? AND deleted = 0 ORDER BY subject, version`), id)
 	if err != nil {
 		return nil, err
 	}
@@ -375,8 +485,8 @@ func (s *Store) Lookup(ctx context.Context, subject string, sc Schema) (Version,
 // ReferencedBy lists the ids of schemas, used by live versions, whose
 // references name subject's version.
 func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT s.id, s.refs FROM schemas s JOIN versions v ON v.schema_id = s.id
-		WHERE v.deleted = 0 AND s.refs != '[]' ORDER BY s.id`)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT s.id, s.refs FROM schemas s JOIN versions v ON v.schema_id = s.id
+		WHERE v.deleted = 0 AND s.refs != '[]' ORDER BY s.id`))
 	if err != nil {
 		return nil, err
 	}
@@ -407,15 +517,17 @@ func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) (
 // Check runs SQLite's integrity check and verifies that every subject's
 // versions are numbered without duplicates and reference existing schemas.
 func (s *Store) Check(ctx context.Context) error {
-	var res string
-	if err := s.db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil {
-		return err
-	}
-	if res != "ok" {
-		return fmt.Errorf("sqlite integrity check: %s", res)
+	if !s.pg {
+		var res string
+		if err := s.db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil {
+			return err
+		}
+		if res != "ok" {
+			return fmt.Errorf("sqlite integrity check: %s", res)
+		}
 	}
 	var orphans int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM versions v LEFT JOIN schemas s ON s.id = v.schema_id WHERE s.id IS NULL`).Scan(&orphans); err != nil {
+	if err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM versions v LEFT JOIN schemas s ON s.id = v.schema_id WHERE s.id IS NULL`)).Scan(&orphans); err != nil {
 		return err
 	}
 	if orphans > 0 {

@@ -1,0 +1,54 @@
+// Package pgtest gives tests a PostgreSQL database of their own when
+// MSGCONTRACT_TEST_POSTGRES names a server, and skips them otherwise.
+package pgtest
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
+)
+
+// Env names a PostgreSQL URL, e.g.
+// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable.
+const Env = "MSGCONTRACT_TEST_POSTGRES"
+
+// DSN creates a fresh schema on the server Env names, drops it when tb
+// ends, and returns a URL whose search_path selects it. Without Env it
+// skips tb.
+func DSN(tb testing.TB) string {
+	tb.Helper()
+	base := os.Getenv(Env)
+	if base == "" {
+		tb.Skip(Env + " is not set; set it to a PostgreSQL URL to run this test on PostgreSQL")
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer admin.Close()
+	var n [6]byte
+	_, _ = rand.Read(n[:])
+	name := "registry_test_" + hex.EncodeToString(n[:])
+	if _, err := admin.Exec("CREATE SCHEMA " + name); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if db, err := sql.Open("pgx", base); err == nil {
+			_, _ = db.Exec("DROP SCHEMA " + name + " CASCADE")
+			db.Close()
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}

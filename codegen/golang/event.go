@@ -3,13 +3,11 @@ package golang
 import (
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 )
 
 // event renders everything generated for one event: its contract as data,
@@ -57,7 +55,7 @@ func (g *fileGen) spec(f *jen.File, ev *model.Event, n eventNames, msg *protogen
 	p := ev.Policy
 	policySource := "the file's default retry policy"
 	if ev.PolicyFromEvent {
-		policySource = "the event's own retry policy"
+		policySource = "its own retry policy"
 	}
 	var ranges []jen.Code
 	for _, r := range ev.Rules.Ranges {
@@ -74,15 +72,9 @@ func (g *fileGen) spec(f *jen.File, ev *model.Event, n eventNames, msg *protogen
 	}
 	rules = append(rules, jen.Id("UnclassifiedRetryable").Op(":").Lit(ev.Rules.UnclassifiedRetryable))
 
-	f.Add(docComment(fmt.Sprintf(`%s is the contract of %s as data: where it is published, how its
-failures are classified and retried. The runtime reads nothing else.
-
-Topic %q, event type %q, biz_key template %q.
-Subject is the schema-registry subject of the payload, "<topic>-value" by
-Confluent's default TopicNameStrategy. SchemaVersion is left 0 (unknown):
-the registry assigns versions when the contract is registered.
-Policy is %s (%s); Rules are the file's error ranges.`,
-		n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.BizKeyTemplate, policySource, describePolicy(p)), msg.Comments.Leading))
+	f.Add(docComment(fmt.Sprintf(`%s is the contract of %s as data: topic %q, event
+type %q, schema subject %q ("<topic>-value", Confluent's TopicNameStrategy
+default), %s and error ranges.`, n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.Topic+"-value", policySource), msg.Comments.Leading))
 	f.Var().Id(n.Spec).Op("=").Op("&").Qual(pkgEvent, "Spec").Custom(multi,
 		jen.Id("FullName").Op(":").Lit(ev.Name()),
 		jen.Id("Topic").Op(":").Lit(ev.Topic),
@@ -126,20 +118,14 @@ func (g *fileGen) targetState(f *jen.File, ev *model.Event, n eventNames) error 
 	if value == nil {
 		return fmt.Errorf("event %s: target_state value %s not found", ev.Name(), ev.TargetState.Value.Name())
 	}
-	f.Add(comment(fmt.Sprintf(`%s is the state a %s moves its entity to (target_state
-%q). A handler checks the move with %s(current, %s) before applying it.`,
-		name, n.Msg.GoName, string(ed.Name())+"."+string(value.Desc.Name()), canTransitName(e), name)))
+	f.Add(comment(fmt.Sprintf(`%s is the state a %s moves its entity to; check the move with %s.`,
+		name, n.Msg.GoName, canTransitName(e))))
 	f.Const().Id(name).Op("=").Qual(string(value.GoIdent.GoImportPath), value.GoIdent.GoName)
 	return nil
 }
 
 // multi renders a composite literal with one element per line.
 var multi = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
-
-func describePolicy(p backoff.Policy) string {
-	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
-	return fmt.Sprintf("base %s, x%g, jitter up to %s, max delay %s, %d retries", ms(p.BaseMs), p.Multiplier, ms(p.JitterMs), ms(p.MaxDelayMs), p.MaxRetries)
-}
 
 type rangeConst struct {
 	from, to string
@@ -174,25 +160,20 @@ func (g *fileGen) codes(f *jen.File, ev *model.Event, n eventNames, ranges []ran
 			kind = "retryable"
 		}
 		defs = append(defs,
-			comment(fmt.Sprintf("%s is the first code of error range %q (%s).", rc.from, rc.r.Name, kind)),
+			comment(fmt.Sprintf("Range %q, %s.", rc.r.Name, kind)),
 			jen.Id(rc.from).Int32().Op("=").Lit(int(rc.r.From)),
-			comment(fmt.Sprintf("%s is the last code of error range %q (%s).", rc.to, rc.r.Name, kind)),
 			jen.Id(rc.to).Int32().Op("=").Lit(int(rc.r.To)),
 		)
 	}
-	f.Add(comment(fmt.Sprintf(`Error-code ranges of %s. A handler fails with a code by returning
-classify.NewError(code, msg) (or an error wrapping one); the runtime
-classifies it by the range holding the code.`, n.Msg.GoName)))
+	f.Add(comment(fmt.Sprintf(`Error-code ranges of %s, first and last code. A handler fails with a code
+by returning classify.NewError(code, msg).`, n.Msg.GoName)))
 	f.Const().Defs(defs...)
 }
 
 // classify renders Classify<Event>.
 func (g *fileGen) classify(f *jen.File, n eventNames) {
-	f.Add(comment(fmt.Sprintf(`%s classifies an error code of %s by its contract: the
-range holding code decides (Result.Range is its name); a code outside every
-range follows the contract's unclassified setting (Result.Range is "").
-Errors without a code: %s.Rules.NoCode(); any error: %s.Rules.Err(err).`,
-		n.Classify, n.Msg.GoName, n.Spec, n.Spec)))
+	f.Add(comment(fmt.Sprintf(`%s classifies an error code by %s's ranges; a code
+outside every range follows its unclassified setting, with Range "".`, n.Classify, n.Spec)))
 	f.Func().Id(n.Classify).Params(jen.Id("code").Int32()).Qual(pkgClassify, "Result").Block(
 		jen.Return(jen.Id(n.Spec).Dot("Rules").Dot("Code").Call(jen.Id("code"))),
 	)
@@ -214,12 +195,8 @@ func (g *fileGen) bizKey(f *jen.File, ev *model.Event, msg *protogen.Message) er
 		body = append(body, code)
 	}
 	body = append(body, jen.Return(jen.Id("b").Dot("Key").Call()))
-	f.Add(comment(fmt.Sprintf(`BizKey renders the message's business (idempotency) key from the contract
-template %q by DESIGN.md's cross-language rules: strings
-percent-encoded, integers in base 10, enums by value name. An empty string,
-an unset sub-message on a dotted path or an absent optional field is a
-*bizkey.Error with code EMPTY_FIELD; a key over %d bytes one with code
-KEY_TOO_LONG.`, ev.BizKeyTemplate, 512)))
+	f.Add(comment(fmt.Sprintf(`BizKey renders the idempotency key %q. An empty or unset field
+fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512 bytes KEY_TOO_LONG.`, ev.BizKeyTemplate)))
 	f.Func().Params(jen.Id("m").Op("*").Id(msg.GoIdent.GoName)).Id("BizKey").Params().Params(jen.String(), jen.Error()).Block(body...)
 	return nil
 }
@@ -310,11 +287,8 @@ func appendValue(recv jen.Code, leaf *protogen.Field, path string) jen.Code {
 // Write<Event>ToOutbox.
 func (g *fileGen) producer(f *jen.File, ev *model.Event, n eventNames) {
 	m := n.Msg.GoName
-	f.Add(comment(fmt.Sprintf(`%s wraps m in an envelope for topic %q: biz_key from m.BizKey(),
-event type %q, the schema subject of %s, a fresh message_id, occurred_at
-now and the trace context of opts (its zero value gives all defaults and a
-binary protobuf payload). A key that cannot be rendered is returned as the
-*bizkey.Error, and nothing is built.`, n.Envelope, ev.Topic, ev.EventType, n.Spec)))
+	f.Add(comment(fmt.Sprintf(`%s wraps m and its biz_key in an envelope for topic %q. The
+zero opts give a fresh message_id, occurred_at now and a binary payload.`, n.Envelope, ev.Topic)))
 	f.Func().Id(n.Envelope).Params(
 		jen.Id("m").Op("*").Id(m), jen.Id("opts").Qual(pkgEvent, "Options"),
 	).Params(jen.Op("*").Qual(pkgEnvelopepb, "Envelope"), jen.Error()).Block(
@@ -323,10 +297,8 @@ binary protobuf payload). A key that cannot be rendered is returned as the
 		jen.Return(jen.Qual(pkgEvent, "NewEnvelope").Call(jen.Id(n.Spec), jen.Id("m"), jen.Id("key"), jen.Id("opts"))),
 	)
 
-	f.Add(comment(fmt.Sprintf(`%s builds m's envelope (see %s) and publishes it to
-topic %q through p, a transport or the outbox relay. Publishing outside a
-business transaction can lose the message if the process dies after the
-commit; %s is the durable alternative.`, n.Publish, n.Envelope, ev.Topic, n.Outbox)))
+	f.Add(comment(fmt.Sprintf(`%s publishes m's envelope to topic %q through p. To publish only
+if a transaction commits, use %s.`, n.Publish, ev.Topic, n.Outbox)))
 	f.Func().Id(n.Publish).Params(
 		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("p").Qual(pkgTransport, "Publisher"),
 		jen.Id("m").Op("*").Id(m), jen.Id("opts").Qual(pkgEvent, "Options"),
@@ -340,11 +312,8 @@ commit; %s is the durable alternative.`, n.Publish, n.Envelope, ev.Topic, n.Outb
 }
 
 func (g *fileGen) outbox(f *jen.File, n eventNames) {
-	f.Add(comment(fmt.Sprintf(`%s builds m's envelope (see %s) and stores it with
-outbox.Write inside tx, the caller's business transaction, so the message
-exists if and only if the business change commits; the outbox relay
-(outbox.Relay) publishes it afterwards. The outbox table must exist (see
-outbox.Migrate).`, n.Outbox, n.Envelope)))
+	f.Add(comment(fmt.Sprintf(`%s stores m's envelope in the outbox within tx, the business
+transaction; outbox.Relay publishes it once tx commits.`, n.Outbox)))
 	f.Func().Id(n.Outbox).Params(
 		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("tx").Op("*").Qual(pkgSQL, "Tx"),
 		jen.Id("m").Op("*").Id(n.Msg.GoName), jen.Id("opts").Qual(pkgEvent, "Options"),
@@ -358,20 +327,14 @@ outbox.Migrate).`, n.Outbox, n.Envelope)))
 // consumer renders the typed handler and its registration.
 func (g *fileGen) consumer(f *jen.File, ev *model.Event, n eventNames) {
 	m := n.Msg.GoName
-	f.Add(docComment(fmt.Sprintf(`%s handles one %s. It runs inside tx, the transaction
-holding the message's dedup claim: write business changes with tx and do
-not commit or roll it back. Return nil when done (the claim commits with
-your changes), or an error to roll back and let the runtime classify it by
-%s's error ranges: retry with backoff or dead-letter.`, n.Handler, m, n.Spec), ""))
+	f.Add(comment(fmt.Sprintf(`%s handles a %s within tx, the transaction holding its dedup
+claim; it must neither commit nor roll back tx. An error is classified by %s.`, n.Handler, m, n.Spec)))
 	f.Type().Id(n.Handler).Func().Params(
 		jen.Id("ctx").Qual(pkgContext, "Context"), jen.Id("tx").Op("*").Qual(pkgSQL, "Tx"), jen.Id("m").Op("*").Id(m),
 	).Error()
 
-	f.Add(comment(fmt.Sprintf(`%s registers h with c for %s events on topic %q.
-name identifies the handler in dedup claims, metrics and logs: keep it
-stable across deploys, or every message is processed once more. Decoding,
-the dedup claim, classification, retry and dead-lettering are the runtime's.`,
-		n.Register, ev.EventType, ev.Topic)))
+	f.Add(comment(fmt.Sprintf(`%s registers h with c for %s events. name keys the dedup
+claims: keep it stable across deploys.`, n.Register, ev.EventType)))
 	f.Func().Id(n.Register).Params(
 		jen.Id("c").Op("*").Qual(pkgConsumer, "Consumer"), jen.Id("name").String(), jen.Id("h").Id(n.Handler),
 	).Error().Block(

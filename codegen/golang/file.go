@@ -43,9 +43,8 @@ func (g *fileGen) newFile() *jen.File {
 	f.HeaderComment("versions:")
 	f.HeaderComment("\t" + GeneratorName + " " + version)
 	f.HeaderComment("source: " + g.model.Path)
-	f.Comment("// This is a compile-time assertion that the runtime-go module this file is\n" +
-		"// compiled against has the API it was generated for. If it fails to compile,\n" +
-		"// upgrade " + runtimeModule + ".")
+	f.Comment("// Compile-time assertion that runtime-go has the API this file needs; if it\n" +
+		"// fails, upgrade " + runtimeModule + ".")
 	f.Var().Id("_").Op("=").Add(runtimeCheck)
 	return f
 }

@@ -79,9 +79,9 @@ const (
 
 // transitConsts maps the model's answers to their Go constant names.
 var transitConsts = []struct{ Name, Value, Doc string }{
-	{"TransitAllowed", "ALLOWED", "TransitAllowed: from is a listed predecessor of to; apply the change."},
-	{"TransitDuplicate", "DUPLICATE", "TransitDuplicate: from == to; the work was already done, succeed quietly."},
-	{"TransitIllegal", "ILLEGAL", "TransitIllegal: anything else (out of order, unknown values, dirty data); alert."},
+	{"TransitAllowed", "ALLOWED", "TransitAllowed: from is a listed predecessor of to."},
+	{"TransitDuplicate", "DUPLICATE", "TransitDuplicate: from == to; already done, succeed quietly."},
+	{"TransitIllegal", "ILLEGAL", "TransitIllegal: anything else (out of order, dirty data); alert."},
 }
 
 func canTransitName(e *protogen.Enum) string { return "CanTransit" + e.GoIdent.GoName }

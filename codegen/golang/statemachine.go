@@ -19,9 +19,8 @@ func (g *fileGen) transitType(f *jen.File) error {
 			return err
 		}
 	}
-	f.Add(comment(`Transit is the answer of a CanTransit function: whether an entity may move
-from one state to another. The values are the same strings in Go, Java and
-Python.`))
+	f.Add(comment(`Transit is the answer of the CanTransit functions, the same strings in every
+language. It is declared once per Go package.`))
 	f.Type().Id(transitType).String()
 	var defs []jen.Code
 	for _, c := range transitConsts {
@@ -84,11 +83,8 @@ func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 		))
 	}
 	name := canTransitName(e)
-	f.Add(docComment(fmt.Sprintf(`%s answers whether an entity in state from may move to state to,
-by the contract's transitions: TransitAllowed when from is a listed
-predecessor of to, TransitDuplicate when from == to (the work was already
-done: succeed quietly), TransitIllegal otherwise, including a number that
-is no value of %s (out of order or dirty data: alert).`, name, e.GoIdent.GoName), e.Comments.Leading))
+	f.Add(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
+TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.`, name, e.GoIdent.GoName), e.Comments.Leading))
 	body := []jen.Code{
 		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Index().Id(e.GoIdent.GoName).Values(jen.Id("from"), jen.Id("to"))).Block(
 			jen.Switch(jen.Id("s")).Block(

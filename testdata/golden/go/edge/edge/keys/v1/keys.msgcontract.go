@@ -18,31 +18,25 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
-// This is a compile-time assertion that the runtime-go module this file is
-// compiled against has the API it was generated for. If it fails to compile,
-// upgrade github.com/msgcontract/msgcontract/runtime-go.
+// Compile-time assertion that runtime-go has the API this file needs; if it
+// fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
 var _ = event.NewEnvelope
 
-// Transit is the answer of a CanTransit function: whether an entity may move
-// from one state to another. The values are the same strings in Go, Java and
-// Python.
+// Transit is the answer of the CanTransit functions, the same strings in every
+// language. It is declared once per Go package.
 type Transit string
 
 const (
-	// TransitAllowed: from is a listed predecessor of to; apply the change.
+	// TransitAllowed: from is a listed predecessor of to.
 	TransitAllowed Transit = "ALLOWED"
-	// TransitDuplicate: from == to; the work was already done, succeed quietly.
+	// TransitDuplicate: from == to; already done, succeed quietly.
 	TransitDuplicate Transit = "DUPLICATE"
-	// TransitIllegal: anything else (out of order, unknown values, dirty data);
-	// alert.
+	// TransitIllegal: anything else (out of order, dirty data); alert.
 	TransitIllegal Transit = "ILLEGAL"
 )
 
-// CanTransitPhase answers whether an entity in state from may move to state
-// to, by the contract's transitions: TransitAllowed when from is a listed
-// predecessor of to, TransitDuplicate when from == to (the work was already
-// done: succeed quietly), TransitIllegal otherwise, including a number that is
-// no value of Phase (out of order or dirty data: alert).
+// CanTransitPhase says whether an entity may move from one Phase to another:
+// TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.
 //
 // Phase is a state machine with a branch and a join.
 func CanTransitPhase(from, to Phase) Transit {
@@ -76,16 +70,10 @@ func CanTransitPhase(from, to Phase) Transit {
 	return TransitIllegal
 }
 
-// ScalarsSpec is the contract of Scalars as data: where it is published, how
-// its failures are classified and retried. The runtime reads nothing else.
-//
-// Topic "edge-scalars", event type "SCALARS", biz_key template
-// "s={s}|i32={i32}|i64={i64}|u32={u32}|u64={u64}|si32={si32}|si64={si64}|f32={f32}|f64={f64}|sf32={sf32}|sf64={sf64}|b={b}|c={c}|{{literal}}".
-// Subject is the schema-registry subject of the payload, "<topic>-value" by
-// Confluent's default TopicNameStrategy. SchemaVersion is left 0 (unknown):
-// the registry assigns versions when the contract is registered. Policy is the
-// file's default retry policy (base 500ms, x3, jitter up to 250ms, max delay
-// 10s, 4 retries); Rules are the file's error ranges.
+// ScalarsSpec is the contract of Scalars as data: topic "edge-scalars", event
+// type "SCALARS", schema subject "edge-scalars-value" ("<topic>-value",
+// Confluent's TopicNameStrategy default), the file's default retry policy and
+// error ranges.
 //
 // Scalars carries one field of every kind a biz_key may use.
 var ScalarsSpec = &event.Spec{
@@ -110,42 +98,30 @@ var ScalarsSpec = &event.Spec{
 	},
 }
 
-// Error-code ranges of Scalars. A handler fails with a code by returning
-// classify.NewError(code, msg) (or an error wrapping one); the runtime
-// classifies it by the range holding the code.
+// Error-code ranges of Scalars, first and last code. A handler fails with a
+// code by returning classify.NewError(code, msg).
 const (
-	// ScalarsTypeFrom is the first code of error range "type" (not retryable).
+	// Range "type", not retryable.
 	ScalarsTypeFrom int32 = 1000
-	// ScalarsTypeTo is the last code of error range "type" (not retryable).
-	ScalarsTypeTo int32 = 1999
-	// Scalars5xxServerErrorsFrom is the first code of error range "5xx
-	// server-errors" (retryable).
+	ScalarsTypeTo   int32 = 1999
+	// Range "5xx server-errors", retryable.
 	Scalars5xxServerErrorsFrom int32 = 2000
-	// Scalars5xxServerErrorsTo is the last code of error range "5xx server-errors"
-	// (retryable).
-	Scalars5xxServerErrorsTo int32 = 2999
-	// ScalarsFuncFrom is the first code of error range "func" (not retryable).
+	Scalars5xxServerErrorsTo   int32 = 2999
+	// Range "func", not retryable.
 	ScalarsFuncFrom int32 = 3000
-	// ScalarsFuncTo is the last code of error range "func" (not retryable).
-	ScalarsFuncTo int32 = 3999
+	ScalarsFuncTo   int32 = 3999
 )
 
-// ClassifyScalars classifies an error code of Scalars by its contract: the
-// range holding code decides (Result.Range is its name); a code outside every
-// range follows the contract's unclassified setting (Result.Range is "").
-// Errors without a code: ScalarsSpec.Rules.NoCode(); any error:
-// ScalarsSpec.Rules.Err(err).
+// ClassifyScalars classifies an error code by ScalarsSpec's ranges; a code
+// outside every range follows its unclassified setting, with Range "".
 func ClassifyScalars(code int32) classify.Result {
 	return ScalarsSpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template
-// "s={s}|i32={i32}|i64={i64}|u32={u32}|u64={u64}|si32={si32}|si64={si64}|f32={f32}|f64={f64}|sf32={sf32}|sf64={sf64}|b={b}|c={c}|{{literal}}"
-// by DESIGN.md's cross-language rules: strings percent-encoded, integers in
-// base 10, enums by value name. An empty string, an unset sub-message on a
-// dotted path or an absent optional field is a *bizkey.Error with code
-// EMPTY_FIELD; a key over 512 bytes one with code KEY_TOO_LONG.
+// BizKey renders the idempotency key
+// "s={s}|i32={i32}|i64={i64}|u32={u32}|u64={u64}|si32={si32}|si64={si64}|f32={f32}|f64={f64}|sf32={sf32}|sf64={sf64}|b={b}|c={c}|{{literal}}".
+// An empty or unset field fails with a *bizkey.Error coded EMPTY_FIELD, a key
+// over 512 bytes KEY_TOO_LONG.
 func (m *Scalars) BizKey() (string, error) {
 	var b bizkey.Builder
 	b.Literal("s=")
@@ -178,11 +154,9 @@ func (m *Scalars) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewScalarsEnvelope wraps m in an envelope for topic "edge-scalars": biz_key
-// from m.BizKey(), event type "SCALARS", the schema subject of ScalarsSpec, a
-// fresh message_id, occurred_at now and the trace context of opts (its zero
-// value gives all defaults and a binary protobuf payload). A key that cannot
-// be rendered is returned as the *bizkey.Error, and nothing is built.
+// NewScalarsEnvelope wraps m and its biz_key in an envelope for topic
+// "edge-scalars". The zero opts give a fresh message_id, occurred_at now and a
+// binary payload.
 func NewScalarsEnvelope(m *Scalars, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -191,11 +165,8 @@ func NewScalarsEnvelope(m *Scalars, opts event.Options) (*envelopepb.Envelope, e
 	return event.NewEnvelope(ScalarsSpec, m, key, opts)
 }
 
-// PublishScalars builds m's envelope (see NewScalarsEnvelope) and publishes it
-// to topic "edge-scalars" through p, a transport or the outbox relay.
-// Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WriteScalarsToOutbox is the durable
-// alternative.
+// PublishScalars publishes m's envelope to topic "edge-scalars" through p. To
+// publish only if a transaction commits, use WriteScalarsToOutbox.
 func PublishScalars(ctx context.Context, p transport.Publisher, m *Scalars, opts event.Options) error {
 	env, err := NewScalarsEnvelope(m, opts)
 	if err != nil {
@@ -204,11 +175,8 @@ func PublishScalars(ctx context.Context, p transport.Publisher, m *Scalars, opts
 	return p.Publish(ctx, ScalarsSpec.Topic, env)
 }
 
-// WriteScalarsToOutbox builds m's envelope (see NewScalarsEnvelope) and stores
-// it with outbox.Write inside tx, the caller's business transaction, so the
-// message exists if and only if the business change commits; the outbox relay
-// (outbox.Relay) publishes it afterwards. The outbox table must exist (see
-// outbox.Migrate).
+// WriteScalarsToOutbox stores m's envelope in the outbox within tx, the
+// business transaction; outbox.Relay publishes it once tx commits.
 func WriteScalarsToOutbox(ctx context.Context, tx *sql.Tx, m *Scalars, opts event.Options) error {
 	env, err := NewScalarsEnvelope(m, opts)
 	if err != nil {
@@ -217,34 +185,23 @@ func WriteScalarsToOutbox(ctx context.Context, tx *sql.Tx, m *Scalars, opts even
 	return outbox.Write(ctx, tx, env)
 }
 
-// ScalarsHandler handles one Scalars. It runs inside tx, the transaction
-// holding the message's dedup claim: write business changes with tx and do not
-// commit or roll it back. Return nil when done (the claim commits with your
-// changes), or an error to roll back and let the runtime classify it by
-// ScalarsSpec's error ranges: retry with backoff or dead-letter.
+// ScalarsHandler handles a Scalars within tx, the transaction holding its
+// dedup claim; it must neither commit nor roll back tx. An error is classified
+// by ScalarsSpec.
 type ScalarsHandler func(ctx context.Context, tx *sql.Tx, m *Scalars) error
 
-// RegisterScalarsHandler registers h with c for SCALARS events on topic
-// "edge-scalars". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
+// RegisterScalarsHandler registers h with c for SCALARS events. name keys the
+// dedup claims: keep it stable across deploys.
 func RegisterScalarsHandler(c *consumer.Consumer, name string, h ScalarsHandler) error {
 	return consumer.Register[*Scalars](c, name, ScalarsSpec, func() *Scalars {
 		return new(Scalars)
 	}, h)
 }
 
-// NestedSpec is the contract of Nested as data: where it is published, how its
-// failures are classified and retried. The runtime reads nothing else.
-//
-// Topic "edge-nested", event type "NESTED", biz_key template
-// "{customer.id}/{customer.address.city}/{customer.address.zip}". Subject is
-// the schema-registry subject of the payload, "<topic>-value" by Confluent's
-// default TopicNameStrategy. SchemaVersion is left 0 (unknown): the registry
-// assigns versions when the contract is registered. Policy is the event's own
-// retry policy (base 1s, x2, jitter up to 1s, max delay 1m0s, 0 retries);
-// Rules are the file's error ranges.
+// NestedSpec is the contract of Nested as data: topic "edge-nested", event
+// type "NESTED", schema subject "edge-nested-value" ("<topic>-value",
+// Confluent's TopicNameStrategy default), its own retry policy and error
+// ranges.
 //
 // Nested keys its biz_key on fields two sub-messages deep.
 var NestedSpec = &event.Spec{
@@ -269,41 +226,30 @@ var NestedSpec = &event.Spec{
 	},
 }
 
-// Error-code ranges of Nested. A handler fails with a code by returning
-// classify.NewError(code, msg) (or an error wrapping one); the runtime
-// classifies it by the range holding the code.
+// Error-code ranges of Nested, first and last code. A handler fails with a
+// code by returning classify.NewError(code, msg).
 const (
-	// NestedTypeFrom is the first code of error range "type" (not retryable).
+	// Range "type", not retryable.
 	NestedTypeFrom int32 = 1000
-	// NestedTypeTo is the last code of error range "type" (not retryable).
-	NestedTypeTo int32 = 1999
-	// Nested5xxServerErrorsFrom is the first code of error range "5xx
-	// server-errors" (retryable).
+	NestedTypeTo   int32 = 1999
+	// Range "5xx server-errors", retryable.
 	Nested5xxServerErrorsFrom int32 = 2000
-	// Nested5xxServerErrorsTo is the last code of error range "5xx server-errors"
-	// (retryable).
-	Nested5xxServerErrorsTo int32 = 2999
-	// NestedFuncFrom is the first code of error range "func" (not retryable).
+	Nested5xxServerErrorsTo   int32 = 2999
+	// Range "func", not retryable.
 	NestedFuncFrom int32 = 3000
-	// NestedFuncTo is the last code of error range "func" (not retryable).
-	NestedFuncTo int32 = 3999
+	NestedFuncTo   int32 = 3999
 )
 
-// ClassifyNested classifies an error code of Nested by its contract: the range
-// holding code decides (Result.Range is its name); a code outside every range
-// follows the contract's unclassified setting (Result.Range is ""). Errors
-// without a code: NestedSpec.Rules.NoCode(); any error:
-// NestedSpec.Rules.Err(err).
+// ClassifyNested classifies an error code by NestedSpec's ranges; a code
+// outside every range follows its unclassified setting, with Range "".
 func ClassifyNested(code int32) classify.Result {
 	return NestedSpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template "{customer.id}/{customer.address.city}/{customer.address.zip}" by
-// DESIGN.md's cross-language rules: strings percent-encoded, integers in base
-// 10, enums by value name. An empty string, an unset sub-message on a dotted
-// path or an absent optional field is a *bizkey.Error with code EMPTY_FIELD; a
-// key over 512 bytes one with code KEY_TOO_LONG.
+// BizKey renders the idempotency key
+// "{customer.id}/{customer.address.city}/{customer.address.zip}". An empty or
+// unset field fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512
+// bytes KEY_TOO_LONG.
 func (m *Nested) BizKey() (string, error) {
 	var b bizkey.Builder
 	if x := m.GetCustomer(); x == nil {
@@ -326,11 +272,9 @@ func (m *Nested) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewNestedEnvelope wraps m in an envelope for topic "edge-nested": biz_key
-// from m.BizKey(), event type "NESTED", the schema subject of NestedSpec, a
-// fresh message_id, occurred_at now and the trace context of opts (its zero
-// value gives all defaults and a binary protobuf payload). A key that cannot
-// be rendered is returned as the *bizkey.Error, and nothing is built.
+// NewNestedEnvelope wraps m and its biz_key in an envelope for topic
+// "edge-nested". The zero opts give a fresh message_id, occurred_at now and a
+// binary payload.
 func NewNestedEnvelope(m *Nested, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -339,11 +283,8 @@ func NewNestedEnvelope(m *Nested, opts event.Options) (*envelopepb.Envelope, err
 	return event.NewEnvelope(NestedSpec, m, key, opts)
 }
 
-// PublishNested builds m's envelope (see NewNestedEnvelope) and publishes it
-// to topic "edge-nested" through p, a transport or the outbox relay.
-// Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WriteNestedToOutbox is the durable
-// alternative.
+// PublishNested publishes m's envelope to topic "edge-nested" through p. To
+// publish only if a transaction commits, use WriteNestedToOutbox.
 func PublishNested(ctx context.Context, p transport.Publisher, m *Nested, opts event.Options) error {
 	env, err := NewNestedEnvelope(m, opts)
 	if err != nil {
@@ -352,11 +293,8 @@ func PublishNested(ctx context.Context, p transport.Publisher, m *Nested, opts e
 	return p.Publish(ctx, NestedSpec.Topic, env)
 }
 
-// WriteNestedToOutbox builds m's envelope (see NewNestedEnvelope) and stores
-// it with outbox.Write inside tx, the caller's business transaction, so the
-// message exists if and only if the business change commits; the outbox relay
-// (outbox.Relay) publishes it afterwards. The outbox table must exist (see
-// outbox.Migrate).
+// WriteNestedToOutbox stores m's envelope in the outbox within tx, the
+// business transaction; outbox.Relay publishes it once tx commits.
 func WriteNestedToOutbox(ctx context.Context, tx *sql.Tx, m *Nested, opts event.Options) error {
 	env, err := NewNestedEnvelope(m, opts)
 	if err != nil {
@@ -365,34 +303,23 @@ func WriteNestedToOutbox(ctx context.Context, tx *sql.Tx, m *Nested, opts event.
 	return outbox.Write(ctx, tx, env)
 }
 
-// NestedHandler handles one Nested. It runs inside tx, the transaction holding
-// the message's dedup claim: write business changes with tx and do not commit
-// or roll it back. Return nil when done (the claim commits with your changes),
-// or an error to roll back and let the runtime classify it by NestedSpec's
-// error ranges: retry with backoff or dead-letter.
+// NestedHandler handles a Nested within tx, the transaction holding its dedup
+// claim; it must neither commit nor roll back tx. An error is classified by
+// NestedSpec.
 type NestedHandler func(ctx context.Context, tx *sql.Tx, m *Nested) error
 
-// RegisterNestedHandler registers h with c for NESTED events on topic
-// "edge-nested". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
+// RegisterNestedHandler registers h with c for NESTED events. name keys the
+// dedup claims: keep it stable across deploys.
 func RegisterNestedHandler(c *consumer.Consumer, name string, h NestedHandler) error {
 	return consumer.Register[*Nested](c, name, NestedSpec, func() *Nested {
 		return new(Nested)
 	}, h)
 }
 
-// KeywordsSpec is the contract of Keywords as data: where it is published, how
-// its failures are classified and retried. The runtime reads nothing else.
-//
-// Topic "edge-keywords", event type "KEYWORDS", biz_key template
-// "{type}:{func}:{range}:{package}:{opt}:{pick_s}". Subject is the
-// schema-registry subject of the payload, "<topic>-value" by Confluent's
-// default TopicNameStrategy. SchemaVersion is left 0 (unknown): the registry
-// assigns versions when the contract is registered. Policy is the file's
-// default retry policy (base 500ms, x3, jitter up to 250ms, max delay 10s, 4
-// retries); Rules are the file's error ranges.
+// KeywordsSpec is the contract of Keywords as data: topic "edge-keywords",
+// event type "KEYWORDS", schema subject "edge-keywords-value"
+// ("<topic>-value", Confluent's TopicNameStrategy default), the file's default
+// retry policy and error ranges.
 //
 // Keywords has fields named like Go keywords and an optional field and a
 // oneof member in its key.
@@ -418,46 +345,34 @@ var KeywordsSpec = &event.Spec{
 	},
 }
 
-// KeywordsTargetState is the state a Keywords moves its entity to
-// (target_state "Phase.DONE"). A handler checks the move with
-// CanTransitPhase(current, KeywordsTargetState) before applying it.
+// KeywordsTargetState is the state a Keywords moves its entity to; check the
+// move with CanTransitPhase.
 const KeywordsTargetState = Phase_DONE
 
-// Error-code ranges of Keywords. A handler fails with a code by returning
-// classify.NewError(code, msg) (or an error wrapping one); the runtime
-// classifies it by the range holding the code.
+// Error-code ranges of Keywords, first and last code. A handler fails with a
+// code by returning classify.NewError(code, msg).
 const (
-	// KeywordsTypeFrom is the first code of error range "type" (not retryable).
+	// Range "type", not retryable.
 	KeywordsTypeFrom int32 = 1000
-	// KeywordsTypeTo is the last code of error range "type" (not retryable).
-	KeywordsTypeTo int32 = 1999
-	// Keywords5xxServerErrorsFrom is the first code of error range "5xx
-	// server-errors" (retryable).
+	KeywordsTypeTo   int32 = 1999
+	// Range "5xx server-errors", retryable.
 	Keywords5xxServerErrorsFrom int32 = 2000
-	// Keywords5xxServerErrorsTo is the last code of error range "5xx
-	// server-errors" (retryable).
-	Keywords5xxServerErrorsTo int32 = 2999
-	// KeywordsFuncFrom is the first code of error range "func" (not retryable).
+	Keywords5xxServerErrorsTo   int32 = 2999
+	// Range "func", not retryable.
 	KeywordsFuncFrom int32 = 3000
-	// KeywordsFuncTo is the last code of error range "func" (not retryable).
-	KeywordsFuncTo int32 = 3999
+	KeywordsFuncTo   int32 = 3999
 )
 
-// ClassifyKeywords classifies an error code of Keywords by its contract: the
-// range holding code decides (Result.Range is its name); a code outside every
-// range follows the contract's unclassified setting (Result.Range is "").
-// Errors without a code: KeywordsSpec.Rules.NoCode(); any error:
-// KeywordsSpec.Rules.Err(err).
+// ClassifyKeywords classifies an error code by KeywordsSpec's ranges; a code
+// outside every range follows its unclassified setting, with Range "".
 func ClassifyKeywords(code int32) classify.Result {
 	return KeywordsSpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template "{type}:{func}:{range}:{package}:{opt}:{pick_s}" by DESIGN.md's
-// cross-language rules: strings percent-encoded, integers in base 10, enums by
-// value name. An empty string, an unset sub-message on a dotted path or an
-// absent optional field is a *bizkey.Error with code EMPTY_FIELD; a key over
-// 512 bytes one with code KEY_TOO_LONG.
+// BizKey renders the idempotency key
+// "{type}:{func}:{range}:{package}:{opt}:{pick_s}". An empty or unset field
+// fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512 bytes
+// KEY_TOO_LONG.
 func (m *Keywords) BizKey() (string, error) {
 	var b bizkey.Builder
 	b.String("type", m.GetType())
@@ -482,12 +397,9 @@ func (m *Keywords) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewKeywordsEnvelope wraps m in an envelope for topic "edge-keywords":
-// biz_key from m.BizKey(), event type "KEYWORDS", the schema subject of
-// KeywordsSpec, a fresh message_id, occurred_at now and the trace context of
-// opts (its zero value gives all defaults and a binary protobuf payload). A
-// key that cannot be rendered is returned as the *bizkey.Error, and nothing is
-// built.
+// NewKeywordsEnvelope wraps m and its biz_key in an envelope for topic
+// "edge-keywords". The zero opts give a fresh message_id, occurred_at now and
+// a binary payload.
 func NewKeywordsEnvelope(m *Keywords, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -496,11 +408,8 @@ func NewKeywordsEnvelope(m *Keywords, opts event.Options) (*envelopepb.Envelope,
 	return event.NewEnvelope(KeywordsSpec, m, key, opts)
 }
 
-// PublishKeywords builds m's envelope (see NewKeywordsEnvelope) and publishes
-// it to topic "edge-keywords" through p, a transport or the outbox relay.
-// Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WriteKeywordsToOutbox is the durable
-// alternative.
+// PublishKeywords publishes m's envelope to topic "edge-keywords" through p.
+// To publish only if a transaction commits, use WriteKeywordsToOutbox.
 func PublishKeywords(ctx context.Context, p transport.Publisher, m *Keywords, opts event.Options) error {
 	env, err := NewKeywordsEnvelope(m, opts)
 	if err != nil {
@@ -509,11 +418,8 @@ func PublishKeywords(ctx context.Context, p transport.Publisher, m *Keywords, op
 	return p.Publish(ctx, KeywordsSpec.Topic, env)
 }
 
-// WriteKeywordsToOutbox builds m's envelope (see NewKeywordsEnvelope) and
-// stores it with outbox.Write inside tx, the caller's business transaction, so
-// the message exists if and only if the business change commits; the outbox
-// relay (outbox.Relay) publishes it afterwards. The outbox table must exist
-// (see outbox.Migrate).
+// WriteKeywordsToOutbox stores m's envelope in the outbox within tx, the
+// business transaction; outbox.Relay publishes it once tx commits.
 func WriteKeywordsToOutbox(ctx context.Context, tx *sql.Tx, m *Keywords, opts event.Options) error {
 	env, err := NewKeywordsEnvelope(m, opts)
 	if err != nil {
@@ -522,34 +428,23 @@ func WriteKeywordsToOutbox(ctx context.Context, tx *sql.Tx, m *Keywords, opts ev
 	return outbox.Write(ctx, tx, env)
 }
 
-// KeywordsHandler handles one Keywords. It runs inside tx, the transaction
-// holding the message's dedup claim: write business changes with tx and do not
-// commit or roll it back. Return nil when done (the claim commits with your
-// changes), or an error to roll back and let the runtime classify it by
-// KeywordsSpec's error ranges: retry with backoff or dead-letter.
+// KeywordsHandler handles a Keywords within tx, the transaction holding its
+// dedup claim; it must neither commit nor roll back tx. An error is classified
+// by KeywordsSpec.
 type KeywordsHandler func(ctx context.Context, tx *sql.Tx, m *Keywords) error
 
-// RegisterKeywordsHandler registers h with c for KEYWORDS events on topic
-// "edge-keywords". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
+// RegisterKeywordsHandler registers h with c for KEYWORDS events. name keys
+// the dedup claims: keep it stable across deploys.
 func RegisterKeywordsHandler(c *consumer.Consumer, name string, h KeywordsHandler) error {
 	return consumer.Register[*Keywords](c, name, KeywordsSpec, func() *Keywords {
 		return new(Keywords)
 	}, h)
 }
 
-// Outer_InnerSpec is the contract of Outer_Inner as data: where it is
-// published, how its failures are classified and retried. The runtime reads
-// nothing else.
-//
-// Topic "edge-inner", event type "INNER", biz_key template "inner:{id}".
-// Subject is the schema-registry subject of the payload, "<topic>-value" by
-// Confluent's default TopicNameStrategy. SchemaVersion is left 0 (unknown):
-// the registry assigns versions when the contract is registered. Policy is the
-// file's default retry policy (base 500ms, x3, jitter up to 250ms, max delay
-// 10s, 4 retries); Rules are the file's error ranges.
+// Outer_InnerSpec is the contract of Outer_Inner as data: topic "edge-inner",
+// event type "INNER", schema subject "edge-inner-value" ("<topic>-value",
+// Confluent's TopicNameStrategy default), the file's default retry policy and
+// error ranges.
 //
 // Inner is an event declared inside another message.
 var Outer_InnerSpec = &event.Spec{
@@ -574,40 +469,28 @@ var Outer_InnerSpec = &event.Spec{
 	},
 }
 
-// Error-code ranges of Outer_Inner. A handler fails with a code by returning
-// classify.NewError(code, msg) (or an error wrapping one); the runtime
-// classifies it by the range holding the code.
+// Error-code ranges of Outer_Inner, first and last code. A handler fails with
+// a code by returning classify.NewError(code, msg).
 const (
-	// Outer_InnerTypeFrom is the first code of error range "type" (not retryable).
+	// Range "type", not retryable.
 	Outer_InnerTypeFrom int32 = 1000
-	// Outer_InnerTypeTo is the last code of error range "type" (not retryable).
-	Outer_InnerTypeTo int32 = 1999
-	// Outer_Inner5xxServerErrorsFrom is the first code of error range "5xx
-	// server-errors" (retryable).
+	Outer_InnerTypeTo   int32 = 1999
+	// Range "5xx server-errors", retryable.
 	Outer_Inner5xxServerErrorsFrom int32 = 2000
-	// Outer_Inner5xxServerErrorsTo is the last code of error range "5xx
-	// server-errors" (retryable).
-	Outer_Inner5xxServerErrorsTo int32 = 2999
-	// Outer_InnerFuncFrom is the first code of error range "func" (not retryable).
+	Outer_Inner5xxServerErrorsTo   int32 = 2999
+	// Range "func", not retryable.
 	Outer_InnerFuncFrom int32 = 3000
-	// Outer_InnerFuncTo is the last code of error range "func" (not retryable).
-	Outer_InnerFuncTo int32 = 3999
+	Outer_InnerFuncTo   int32 = 3999
 )
 
-// ClassifyOuter_Inner classifies an error code of Outer_Inner by its contract:
-// the range holding code decides (Result.Range is its name); a code outside
-// every range follows the contract's unclassified setting (Result.Range is
-// ""). Errors without a code: Outer_InnerSpec.Rules.NoCode(); any error:
-// Outer_InnerSpec.Rules.Err(err).
+// ClassifyOuter_Inner classifies an error code by Outer_InnerSpec's ranges; a
+// code outside every range follows its unclassified setting, with Range "".
 func ClassifyOuter_Inner(code int32) classify.Result {
 	return Outer_InnerSpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template "inner:{id}" by DESIGN.md's cross-language rules: strings
-// percent-encoded, integers in base 10, enums by value name. An empty string,
-// an unset sub-message on a dotted path or an absent optional field is a
-// *bizkey.Error with code EMPTY_FIELD; a key over 512 bytes one with code
+// BizKey renders the idempotency key "inner:{id}". An empty or unset field
+// fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512 bytes
 // KEY_TOO_LONG.
 func (m *Outer_Inner) BizKey() (string, error) {
 	var b bizkey.Builder
@@ -616,12 +499,9 @@ func (m *Outer_Inner) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewOuter_InnerEnvelope wraps m in an envelope for topic "edge-inner":
-// biz_key from m.BizKey(), event type "INNER", the schema subject of
-// Outer_InnerSpec, a fresh message_id, occurred_at now and the trace context
-// of opts (its zero value gives all defaults and a binary protobuf payload). A
-// key that cannot be rendered is returned as the *bizkey.Error, and nothing is
-// built.
+// NewOuter_InnerEnvelope wraps m and its biz_key in an envelope for topic
+// "edge-inner". The zero opts give a fresh message_id, occurred_at now and a
+// binary payload.
 func NewOuter_InnerEnvelope(m *Outer_Inner, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -630,11 +510,8 @@ func NewOuter_InnerEnvelope(m *Outer_Inner, opts event.Options) (*envelopepb.Env
 	return event.NewEnvelope(Outer_InnerSpec, m, key, opts)
 }
 
-// PublishOuter_Inner builds m's envelope (see NewOuter_InnerEnvelope) and
-// publishes it to topic "edge-inner" through p, a transport or the outbox
-// relay. Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WriteOuter_InnerToOutbox is the durable
-// alternative.
+// PublishOuter_Inner publishes m's envelope to topic "edge-inner" through p.
+// To publish only if a transaction commits, use WriteOuter_InnerToOutbox.
 func PublishOuter_Inner(ctx context.Context, p transport.Publisher, m *Outer_Inner, opts event.Options) error {
 	env, err := NewOuter_InnerEnvelope(m, opts)
 	if err != nil {
@@ -643,11 +520,8 @@ func PublishOuter_Inner(ctx context.Context, p transport.Publisher, m *Outer_Inn
 	return p.Publish(ctx, Outer_InnerSpec.Topic, env)
 }
 
-// WriteOuter_InnerToOutbox builds m's envelope (see NewOuter_InnerEnvelope)
-// and stores it with outbox.Write inside tx, the caller's business
-// transaction, so the message exists if and only if the business change
-// commits; the outbox relay (outbox.Relay) publishes it afterwards. The outbox
-// table must exist (see outbox.Migrate).
+// WriteOuter_InnerToOutbox stores m's envelope in the outbox within tx, the
+// business transaction; outbox.Relay publishes it once tx commits.
 func WriteOuter_InnerToOutbox(ctx context.Context, tx *sql.Tx, m *Outer_Inner, opts event.Options) error {
 	env, err := NewOuter_InnerEnvelope(m, opts)
 	if err != nil {
@@ -656,19 +530,13 @@ func WriteOuter_InnerToOutbox(ctx context.Context, tx *sql.Tx, m *Outer_Inner, o
 	return outbox.Write(ctx, tx, env)
 }
 
-// Outer_InnerHandler handles one Outer_Inner. It runs inside tx, the
-// transaction holding the message's dedup claim: write business changes with
-// tx and do not commit or roll it back. Return nil when done (the claim
-// commits with your changes), or an error to roll back and let the runtime
-// classify it by Outer_InnerSpec's error ranges: retry with backoff or
-// dead-letter.
+// Outer_InnerHandler handles a Outer_Inner within tx, the transaction holding
+// its dedup claim; it must neither commit nor roll back tx. An error is
+// classified by Outer_InnerSpec.
 type Outer_InnerHandler func(ctx context.Context, tx *sql.Tx, m *Outer_Inner) error
 
-// RegisterOuter_InnerHandler registers h with c for INNER events on topic
-// "edge-inner". name identifies the handler in dedup claims, metrics and logs:
-// keep it stable across deploys, or every message is processed once more.
-// Decoding, the dedup claim, classification, retry and dead-lettering are the
-// runtime's.
+// RegisterOuter_InnerHandler registers h with c for INNER events. name keys
+// the dedup claims: keep it stable across deploys.
 func RegisterOuter_InnerHandler(c *consumer.Consumer, name string, h Outer_InnerHandler) error {
 	return consumer.Register[*Outer_Inner](c, name, Outer_InnerSpec, func() *Outer_Inner {
 		return new(Outer_Inner)

@@ -7,16 +7,12 @@ package keysv1
 
 import "github.com/msgcontract/msgcontract/runtime-go/event"
 
-// This is a compile-time assertion that the runtime-go module this file is
-// compiled against has the API it was generated for. If it fails to compile,
-// upgrade github.com/msgcontract/msgcontract/runtime-go.
+// Compile-time assertion that runtime-go has the API this file needs; if it
+// fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
 var _ = event.NewEnvelope
 
-// CanTransitLight answers whether an entity in state from may move to state
-// to, by the contract's transitions: TransitAllowed when from is a listed
-// predecessor of to, TransitDuplicate when from == to (the work was already
-// done: succeed quietly), TransitIllegal otherwise, including a number that is
-// no value of Light (out of order or dirty data: alert).
+// CanTransitLight says whether an entity may move from one Light to another:
+// TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.
 //
 // Light cycles; the zero value is never a state to move from or to.
 func CanTransitLight(from, to Light) Transit {

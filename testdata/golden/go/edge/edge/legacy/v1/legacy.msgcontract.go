@@ -18,20 +18,14 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
-// This is a compile-time assertion that the runtime-go module this file is
-// compiled against has the API it was generated for. If it fails to compile,
-// upgrade github.com/msgcontract/msgcontract/runtime-go.
+// Compile-time assertion that runtime-go has the API this file needs; if it
+// fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
 var _ = event.NewEnvelope
 
-// LegacySpec is the contract of Legacy as data: where it is published, how its
-// failures are classified and retried. The runtime reads nothing else.
-//
-// Topic "edge-legacy", event type "LEGACY", biz_key template
-// "{id}:{kind}:{n}". Subject is the schema-registry subject of the payload,
-// "<topic>-value" by Confluent's default TopicNameStrategy. SchemaVersion is
-// left 0 (unknown): the registry assigns versions when the contract is
-// registered. Policy is the file's default retry policy (base 1s, x2, jitter
-// up to 1s, max delay 1m0s, 6 retries); Rules are the file's error ranges.
+// LegacySpec is the contract of Legacy as data: topic "edge-legacy", event
+// type "LEGACY", schema subject "edge-legacy-value" ("<topic>-value",
+// Confluent's TopicNameStrategy default), the file's default retry policy and
+// error ranges.
 //
 // Legacy is a proto2 event.
 var LegacySpec = &event.Spec{
@@ -51,20 +45,14 @@ var LegacySpec = &event.Spec{
 	},
 }
 
-// ClassifyLegacy classifies an error code of Legacy by its contract: the range
-// holding code decides (Result.Range is its name); a code outside every range
-// follows the contract's unclassified setting (Result.Range is ""). Errors
-// without a code: LegacySpec.Rules.NoCode(); any error:
-// LegacySpec.Rules.Err(err).
+// ClassifyLegacy classifies an error code by LegacySpec's ranges; a code
+// outside every range follows its unclassified setting, with Range "".
 func ClassifyLegacy(code int32) classify.Result {
 	return LegacySpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template "{id}:{kind}:{n}" by DESIGN.md's cross-language rules: strings
-// percent-encoded, integers in base 10, enums by value name. An empty string,
-// an unset sub-message on a dotted path or an absent optional field is a
-// *bizkey.Error with code EMPTY_FIELD; a key over 512 bytes one with code
+// BizKey renders the idempotency key "{id}:{kind}:{n}". An empty or unset
+// field fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512 bytes
 // KEY_TOO_LONG.
 func (m *Legacy) BizKey() (string, error) {
 	var b bizkey.Builder
@@ -88,11 +76,9 @@ func (m *Legacy) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewLegacyEnvelope wraps m in an envelope for topic "edge-legacy": biz_key
-// from m.BizKey(), event type "LEGACY", the schema subject of LegacySpec, a
-// fresh message_id, occurred_at now and the trace context of opts (its zero
-// value gives all defaults and a binary protobuf payload). A key that cannot
-// be rendered is returned as the *bizkey.Error, and nothing is built.
+// NewLegacyEnvelope wraps m and its biz_key in an envelope for topic
+// "edge-legacy". The zero opts give a fresh message_id, occurred_at now and a
+// binary payload.
 func NewLegacyEnvelope(m *Legacy, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -101,11 +87,8 @@ func NewLegacyEnvelope(m *Legacy, opts event.Options) (*envelopepb.Envelope, err
 	return event.NewEnvelope(LegacySpec, m, key, opts)
 }
 
-// PublishLegacy builds m's envelope (see NewLegacyEnvelope) and publishes it
-// to topic "edge-legacy" through p, a transport or the outbox relay.
-// Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WriteLegacyToOutbox is the durable
-// alternative.
+// PublishLegacy publishes m's envelope to topic "edge-legacy" through p. To
+// publish only if a transaction commits, use WriteLegacyToOutbox.
 func PublishLegacy(ctx context.Context, p transport.Publisher, m *Legacy, opts event.Options) error {
 	env, err := NewLegacyEnvelope(m, opts)
 	if err != nil {
@@ -114,11 +97,8 @@ func PublishLegacy(ctx context.Context, p transport.Publisher, m *Legacy, opts e
 	return p.Publish(ctx, LegacySpec.Topic, env)
 }
 
-// WriteLegacyToOutbox builds m's envelope (see NewLegacyEnvelope) and stores
-// it with outbox.Write inside tx, the caller's business transaction, so the
-// message exists if and only if the business change commits; the outbox relay
-// (outbox.Relay) publishes it afterwards. The outbox table must exist (see
-// outbox.Migrate).
+// WriteLegacyToOutbox stores m's envelope in the outbox within tx, the
+// business transaction; outbox.Relay publishes it once tx commits.
 func WriteLegacyToOutbox(ctx context.Context, tx *sql.Tx, m *Legacy, opts event.Options) error {
 	env, err := NewLegacyEnvelope(m, opts)
 	if err != nil {
@@ -127,18 +107,13 @@ func WriteLegacyToOutbox(ctx context.Context, tx *sql.Tx, m *Legacy, opts event.
 	return outbox.Write(ctx, tx, env)
 }
 
-// LegacyHandler handles one Legacy. It runs inside tx, the transaction holding
-// the message's dedup claim: write business changes with tx and do not commit
-// or roll it back. Return nil when done (the claim commits with your changes),
-// or an error to roll back and let the runtime classify it by LegacySpec's
-// error ranges: retry with backoff or dead-letter.
+// LegacyHandler handles a Legacy within tx, the transaction holding its dedup
+// claim; it must neither commit nor roll back tx. An error is classified by
+// LegacySpec.
 type LegacyHandler func(ctx context.Context, tx *sql.Tx, m *Legacy) error
 
-// RegisterLegacyHandler registers h with c for LEGACY events on topic
-// "edge-legacy". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
+// RegisterLegacyHandler registers h with c for LEGACY events. name keys the
+// dedup claims: keep it stable across deploys.
 func RegisterLegacyHandler(c *consumer.Consumer, name string, h LegacyHandler) error {
 	return consumer.Register[*Legacy](c, name, LegacySpec, func() *Legacy {
 		return new(Legacy)

@@ -18,22 +18,14 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
-// This is a compile-time assertion that the runtime-go module this file is
-// compiled against has the API it was generated for. If it fails to compile,
-// upgrade github.com/msgcontract/msgcontract/runtime-go.
+// Compile-time assertion that runtime-go has the API this file needs; if it
+// fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
 var _ = event.NewEnvelope
 
-// StockDeductedSpec is the contract of StockDeducted as data: where it is
-// published, how its failures are classified and retried. The runtime reads
-// nothing else.
-//
-// Topic "inventory-event", event type "STOCK_DEDUCTED", biz_key template
-// "order_id:{order_id}:sku:{sku}". Subject is the schema-registry subject of
-// the payload, "<topic>-value" by Confluent's default TopicNameStrategy.
-// SchemaVersion is left 0 (unknown): the registry assigns versions when the
-// contract is registered. Policy is the event's own retry policy (base 200ms,
-// x1.5, jitter up to 100ms, max delay 5s, 8 retries); Rules are the file's
-// error ranges.
+// StockDeductedSpec is the contract of StockDeducted as data: topic
+// "inventory-event", event type "STOCK_DEDUCTED", schema subject
+// "inventory-event-value" ("<topic>-value", Confluent's TopicNameStrategy
+// default), its own retry policy and error ranges.
 //
 // StockDeducted: stock of one SKU was deducted for an order. One order
 // deducts many SKUs, so the key is order id plus SKU.
@@ -54,22 +46,16 @@ var StockDeductedSpec = &event.Spec{
 	},
 }
 
-// ClassifyStockDeducted classifies an error code of StockDeducted by its
-// contract: the range holding code decides (Result.Range is its name); a code
-// outside every range follows the contract's unclassified setting
-// (Result.Range is ""). Errors without a code:
-// StockDeductedSpec.Rules.NoCode(); any error:
-// StockDeductedSpec.Rules.Err(err).
+// ClassifyStockDeducted classifies an error code by StockDeductedSpec's
+// ranges; a code outside every range follows its unclassified setting, with
+// Range "".
 func ClassifyStockDeducted(code int32) classify.Result {
 	return StockDeductedSpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template "order_id:{order_id}:sku:{sku}" by DESIGN.md's cross-language
-// rules: strings percent-encoded, integers in base 10, enums by value name. An
-// empty string, an unset sub-message on a dotted path or an absent optional
-// field is a *bizkey.Error with code EMPTY_FIELD; a key over 512 bytes one
-// with code KEY_TOO_LONG.
+// BizKey renders the idempotency key "order_id:{order_id}:sku:{sku}". An empty
+// or unset field fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512
+// bytes KEY_TOO_LONG.
 func (m *StockDeducted) BizKey() (string, error) {
 	var b bizkey.Builder
 	b.Literal("order_id:")
@@ -79,12 +65,9 @@ func (m *StockDeducted) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewStockDeductedEnvelope wraps m in an envelope for topic "inventory-event":
-// biz_key from m.BizKey(), event type "STOCK_DEDUCTED", the schema subject of
-// StockDeductedSpec, a fresh message_id, occurred_at now and the trace context
-// of opts (its zero value gives all defaults and a binary protobuf payload). A
-// key that cannot be rendered is returned as the *bizkey.Error, and nothing is
-// built.
+// NewStockDeductedEnvelope wraps m and its biz_key in an envelope for topic
+// "inventory-event". The zero opts give a fresh message_id, occurred_at now
+// and a binary payload.
 func NewStockDeductedEnvelope(m *StockDeducted, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -93,11 +76,9 @@ func NewStockDeductedEnvelope(m *StockDeducted, opts event.Options) (*envelopepb
 	return event.NewEnvelope(StockDeductedSpec, m, key, opts)
 }
 
-// PublishStockDeducted builds m's envelope (see NewStockDeductedEnvelope) and
-// publishes it to topic "inventory-event" through p, a transport or the outbox
-// relay. Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WriteStockDeductedToOutbox is the durable
-// alternative.
+// PublishStockDeducted publishes m's envelope to topic "inventory-event"
+// through p. To publish only if a transaction commits, use
+// WriteStockDeductedToOutbox.
 func PublishStockDeducted(ctx context.Context, p transport.Publisher, m *StockDeducted, opts event.Options) error {
 	env, err := NewStockDeductedEnvelope(m, opts)
 	if err != nil {
@@ -106,11 +87,8 @@ func PublishStockDeducted(ctx context.Context, p transport.Publisher, m *StockDe
 	return p.Publish(ctx, StockDeductedSpec.Topic, env)
 }
 
-// WriteStockDeductedToOutbox builds m's envelope (see
-// NewStockDeductedEnvelope) and stores it with outbox.Write inside tx, the
-// caller's business transaction, so the message exists if and only if the
-// business change commits; the outbox relay (outbox.Relay) publishes it
-// afterwards. The outbox table must exist (see outbox.Migrate).
+// WriteStockDeductedToOutbox stores m's envelope in the outbox within tx, the
+// business transaction; outbox.Relay publishes it once tx commits.
 func WriteStockDeductedToOutbox(ctx context.Context, tx *sql.Tx, m *StockDeducted, opts event.Options) error {
 	env, err := NewStockDeductedEnvelope(m, opts)
 	if err != nil {
@@ -119,19 +97,13 @@ func WriteStockDeductedToOutbox(ctx context.Context, tx *sql.Tx, m *StockDeducte
 	return outbox.Write(ctx, tx, env)
 }
 
-// StockDeductedHandler handles one StockDeducted. It runs inside tx, the
-// transaction holding the message's dedup claim: write business changes with
-// tx and do not commit or roll it back. Return nil when done (the claim
-// commits with your changes), or an error to roll back and let the runtime
-// classify it by StockDeductedSpec's error ranges: retry with backoff or
-// dead-letter.
+// StockDeductedHandler handles a StockDeducted within tx, the transaction
+// holding its dedup claim; it must neither commit nor roll back tx. An error
+// is classified by StockDeductedSpec.
 type StockDeductedHandler func(ctx context.Context, tx *sql.Tx, m *StockDeducted) error
 
-// RegisterStockDeductedHandler registers h with c for STOCK_DEDUCTED events on
-// topic "inventory-event". name identifies the handler in dedup claims,
-// metrics and logs: keep it stable across deploys, or every message is
-// processed once more. Decoding, the dedup claim, classification, retry and
-// dead-lettering are the runtime's.
+// RegisterStockDeductedHandler registers h with c for STOCK_DEDUCTED events.
+// name keys the dedup claims: keep it stable across deploys.
 func RegisterStockDeductedHandler(c *consumer.Consumer, name string, h StockDeductedHandler) error {
 	return consumer.Register[*StockDeducted](c, name, StockDeductedSpec, func() *StockDeducted {
 		return new(StockDeducted)

@@ -18,31 +18,25 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
-// This is a compile-time assertion that the runtime-go module this file is
-// compiled against has the API it was generated for. If it fails to compile,
-// upgrade github.com/msgcontract/msgcontract/runtime-go.
+// Compile-time assertion that runtime-go has the API this file needs; if it
+// fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
 var _ = event.NewEnvelope
 
-// Transit is the answer of a CanTransit function: whether an entity may move
-// from one state to another. The values are the same strings in Go, Java and
-// Python.
+// Transit is the answer of the CanTransit functions, the same strings in every
+// language. It is declared once per Go package.
 type Transit string
 
 const (
-	// TransitAllowed: from is a listed predecessor of to; apply the change.
+	// TransitAllowed: from is a listed predecessor of to.
 	TransitAllowed Transit = "ALLOWED"
-	// TransitDuplicate: from == to; the work was already done, succeed quietly.
+	// TransitDuplicate: from == to; already done, succeed quietly.
 	TransitDuplicate Transit = "DUPLICATE"
-	// TransitIllegal: anything else (out of order, unknown values, dirty data);
-	// alert.
+	// TransitIllegal: anything else (out of order, dirty data); alert.
 	TransitIllegal Transit = "ILLEGAL"
 )
 
-// CanTransitOrderState answers whether an entity in state from may move to
-// state to, by the contract's transitions: TransitAllowed when from is a
-// listed predecessor of to, TransitDuplicate when from == to (the work was
-// already done: succeed quietly), TransitIllegal otherwise, including a number
-// that is no value of OrderState (out of order or dirty data: alert).
+// CanTransitOrderState says whether an entity may move from one OrderState to
+// another: TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.
 //
 // OrderState is the lifecycle of an order's payment.
 func CanTransitOrderState(from, to OrderState) Transit {
@@ -76,16 +70,10 @@ func CanTransitOrderState(from, to OrderState) Transit {
 	return TransitIllegal
 }
 
-// PaySuccessSpec is the contract of PaySuccess as data: where it is published,
-// how its failures are classified and retried. The runtime reads nothing else.
-//
-// Topic "order-event", event type "PAY_SUCCESS", biz_key template
-// "order_id:{order_id}:PAY_SUCCESS". Subject is the schema-registry subject of
-// the payload, "<topic>-value" by Confluent's default TopicNameStrategy.
-// SchemaVersion is left 0 (unknown): the registry assigns versions when the
-// contract is registered. Policy is the file's default retry policy (base 1s,
-// x2, jitter up to 1s, max delay 1m0s, 6 retries); Rules are the file's error
-// ranges.
+// PaySuccessSpec is the contract of PaySuccess as data: topic "order-event",
+// event type "PAY_SUCCESS", schema subject "order-event-value"
+// ("<topic>-value", Confluent's TopicNameStrategy default), the file's default
+// retry policy and error ranges.
 //
 // PaySuccess: the payment provider confirmed that an order was paid.
 var PaySuccessSpec = &event.Spec{
@@ -109,42 +97,30 @@ var PaySuccessSpec = &event.Spec{
 	},
 }
 
-// PaySuccessTargetState is the state a PaySuccess moves its entity to
-// (target_state "OrderState.PAID"). A handler checks the move with
-// CanTransitOrderState(current, PaySuccessTargetState) before applying it.
+// PaySuccessTargetState is the state a PaySuccess moves its entity to; check
+// the move with CanTransitOrderState.
 const PaySuccessTargetState = OrderState_PAID
 
-// Error-code ranges of PaySuccess. A handler fails with a code by returning
-// classify.NewError(code, msg) (or an error wrapping one); the runtime
-// classifies it by the range holding the code.
+// Error-code ranges of PaySuccess, first and last code. A handler fails with a
+// code by returning classify.NewError(code, msg).
 const (
-	// PaySuccessBusinessFrom is the first code of error range "business" (not
-	// retryable).
+	// Range "business", not retryable.
 	PaySuccessBusinessFrom int32 = 40000
-	// PaySuccessBusinessTo is the last code of error range "business" (not
-	// retryable).
-	PaySuccessBusinessTo int32 = 49999
-	// PaySuccessSystemFrom is the first code of error range "system" (retryable).
+	PaySuccessBusinessTo   int32 = 49999
+	// Range "system", retryable.
 	PaySuccessSystemFrom int32 = 50000
-	// PaySuccessSystemTo is the last code of error range "system" (retryable).
-	PaySuccessSystemTo int32 = 59999
+	PaySuccessSystemTo   int32 = 59999
 )
 
-// ClassifyPaySuccess classifies an error code of PaySuccess by its contract:
-// the range holding code decides (Result.Range is its name); a code outside
-// every range follows the contract's unclassified setting (Result.Range is
-// ""). Errors without a code: PaySuccessSpec.Rules.NoCode(); any error:
-// PaySuccessSpec.Rules.Err(err).
+// ClassifyPaySuccess classifies an error code by PaySuccessSpec's ranges; a
+// code outside every range follows its unclassified setting, with Range "".
 func ClassifyPaySuccess(code int32) classify.Result {
 	return PaySuccessSpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template "order_id:{order_id}:PAY_SUCCESS" by DESIGN.md's cross-language
-// rules: strings percent-encoded, integers in base 10, enums by value name. An
-// empty string, an unset sub-message on a dotted path or an absent optional
-// field is a *bizkey.Error with code EMPTY_FIELD; a key over 512 bytes one
-// with code KEY_TOO_LONG.
+// BizKey renders the idempotency key "order_id:{order_id}:PAY_SUCCESS". An
+// empty or unset field fails with a *bizkey.Error coded EMPTY_FIELD, a key
+// over 512 bytes KEY_TOO_LONG.
 func (m *PaySuccess) BizKey() (string, error) {
 	var b bizkey.Builder
 	b.Literal("order_id:")
@@ -153,12 +129,9 @@ func (m *PaySuccess) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewPaySuccessEnvelope wraps m in an envelope for topic "order-event":
-// biz_key from m.BizKey(), event type "PAY_SUCCESS", the schema subject of
-// PaySuccessSpec, a fresh message_id, occurred_at now and the trace context of
-// opts (its zero value gives all defaults and a binary protobuf payload). A
-// key that cannot be rendered is returned as the *bizkey.Error, and nothing is
-// built.
+// NewPaySuccessEnvelope wraps m and its biz_key in an envelope for topic
+// "order-event". The zero opts give a fresh message_id, occurred_at now and a
+// binary payload.
 func NewPaySuccessEnvelope(m *PaySuccess, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -167,11 +140,8 @@ func NewPaySuccessEnvelope(m *PaySuccess, opts event.Options) (*envelopepb.Envel
 	return event.NewEnvelope(PaySuccessSpec, m, key, opts)
 }
 
-// PublishPaySuccess builds m's envelope (see NewPaySuccessEnvelope) and
-// publishes it to topic "order-event" through p, a transport or the outbox
-// relay. Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WritePaySuccessToOutbox is the durable
-// alternative.
+// PublishPaySuccess publishes m's envelope to topic "order-event" through p.
+// To publish only if a transaction commits, use WritePaySuccessToOutbox.
 func PublishPaySuccess(ctx context.Context, p transport.Publisher, m *PaySuccess, opts event.Options) error {
 	env, err := NewPaySuccessEnvelope(m, opts)
 	if err != nil {
@@ -180,11 +150,8 @@ func PublishPaySuccess(ctx context.Context, p transport.Publisher, m *PaySuccess
 	return p.Publish(ctx, PaySuccessSpec.Topic, env)
 }
 
-// WritePaySuccessToOutbox builds m's envelope (see NewPaySuccessEnvelope) and
-// stores it with outbox.Write inside tx, the caller's business transaction, so
-// the message exists if and only if the business change commits; the outbox
-// relay (outbox.Relay) publishes it afterwards. The outbox table must exist
-// (see outbox.Migrate).
+// WritePaySuccessToOutbox stores m's envelope in the outbox within tx, the
+// business transaction; outbox.Relay publishes it once tx commits.
 func WritePaySuccessToOutbox(ctx context.Context, tx *sql.Tx, m *PaySuccess, opts event.Options) error {
 	env, err := NewPaySuccessEnvelope(m, opts)
 	if err != nil {
@@ -193,35 +160,23 @@ func WritePaySuccessToOutbox(ctx context.Context, tx *sql.Tx, m *PaySuccess, opt
 	return outbox.Write(ctx, tx, env)
 }
 
-// PaySuccessHandler handles one PaySuccess. It runs inside tx, the transaction
-// holding the message's dedup claim: write business changes with tx and do not
-// commit or roll it back. Return nil when done (the claim commits with your
-// changes), or an error to roll back and let the runtime classify it by
-// PaySuccessSpec's error ranges: retry with backoff or dead-letter.
+// PaySuccessHandler handles a PaySuccess within tx, the transaction holding
+// its dedup claim; it must neither commit nor roll back tx. An error is
+// classified by PaySuccessSpec.
 type PaySuccessHandler func(ctx context.Context, tx *sql.Tx, m *PaySuccess) error
 
-// RegisterPaySuccessHandler registers h with c for PAY_SUCCESS events on topic
-// "order-event". name identifies the handler in dedup claims, metrics and
-// logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
+// RegisterPaySuccessHandler registers h with c for PAY_SUCCESS events. name
+// keys the dedup claims: keep it stable across deploys.
 func RegisterPaySuccessHandler(c *consumer.Consumer, name string, h PaySuccessHandler) error {
 	return consumer.Register[*PaySuccess](c, name, PaySuccessSpec, func() *PaySuccess {
 		return new(PaySuccess)
 	}, h)
 }
 
-// RefundRequestedSpec is the contract of RefundRequested as data: where it is
-// published, how its failures are classified and retried. The runtime reads
-// nothing else.
-//
-// Topic "order-event", event type "REFUND_REQUESTED", biz_key template
-// "order_id:{order_id}:REFUND_REQUESTED:{refund_id}". Subject is the
-// schema-registry subject of the payload, "<topic>-value" by Confluent's
-// default TopicNameStrategy. SchemaVersion is left 0 (unknown): the registry
-// assigns versions when the contract is registered. Policy is the file's
-// default retry policy (base 1s, x2, jitter up to 1s, max delay 1m0s, 6
-// retries); Rules are the file's error ranges.
+// RefundRequestedSpec is the contract of RefundRequested as data: topic
+// "order-event", event type "REFUND_REQUESTED", schema subject
+// "order-event-value" ("<topic>-value", Confluent's TopicNameStrategy
+// default), the file's default retry policy and error ranges.
 //
 // RefundRequested: the customer asked for a refund of a paid order; the
 // order waits in REFUNDING for the provider's confirmation.
@@ -247,45 +202,31 @@ var RefundRequestedSpec = &event.Spec{
 }
 
 // RefundRequestedTargetState is the state a RefundRequested moves its entity
-// to (target_state "OrderState.REFUNDING"). A handler checks the move with
-// CanTransitOrderState(current, RefundRequestedTargetState) before applying
-// it.
+// to; check the move with CanTransitOrderState.
 const RefundRequestedTargetState = OrderState_REFUNDING
 
-// Error-code ranges of RefundRequested. A handler fails with a code by
-// returning classify.NewError(code, msg) (or an error wrapping one); the
-// runtime classifies it by the range holding the code.
+// Error-code ranges of RefundRequested, first and last code. A handler fails
+// with a code by returning classify.NewError(code, msg).
 const (
-	// RefundRequestedBusinessFrom is the first code of error range "business" (not
-	// retryable).
+	// Range "business", not retryable.
 	RefundRequestedBusinessFrom int32 = 40000
-	// RefundRequestedBusinessTo is the last code of error range "business" (not
-	// retryable).
-	RefundRequestedBusinessTo int32 = 49999
-	// RefundRequestedSystemFrom is the first code of error range "system"
-	// (retryable).
+	RefundRequestedBusinessTo   int32 = 49999
+	// Range "system", retryable.
 	RefundRequestedSystemFrom int32 = 50000
-	// RefundRequestedSystemTo is the last code of error range "system"
-	// (retryable).
-	RefundRequestedSystemTo int32 = 59999
+	RefundRequestedSystemTo   int32 = 59999
 )
 
-// ClassifyRefundRequested classifies an error code of RefundRequested by its
-// contract: the range holding code decides (Result.Range is its name); a code
-// outside every range follows the contract's unclassified setting
-// (Result.Range is ""). Errors without a code:
-// RefundRequestedSpec.Rules.NoCode(); any error:
-// RefundRequestedSpec.Rules.Err(err).
+// ClassifyRefundRequested classifies an error code by RefundRequestedSpec's
+// ranges; a code outside every range follows its unclassified setting, with
+// Range "".
 func ClassifyRefundRequested(code int32) classify.Result {
 	return RefundRequestedSpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template "order_id:{order_id}:REFUND_REQUESTED:{refund_id}" by DESIGN.md's
-// cross-language rules: strings percent-encoded, integers in base 10, enums by
-// value name. An empty string, an unset sub-message on a dotted path or an
-// absent optional field is a *bizkey.Error with code EMPTY_FIELD; a key over
-// 512 bytes one with code KEY_TOO_LONG.
+// BizKey renders the idempotency key
+// "order_id:{order_id}:REFUND_REQUESTED:{refund_id}". An empty or unset field
+// fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512 bytes
+// KEY_TOO_LONG.
 func (m *RefundRequested) BizKey() (string, error) {
 	var b bizkey.Builder
 	b.Literal("order_id:")
@@ -295,12 +236,9 @@ func (m *RefundRequested) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewRefundRequestedEnvelope wraps m in an envelope for topic "order-event":
-// biz_key from m.BizKey(), event type "REFUND_REQUESTED", the schema subject
-// of RefundRequestedSpec, a fresh message_id, occurred_at now and the trace
-// context of opts (its zero value gives all defaults and a binary protobuf
-// payload). A key that cannot be rendered is returned as the *bizkey.Error,
-// and nothing is built.
+// NewRefundRequestedEnvelope wraps m and its biz_key in an envelope for topic
+// "order-event". The zero opts give a fresh message_id, occurred_at now and a
+// binary payload.
 func NewRefundRequestedEnvelope(m *RefundRequested, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -309,11 +247,9 @@ func NewRefundRequestedEnvelope(m *RefundRequested, opts event.Options) (*envelo
 	return event.NewEnvelope(RefundRequestedSpec, m, key, opts)
 }
 
-// PublishRefundRequested builds m's envelope (see NewRefundRequestedEnvelope)
-// and publishes it to topic "order-event" through p, a transport or the outbox
-// relay. Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WriteRefundRequestedToOutbox is the durable
-// alternative.
+// PublishRefundRequested publishes m's envelope to topic "order-event" through
+// p. To publish only if a transaction commits, use
+// WriteRefundRequestedToOutbox.
 func PublishRefundRequested(ctx context.Context, p transport.Publisher, m *RefundRequested, opts event.Options) error {
 	env, err := NewRefundRequestedEnvelope(m, opts)
 	if err != nil {
@@ -322,11 +258,8 @@ func PublishRefundRequested(ctx context.Context, p transport.Publisher, m *Refun
 	return p.Publish(ctx, RefundRequestedSpec.Topic, env)
 }
 
-// WriteRefundRequestedToOutbox builds m's envelope (see
-// NewRefundRequestedEnvelope) and stores it with outbox.Write inside tx, the
-// caller's business transaction, so the message exists if and only if the
-// business change commits; the outbox relay (outbox.Relay) publishes it
-// afterwards. The outbox table must exist (see outbox.Migrate).
+// WriteRefundRequestedToOutbox stores m's envelope in the outbox within tx,
+// the business transaction; outbox.Relay publishes it once tx commits.
 func WriteRefundRequestedToOutbox(ctx context.Context, tx *sql.Tx, m *RefundRequested, opts event.Options) error {
 	env, err := NewRefundRequestedEnvelope(m, opts)
 	if err != nil {
@@ -335,36 +268,23 @@ func WriteRefundRequestedToOutbox(ctx context.Context, tx *sql.Tx, m *RefundRequ
 	return outbox.Write(ctx, tx, env)
 }
 
-// RefundRequestedHandler handles one RefundRequested. It runs inside tx, the
-// transaction holding the message's dedup claim: write business changes with
-// tx and do not commit or roll it back. Return nil when done (the claim
-// commits with your changes), or an error to roll back and let the runtime
-// classify it by RefundRequestedSpec's error ranges: retry with backoff or
-// dead-letter.
+// RefundRequestedHandler handles a RefundRequested within tx, the transaction
+// holding its dedup claim; it must neither commit nor roll back tx. An error
+// is classified by RefundRequestedSpec.
 type RefundRequestedHandler func(ctx context.Context, tx *sql.Tx, m *RefundRequested) error
 
 // RegisterRefundRequestedHandler registers h with c for REFUND_REQUESTED
-// events on topic "order-event". name identifies the handler in dedup claims,
-// metrics and logs: keep it stable across deploys, or every message is
-// processed once more. Decoding, the dedup claim, classification, retry and
-// dead-lettering are the runtime's.
+// events. name keys the dedup claims: keep it stable across deploys.
 func RegisterRefundRequestedHandler(c *consumer.Consumer, name string, h RefundRequestedHandler) error {
 	return consumer.Register[*RefundRequested](c, name, RefundRequestedSpec, func() *RefundRequested {
 		return new(RefundRequested)
 	}, h)
 }
 
-// RefundSuccessSpec is the contract of RefundSuccess as data: where it is
-// published, how its failures are classified and retried. The runtime reads
-// nothing else.
-//
-// Topic "order-event", event type "REFUND_SUCCESS", biz_key template
-// "order_id:{order_id}:REFUND_SUCCESS:{refund_id}". Subject is the
-// schema-registry subject of the payload, "<topic>-value" by Confluent's
-// default TopicNameStrategy. SchemaVersion is left 0 (unknown): the registry
-// assigns versions when the contract is registered. Policy is the file's
-// default retry policy (base 1s, x2, jitter up to 1s, max delay 1m0s, 6
-// retries); Rules are the file's error ranges.
+// RefundSuccessSpec is the contract of RefundSuccess as data: topic
+// "order-event", event type "REFUND_SUCCESS", schema subject
+// "order-event-value" ("<topic>-value", Confluent's TopicNameStrategy
+// default), the file's default retry policy and error ranges.
 //
 // RefundSuccess: the provider confirmed a refund of a paid order.
 var RefundSuccessSpec = &event.Spec{
@@ -388,44 +308,32 @@ var RefundSuccessSpec = &event.Spec{
 	},
 }
 
-// RefundSuccessTargetState is the state a RefundSuccess moves its entity to
-// (target_state "OrderState.REFUNDED"). A handler checks the move with
-// CanTransitOrderState(current, RefundSuccessTargetState) before applying it.
+// RefundSuccessTargetState is the state a RefundSuccess moves its entity to;
+// check the move with CanTransitOrderState.
 const RefundSuccessTargetState = OrderState_REFUNDED
 
-// Error-code ranges of RefundSuccess. A handler fails with a code by returning
-// classify.NewError(code, msg) (or an error wrapping one); the runtime
-// classifies it by the range holding the code.
+// Error-code ranges of RefundSuccess, first and last code. A handler fails
+// with a code by returning classify.NewError(code, msg).
 const (
-	// RefundSuccessBusinessFrom is the first code of error range "business" (not
-	// retryable).
+	// Range "business", not retryable.
 	RefundSuccessBusinessFrom int32 = 40000
-	// RefundSuccessBusinessTo is the last code of error range "business" (not
-	// retryable).
-	RefundSuccessBusinessTo int32 = 49999
-	// RefundSuccessSystemFrom is the first code of error range "system"
-	// (retryable).
+	RefundSuccessBusinessTo   int32 = 49999
+	// Range "system", retryable.
 	RefundSuccessSystemFrom int32 = 50000
-	// RefundSuccessSystemTo is the last code of error range "system" (retryable).
-	RefundSuccessSystemTo int32 = 59999
+	RefundSuccessSystemTo   int32 = 59999
 )
 
-// ClassifyRefundSuccess classifies an error code of RefundSuccess by its
-// contract: the range holding code decides (Result.Range is its name); a code
-// outside every range follows the contract's unclassified setting
-// (Result.Range is ""). Errors without a code:
-// RefundSuccessSpec.Rules.NoCode(); any error:
-// RefundSuccessSpec.Rules.Err(err).
+// ClassifyRefundSuccess classifies an error code by RefundSuccessSpec's
+// ranges; a code outside every range follows its unclassified setting, with
+// Range "".
 func ClassifyRefundSuccess(code int32) classify.Result {
 	return RefundSuccessSpec.Rules.Code(code)
 }
 
-// BizKey renders the message's business (idempotency) key from the contract
-// template "order_id:{order_id}:REFUND_SUCCESS:{refund_id}" by DESIGN.md's
-// cross-language rules: strings percent-encoded, integers in base 10, enums by
-// value name. An empty string, an unset sub-message on a dotted path or an
-// absent optional field is a *bizkey.Error with code EMPTY_FIELD; a key over
-// 512 bytes one with code KEY_TOO_LONG.
+// BizKey renders the idempotency key
+// "order_id:{order_id}:REFUND_SUCCESS:{refund_id}". An empty or unset field
+// fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512 bytes
+// KEY_TOO_LONG.
 func (m *RefundSuccess) BizKey() (string, error) {
 	var b bizkey.Builder
 	b.Literal("order_id:")
@@ -435,12 +343,9 @@ func (m *RefundSuccess) BizKey() (string, error) {
 	return b.Key()
 }
 
-// NewRefundSuccessEnvelope wraps m in an envelope for topic "order-event":
-// biz_key from m.BizKey(), event type "REFUND_SUCCESS", the schema subject of
-// RefundSuccessSpec, a fresh message_id, occurred_at now and the trace context
-// of opts (its zero value gives all defaults and a binary protobuf payload). A
-// key that cannot be rendered is returned as the *bizkey.Error, and nothing is
-// built.
+// NewRefundSuccessEnvelope wraps m and its biz_key in an envelope for topic
+// "order-event". The zero opts give a fresh message_id, occurred_at now and a
+// binary payload.
 func NewRefundSuccessEnvelope(m *RefundSuccess, opts event.Options) (*envelopepb.Envelope, error) {
 	key, err := m.BizKey()
 	if err != nil {
@@ -449,11 +354,8 @@ func NewRefundSuccessEnvelope(m *RefundSuccess, opts event.Options) (*envelopepb
 	return event.NewEnvelope(RefundSuccessSpec, m, key, opts)
 }
 
-// PublishRefundSuccess builds m's envelope (see NewRefundSuccessEnvelope) and
-// publishes it to topic "order-event" through p, a transport or the outbox
-// relay. Publishing outside a business transaction can lose the message if the
-// process dies after the commit; WriteRefundSuccessToOutbox is the durable
-// alternative.
+// PublishRefundSuccess publishes m's envelope to topic "order-event" through
+// p. To publish only if a transaction commits, use WriteRefundSuccessToOutbox.
 func PublishRefundSuccess(ctx context.Context, p transport.Publisher, m *RefundSuccess, opts event.Options) error {
 	env, err := NewRefundSuccessEnvelope(m, opts)
 	if err != nil {
@@ -462,11 +364,8 @@ func PublishRefundSuccess(ctx context.Context, p transport.Publisher, m *RefundS
 	return p.Publish(ctx, RefundSuccessSpec.Topic, env)
 }
 
-// WriteRefundSuccessToOutbox builds m's envelope (see
-// NewRefundSuccessEnvelope) and stores it with outbox.Write inside tx, the
-// caller's business transaction, so the message exists if and only if the
-// business change commits; the outbox relay (outbox.Relay) publishes it
-// afterwards. The outbox table must exist (see outbox.Migrate).
+// WriteRefundSuccessToOutbox stores m's envelope in the outbox within tx, the
+// business transaction; outbox.Relay publishes it once tx commits.
 func WriteRefundSuccessToOutbox(ctx context.Context, tx *sql.Tx, m *RefundSuccess, opts event.Options) error {
 	env, err := NewRefundSuccessEnvelope(m, opts)
 	if err != nil {
@@ -475,19 +374,13 @@ func WriteRefundSuccessToOutbox(ctx context.Context, tx *sql.Tx, m *RefundSucces
 	return outbox.Write(ctx, tx, env)
 }
 
-// RefundSuccessHandler handles one RefundSuccess. It runs inside tx, the
-// transaction holding the message's dedup claim: write business changes with
-// tx and do not commit or roll it back. Return nil when done (the claim
-// commits with your changes), or an error to roll back and let the runtime
-// classify it by RefundSuccessSpec's error ranges: retry with backoff or
-// dead-letter.
+// RefundSuccessHandler handles a RefundSuccess within tx, the transaction
+// holding its dedup claim; it must neither commit nor roll back tx. An error
+// is classified by RefundSuccessSpec.
 type RefundSuccessHandler func(ctx context.Context, tx *sql.Tx, m *RefundSuccess) error
 
-// RegisterRefundSuccessHandler registers h with c for REFUND_SUCCESS events on
-// topic "order-event". name identifies the handler in dedup claims, metrics
-// and logs: keep it stable across deploys, or every message is processed once
-// more. Decoding, the dedup claim, classification, retry and dead-lettering
-// are the runtime's.
+// RegisterRefundSuccessHandler registers h with c for REFUND_SUCCESS events.
+// name keys the dedup claims: keep it stable across deploys.
 func RegisterRefundSuccessHandler(c *consumer.Consumer, name string, h RefundSuccessHandler) error {
 	return consumer.Register[*RefundSuccess](c, name, RefundSuccessSpec, func() *RefundSuccess {
 		return new(RefundSuccess)

@@ -3,6 +3,7 @@ package consumer_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +164,44 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Errorf("effects = %d, want 1: the in-flight message must finish", got)
 	}
 	f.drain()
+}
+
+// One consumer serves several topics and event types concurrently.
+func TestSeveralTopics(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
+	c, err := consumer.New(consumer.Config{DB: f.db, Dialect: f.dialect, Subscriber: f.br.sub, Metrics: f.m, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []*event.Spec
+	for _, tp := range []string{"t1", "t2", "t3"} {
+		spec := *f.spec
+		spec.Topic = tp
+		specs = append(specs, &spec)
+		err := consumer.Register(c, "h-"+tp, &spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
+			func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error { return insertEffect(ctx, tx, m.GetValue()) })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	for i := range 60 {
+		spec := specs[i%3]
+		env, err := event.NewEnvelope(spec, wrapperspb.String("v"), fmt.Sprintf("k%d", i), event.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.br.pub.Publish(ctx, spec.Topic, env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "60 effects", func() bool { return f.effects() == 60 })
+	f.drain()
+	if got := f.effects(); got != 60 {
+		t.Errorf("effects = %d, want 60", got)
+	}
 }

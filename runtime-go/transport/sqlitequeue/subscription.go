@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -66,7 +67,7 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 		t:     t,
 		group: group,
 		token: event.NewMessageID()[:16],
-		args:  args,
+		args:  slices.Clip(args), // workers append to it concurrently
 		probe: `SELECT 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
 			` AND lease_until <= ` + p(0) + ` LIMIT 1`,
 		claim: `UPDATE mc_queue SET lease_owner = ` + p(1) + `, lease_until = ` + p(2) + `, deliveries = deliveries + 1

@@ -180,7 +180,9 @@ func TestSeveralTopics(t *testing.T) {
 		spec.Topic = tp
 		specs = append(specs, &spec)
 		err := consumer.Register(c, "h-"+tp, &spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
-			func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error { return insertEffect(ctx, tx, m.GetValue()) })
+			func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+				return insertEffect(ctx, tx, m.GetValue())
+			})
 		if err != nil {
 			t.Fatal(err)
 		}

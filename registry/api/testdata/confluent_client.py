@@ -87,6 +87,23 @@ def main():
         check(e.http_status_code == 409, "incompatible: HTTP 409, got %s" % e.http_status_code)
         check(e.error_code == 40901, "incompatible: error_code 40901, got %s" % e.error_code)
     check("plain-value" in client.get_subjects(), "subjects")
+    check(client.get_versions("plain-value") == [1], "versions")
+    check(client.get_version("plain-value", 1).schema.schema_str == PLAIN, "get_version")
+
+    # Levels: global default BACKWARD, a subject override, NONE lets the
+    # rename through as version 2, deletes answer with version numbers.
+    check(client.get_compatibility() == "BACKWARD", "default level")
+    check(client.set_compatibility("plain-value", "NONE")["compatibility"] == "NONE", "set level")
+    check(client.get_compatibility("plain-value") == "NONE", "subject level")
+    client.register_schema("plain-value", Schema(renamed, "PROTOBUF"))
+    check(client.get_versions("plain-value") == [1, 2], "versions after NONE")
+    check(client.delete_version("plain-value", 2) == 2, "delete_version")
+    check(client.delete_subject("plain-value") == [1], "delete_subject")
+    try:
+        client.get_latest_version("plain-value")
+        check(False, "a deleted subject must be gone")
+    except SchemaRegistryError as e:
+        check(e.http_status_code == 404 and e.error_code == 40401, "deleted subject: 404/40401, got %s/%s" % (e.http_status_code, e.error_code))
 
     # The serializer registers the imported file as a referenced subject.
     with tempfile.TemporaryDirectory() as workdir:

@@ -271,7 +271,12 @@ func testEndpoints(t *testing.T, c *client) {
 	c.expect("POST", "/subjects/pay-value/versions", reg("syntax = \"proto3\"; message {"), 422, api.CodeInvalidSchema)
 	c.expect("POST", "/subjects/pay-value/versions", map[string]any{"schemaType": "AVRO", "schema": "{}"}, 422, api.CodeInvalidSchema)
 	c.expect("POST", "/subjects/pay-value/versions", map[string]any{"schemaType": "PROTOBUF"}, 422, api.CodeInvalidSchema)
-	c.expect("POST", "/subjects/pay-value/versions", `{"schema": `, 400, api.CodeInvalidSchema)
+	if r := c.expect("POST", "/subjects/pay-value/versions", `{"schema": `, 400, api.CodeInvalidSchema); !strings.Contains(string(r.body), "not valid JSON") {
+		t.Fatalf("malformed JSON: %s", r.body)
+	}
+	if r := c.expect("POST", "/subjects/pay-value/versions", `{"schema": 5}`, 400, api.CodeInvalidSchema); !strings.Contains(string(r.body), `field \"schema\"`) {
+		t.Fatalf("mistyped JSON: %s", r.body)
+	}
 	c.expect("GET", "/no/such/endpoint", nil, 404, 404)
 	// Deletes.
 	c.expect("DELETE", "/subjects/pay-value/versions/1?permanent=true", nil, 404, api.CodeVersionNotSoftDeleted)
@@ -372,6 +377,21 @@ func TestBodyLimit(t *testing.T) {
 	c := newServer(t, api.Config{BodyLimit: 1024})
 	big := reg(v1 + "// " + strings.Repeat("x", 2048) + "\n")
 	c.expect("POST", "/subjects/s/versions", big, 413, 413)
+	// Without a Content-Length the limit applies while reading.
+	raw, _ := json.Marshal(big)
+	req, err := http.NewRequest("POST", c.url+"/subjects/s/versions", io.MultiReader(bytes.NewReader(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", api.ContentType)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 || req.ContentLength != 0 {
+		t.Fatalf("chunked body over the limit: status %d (content length %d)", resp.StatusCode, req.ContentLength)
+	}
 	c.expect("POST", "/subjects/s/versions", reg(v1), 200, 0)
 }
 

@@ -83,7 +83,7 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.limitBody, s.auth)
+	e.Use(recoverPanic, s.limitBody, s.auth)
 	s.routes(e)
 	s.echo = e
 	return s, nil
@@ -206,6 +206,19 @@ func reply(c echo.Context, status int, v any) error {
 	return c.Blob(status, ContentType, b)
 }
 
+// recoverPanic turns a panic in a handler into a 500 answer instead of a
+// dropped connection.
+func recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = apiErr(http.StatusInternalServerError, CodeStore, "internal error: %v", r)
+			}
+		}()
+		return next(c)
+	}
+}
+
 // limitBody answers 413 for bodies over the limit, before they are read
 // when Content-Length says so, or while they are read otherwise.
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
@@ -296,7 +309,17 @@ func decode(c echo.Context, v any) error {
 		return apiErr(http.StatusBadRequest, CodeInvalidSchema, "cannot read the request body: %v", err)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return apiErr(http.StatusBadRequest, CodeInvalidSchema, "the request body is not valid JSON: %v; send e.g. {\"schemaType\": \"PROTOBUF\", \"schema\": \"syntax = \\\"proto3\\\"; ...\"}", err)
+		where := ""
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			where = fmt.Sprintf(" at byte %d", se.Offset)
+		case errors.As(err, &te):
+			where = fmt.Sprintf(" (field %q must be a %s)", te.Field, te.Type)
+		}
+		return apiErr(http.StatusBadRequest, CodeInvalidSchema,
+			"the request body is not valid JSON%s: %v; send e.g. {\"schemaType\": \"PROTOBUF\", \"schema\": \"syntax = \\\"proto3\\\"; ...\"}", where, err)
 	}
 	return nil
 }

@@ -197,3 +197,31 @@ func TestWriteNeedsTopic(t *testing.T) {
 		t.Fatal("want an error for an envelope without topic")
 	}
 }
+
+func TestPublisher(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openDB(t, sqldb.SQLite)
+	if err := outbox.Migrate(ctx, db, sqldb.SQLite); err != nil {
+		t.Fatal(err)
+	}
+	p, err := outbox.NewPublisher(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := event.NewEnvelope(spec, wrapperspb.String("x"), "k", event.Options{})
+	if err := p.Publish(ctx, "orders", env); err != nil { // own transaction
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Publish(outbox.WithTx(ctx, tx), "other-topic", env); err != nil {
+		t.Fatal(err)
+	}
+	_ = tx.Rollback() // the business transaction fails: its message goes too
+	if n, _ := outbox.Pending(ctx, db); n != 1 {
+		t.Fatalf("pending = %d, want 1", n)
+	}
+}

@@ -102,7 +102,20 @@ func Plugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
 	for i, f := range set.Files {
 		fds[i] = f.Desc
 	}
-	return protogen.Options{}.New(gengo.Request(strings.Join(params, ","), fds...))
+	req := gengo.Request(strings.Join(params, ","), fds...)
+	// Source info is most of a request's size and is only read for
+	// comments, which leadingComments takes from the model's descriptors.
+	for _, f := range req.ProtoFile {
+		f.SourceCodeInfo = nil
+	}
+	return protogen.Options{}.New(req)
+}
+
+// leadingComments is the leading comment of d in its .proto source, as
+// protogen would report it, or "" when the descriptors carry no source
+// info.
+func leadingComments(d protoreflect.Descriptor) protogen.Comments {
+	return protogen.Comments(d.ParentFile().SourceLocations().ByDescriptor(d).LeadingComments)
 }
 
 // outputName is protoc-gen-go's file placement with our suffix; module= is

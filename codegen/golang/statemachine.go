@@ -84,7 +84,7 @@ func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 	}
 	name := canTransitName(e)
 	f.Add(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
-TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.`, name, e.GoIdent.GoName), e.Comments.Leading))
+TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.`, name, e.GoIdent.GoName), leadingComments(sm.Desc)))
 	body := []jen.Code{
 		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Index().Id(e.GoIdent.GoName).Values(jen.Id("from"), jen.Id("to"))).Block(
 			jen.Switch(jen.Id("s")).Block(

@@ -279,30 +279,32 @@ func TestFault4DeadLetterAtOnce(t *testing.T) {
 			}
 		}, dlq.ReasonDecode, consumer.CodeDecode, 0},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
-			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
-				return classify.NewError(codeBusiness, "order already closed")
-			}, nil)
-			tc.publish(f)
-			waitFor(t, "a dead-letter record", func() bool { return len(f.deadLetters()) == 1 })
-			f.drain()
-			if got := f.count(f.m.Retried); got != 0 {
-				t.Errorf("retried = %d, want 0", got)
-			}
-			if got := f.calls.Load(); got != tc.runs {
-				t.Errorf("handler runs = %d, want %d", got, tc.runs)
-			}
-			recs := f.deadLetters()
-			if len(recs) != 1 {
-				t.Fatalf("records = %d, want 1", len(recs))
-			}
-			if r := recs[0]; r.Reason != tc.reason || r.Code != tc.code {
-				t.Errorf("record reason %s code %d, want %s %d", r.Reason, r.Code, tc.reason, tc.code)
-			}
-		})
+	for _, bk := range []brokerKind{sqliteBroker, natsBroker} {
+		for _, tc := range cases {
+			t.Run(bk.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				f := newFixture(t, sqliteBackend, bk, fastPolicy)
+				f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+					return classify.NewError(codeBusiness, "order already closed")
+				}, nil)
+				tc.publish(f)
+				waitFor(t, "a dead-letter record", func() bool { return len(f.deadLetters()) == 1 })
+				f.drain()
+				if got := f.count(f.m.Retried); got != 0 {
+					t.Errorf("retried = %d, want 0", got)
+				}
+				if got := f.calls.Load(); got != tc.runs {
+					t.Errorf("handler runs = %d, want %d", got, tc.runs)
+				}
+				recs := f.deadLetters()
+				if len(recs) != 1 {
+					t.Fatalf("records = %d, want 1", len(recs))
+				}
+				if r := recs[0]; r.Reason != tc.reason || r.Code != tc.code {
+					t.Errorf("record reason %s code %d, want %s %d", r.Reason, r.Code, tc.reason, tc.code)
+				}
+			})
+		}
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
@@ -308,7 +307,6 @@ func TestFault4DeadLetterAtOnce(t *testing.T) {
 	}
 }
 
-var _ = backoff.Default
 
 // In batch mode a message whose business write fails rolls back to its own
 // savepoint: the other messages of the batch keep their effects, and the

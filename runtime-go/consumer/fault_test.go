@@ -307,7 +307,6 @@ func TestFault4DeadLetterAtOnce(t *testing.T) {
 	}
 }
 
-
 // In batch mode a message whose business write fails rolls back to its own
 // savepoint: the other messages of the batch keep their effects, and the
 // failed one is retried, not dropped as a duplicate.

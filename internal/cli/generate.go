@@ -6,20 +6,25 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/internal/gengo"
 )
 
 func newGenerateCmd() *cobra.Command {
 	var (
-		pf    protoFlags
-		out   string
-		p     emit.Params
-		quiet bool
+		pf     protoFlags
+		out    string
+		p      emit.Params
+		quiet  bool
+		withPB bool
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --lang go|java|python --out DIR [-I DIR]... FILE...",
@@ -38,6 +43,9 @@ import path inside --out; --paths source_relative puts it next to the
 .proto's path instead, and --module strips a Go module prefix, as
 protoc-gen-go's paths= and module= do. Nothing is written outside --out.
 
+--with-pb (Go only) also writes protoc-gen-go's .pb.go files for the same
+files, so a Go service needs neither protoc nor protoc-gen-go.
+
 Contracts with lint errors are refused: the errors are printed (as
 msgcontract lint prints them) and nothing is written. Each written file is
 printed, relative to --out.
@@ -47,7 +55,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 		Example: `  msgcontract generate --lang go --out gen -I examples/proto examples/proto/shop/payment/v1/payment.proto
   msgcontract generate --lang go --out . --module github.com/acme/shop \
       -I proto proto/shop/payment/v1/payment.proto
-  msgcontract generate --lang go --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto`,
+  msgcontract generate --lang go --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || p.Lang == "" {
@@ -77,6 +85,17 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			if err != nil {
 				return usageErr(err)
 			}
+			if withPB {
+				if p.Lang != "go" {
+					return usageErr(errors.New("--with-pb writes Go protobuf code; use it with --lang go"))
+				}
+				pb, err := protocGenGo(set, p)
+				if err != nil {
+					return usageErr(err)
+				}
+				files = append(files, pb...)
+				sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+			}
 			for _, f := range files {
 				if err := writeFile(out, f); err != nil {
 					return &exitError{code: ExitUsage, err: err}
@@ -94,8 +113,34 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	fl.StringVar(&out, "out", "", "output directory; created when missing")
 	fl.StringVar(&p.Paths, "paths", "", `where files go: "import" (default: by go_package) or "source_relative" (by the .proto's path)`)
 	fl.StringVar(&p.Module, "module", "", "Go only: strip this module path prefix from output paths, like protoc-gen-go's module=")
+	fl.BoolVar(&withPB, "with-pb", false, "Go only: also write protoc-gen-go's .pb.go files (no protoc needed)")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not print the written files")
 	return cmd
+}
+
+// protocGenGo runs protoc-gen-go as a library on set's files with the
+// same paths= and module=.
+func protocGenGo(set *model.Set, p emit.Params) ([]emit.File, error) {
+	var params []string
+	if p.Paths != "" {
+		params = append(params, "paths="+p.Paths)
+	}
+	if p.Module != "" {
+		params = append(params, "module="+p.Module)
+	}
+	fds := make([]protoreflect.FileDescriptor, len(set.Files))
+	for i, f := range set.Files {
+		fds[i] = f.Desc
+	}
+	pb, err := gengo.Generate(gengo.Request(strings.Join(params, ","), fds...))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]emit.File, len(pb))
+	for i, f := range pb {
+		out[i] = emit.File{Name: f.GetName(), Content: []byte(f.GetContent())}
+	}
+	return out, nil
 }
 
 // writeFile writes f under dir. Names were checked by generate.Run; the

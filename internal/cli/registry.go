@@ -136,7 +136,12 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db, token stri
 	if err != nil {
 		return usageErr(err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+	}
 	where := db
 	if store.IsPostgres(db) {
 		where = "PostgreSQL" // the URL may carry a password

@@ -206,6 +206,13 @@ func testEndpoints(t *testing.T, c *client) {
 	if b := c.expect("GET", "/schemas/ids/2/versions", nil, 200, 0).body; string(b) != `[{"subject":"pay-value","version":2}]` {
 		t.Fatalf("id versions: %s", b)
 	}
+	if b := c.expect("GET", "/schemas/ids/2/subjects", nil, 200, 0).body; string(b) != `["pay-value"]` {
+		t.Fatalf("id subjects: %s", b)
+	}
+	c.expect("GET", "/schemas/ids/99/subjects", nil, 404, api.CodeSchemaNotFound)
+	if b := c.expect("GET", "/mode", nil, 200, 0).body; string(b) != `{"mode":"READWRITE"}` {
+		t.Fatalf("mode: %s", b)
+	}
 	if b := c.expect("GET", "/schemas/types", nil, 200, 0).body; string(b) != `["PROTOBUF"]` {
 		t.Fatalf("types: %s", b)
 	}

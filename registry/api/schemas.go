@@ -74,3 +74,21 @@ func (s *Server) getSchemaVersions(c echo.Context) error {
 	}
 	return reply(c, http.StatusOK, svs)
 }
+
+func (s *Server) getSchemaSubjects(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	svs, err := s.cfg.Store.SubjectVersionsByID(c.Request().Context(), id)
+	if err != nil {
+		return storeErr(err, "", "")
+	}
+	subjects := []string{}
+	for _, sv := range svs {
+		if len(subjects) == 0 || subjects[len(subjects)-1] != sv.Subject {
+			subjects = append(subjects, sv.Subject)
+		}
+	}
+	return reply(c, http.StatusOK, subjects)
+}

@@ -107,8 +107,13 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/schemas/ids/:id", s.getSchemaByID)
 	e.GET("/schemas/ids/:id/schema", s.getSchemaTextByID)
 	e.GET("/schemas/ids/:id/versions", s.getSchemaVersions)
+	e.GET("/schemas/ids/:id/subjects", s.getSchemaSubjects)
 	e.POST("/compatibility/subjects/:subject/versions/:version", s.checkOne)
 	e.POST("/compatibility/subjects/:subject/versions", s.checkAll)
+	// The registry is always read-write; tools ask before they import.
+	readWrite := func(c echo.Context) error { return reply(c, http.StatusOK, map[string]string{"mode": "READWRITE"}) }
+	e.GET("/mode", readWrite)
+	e.GET("/mode/:subject", readWrite)
 	e.GET("/config", s.getGlobalConfig)
 	e.PUT("/config", s.putGlobalConfig)
 	e.DELETE("/config", s.deleteGlobalConfig)

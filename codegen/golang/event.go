@@ -2,7 +2,6 @@ package golang
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -96,7 +95,7 @@ func (g *fileGen) targetState(f *jen.File, ev *model.Event, n eventNames) error 
 	if ev.TargetState == nil {
 		return nil
 	}
-	name := n.RangeBase + "TargetState"
+	name := n.TargetState
 	if err := g.pkg.claim(name, ev.Name()); err != nil {
 		return err
 	}
@@ -126,27 +125,6 @@ func (g *fileGen) targetState(f *jen.File, ev *model.Event, n eventNames) error 
 
 // multi renders a composite literal with one element per line.
 var multi = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
-
-type rangeConst struct {
-	from, to string
-	r        model.ErrorRange
-}
-
-// rangeConsts names the From/To constants of each error range; ranges
-// whose names reduce to the same identifier are told apart by their index.
-func rangeConsts(n eventNames, rules model.Rules) []rangeConst {
-	seen := map[string]bool{}
-	var out []rangeConst
-	for i, r := range rules.Ranges {
-		base := n.RangeBase + rangeIdent(r.Name)
-		if seen[base] {
-			base += strconv.Itoa(i)
-		}
-		seen[base] = true
-		out = append(out, rangeConst{from: base + "From", to: base + "To", r: r})
-	}
-	return out
-}
 
 // codes renders the error-code range constants.
 func (g *fileGen) codes(f *jen.File, ev *model.Event, n eventNames, ranges []rangeConst) {

@@ -1,10 +1,13 @@
 package golang
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
 	"google.golang.org/protobuf/compiler/protogen"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
 // Import paths of the runtime packages generated code calls.
@@ -41,29 +44,29 @@ var importNames = map[string]string{
 // Every generated name is built here, so naming and escaping live in one
 // place.
 type eventNames struct {
-	Msg       protogen.GoIdent // the message type, from protoc-gen-go
-	Spec      string           // <Event>Spec
-	Classify  string           // Classify<Event>
-	Envelope  string           // New<Event>Envelope
-	Publish   string           // Publish<Event>
-	Outbox    string           // Write<Event>ToOutbox
-	Handler   string           // <Event>Handler
-	Register  string           // Register<Event>Handler
-	RangeBase string           // <Event>, prefix of <Event><Range>From/To
+	Msg         protogen.GoIdent // the message type, from protoc-gen-go
+	Spec        string           // <Event>Spec
+	TargetState string           // <Event>TargetState
+	Classify    string           // Classify<Event>
+	Envelope    string           // New<Event>Envelope
+	Publish     string           // Publish<Event>
+	Outbox      string           // Write<Event>ToOutbox
+	Handler     string           // <Event>Handler
+	Register    string           // Register<Event>Handler
 }
 
 func namesOf(m *protogen.Message) eventNames {
 	n := m.GoIdent.GoName
 	return eventNames{
-		Msg:       m.GoIdent,
-		Spec:      n + "Spec",
-		Classify:  "Classify" + n,
-		Envelope:  "New" + n + "Envelope",
-		Publish:   "Publish" + n,
-		Outbox:    "Write" + n + "ToOutbox",
-		Handler:   n + "Handler",
-		Register:  "Register" + n + "Handler",
-		RangeBase: n,
+		Msg:         m.GoIdent,
+		Spec:        n + "Spec",
+		TargetState: n + "TargetState",
+		Classify:    "Classify" + n,
+		Envelope:    "New" + n + "Envelope",
+		Publish:     "Publish" + n,
+		Outbox:      "Write" + n + "ToOutbox",
+		Handler:     n + "Handler",
+		Register:    "Register" + n + "Handler",
 	}
 }
 
@@ -85,6 +88,27 @@ var transitConsts = []struct{ Name, Value, Doc string }{
 }
 
 func canTransitName(e *protogen.Enum) string { return "CanTransit" + e.GoIdent.GoName }
+
+type rangeConst struct {
+	from, to string
+	r        model.ErrorRange
+}
+
+// rangeConsts names the From/To constants of each error range; ranges
+// whose names reduce to the same identifier are told apart by their index.
+func rangeConsts(n eventNames, rules model.Rules) []rangeConst {
+	seen := map[string]bool{}
+	var out []rangeConst
+	for i, r := range rules.Ranges {
+		base := n.Msg.GoName + rangeIdent(r.Name)
+		if seen[base] {
+			base += strconv.Itoa(i)
+		}
+		seen[base] = true
+		out = append(out, rangeConst{from: base + "From", to: base + "To", r: r})
+	}
+	return out
+}
 
 // rangeIdent turns an error range's free-text name ("system", "5xx",
 // "rate-limit", "ü", "type") into an exported identifier fragment: the

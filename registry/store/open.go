@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
+	_ "github.com/mattn/go-sqlite3"    // the database/sql driver "sqlite3"
+)
+
+// Store is a registry store. It is safe for concurrent use.
+type Store struct {
+	db *sql.DB
+	// pg is set for PostgreSQL; SQLite otherwise.
+	pg bool
+	// wmu serializes this process's writers on SQLite, whose immediate
+	// transactions and busy timeout serialize writers across processes.
+	// PostgreSQL serializes writers of a subject with an advisory lock.
+	wmu sync.Mutex
+}
+
+const sqliteSchema = `
+CREATE TABLE IF NOT EXISTS schemas (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  fingerprint TEXT NOT NULL UNIQUE,
+  schema_type TEXT NOT NULL,
+  schema_text TEXT NOT NULL,
+  refs        TEXT NOT NULL,
+  descriptor  BLOB
+);
+CREATE TABLE IF NOT EXISTS versions (
+  subject   TEXT NOT NULL,
+  version   INTEGER NOT NULL,
+  schema_id INTEGER NOT NULL REFERENCES schemas(id),
+  deleted   INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (subject, version)
+);
+CREATE INDEX IF NOT EXISTS versions_schema ON versions(schema_id);
+CREATE TABLE IF NOT EXISTS config (
+  subject TEXT PRIMARY KEY,
+  level   TEXT NOT NULL
+);
+`
+
+// postgresSchema is sqliteSchema in PostgreSQL's types. Ids come from a
+// sequence, which never hands out an id twice, as AUTOINCREMENT does not.
+const postgresSchema = `
+CREATE TABLE IF NOT EXISTS schemas (
+  id          BIGSERIAL PRIMARY KEY,
+  fingerprint TEXT NOT NULL UNIQUE,
+  schema_type TEXT NOT NULL,
+  schema_text TEXT NOT NULL,
+  refs        TEXT NOT NULL,
+  descriptor  BYTEA
+);
+CREATE TABLE IF NOT EXISTS versions (
+  subject   TEXT NOT NULL,
+  version   INTEGER NOT NULL,
+  schema_id BIGINT NOT NULL REFERENCES schemas(id),
+  deleted   INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (subject, version)
+);
+CREATE INDEX IF NOT EXISTS versions_schema ON versions(schema_id);
+CREATE TABLE IF NOT EXISTS config (
+  subject TEXT PRIMARY KEY,
+  level   TEXT NOT NULL
+);
+`
+
+// IsPostgres reports whether a --db value names a PostgreSQL database
+// (a postgres:// or postgresql:// URL) rather than a SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens (creating tables if needed) the store: a PostgreSQL database
+// for a postgres:// URL, where several registry instances share one store,
+// else the SQLite file at dsn.
+func Open(dsn string) (*Store, error) {
+	if IsPostgres(dsn) {
+		db, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := db.Exec(postgresSchema); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open registry store: %w", err)
+		}
+		return &Store{db: db, pg: true}, nil
+	}
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_txlock", "immediate")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "1")
+	db, err := sql.Open("sqlite3", "file:"+dsn+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.Exec(sqliteSchema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open registry store %s: %w", dsn, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Shared reports whether other registry instances may write to the same
+// store, so that nothing read from it may be cached as final.
+func (s *Store) Shared() bool { return s.pg }
+
+// q rewrites a query written with ? placeholders for the store's driver.
+func (s *Store) q(query string) string {
+	if !s.pg {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// begin starts a writer transaction for subject. On SQLite it takes this
+// process's writer lock (released by the returned func) and an immediate
+// transaction; on PostgreSQL a transaction-scoped advisory lock on the
+// subject, so registrations of one subject from any instance serialize.
+func (s *Store) begin(ctx context.Context, subject string) (*sql.Tx, func(), error) {
+	if !s.pg {
+		s.wmu.Lock()
+	}
+	unlock := func() {
+		if !s.pg {
+			s.wmu.Unlock()
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	if s.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "msgcontract-registry:"+subject); err != nil {
+			tx.Rollback()
+			return nil, nil, err
+		}
+	}
+	return tx, func() { tx.Rollback(); unlock() }, nil
+}

@@ -182,3 +182,72 @@ func outOrEmpty(t *testing.T, dir string) string {
 	}
 	return dir
 }
+
+// TestBufGenerateMatchesGenerate runs the plugin as a local plugin of buf
+// generate (which invokes it once per directory) and compares with
+// msgcontract generate. buf is optional: scripts/install-protoc.sh
+// --with-buf installs it.
+func TestBufGenerateMatchesGenerate(t *testing.T) {
+	buf, err := exec.LookPath("buf")
+	if err != nil {
+		t.Skip("buf not found on PATH; install it with: bash scripts/install-protoc.sh --with-buf")
+	}
+	work := t.TempDir()
+	plugin := filepath.Join(work, "protoc-gen-msgcontract")
+	build := exec.Command("go", "build", "-o", plugin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// One buf module holding the examples and msgcontract's options.
+	proto := filepath.Join(work, "proto")
+	examples := filepath.Join(repoRoot, "examples", "proto")
+	var files []string
+	for _, f := range []string{"shop/payment/v1/payment.proto", "shop/inventory/v1/inventory.proto"} {
+		copyFile(t, filepath.Join(examples, filepath.FromSlash(f)), filepath.Join(proto, filepath.FromSlash(f)))
+		files = append(files, filepath.Join(proto, filepath.FromSlash(f)))
+	}
+	copyFile(t, filepath.Join(repoRoot, "contracts", "msgcontract", "v1", "options.proto"), filepath.Join(proto, "msgcontract", "v1", "options.proto"))
+	writeFile(t, filepath.Join(work, "buf.yaml"), "version: v2\nmodules:\n  - path: proto\n")
+	writeFile(t, filepath.Join(work, "buf.gen.yaml"), "version: v2\nplugins:\n  - local: "+plugin+
+		"\n    out: gen\n    opt: [lang=go, paths=source_relative]\n")
+	cmd := exec.Command(buf, "generate")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "BUF_CACHE_DIR="+filepath.Join(work, "cache"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("buf generate: %v\n%s", err, out)
+	}
+	viaCLI := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"generate", "--lang", "go", "--paths", "source_relative", "--out", viaCLI, "-I", proto}
+	if code := cli.Execute(context.Background(), append(args, files...), &stdout, &stderr); code != 0 {
+		t.Fatalf("msgcontract generate exited %d: %s", code, stderr.String())
+	}
+	want, got := tree(t, viaCLI), tree(t, filepath.Join(work, "gen"))
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("buf wrote %d files, msgcontract generate %d", len(got), len(want))
+	}
+	for name, w := range want {
+		if !bytes.Equal(got[name], w) {
+			t.Errorf("%s: buf generate's output differs from msgcontract generate's", name)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, to, string(b))
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -16,8 +15,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
 // Payload kinds.
@@ -33,18 +30,17 @@ const (
 func runChild(cfg config, id int) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	db, err := sqldb.OpenSQLite(filepath.Join(cfg.dir, "business.db"))
+	db, dialect, err := openBusiness(cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	tr, err := sqlitequeue.Open(ctx, filepath.Join(cfg.dir, "queue.db"),
-		sqlitequeue.Config{Lease: 3 * time.Second, PollInterval: 20 * time.Millisecond})
+	tr, closeTr, err := openTransport(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer tr.Close()
-	ccfg := consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Group: "chaos", Workers: 2,
+	defer closeTr()
+	ccfg := consumer.Config{DB: db, Dialect: dialect, Subscriber: tr, Group: group, Workers: 2,
 		HandlerTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 1}))}
 	if id%2 == 0 {
 		ccfg.BatchTx, ccfg.FetchSize = true, 32

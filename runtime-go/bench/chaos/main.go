@@ -17,6 +17,9 @@
 // (it must equal the number of poison messages). It exits 1 when any of
 // these is off.
 //
+// -transport nats runs the same over NATS JetStream, -business postgres
+// keeps effects and claims in PostgreSQL ($MSGCONTRACT_PG_DSN).
+//
 //	go run ./bench/chaos -messages 20000
 package main
 
@@ -37,6 +40,10 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.Int64Var(&cfg.seed, "seed", time.Now().UnixNano(), "random seed")
 	flag.StringVar(&cfg.dir, "dir", "", "working directory (default: a fresh temp dir, removed afterwards)")
+	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue) or nats (an in-process JetStream server)")
+	flag.StringVar(&cfg.business, "business", "sqlite", "business database: sqlite, or postgres at $MSGCONTRACT_PG_DSN")
+	flag.StringVar(&cfg.natsURL, "nats", "", "NATS URL (internal)")
+	flag.StringVar(&cfg.pgDSN, "pg", "", "PostgreSQL DSN (internal)")
 	child := flag.Bool("child", false, "run as a consumer process (internal)")
 	id := flag.Int("id", 0, "consumer process id (internal)")
 	flag.Parse()
@@ -64,4 +71,6 @@ type config struct {
 	handlerDelay, timeout time.Duration
 	seed                  int64
 	dir                   string
+	transport, business   string
+	natsURL, pgDSN        string
 }

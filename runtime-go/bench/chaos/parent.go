@@ -16,7 +16,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -79,7 +78,20 @@ func runParent(cfg config) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	db, err := sqldb.OpenSQLite(filepath.Join(cfg.dir, "business.db"))
+	switch cfg.business {
+	case "sqlite":
+	case "postgres":
+		dsn := os.Getenv("MSGCONTRACT_PG_DSN")
+		if dsn == "" {
+			return false, fmt.Errorf("-business postgres needs MSGCONTRACT_PG_DSN (export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh))")
+		}
+		if cfg.pgDSN, err = freshPostgres(dsn); err != nil {
+			return false, err
+		}
+	default:
+		return false, fmt.Errorf("-business %q: want sqlite or postgres", cfg.business)
+	}
+	db, _, err := openBusiness(cfg)
 	if err != nil {
 		return false, err
 	}
@@ -87,25 +99,38 @@ func runParent(cfg config) (bool, error) {
 	if err := benchmsg.CreateEffects(ctx, db); err != nil {
 		return false, err
 	}
-	tr, err := sqlitequeue.Open(ctx, filepath.Join(cfg.dir, "queue.db"), sqlitequeue.Config{})
-	if err != nil {
-		return false, err
+	var q queue
+	switch cfg.transport {
+	case "sqlite":
+		tr, err := sqlitequeue.Open(ctx, filepath.Join(cfg.dir, "queue.db"), sqlitequeue.Config{})
+		if err != nil {
+			return false, err
+		}
+		q = sqliteQueue{tr}
+	case "nats":
+		nq, url, err := startNATS(ctx, cfg.dir)
+		if err != nil {
+			return false, err
+		}
+		q, cfg.natsURL = nq, url
+	default:
+		return false, fmt.Errorf("-transport %q: want sqlite or nats", cfg.transport)
 	}
-	defer tr.Close()
+	defer q.close()
 	for i := 0; i < len(p.deliveries); i += 1000 {
-		if err := tr.PublishBatch(ctx, benchmsg.Topic, p.deliveries[i:min(i+1000, len(p.deliveries))]); err != nil {
+		if err := q.publish(ctx, p.deliveries[i:min(i+1000, len(p.deliveries))]); err != nil {
 			return false, err
 		}
 	}
-	fmt.Printf("chaos: seed=%d published %d deliveries (%d messages, %d duplicates, %d poison); %d consumer processes\n",
-		cfg.seed, len(p.deliveries), cfg.messages, p.dups, len(p.poison), cfg.procs)
+	fmt.Printf("chaos: seed=%d published %d deliveries (%d messages, %d duplicates, %d poison); %d consumer processes; transport %s, business database %s\n",
+		cfg.seed, len(p.deliveries), cfg.messages, p.dups, len(p.poison), cfg.procs, cfg.transport, cfg.business)
 
 	start := time.Now()
 	procs := make([]*exec.Cmd, cfg.procs)
 	nextID := 0
 	spawn := func(slot int) error {
 		cmd := exec.Command(os.Args[0], "-child", "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
-			"-handler-delay", cfg.handlerDelay.String())
+			"-handler-delay", cfg.handlerDelay.String(), "-nats", cfg.natsURL, "-pg", cfg.pgDSN)
 		nextID++
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
@@ -121,7 +146,7 @@ func runParent(cfg config) (bool, error) {
 	}
 	kills := 0
 	for {
-		n, err := tr.Pending(ctx)
+		n, err := q.pending(ctx)
 		if err != nil {
 			return false, err
 		}
@@ -178,23 +203,21 @@ func runParent(cfg config) (bool, error) {
 		}
 	}
 	var dead, deadRecords, wrongDead int
-	drows, err := tr.DB().QueryContext(ctx, `SELECT biz_key, count(*) FROM mc_dead_letter GROUP BY biz_key`)
+	recs, err := q.deadLetters(ctx)
 	if err != nil {
 		return false, err
 	}
-	for drows.Next() {
-		var k string
-		var c int
-		if err := drows.Scan(&k, &c); err != nil {
-			return false, err
-		}
-		dead++
-		deadRecords += c
-		if !p.poison[k] {
-			wrongDead++
+	deadKeys := map[string]bool{}
+	for _, r := range recs {
+		deadRecords++
+		if !deadKeys[r.BizKey] {
+			deadKeys[r.BizKey] = true
+			dead++
+			if !p.poison[r.BizKey] {
+				wrongDead++
+			}
 		}
 	}
-	drows.Close()
 	fmt.Printf("chaos: %d processes SIGKILLed and restarted in %v (%.0f deliveries/s); %d dead-letter records\n",
 		kills, elapsed.Round(time.Millisecond), float64(len(p.deliveries))/elapsed.Seconds(), deadRecords)
 	ok := duplicates == 0 && lost == 0 && effects == len(p.good) && dead == len(p.poison) && wrongDead == 0 && poisonEffects == 0

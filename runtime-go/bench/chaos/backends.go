@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
+)
+
+const group = "chaos"
+
+// lease is the consumers' visibility timeout: a killed process's messages
+// come back after it.
+const lease = 3 * time.Second
+
+// openBusiness opens the business database: the SQLite file in dir, or
+// PostgreSQL at pgDSN.
+func openBusiness(cfg config) (*sql.DB, sqldb.Dialect, error) {
+	if cfg.pgDSN != "" {
+		db, err := sqldb.OpenPostgres(cfg.pgDSN)
+		return db, sqldb.Postgres, err
+	}
+	db, err := sqldb.OpenSQLite(filepath.Join(cfg.dir, "business.db"))
+	return db, sqldb.SQLite, err
+}
+
+// freshPostgres creates a schema of its own in dsn's database and returns a
+// DSN using it.
+func freshPostgres(dsn string) (string, error) {
+	admin, err := sqldb.OpenPostgres(dsn)
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close()
+	schema := fmt.Sprintf("chaos_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		return "", err
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", fmt.Errorf("MSGCONTRACT_PG_DSN must be a postgres:// URL: %w", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// queue is the transport as the parent sees it.
+type queue interface {
+	publish(ctx context.Context, envs []*envelopepb.Envelope) error
+	pending(ctx context.Context) (int, error)
+	deadLetters(ctx context.Context) ([]dlq.Record, error)
+	close()
+}
+
+// openTransport opens the transport for a child process.
+func openTransport(ctx context.Context, cfg config) (transport.Subscriber, func(), error) {
+	if cfg.natsURL != "" {
+		nc, err := nats.Connect(cfg.natsURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		tr, err := natsjs.New(ctx, natsjs.Config{Conn: nc, AckWait: lease, FetchWait: 200 * time.Millisecond})
+		if err != nil {
+			nc.Close()
+			return nil, nil, err
+		}
+		return tr, nc.Close, nil
+	}
+	tr, err := sqlitequeue.Open(ctx, filepath.Join(cfg.dir, "queue.db"),
+		sqlitequeue.Config{Lease: lease, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		return nil, nil, err
+	}
+	return tr, func() { tr.Close() }, nil
+}
+
+type sqliteQueue struct{ tr *sqlitequeue.Transport }
+
+func (q sqliteQueue) publish(ctx context.Context, envs []*envelopepb.Envelope) error {
+	return q.tr.PublishBatch(ctx, benchmsg.Topic, envs)
+}
+func (q sqliteQueue) pending(ctx context.Context) (int, error) { return q.tr.Pending(ctx) }
+func (q sqliteQueue) deadLetters(ctx context.Context) ([]dlq.Record, error) {
+	return q.tr.List(ctx, dlq.Filter{Limit: 1 << 30})
+}
+func (q sqliteQueue) close() { q.tr.Close() }
+
+type natsQueue struct {
+	ns *server.Server
+	nc *nats.Conn
+	tr *natsjs.Transport
+}
+
+// startNATS runs a JetStream server in the parent process, storing in dir;
+// the children connect to its URL.
+func startNATS(ctx context.Context, dir string) (*natsQueue, string, error) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: filepath.Join(dir, "nats"), NoLog: true, NoSigs: true})
+	if err != nil {
+		return nil, "", err
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		return nil, "", fmt.Errorf("nats server did not start")
+	}
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		return nil, "", err
+	}
+	tr, err := natsjs.New(ctx, natsjs.Config{Conn: nc, AckWait: lease})
+	if err != nil {
+		return nil, "", err
+	}
+	// Create the group's durable consumer now, so the backlog is counted
+	// from the first message.
+	if _, err := tr.Subscribe(ctx, group, []string{benchmsg.Topic}); err != nil {
+		return nil, "", err
+	}
+	return &natsQueue{ns: ns, nc: nc, tr: tr}, ns.ClientURL(), nil
+}
+
+func (q *natsQueue) publish(ctx context.Context, envs []*envelopepb.Envelope) error {
+	for _, env := range envs {
+		if err := q.tr.Publish(ctx, benchmsg.Topic, env); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+func (q *natsQueue) pending(ctx context.Context) (int, error) { return q.tr.Backlog(ctx, group) }
+func (q *natsQueue) deadLetters(ctx context.Context) ([]dlq.Record, error) {
+	return q.tr.List(ctx, dlq.Filter{Limit: 1 << 30})
+}
+func (q *natsQueue) close() {
+	q.nc.Close()
+	q.ns.Shutdown()
+}

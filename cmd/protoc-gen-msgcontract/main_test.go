@@ -190,7 +190,12 @@ func outOrEmpty(t *testing.T, dir string) string {
 func TestBufGenerateMatchesGenerate(t *testing.T) {
 	buf, err := exec.LookPath("buf")
 	if err != nil {
-		t.Skip("buf not found on PATH; install it with: bash scripts/install-protoc.sh --with-buf")
+		// go install puts it in GOPATH/bin, which may not be on PATH.
+		out, _ := exec.Command("go", "env", "GOPATH").Output()
+		buf = filepath.Join(strings.TrimSpace(string(out)), "bin", "buf")
+		if _, err := os.Stat(buf); err != nil {
+			t.Skip("buf not found on PATH or in GOPATH/bin; install it with: bash scripts/install-protoc.sh --with-buf")
+		}
 	}
 	work := t.TempDir()
 	plugin := filepath.Join(work, "protoc-gen-msgcontract")

@@ -112,6 +112,7 @@ func bizKeys() {
 	check("unset top sub-message", keyOf(&keysv1.Nested{}), "error EMPTY_FIELD")
 	check("absent optional", keyOf(&keysv1.Nested{Customer: &keysv1.Customer{Id: "c", Address: &keysv1.Address{City: "x"}}}), "error EMPTY_FIELD")
 	check("nil message", keyOf((*keysv1.Nested)(nil)), "error EMPTY_FIELD")
+	check("nil message with presence fields", keyOf((*legacyv1.Legacy)(nil)), "error EMPTY_FIELD")
 
 	kw := &keysv1.Keywords{Type: "t", Func: 7, Range: keysv1.Color_GREEN, Package: true, Opt: proto.Int32(0),
 		Choice: &keysv1.Keywords_PickS{PickS: "p"}}

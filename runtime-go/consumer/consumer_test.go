@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -205,5 +207,38 @@ func TestSeveralTopics(t *testing.T) {
 	f.drain()
 	if got := f.effects(); got != 60 {
 		t.Errorf("effects = %d, want 60", got)
+	}
+}
+
+// A handler running longer than the transport's lease keeps its message:
+// the consumer extends the lease, so no other worker gets it meanwhile.
+func TestLeaseExtension(t *testing.T) {
+	t.Parallel()
+	for _, batch := range []bool{false, true} {
+		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
+			tr, err := sqlitequeue.Open(context.Background(), filepath.Join(t.TempDir(), "short-lease.db"),
+				sqlitequeue.Config{Lease: 600 * time.Millisecond, PollInterval: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			f.br = &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, name: "short-lease",
+				drained: func() bool { n, err := tr.Pending(context.Background()); return err == nil && n == 0 }}
+			f.publish(f.envelope("order:slow", "x"))
+			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+				time.Sleep(2 * time.Second) // more than three leases
+				return insertEffect(ctx, tx, "slow")
+			}, func(c *consumer.Config) { c.Workers, c.BatchTx, c.FetchSize = 4, batch, 4 })
+			waitFor(t, "processed", func() bool { return f.count(f.m.Processed) == 1 })
+			f.drain()
+			if got := f.calls.Load(); got != 1 {
+				t.Errorf("handler runs = %d, want 1: the message was redelivered while in flight", got)
+			}
+			if got := f.count(f.m.Deduped); got != 0 {
+				t.Errorf("deduped = %d, want 0", got)
+			}
+		})
 	}
 }

@@ -79,3 +79,13 @@ type Subscription interface {
 // ErrClosed is returned by operations on a closed transport or
 // subscription.
 var ErrClosed = errors.New("transport: closed")
+
+// Extender is implemented by subscriptions whose deliveries are leased.
+// The consumer extends the leases of deliveries it is still working on, so
+// a slow handler does not see its message redelivered to someone else.
+type Extender interface {
+	// Lease is how long a delivery stays invisible after Fetch or Extend.
+	Lease() time.Duration
+	// Extend renews the leases of ds for another Lease.
+	Extend(ctx context.Context, ds ...*Delivery) error
+}

@@ -152,3 +152,19 @@ func (t *Transport) dlqSubject(rec *dlq.Record) string {
 // Close does nothing: unacknowledged messages are redelivered after
 // AckWait.
 func (s *subscription) Close() error { return nil }
+
+var _ transport.Extender = (*subscription)(nil)
+
+// Lease implements transport.Extender: the consumer's AckWait.
+func (s *subscription) Lease() time.Duration { return s.t.cfg.AckWait }
+
+// Extend implements transport.Extender with an in-progress ack.
+func (s *subscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
+	var errs []error
+	for _, d := range ds {
+		if err := msgOf(d).InProgress(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

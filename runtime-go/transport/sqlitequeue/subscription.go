@@ -237,3 +237,22 @@ func (s *subscription) Close() error {
 	s.closed.Store(true)
 	return nil
 }
+
+var _ transport.Extender = (*subscription)(nil)
+
+// Lease implements transport.Extender.
+func (s *subscription) Lease() time.Duration { return s.t.cfg.Lease }
+
+// Extend implements transport.Extender. Rows whose lease was lost are
+// left alone.
+func (s *subscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
+	until := s.t.cfg.Now().Add(s.t.cfg.Lease).UnixMilli()
+	for _, d := range ds {
+		h := d.Handle.(handle)
+		if _, err := s.t.db.ExecContext(ctx, `UPDATE mc_queue SET lease_until = ?1 WHERE id = ?2 AND lease_owner = ?3`,
+			until, h.row, h.owner); err != nil {
+			return fmt.Errorf("sqlitequeue: extend: %w", err)
+		}
+	}
+	return nil
+}

@@ -96,3 +96,23 @@ func (t *Transport) enqueue(ctx context.Context, tx *sql.Tx, topic, grp string, 
 	}
 	return nil
 }
+
+// RemoveGroup unsubscribes group from every topic and deletes its queued
+// rows, so a group that is gone for good stops accumulating messages. It
+// returns how many rows it deleted.
+func (t *Transport) RemoveGroup(ctx context.Context, group string) (int, error) {
+	tx, err := t.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("sqlitequeue: remove group: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM mc_subscriptions WHERE grp = ?1`, group); err != nil {
+		return 0, fmt.Errorf("sqlitequeue: remove group: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM mc_queue WHERE grp = ?1`, group)
+	if err != nil {
+		return 0, fmt.Errorf("sqlitequeue: remove group: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), tx.Commit()
+}

@@ -97,14 +97,14 @@ func (c *Consumer) claimAndRun(ctx context.Context, sub transport.Subscription, 
 	if !res.Claimed {
 		_ = tx.Rollback()
 		c.cfg.Metrics.IncDeduped(r.name, et)
-		if !res.Conflict {
-			c.record(ctx, env, r, res.PriorMessageID, log)
-		}
 		if res.Conflict {
 			c.cfg.Metrics.IncKeyConflict(r.name, et)
 			log.Warn("msgcontract: key conflict: a duplicate biz_key carries a different payload (producer bug); deduplicated",
 				"prior_message_id", res.PriorMessageID)
 		} else {
+			// The claim is committed (PostgreSQL waits for a concurrent
+			// claimer to finish), so the prefilter may learn it.
+			c.record(ctx, env, r, res.PriorMessageID, log)
 			log.Debug("msgcontract: deduplicated", "prior_message_id", res.PriorMessageID)
 		}
 		c.ack(ctx, sub, d, log)

@@ -1,5 +1,6 @@
 // Package pgtest gives tests a PostgreSQL database of their own when
-// MSGCONTRACT_TEST_POSTGRES names a server, and skips them otherwise.
+// MSGCONTRACT_TEST_POSTGRES (or the project-wide MSGCONTRACT_PG_DSN that
+// scripts/with-postgres.sh sets) names a server, and skips them otherwise.
 package pgtest
 
 import (
@@ -17,6 +18,10 @@ import (
 // postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable.
 const Env = "MSGCONTRACT_TEST_POSTGRES"
 
+// ProjectEnv is the variable scripts/with-postgres.sh sets; it is used
+// when Env is not set.
+const ProjectEnv = "MSGCONTRACT_PG_DSN"
+
 // DSN creates a fresh schema on the server Env names, drops it when tb
 // ends, and returns a URL whose search_path selects it. Without Env it
 // skips tb.
@@ -24,7 +29,10 @@ func DSN(tb testing.TB) string {
 	tb.Helper()
 	base := os.Getenv(Env)
 	if base == "" {
-		tb.Skip(Env + " is not set; set it to a PostgreSQL URL to run this test on PostgreSQL")
+		base = os.Getenv(ProjectEnv)
+	}
+	if base == "" {
+		tb.Skip("neither " + Env + " nor " + ProjectEnv + " is set; run under scripts/with-postgres.sh to test on PostgreSQL")
 	}
 	admin, err := sql.Open("pgx", base)
 	if err != nil {

@@ -355,6 +355,9 @@ func testReferencesAndDescriptors(t *testing.T, c *client) {
 	if again := string(c.expect("POST", "/subjects/order-value/versions", reg(b64, ref), 200, 0).body); again != `{"id":2}` {
 		t.Fatalf("client descriptor re-registration: %s", again)
 	}
+	// A soft-deleted dependency still resolves for the schemas that pin it.
+	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/1", nil, 200, 0)
+	c.expect("POST", "/compatibility/subjects/order-value/versions", reg(order, ref), 200, 0)
 	// A descriptor registered afresh is stored as text.
 	c.expect("POST", "/subjects/copy/versions", reg(ser["schema"].(string), ref), 200, 0)
 	text := c.expect("GET", "/subjects/copy/versions/1/schema", nil, 200, 0).body

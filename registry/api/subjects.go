@@ -27,9 +27,11 @@ func FileName(subject string) string {
 	return subject + ".proto"
 }
 
-// fetch resolves references from the store.
+// fetch resolves references from the store. A reference pins a version,
+// which still resolves after a soft delete, so that schemas registered
+// against it keep compiling.
 func (s *Server) fetch(ctx context.Context, subject string, version int) (string, []store.Reference, error) {
-	v, err := s.cfg.Store.Version(ctx, subject, version, false)
+	v, err := s.cfg.Store.Version(ctx, subject, version, version != store.Latest)
 	if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) {
 		which := strconv.Itoa(version)
 		if version == store.Latest {

@@ -92,16 +92,14 @@ func New(cfg Config) (*Store, error) {
 // Migrate creates the claim table and its index if they do not exist.
 func (s *Store) Migrate(ctx context.Context) error {
 	t := s.cfg.Table
-	for _, stmt := range []string{
-		"CREATE TABLE IF NOT EXISTS " + t + " (" +
-			"biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, " +
-			"payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, " +
+	err := sqldb.Migrate(ctx, s.cfg.DB, s.cfg.Dialect,
+		"CREATE TABLE IF NOT EXISTS "+t+" ("+
+			"biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, "+
+			"payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, "+
 			"PRIMARY KEY (biz_key, handler))",
-		"CREATE INDEX IF NOT EXISTS " + t + "_created_at ON " + t + " (created_at)",
-	} {
-		if _, err := s.cfg.DB.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("dedup: migrate: %w", err)
-		}
+		"CREATE INDEX IF NOT EXISTS "+t+"_created_at ON "+t+" (created_at)")
+	if err != nil {
+		return fmt.Errorf("dedup: migrate: %w", err)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package dedup_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -95,5 +97,35 @@ func TestClaim(t *testing.T) {
 	}
 	if r := claim("m4", "p", true); !r.Claimed {
 		t.Fatalf("claim after cleanup: %+v", r)
+	}
+}
+
+// Several processes starting at once may all create the table; on
+// PostgreSQL that must not fail.
+func TestConcurrentMigratePostgres(t *testing.T) {
+	t.Parallel()
+	dsn := os.Getenv("MSGCONTRACT_PG_DSN")
+	if dsn == "" {
+		t.Skip("MSGCONTRACT_PG_DSN is unset; to run the PostgreSQL case: export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh)")
+	}
+	db, err := sqldb.OpenPostgres(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	table := fmt.Sprintf("msg_dedup_mig_%d", time.Now().UnixNano())
+	defer db.Exec("DROP TABLE IF EXISTS " + table)
+	s, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.Postgres, Table: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() { errs <- s.Migrate(context.Background()) }()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -48,20 +48,18 @@ func Migrate(ctx context.Context, db *sql.DB, d sqldb.Dialect) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
-	for _, stmt := range []string{
-		`CREATE TABLE IF NOT EXISTS ` + Table + ` (
-			id ` + d.Serial() + `,
+	err := sqldb.Migrate(ctx, db, d,
+		`CREATE TABLE IF NOT EXISTS `+Table+` (
+			id `+d.Serial()+`,
 			topic TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL,
-			envelope ` + d.Blob() + ` NOT NULL,
+			envelope `+d.Blob()+` NOT NULL,
 			created_at BIGINT NOT NULL, sent_at BIGINT NOT NULL DEFAULT 0)`,
-		`CREATE INDEX IF NOT EXISTS ` + Table + `_pending ON ` + Table + ` (sent_at, id)`,
-		`CREATE TABLE IF NOT EXISTS ` + lockTable + ` (
+		`CREATE INDEX IF NOT EXISTS `+Table+`_pending ON `+Table+` (sent_at, id)`,
+		`CREATE TABLE IF NOT EXISTS `+lockTable+` (
 			name TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL)`,
-		`INSERT INTO ` + lockTable + ` (name, owner, lease_until) VALUES ('relay', '', 0) ON CONFLICT (name) DO NOTHING`,
-	} {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("outbox: migrate: %w", err)
-		}
+		`INSERT INTO `+lockTable+` (name, owner, lease_until) VALUES ('relay', '', 0) ON CONFLICT (name) DO NOTHING`)
+	if err != nil {
+		return fmt.Errorf("outbox: migrate: %w", err)
 	}
 	return nil
 }

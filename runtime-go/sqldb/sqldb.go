@@ -10,6 +10,7 @@
 package sqldb
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/url"
@@ -97,4 +98,27 @@ func OpenPostgres(dsn string) (*sql.DB, error) {
 		return nil, fmt.Errorf("sqldb: connect postgres: %w", err)
 	}
 	return db, nil
+}
+
+// Migrate runs DDL statements in one transaction. On PostgreSQL it first
+// takes a transaction-scoped advisory lock, because concurrent
+// CREATE ... IF NOT EXISTS from several starting processes can otherwise
+// fail with a unique violation in the catalog.
+func Migrate(ctx context.Context, db *sql.DB, d Dialect, stmts ...string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if d == Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(727272)`); err != nil {
+			return err
+		}
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }

@@ -1,10 +1,18 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/store"
@@ -138,4 +146,66 @@ func TestRegistryServeRefusesOpenAddressWithoutToken(t *testing.T) {
 			t.Errorf("loopback(%q) = %v, want %v", addr, got, want)
 		}
 	}
+}
+
+// TestRegistryServe runs the serve command on loopback with a token file,
+// talks to it, and stops it by cancelling its context as SIGTERM would.
+func TestRegistryServe(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- Execute(ctx, []string{"registry", "serve", "--addr", addr, "--db", filepath.Join(dir, "r.db"), "--token-file", tokenFile}, io.Discard, &syncWriter{w: &stderr})
+	}()
+	url := "http://" + addr
+	var resp *http.Response
+	for range 100 {
+		if resp, err = http.Get(url + "/subjects"); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("server did not come up: %v", err)
+	}
+	resp.Body.Close()
+	req, _ := http.NewRequest("PUT", url+"/config", strings.NewReader(`{"compatibility":"FULL"}`))
+	if resp, err = http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("PUT without the token: %v %v", resp.StatusCode, err)
+	}
+	resp.Body.Close()
+	req, _ = http.NewRequest("PUT", url+"/config", strings.NewReader(`{"compatibility":"FULL"}`))
+	req.Header.Set("Authorization", "Bearer s3cret")
+	if resp, err = http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT with the token: %v %v", resp.StatusCode, err)
+	}
+	resp.Body.Close()
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Fatalf("serve exited %d after shutdown", code)
+	}
+}
+
+// syncWriter serializes writes from the server goroutine.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

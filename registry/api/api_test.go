@@ -355,9 +355,12 @@ func testReferencesAndDescriptors(t *testing.T, c *client) {
 	if again := string(c.expect("POST", "/subjects/order-value/versions", reg(b64, ref), 200, 0).body); again != `{"id":2}` {
 		t.Fatalf("client descriptor re-registration: %s", again)
 	}
-	// A soft-deleted dependency still resolves for the schemas that pin it.
+	// A soft-deleted dependency still resolves for the schemas that pin
+	// it, and cannot be deleted permanently while they live.
 	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/1", nil, 200, 0)
 	c.expect("POST", "/compatibility/subjects/order-value/versions", reg(order, ref), 200, 0)
+	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/1?permanent=true", nil, 422, api.CodeReferenceExists)
+	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto?permanent=true", nil, 422, api.CodeReferenceExists)
 	// A descriptor registered afresh is stored as text.
 	c.expect("POST", "/subjects/copy/versions", reg(ser["schema"].(string), ref), 200, 0)
 	text := c.expect("GET", "/subjects/copy/versions/1/schema", nil, 200, 0).body

@@ -146,6 +146,7 @@ const (
 	CodeInvalidSchema         = 42201
 	CodeInvalidVersion        = 42202
 	CodeInvalidLevel          = 42203
+	CodeReferenceExists       = 42206
 	CodeStore                 = 50001
 )
 

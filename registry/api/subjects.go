@@ -64,7 +64,8 @@ func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*s
 	}
 	p, err := schema.Parse(ctx, FileName(subject), sc.Text, sc.References, s.fetch)
 	if err != nil {
-		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %w", sc.ID, subject, err)
+		// Not the client's schema at fault: report it as a store error.
+		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
 	}
 	s.mu.Lock()
 	s.parsed[key] = p
@@ -301,6 +302,17 @@ func (s *Server) deleteSubject(c echo.Context) error {
 		return err
 	}
 	permanent := boolQuery(c, "permanent")
+	if permanent {
+		all, err := s.cfg.Store.Versions(c.Request().Context(), subject, true)
+		if err != nil {
+			return storeErr(err, subject, "")
+		}
+		for _, v := range all {
+			if err := s.unreferenced(c.Request().Context(), subject, v.Version); err != nil {
+				return err
+			}
+		}
+	}
 	vs, err := s.cfg.Store.DeleteSubject(c.Request().Context(), subject, permanent)
 	if err != nil {
 		return storeErr(err, subject, "")
@@ -321,6 +333,11 @@ func (s *Server) deleteVersion(c echo.Context) error {
 		return err
 	}
 	permanent := boolQuery(c, "permanent")
+	if permanent && n != store.Latest {
+		if err := s.unreferenced(c.Request().Context(), subject, n); err != nil {
+			return err
+		}
+	}
 	v, err := s.cfg.Store.DeleteVersion(c.Request().Context(), subject, n, permanent)
 	if err != nil {
 		return storeErr(err, subject, c.Param("version"))
@@ -329,6 +346,20 @@ func (s *Server) deleteVersion(c echo.Context) error {
 		s.forget()
 	}
 	return reply(c, http.StatusOK, v)
+}
+
+// unreferenced refuses to delete permanently a version that live schemas
+// import through a reference: they would no longer compile.
+func (s *Server) unreferenced(ctx context.Context, subject string, version int) error {
+	ids, err := s.cfg.Store.ReferencedBy(ctx, subject, version)
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	if len(ids) > 0 {
+		return apiErr(http.StatusUnprocessableEntity, CodeReferenceExists,
+			"One or more references exist to subject %q version %d (schema ids %v); delete those versions first", subject, version, ids)
+	}
+	return nil
 }
 
 // forget drops cached schema responses after a permanent delete, which

@@ -9,7 +9,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples clean help
+.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples bench-registry clean help
 
 all: build
 
@@ -25,9 +25,9 @@ setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs
 test: setup test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs)
 	@echo "make test: all suites passed"
 
-test-go: ## vet and test the tool module (generators, registry, conformance executors, demo)
+test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo)
 	$(GO) vet ./...
-	$(GO) test ./...
+	bash scripts/with-postgres.sh $(GO) test ./...
 
 test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its PostgreSQL tests
 	cd runtime-go && $(GO) vet ./...
@@ -36,6 +36,8 @@ test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its Po
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
 	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=10s -parallel=1
+	$(GO) test ./registry/schema -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1 -fuzzminimizetime=0
+	$(GO) test ./registry/api -run='^$$' -fuzz=FuzzRequests -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 
 VECTORS ?= testdata/conformance
 
@@ -53,6 +55,9 @@ ORDERS    ?= 24
 demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
 	bash scripts/setup-python.sh
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
+
+bench-registry: ## registry GET /schemas/ids throughput vs a bare echo handler; FULL_TRANSITIVE check latency
+	$(GO) run ./bench/registry
 
 proto: ## regenerate the Go of msgcontract's own protos (no protoc needed)
 	$(GO) run ./internal/tools/genproto

@@ -197,6 +197,11 @@ func (l *loader) build(compiled []protoreflect.FileDescriptor) (*Set, error) {
 	b.diags.Sort()
 	set.Diagnostics = b.diags
 	for _, f := range set.Files {
+		// Events share the file's range slice, so this maps theirs too.
+		for i := range f.Defaults.Rules.Ranges {
+			rg := &f.Defaults.Rules.Ranges[i]
+			rg.Pos.File = l.displayPath(rg.Pos.File)
+		}
 		for _, e := range f.Events {
 			e.Pos.File = l.displayPath(e.Pos.File)
 			for k, p := range e.OptionPos {

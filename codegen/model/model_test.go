@@ -181,3 +181,19 @@ func TestCompileErrorsAreAllReported(t *testing.T) {
 		t.Errorf("error not positioned: %q", ce.Errors[0])
 	}
 }
+
+func TestPositionsUseDisplayPaths(t *testing.T) {
+	t.Parallel()
+	const proto = "../../examples/proto/shop/payment/v1/payment.proto"
+	set, err := model.Load(context.Background(), model.Config{ImportPaths: []string{"../../examples/proto"}}, proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := set.Event("shop.payment.v1.PaySuccess")
+	for _, p := range []model.Pos{ev.Pos, ev.OptionPos["biz_key"], ev.Rules.Ranges[0].Pos, set.Files[0].Defaults.Rules.Ranges[1].Pos,
+		set.Files[0].StateMachines[0].States[2].Pos} {
+		if p.File != proto || p.Line == 0 {
+			t.Errorf("position %v, want %s:LINE:COL", p, proto)
+		}
+	}
+}

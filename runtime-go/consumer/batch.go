@@ -39,12 +39,6 @@ func (c *Consumer) processBatch(ctx context.Context, sub transport.Subscription,
 		c.claimAndRun(ctx, sub, it.d, it.env, it.r, it.msg, it.log)
 		return
 	}
-	leased := make([]*transport.Delivery, len(items))
-	for i, it := range items {
-		leased[i] = it.d
-	}
-	stopLease := c.keepLeased(sub, leased...)
-	defer stopLease()
 	outcomes := make([]outcome, len(items))
 	errs := make([]error, len(items))
 	conflicts := make([]string, len(items))

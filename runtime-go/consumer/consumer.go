@@ -106,14 +106,42 @@ func (c *Consumer) work(ctx context.Context, sub transport.Subscription) {
 			sleep(ctx, time.Second)
 			continue
 		}
-		if c.cfg.BatchTx {
-			c.processBatch(procCtx, sub, ds)
-			continue
-		}
+		c.handleFetch(procCtx, sub, ds)
+	}
+}
+
+// handleFetch processes one fetch. The deliveries' leases are extended
+// while it works, and the acknowledgements of processed and deduplicated
+// messages go to the transport together at the end: a crash before that
+// redelivers messages whose effects committed, which the claims absorb.
+func (c *Consumer) handleFetch(ctx context.Context, sub transport.Subscription, ds []*transport.Delivery) {
+	stop := c.keepLeased(sub, ds...)
+	defer stop()
+	acks := &ackBuffer{Subscription: sub}
+	if c.cfg.BatchTx {
+		c.processBatch(ctx, acks, ds)
+	} else {
 		for _, d := range ds {
-			c.process(procCtx, sub, d)
+			c.process(ctx, acks, d)
 		}
 	}
+	if len(acks.ds) > 0 {
+		if err := sub.Ack(ctx, acks.ds...); err != nil {
+			c.cfg.Logger.Error("msgcontract: ack failed; the deliveries will come back and be deduplicated",
+				"count", len(acks.ds), "err", err)
+		}
+	}
+}
+
+// ackBuffer collects a fetch's acknowledgements.
+type ackBuffer struct {
+	transport.Subscription
+	ds []*transport.Delivery
+}
+
+func (b *ackBuffer) Ack(_ context.Context, ds ...*transport.Delivery) error {
+	b.ds = append(b.ds, ds...)
+	return nil
 }
 
 func (c *Consumer) cleanup(ctx context.Context) {

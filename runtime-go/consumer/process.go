@@ -79,7 +79,6 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 func (c *Consumer) claimAndRun(ctx context.Context, sub transport.Subscription, d *transport.Delivery,
 	env *envelopepb.Envelope, r *route, msg any, log *slog.Logger) {
 	et := env.GetEventType()
-	defer c.keepLeased(sub, d)()
 	tx, err := c.cfg.DB.BeginTx(ctx, nil)
 	if err != nil {
 		c.infraFailure(ctx, sub, d, "begin transaction", err, log)

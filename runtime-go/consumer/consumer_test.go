@@ -219,7 +219,7 @@ func TestLeaseExtension(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
 			tr, err := sqlitequeue.Open(context.Background(), filepath.Join(t.TempDir(), "short-lease.db"),
-				sqlitequeue.Config{Lease: 600 * time.Millisecond, PollInterval: 10 * time.Millisecond})
+				sqlitequeue.Config{Lease: 1500 * time.Millisecond, PollInterval: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,7 @@ func TestLeaseExtension(t *testing.T) {
 				drained: func() bool { n, err := tr.Pending(context.Background()); return err == nil && n == 0 }}
 			f.publish(f.envelope("order:slow", "x"))
 			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
-				time.Sleep(2 * time.Second) // more than three leases
+				time.Sleep(3500 * time.Millisecond) // more than two leases
 				return insertEffect(ctx, tx, "slow")
 			}, func(c *consumer.Config) { c.Workers, c.BatchTx, c.FetchSize = 4, batch, 4 })
 			waitFor(t, "processed", func() bool { return f.count(f.m.Processed) == 1 })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,7 +26,9 @@ func TestEndToEnd(t *testing.T) {
 	var imports []string
 	for _, tc := range goldenCases {
 		dir := filepath.Join(repoRoot, tc.root)
-		imports = append(imports, dir)
+		if !slices.Contains(imports, dir) {
+			imports = append(imports, dir)
+		}
 		for _, f := range tc.files {
 			paths = append(paths, filepath.Join(dir, filepath.FromSlash(f)))
 		}

@@ -48,6 +48,12 @@ var goldenCases = []goldenCase{
 			"edge/empty/v1/empty.proto",
 		},
 	},
+	{
+		// Apart from "edge": Debian's protoc 3.21 predates editions.
+		name:  "editions",
+		root:  "testdata/codegen/proto",
+		files: []string{"edge/editions/v1/editions.proto"},
+	},
 }
 
 // goldenParams are the parameters goldens are generated with; Version is

@@ -27,6 +27,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 
+	editionsv1 "msgcontract.test/conformance/gen/edge/editions/v1"
 	keysv1 "msgcontract.test/conformance/gen/edge/keys/v1"
 	legacyv1 "msgcontract.test/conformance/gen/edge/legacy/v1"
 	inventoryv1 "msgcontract.test/conformance/gen/shop/inventory/v1"
@@ -121,6 +122,9 @@ func bizKeys() {
 	check("other oneof member", keyOf(kw), "error EMPTY_FIELD")
 	check("nested message event", keyOf(&keysv1.Outer_Inner{Id: 9}), "inner:9")
 
+	check("editions: explicit presence set to zero", keyOf(&editionsv1.Shipped{Id: "a", Seq: proto.Int64(0)}), "a:0")
+	check("editions: explicit presence unset", keyOf(&editionsv1.Shipped{Id: "a"}), "error EMPTY_FIELD")
+	check("editions: implicit presence empty", keyOf(&editionsv1.Shipped{Seq: proto.Int64(1)}), "error EMPTY_FIELD")
 	check("proto2", keyOf(&legacyv1.Legacy{Id: proto.String("i"), Kind: legacyv1.Kind_KIND_A.Enum(), N: proto.Int64(-3)}), "i:KIND_A:-3")
 	check("proto2 absent field with a default", keyOf(&legacyv1.Legacy{Id: proto.String("i"), N: proto.Int64(1)}), "error EMPTY_FIELD")
 }

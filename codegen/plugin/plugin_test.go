@@ -106,3 +106,42 @@ message E {
 		t.Fatalf("error = %q, want the lint finding", resp.GetError())
 	}
 }
+
+// TestOtherLangsNeedNoGoPackage: only lang=go asks protogen for Go
+// packages, so Java and Python contracts need no go_package.
+func TestOtherLangsNeedNoGoPackage(t *testing.T) {
+	t.Parallel()
+	set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{"shop/v1/paid.proto": `syntax = "proto3";
+package shop.v1;
+import "msgcontract/v1/options.proto";
+option java_package = "com.example.shop.v1";
+option java_multiple_files = true;
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1;
+}`}}, "shop/v1/paid.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []string{"java", "python"} {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			resp := plugin.Generate(gengo.Request("lang="+lang, set.Files[0].Desc), "dev")
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			want, err := generate.Run(set, emit.Params{Lang: lang, Version: "dev"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.File) != len(want) || len(want) == 0 {
+				t.Fatalf("%d files, want %d", len(resp.File), len(want))
+			}
+			for i, f := range resp.File {
+				if f.GetName() != want[i].Name || f.GetContent() != string(want[i].Content) {
+					t.Errorf("%s differs from the CLI's %s", f.GetName(), want[i].Name)
+				}
+			}
+		})
+	}
+}

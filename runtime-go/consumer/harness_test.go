@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -303,7 +302,5 @@ func (f *fixture) drain() {
 	f.t.Helper()
 	waitFor(f.t, "the queue to drain", f.br.drained)
 }
-
-var errIs = errors.Is
 
 var dlqAll = dlq.Filter{}

@@ -2,6 +2,7 @@ package sqlitequeue
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,7 +118,7 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 	var one int
 	err := s.t.db.QueryRowContext(ctx, s.probe, append(s.args, now)...).Scan(&one)
 	if err != nil {
-		if errors.Is(err, sqlNoRows) {
+		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
@@ -143,7 +144,6 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 	}
-	// RETURNING yields rows in no promised order.
 	sortByOffset(ds)
 	return ds, nil
 }
@@ -195,19 +195,19 @@ func (s *subscription) Retry(ctx context.Context, d *transport.Delivery, env *en
 	if topic == "" {
 		topic = d.Topic
 	}
-	return s.settle(ctx, d, func(tx txExec) error {
+	return s.settle(ctx, d, func(tx *sql.Tx) error {
 		return s.t.enqueue(ctx, tx, topic, s.group, body, env.GetNotBefore())
 	})
 }
 
 // DeadLetter moves d to the dead-letter table in one transaction.
 func (s *subscription) DeadLetter(ctx context.Context, d *transport.Delivery, rec *dlq.Record) error {
-	return s.settle(ctx, d, func(tx txExec) error { return insertDeadLetter(ctx, tx, rec) })
+	return s.settle(ctx, d, func(tx *sql.Tx) error { return insertDeadLetter(ctx, tx, rec) })
 }
 
 // settle runs write and deletes d's row in one transaction; it fails with
 // ErrLeaseLost, writing nothing, when the row is no longer d's.
-func (s *subscription) settle(ctx context.Context, d *transport.Delivery, write func(tx txExec) error) error {
+func (s *subscription) settle(ctx context.Context, d *transport.Delivery, write func(tx *sql.Tx) error) error {
 	h := d.Handle.(handle)
 	tx, err := s.t.db.BeginTx(ctx, nil)
 	if err != nil {

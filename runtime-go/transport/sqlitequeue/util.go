@@ -1,24 +1,14 @@
 package sqlitequeue
 
 import (
-	"database/sql"
+	"cmp"
 	"slices"
 
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
-var sqlNoRows = sql.ErrNoRows
-
-type txExec = *sql.Tx
-
+// sortByOffset orders deliveries by queue row id: RETURNING promises no
+// order.
 func sortByOffset(ds []*transport.Delivery) {
-	slices.SortFunc(ds, func(a, b *transport.Delivery) int {
-		switch {
-		case a.Offset < b.Offset:
-			return -1
-		case a.Offset > b.Offset:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ds, func(a, b *transport.Delivery) int { return cmp.Compare(a.Offset, b.Offset) })
 }

@@ -26,37 +26,42 @@ const (
 )
 
 // Record is one dead-lettered message.
+// Its JSON form (used by the NATS dead-letter stream and tooling) has
+// snake_case names; Envelope is base64.
 type Record struct {
 	// ID is the dead-letter destination's id of the record.
-	ID string
+	ID string `json:"id,omitempty"`
 	// Topic the message was published to; replay returns it there.
-	Topic string
+	Topic string `json:"topic"`
 	// Group is the subscription group that gave up on it.
-	Group string
+	Group string `json:"group"`
 	// Handler is the handler name; empty for decode failures.
-	Handler string
+	Handler string `json:"handler"`
 	// EventType, BizKey and MessageID are copied from the envelope when it
 	// decoded.
-	EventType, BizKey, MessageID string
+	EventType string `json:"event_type"`
+	BizKey    string `json:"biz_key"`
+	MessageID string `json:"message_id"`
 	// Envelope is the envelope exactly as it was delivered the last time,
 	// byte for byte; its payload is the producer's, untouched.
-	Envelope []byte
-	Reason   Reason
+	Envelope []byte `json:"envelope"`
+	Reason   Reason `json:"reason"`
 	// Code is the error code of the last failure; 0 when it had none.
-	Code int32
+	Code int32 `json:"code"`
 	// Error is the last failure's message, bounded in size.
-	Error string
+	Error string `json:"error"`
 	// Attempts is how many times the handler ran (retry_count + 1); 0
 	// for decode failures.
-	Attempts int
+	Attempts int `json:"attempts"`
 	// FirstFailedAt and LastFailedAt bracket the failures.
-	FirstFailedAt, LastFailedAt time.Time
+	FirstFailedAt time.Time `json:"first_failed_at"`
+	LastFailedAt  time.Time `json:"last_failed_at"`
 	// DeadAt is when the record was written.
-	DeadAt time.Time
+	DeadAt time.Time `json:"dead_at"`
 	// ReplayCount counts replays; LastReplayedAt is zero when never
 	// replayed. Replayed records are kept as history until purged.
-	ReplayCount    int
-	LastReplayedAt time.Time
+	ReplayCount    int       `json:"replay_count"`
+	LastReplayedAt time.Time `json:"last_replayed_at"`
 }
 
 // Filter selects records. Zero fields match everything.

@@ -137,6 +137,8 @@ message Paid {
 		{name: "with pb", src: good, flags: []string{"--lang", "go", "--with-pb", "--module", "example.com"}, wantCode: 0,
 			wantOut: "t/v1/t.msgcontract.go\nt/v1/t.pb.go\n", wantFiles: 2},
 		{name: "with pb needs go", src: good, flags: []string{"--lang", "java", "--with-pb"}, wantCode: 2, wantErr: "--with-pb"},
+		{name: "nothing to generate", src: strings.Replace(good, "option (msgcontract.v1.event)", "// no event", 1),
+			flags: []string{"--lang", "go"}, wantCode: 0, wantErr: "nothing written"},
 		{name: "lint errors", src: strings.Replace(good, `"{id}"`, `"{nope}"`, 1), flags: []string{"--lang", "go"},
 			wantCode: 1, wantErr: "BIZKEY_UNKNOWN_FIELD"},
 		{name: "does not compile", src: good + "message {", flags: []string{"--lang", "go"}, wantCode: 2},

@@ -96,6 +96,10 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				files = append(files, pb...)
 				sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 			}
+			if len(files) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "msgcontract generate: no events or state machines in these files; nothing written")
+				return nil
+			}
 			for _, f := range files {
 				if err := writeFile(out, f); err != nil {
 					return &exitError{code: ExitUsage, err: err}

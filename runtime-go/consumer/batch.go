@@ -2,7 +2,6 @@ package consumer
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -98,7 +97,7 @@ func (c *Consumer) processBatch(ctx context.Context, sub transport.Subscription,
 			return
 		}
 	}
-	if err := tx.Commit(); err != nil && !errors.Is(err, context.Canceled) {
+	if err := tx.Commit(); err != nil {
 		abort("commit", err)
 		return
 	}

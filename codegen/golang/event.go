@@ -73,7 +73,8 @@ func (g *fileGen) spec(f *jen.File, ev *model.Event, n eventNames, msg *protogen
 
 	f.Add(docComment(fmt.Sprintf(`%s is the contract of %s as data: topic %q, event
 type %q, schema subject %q ("<topic>-value", Confluent's TopicNameStrategy
-default), %s and error ranges.`, n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.Topic+"-value", policySource), leadingComments(ev.Desc)))
+default), %s and error ranges. SchemaVersion is 0 (unknown) unless the
+service sets it, e.g. from the schema registry at startup.`, n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.Topic+"-value", policySource), leadingComments(ev.Desc)))
 	f.Var().Id(n.Spec).Op("=").Op("&").Qual(pkgEvent, "Spec").Custom(multi,
 		jen.Id("FullName").Op(":").Lit(ev.Name()),
 		jen.Id("Topic").Op(":").Lit(ev.Topic),

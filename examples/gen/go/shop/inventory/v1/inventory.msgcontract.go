@@ -25,7 +25,9 @@ var _ = event.NewEnvelope
 // StockDeductedSpec is the contract of StockDeducted as data: topic
 // "inventory-event", event type "STOCK_DEDUCTED", schema subject
 // "inventory-event-value" ("<topic>-value", Confluent's TopicNameStrategy
-// default), its own retry policy and error ranges.
+// default), its own retry policy and error ranges. SchemaVersion is 0
+// (unknown) unless the service sets it, e.g. from the schema registry at
+// startup.
 //
 // StockDeducted: stock of one SKU was deducted for an order. One order
 // deducts many SKUs, so the key is order id plus SKU.

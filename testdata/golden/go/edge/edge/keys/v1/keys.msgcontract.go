@@ -73,7 +73,8 @@ func CanTransitPhase(from, to Phase) Transit {
 // ScalarsSpec is the contract of Scalars as data: topic "edge-scalars", event
 // type "SCALARS", schema subject "edge-scalars-value" ("<topic>-value",
 // Confluent's TopicNameStrategy default), the file's default retry policy and
-// error ranges.
+// error ranges. SchemaVersion is 0 (unknown) unless the service sets it, e.g.
+// from the schema registry at startup.
 //
 // Scalars carries one field of every kind a biz_key may use.
 var ScalarsSpec = &event.Spec{
@@ -201,7 +202,8 @@ func RegisterScalarsHandler(c *consumer.Consumer, name string, h ScalarsHandler)
 // NestedSpec is the contract of Nested as data: topic "edge-nested", event
 // type "NESTED", schema subject "edge-nested-value" ("<topic>-value",
 // Confluent's TopicNameStrategy default), its own retry policy and error
-// ranges.
+// ranges. SchemaVersion is 0 (unknown) unless the service sets it, e.g. from
+// the schema registry at startup.
 //
 // Nested keys its biz_key on fields two sub-messages deep.
 var NestedSpec = &event.Spec{
@@ -319,7 +321,8 @@ func RegisterNestedHandler(c *consumer.Consumer, name string, h NestedHandler) e
 // KeywordsSpec is the contract of Keywords as data: topic "edge-keywords",
 // event type "KEYWORDS", schema subject "edge-keywords-value"
 // ("<topic>-value", Confluent's TopicNameStrategy default), the file's default
-// retry policy and error ranges.
+// retry policy and error ranges. SchemaVersion is 0 (unknown) unless the
+// service sets it, e.g. from the schema registry at startup.
 //
 // Keywords has fields named like Go keywords and an optional field and a
 // oneof member in its key.
@@ -444,7 +447,8 @@ func RegisterKeywordsHandler(c *consumer.Consumer, name string, h KeywordsHandle
 // Outer_InnerSpec is the contract of Outer_Inner as data: topic "edge-inner",
 // event type "INNER", schema subject "edge-inner-value" ("<topic>-value",
 // Confluent's TopicNameStrategy default), the file's default retry policy and
-// error ranges.
+// error ranges. SchemaVersion is 0 (unknown) unless the service sets it, e.g.
+// from the schema registry at startup.
 //
 // Inner is an event declared inside another message.
 var Outer_InnerSpec = &event.Spec{

@@ -25,7 +25,8 @@ var _ = event.NewEnvelope
 // LegacySpec is the contract of Legacy as data: topic "edge-legacy", event
 // type "LEGACY", schema subject "edge-legacy-value" ("<topic>-value",
 // Confluent's TopicNameStrategy default), the file's default retry policy and
-// error ranges.
+// error ranges. SchemaVersion is 0 (unknown) unless the service sets it, e.g.
+// from the schema registry at startup.
 //
 // Legacy is a proto2 event.
 var LegacySpec = &event.Spec{

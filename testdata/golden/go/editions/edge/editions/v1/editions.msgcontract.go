@@ -25,7 +25,8 @@ var _ = event.NewEnvelope
 // ShippedSpec is the contract of Shipped as data: topic "edge-editions", event
 // type "SHIPPED", schema subject "edge-editions-value" ("<topic>-value",
 // Confluent's TopicNameStrategy default), the file's default retry policy and
-// error ranges.
+// error ranges. SchemaVersion is 0 (unknown) unless the service sets it, e.g.
+// from the schema registry at startup.
 //
 // Shipped is an event in an editions file.
 var ShippedSpec = &event.Spec{

@@ -73,7 +73,8 @@ func CanTransitOrderState(from, to OrderState) Transit {
 // PaySuccessSpec is the contract of PaySuccess as data: topic "order-event",
 // event type "PAY_SUCCESS", schema subject "order-event-value"
 // ("<topic>-value", Confluent's TopicNameStrategy default), the file's default
-// retry policy and error ranges.
+// retry policy and error ranges. SchemaVersion is 0 (unknown) unless the
+// service sets it, e.g. from the schema registry at startup.
 //
 // PaySuccess: the payment provider confirmed that an order was paid.
 var PaySuccessSpec = &event.Spec{
@@ -176,7 +177,9 @@ func RegisterPaySuccessHandler(c *consumer.Consumer, name string, h PaySuccessHa
 // RefundRequestedSpec is the contract of RefundRequested as data: topic
 // "order-event", event type "REFUND_REQUESTED", schema subject
 // "order-event-value" ("<topic>-value", Confluent's TopicNameStrategy
-// default), the file's default retry policy and error ranges.
+// default), the file's default retry policy and error ranges. SchemaVersion is
+// 0 (unknown) unless the service sets it, e.g. from the schema registry at
+// startup.
 //
 // RefundRequested: the customer asked for a refund of a paid order; the
 // order waits in REFUNDING for the provider's confirmation.
@@ -284,7 +287,9 @@ func RegisterRefundRequestedHandler(c *consumer.Consumer, name string, h RefundR
 // RefundSuccessSpec is the contract of RefundSuccess as data: topic
 // "order-event", event type "REFUND_SUCCESS", schema subject
 // "order-event-value" ("<topic>-value", Confluent's TopicNameStrategy
-// default), the file's default retry policy and error ranges.
+// default), the file's default retry policy and error ranges. SchemaVersion is
+// 0 (unknown) unless the service sets it, e.g. from the schema registry at
+// startup.
 //
 // RefundSuccess: the provider confirmed a refund of a paid order.
 var RefundSuccessSpec = &event.Spec{

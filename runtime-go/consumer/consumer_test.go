@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
@@ -240,5 +243,46 @@ func TestLeaseExtension(t *testing.T) {
 				t.Errorf("deduped = %d, want 0", got)
 			}
 		})
+	}
+}
+
+// last_error stays bounded: a huge error message is cut to
+// MaxErrorMessage bytes at a UTF-8 boundary, and nothing accumulates
+// across retries.
+func TestLastErrorBounded(t *testing.T) {
+	t.Parallel()
+	p := fastPolicy
+	p.MaxRetries = 2
+	f := newFixture(t, sqliteBackend, sqliteBroker, p)
+	f.clock = newScaledClock(10)
+	huge := strings.Repeat("é", 5000) // two bytes each
+	var sizes []int
+	var mu sync.Mutex
+	f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+		env, _ := consumer.EnvelopeFrom(ctx)
+		mu.Lock()
+		if le := env.GetLastError(); le != nil {
+			if !utf8.ValidString(le.GetMessage()) {
+				t.Error("last_error cut inside a UTF-8 sequence")
+			}
+			sizes = append(sizes, len(le.GetMessage()))
+		}
+		mu.Unlock()
+		return classify.NewError(codeSystem, huge)
+	}, nil)
+	f.publish(f.envelope("order:big", "x"))
+	waitFor(t, "dead-lettered", func() bool { return f.count(f.m.DeadLettered) == 1 })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sizes) != 2 {
+		t.Fatalf("saw %d retries, want 2", len(sizes))
+	}
+	for _, n := range sizes {
+		if n > consumer.MaxErrorMessage || n < consumer.MaxErrorMessage-3 {
+			t.Errorf("last_error message is %d bytes, want at most %d", n, consumer.MaxErrorMessage)
+		}
+	}
+	if r := f.deadLetters()[0]; len(r.Error) > consumer.MaxErrorMessage {
+		t.Errorf("dead-letter error is %d bytes", len(r.Error))
 	}
 }

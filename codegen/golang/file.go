@@ -21,7 +21,7 @@ const GeneratorName = "protoc-gen-msgcontract"
 // targets fails at compile time with a message pointing here, not deep in
 // a function body. (A dedicated IsAtLeastVersion constant, as connect-go
 // has, would replace it; runtime-go does not declare one yet.)
-var runtimeCheck = jen.Qual(pkgEvent, "NewEnvelope")
+func runtimeCheck() *jen.Statement { return jen.Qual(pkgEvent, "NewEnvelope") }
 
 // fileGen renders one contract file.
 type fileGen struct {
@@ -45,7 +45,7 @@ func (g *fileGen) newFile() *jen.File {
 	f.HeaderComment("source: " + g.model.Path)
 	f.Comment("// Compile-time assertion that runtime-go has the API this file needs; if it\n" +
 		"// fails, upgrade " + runtimeModule + ".")
-	f.Var().Id("_").Op("=").Add(runtimeCheck)
+	f.Var().Id("_").Op("=").Add(runtimeCheck())
 	return f
 }
 

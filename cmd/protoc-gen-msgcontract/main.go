@@ -1,6 +1,12 @@
 // Command protoc-gen-msgcontract is msgcontract's protoc and buf plugin:
 //
-//	protoc -I proto --go_out=gen --msgcontract_out=lang=go:gen proto/shop/payment/v1/payment.proto
+//	protoc -I proto -I contracts --go_out=gen --msgcontract_out=lang=go:gen proto/shop/payment/v1/payment.proto
+//
+// protoc needs msgcontract/v1/options.proto on its include path (-I
+// contracts above, this repository's copy); msgcontract generate has it
+// built in. With buf, keep options.proto in the module or a dependency
+// and name the plugin in buf.gen.yaml ("local: protoc-gen-msgcontract",
+// "opt: [lang=go, paths=source_relative]").
 //
 // It writes exactly what `msgcontract generate` writes for the same files
 // and parameters (lang=go|java|python, paths=import|source_relative,

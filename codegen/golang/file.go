@@ -16,12 +16,11 @@ import (
 // the protoc plugin write the same.
 const GeneratorName = "protoc-gen-msgcontract"
 
-// runtimeCheck is the runtime-go symbol every generated file references,
-// so that compiling against a runtime-go without the API this generator
-// targets fails at compile time with a message pointing here, not deep in
-// a function body. (A dedicated IsAtLeastVersion constant, as connect-go
-// has, would replace it; runtime-go does not declare one yet.)
-func runtimeCheck() *jen.Statement { return jen.Qual(pkgEvent, "NewEnvelope") }
+// runtimeCheck is the runtime-go constant every generated file references,
+// as connect-go's generated code does, so that compiling against a
+// runtime-go older than the API this generator targets fails at compile
+// time on that line, not deep in a function body.
+func runtimeCheck() *jen.Statement { return jen.Qual(pkgEvent, "IsAtLeastVersion0_1_0") }
 
 // fileGen renders one contract file.
 type fileGen struct {
@@ -45,7 +44,7 @@ func (g *fileGen) newFile() *jen.File {
 	f.HeaderComment("source: " + g.model.Path)
 	f.Comment("// Compile-time assertion that runtime-go has the API this file needs; if it\n" +
 		"// fails, upgrade " + runtimeModule + ".")
-	f.Var().Id("_").Op("=").Add(runtimeCheck())
+	f.Const().Id("_").Op("=").Add(runtimeCheck())
 	return f
 }
 

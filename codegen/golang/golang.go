@@ -139,11 +139,6 @@ func outputName(f *protogen.File, p emit.Params) (string, error) {
 // render writes the file and formats it.
 func (g *fileGen) render() ([]byte, error) {
 	f := g.newFile()
-	if len(g.model.StateMachines) > 0 && g.pkg.transitOwner == g.model.Path {
-		if err := g.transitType(f); err != nil {
-			return nil, err
-		}
-	}
 	for _, sm := range g.model.StateMachines {
 		if err := g.stateMachine(f, sm); err != nil {
 			return nil, err

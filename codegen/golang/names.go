@@ -12,17 +12,18 @@ import (
 
 // Import paths of the runtime packages generated code calls.
 const (
-	runtimeModule = "github.com/msgcontract/msgcontract/runtime-go"
-	pkgBizkey     = runtimeModule + "/bizkey"
-	pkgEvent      = runtimeModule + "/event"
-	pkgClassify   = runtimeModule + "/classify"
-	pkgBackoff    = runtimeModule + "/backoff"
-	pkgEnvelopepb = runtimeModule + "/envelopepb"
-	pkgTransport  = runtimeModule + "/transport"
-	pkgConsumer   = runtimeModule + "/consumer"
-	pkgOutbox     = runtimeModule + "/outbox"
-	pkgContext    = "context"
-	pkgSQL        = "database/sql"
+	runtimeModule   = "github.com/msgcontract/msgcontract/runtime-go"
+	pkgBizkey       = runtimeModule + "/bizkey"
+	pkgEvent        = runtimeModule + "/event"
+	pkgStateMachine = runtimeModule + "/statemachine"
+	pkgClassify     = runtimeModule + "/classify"
+	pkgBackoff      = runtimeModule + "/backoff"
+	pkgEnvelopepb   = runtimeModule + "/envelopepb"
+	pkgTransport    = runtimeModule + "/transport"
+	pkgConsumer     = runtimeModule + "/consumer"
+	pkgOutbox       = runtimeModule + "/outbox"
+	pkgContext      = "context"
+	pkgSQL          = "database/sql"
 )
 
 // importNames fixes the local names of imported packages so output does
@@ -73,18 +74,6 @@ func namesOf(m *protogen.Message) eventNames {
 // all lists the names for collision checks.
 func (n eventNames) all() []string {
 	return []string{n.Spec, n.Classify, n.Envelope, n.Publish, n.Outbox, n.Handler, n.Register}
-}
-
-// Names of the state-machine symbols.
-const (
-	transitType = "Transit"
-)
-
-// transitConsts maps the model's answers to their Go constant names.
-var transitConsts = []struct{ Name, Value, Doc string }{
-	{"TransitAllowed", "ALLOWED", "TransitAllowed: from is a listed predecessor of to."},
-	{"TransitDuplicate", "DUPLICATE", "TransitDuplicate: from == to; already done, succeed quietly."},
-	{"TransitIllegal", "ILLEGAL", "TransitIllegal: anything else (out of order, dirty data); alert."},
 }
 
 func canTransitName(e *protogen.Enum) string { return "CanTransit" + e.GoIdent.GoName }

@@ -10,11 +10,6 @@ import (
 
 // goPackage is what the files generated into one Go package share.
 type goPackage struct {
-	// transitOwner is the .proto path of the file that declares the
-	// package's Transit type: the first, by path, of the package's files
-	// with state machines. Transit must exist once per package however
-	// many contract files share it.
-	transitOwner string
 	// taken maps package-level identifiers protoc-gen-go declares to the
 	// proto element declaring them, for collision errors.
 	taken map[string]string
@@ -33,9 +28,6 @@ func newPackages(set *model.Set, plugin *protogen.Plugin) packages {
 		if p == nil {
 			p = &goPackage{taken: map[string]string{}}
 			ps[gf.GoImportPath] = p
-		}
-		if len(mf.StateMachines) > 0 && (p.transitOwner == "" || mf.Path < p.transitOwner) {
-			p.transitOwner = mf.Path
 		}
 		declared(p.taken, gf.Enums, gf.Messages)
 	}

@@ -11,25 +11,6 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
-// transitType renders the Transit type and its constants, once per Go
-// package.
-func (g *fileGen) transitType(f *jen.File) error {
-	for _, name := range []string{transitType, transitConsts[0].Name, transitConsts[1].Name, transitConsts[2].Name} {
-		if err := g.pkg.claim(name, "the state machines of "+g.model.Path); err != nil {
-			return err
-		}
-	}
-	f.Add(comment(`Transit is the answer of the CanTransit functions, the same strings in every
-language. It is declared once per Go package.`))
-	f.Type().Id(transitType).String()
-	var defs []jen.Code
-	for _, c := range transitConsts {
-		defs = append(defs, comment(c.Doc), jen.Id(c.Name).Id(transitType).Op("=").Lit(c.Value))
-	}
-	f.Const().Defs(defs...)
-	return nil
-}
-
 // stateMachine renders CanTransit<Enum>.
 func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 	e := g.enum(sm.Desc)
@@ -78,27 +59,27 @@ func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 		}
 		cases = append(cases, jen.Case(id(to)).Block(
 			jen.Switch(jen.Id("from")).Block(
-				jen.Case(froms...).Block(jen.Return(jen.Id("TransitAllowed"))),
+				jen.Case(froms...).Block(jen.Return(jen.Qual(pkgStateMachine, "Allowed"))),
 			),
 		))
 	}
 	name := canTransitName(e)
 	f.Add(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
-TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.`, name, e.GoIdent.GoName), leadingComments(sm.Desc)))
+statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, e.GoIdent.GoName), leadingComments(sm.Desc)))
 	body := []jen.Code{
 		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Index().Id(e.GoIdent.GoName).Values(jen.Id("from"), jen.Id("to"))).Block(
 			jen.Switch(jen.Id("s")).Block(
 				jen.Case(known...),
-				jen.Default().Block(jen.Return(jen.Id("TransitIllegal"))),
+				jen.Default().Block(jen.Return(jen.Qual(pkgStateMachine, "Illegal"))),
 			),
 		),
-		jen.If(jen.Id("from").Op("==").Id("to")).Block(jen.Return(jen.Id("TransitDuplicate"))),
+		jen.If(jen.Id("from").Op("==").Id("to")).Block(jen.Return(jen.Qual(pkgStateMachine, "Duplicate"))),
 	}
 	if len(cases) > 0 {
 		body = append(body, jen.Switch(jen.Id("to")).Block(cases...))
 	}
-	body = append(body, jen.Return(jen.Id("TransitIllegal")))
-	f.Func().Id(name).Params(jen.List(jen.Id("from"), jen.Id("to")).Id(e.GoIdent.GoName)).Id(transitType).Block(body...)
+	body = append(body, jen.Return(jen.Qual(pkgStateMachine, "Illegal")))
+	f.Func().Id(name).Params(jen.List(jen.Id("from"), jen.Id("to")).Id(e.GoIdent.GoName)).Qual(pkgStateMachine, "Transit").Block(body...)
 	return nil
 }
 

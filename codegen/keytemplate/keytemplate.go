@@ -36,7 +36,9 @@ type Error struct {
 	Msg    string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("biz_key template at byte %d: %s", e.Offset, e.Msg) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("biz_key template at byte %d: %s", e.Offset, e.Msg)
+}
 
 // Parse splits template into segments. Adjacent literal text is merged into
 // one segment.

@@ -12,8 +12,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	optionspb "github.com/msgcontract/msgcontract/contracts/msgcontract/v1"
 	"github.com/msgcontract/msgcontract/codegen/keytemplate"
+	optionspb "github.com/msgcontract/msgcontract/contracts/msgcontract/v1"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 )

@@ -30,6 +30,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/statemachine"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -184,10 +185,10 @@ func (s *Service) transit(ctx context.Context, tx *sql.Tx, orderID string, targe
 	}
 	from := paymentv1.OrderState(paymentv1.OrderState_value[cur])
 	switch paymentv1.CanTransitOrderState(from, target) {
-	case paymentv1.TransitAllowed:
+	case statemachine.Allowed:
 		_, err := tx.ExecContext(ctx, `UPDATE orders SET state = ?1 WHERE order_id = ?2`, target.String(), orderID)
 		return err == nil, err
-	case paymentv1.TransitDuplicate:
+	case statemachine.Duplicate:
 		s.cfg.Logger.InfoContext(ctx, "transition already done", "order_id", orderID, "state", cur)
 		return false, nil
 	default:

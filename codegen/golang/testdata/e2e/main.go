@@ -24,6 +24,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/statemachine"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 
@@ -159,21 +160,21 @@ func backoffs() {
 func transitions() {
 	tests := []struct {
 		from, to paymentv1.OrderState
-		want     paymentv1.Transit
+		want     statemachine.Transit
 	}{
-		{paymentv1.OrderState_PAYING, paymentv1.OrderState_PAID, paymentv1.TransitAllowed},
-		{paymentv1.OrderState_PAID, paymentv1.OrderState_PAID, paymentv1.TransitDuplicate},
-		{paymentv1.OrderState_PAID, paymentv1.OrderState_PAYING, paymentv1.TransitIllegal},
-		{paymentv1.OrderState_PAYING, paymentv1.OrderState_REFUNDED, paymentv1.TransitIllegal},
-		{paymentv1.OrderState(99), paymentv1.OrderState(99), paymentv1.TransitIllegal},
+		{paymentv1.OrderState_PAYING, paymentv1.OrderState_PAID, statemachine.Allowed},
+		{paymentv1.OrderState_PAID, paymentv1.OrderState_PAID, statemachine.Duplicate},
+		{paymentv1.OrderState_PAID, paymentv1.OrderState_PAYING, statemachine.Illegal},
+		{paymentv1.OrderState_PAYING, paymentv1.OrderState_REFUNDED, statemachine.Illegal},
+		{paymentv1.OrderState(99), paymentv1.OrderState(99), statemachine.Illegal},
 	}
 	for _, tc := range tests {
 		check("CanTransit "+tc.from.String()+"->"+tc.to.String(), paymentv1.CanTransitOrderState(tc.from, tc.to), tc.want)
 	}
-	check("transit strings", words(paymentv1.TransitAllowed, paymentv1.TransitDuplicate, paymentv1.TransitIllegal), "ALLOWED DUPLICATE ILLEGAL")
-	check("target state", paymentv1.CanTransitOrderState(paymentv1.OrderState_PAYING, paymentv1.PaySuccessTargetState), paymentv1.TransitAllowed)
-	check("join", keysv1.CanTransitPhase(keysv1.Phase_PAUSED, keysv1.Phase_DONE), keysv1.TransitAllowed)
-	check("second file shares Transit", keysv1.CanTransitLight(keysv1.Light_LIGHT_RED, keysv1.Light_LIGHT_GREEN), keysv1.TransitAllowed)
+	check("transit strings", words(statemachine.Allowed, statemachine.Duplicate, statemachine.Illegal), "ALLOWED DUPLICATE ILLEGAL")
+	check("target state", paymentv1.CanTransitOrderState(paymentv1.OrderState_PAYING, paymentv1.PaySuccessTargetState), statemachine.Allowed)
+	check("join", keysv1.CanTransitPhase(keysv1.Phase_PAUSED, keysv1.Phase_DONE), statemachine.Allowed)
+	check("second file, same answers", keysv1.CanTransitLight(keysv1.Light_LIGHT_RED, keysv1.Light_LIGHT_GREEN), statemachine.Allowed)
 }
 
 func producer() {

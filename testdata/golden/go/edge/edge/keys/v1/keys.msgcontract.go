@@ -15,59 +15,48 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
+	statemachine "github.com/msgcontract/msgcontract/runtime-go/statemachine"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
 // Compile-time assertion that runtime-go has the API this file needs; if it
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
-var _ = event.NewEnvelope
-
-// Transit is the answer of the CanTransit functions, the same strings in every
-// language. It is declared once per Go package.
-type Transit string
-
-const (
-	// TransitAllowed: from is a listed predecessor of to.
-	TransitAllowed Transit = "ALLOWED"
-	// TransitDuplicate: from == to; already done, succeed quietly.
-	TransitDuplicate Transit = "DUPLICATE"
-	// TransitIllegal: anything else (out of order, dirty data); alert.
-	TransitIllegal Transit = "ILLEGAL"
-)
+const _ = event.IsAtLeastVersion0_1_0
 
 // CanTransitPhase says whether an entity may move from one Phase to another:
-// TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.
+// statemachine.Allowed, statemachine.Duplicate (from == to) or
+// statemachine.Illegal.
 //
 // Phase is a state machine with a branch and a join.
-func CanTransitPhase(from, to Phase) Transit {
+func CanTransitPhase(from, to Phase) statemachine.Transit {
 	for _, s := range []Phase{from, to} {
 		switch s {
 		case Phase_PHASE_UNSPECIFIED, Phase_NEW, Phase_RUNNING, Phase_PAUSED, Phase_DONE:
 		default:
-			return TransitIllegal
+			return statemachine.Illegal
 		}
 	}
 	if from == to {
-		return TransitDuplicate
+		return statemachine.Duplicate
 	}
 	switch to {
 	case Phase_RUNNING:
 		switch from {
 		case Phase_NEW, Phase_PAUSED:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	case Phase_PAUSED:
 		switch from {
 		case Phase_RUNNING:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	case Phase_DONE:
 		switch from {
 		case Phase_RUNNING, Phase_PAUSED:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	}
-	return TransitIllegal
+	return statemachine.Illegal
 }
 
 // ScalarsSpec is the contract of Scalars as data: topic "edge-scalars", event

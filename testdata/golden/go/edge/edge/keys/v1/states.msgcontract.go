@@ -5,43 +5,47 @@
 
 package keysv1
 
-import "github.com/msgcontract/msgcontract/runtime-go/event"
+import (
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+	statemachine "github.com/msgcontract/msgcontract/runtime-go/statemachine"
+)
 
 // Compile-time assertion that runtime-go has the API this file needs; if it
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
-var _ = event.NewEnvelope
+const _ = event.IsAtLeastVersion0_1_0
 
 // CanTransitLight says whether an entity may move from one Light to another:
-// TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.
+// statemachine.Allowed, statemachine.Duplicate (from == to) or
+// statemachine.Illegal.
 //
 // Light cycles; the zero value is never a state to move from or to.
-func CanTransitLight(from, to Light) Transit {
+func CanTransitLight(from, to Light) statemachine.Transit {
 	for _, s := range []Light{from, to} {
 		switch s {
 		case Light_LIGHT_UNSPECIFIED, Light_LIGHT_GREEN, Light_LIGHT_YELLOW, Light_LIGHT_RED:
 		default:
-			return TransitIllegal
+			return statemachine.Illegal
 		}
 	}
 	if from == to {
-		return TransitDuplicate
+		return statemachine.Duplicate
 	}
 	switch to {
 	case Light_LIGHT_GREEN:
 		switch from {
 		case Light_LIGHT_RED:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	case Light_LIGHT_YELLOW:
 		switch from {
 		case Light_LIGHT_GREEN:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	case Light_LIGHT_RED:
 		switch from {
 		case Light_LIGHT_YELLOW:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	}
-	return TransitIllegal
+	return statemachine.Illegal
 }

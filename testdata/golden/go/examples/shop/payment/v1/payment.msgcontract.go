@@ -15,59 +15,48 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
+	statemachine "github.com/msgcontract/msgcontract/runtime-go/statemachine"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
 // Compile-time assertion that runtime-go has the API this file needs; if it
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
-var _ = event.NewEnvelope
-
-// Transit is the answer of the CanTransit functions, the same strings in every
-// language. It is declared once per Go package.
-type Transit string
-
-const (
-	// TransitAllowed: from is a listed predecessor of to.
-	TransitAllowed Transit = "ALLOWED"
-	// TransitDuplicate: from == to; already done, succeed quietly.
-	TransitDuplicate Transit = "DUPLICATE"
-	// TransitIllegal: anything else (out of order, dirty data); alert.
-	TransitIllegal Transit = "ILLEGAL"
-)
+const _ = event.IsAtLeastVersion0_1_0
 
 // CanTransitOrderState says whether an entity may move from one OrderState to
-// another: TransitAllowed, TransitDuplicate (from == to) or TransitIllegal.
+// another: statemachine.Allowed, statemachine.Duplicate (from == to) or
+// statemachine.Illegal.
 //
 // OrderState is the lifecycle of an order's payment.
-func CanTransitOrderState(from, to OrderState) Transit {
+func CanTransitOrderState(from, to OrderState) statemachine.Transit {
 	for _, s := range []OrderState{from, to} {
 		switch s {
 		case OrderState_ORDER_STATE_UNSPECIFIED, OrderState_PAYING, OrderState_PAID, OrderState_REFUNDING, OrderState_REFUNDED:
 		default:
-			return TransitIllegal
+			return statemachine.Illegal
 		}
 	}
 	if from == to {
-		return TransitDuplicate
+		return statemachine.Duplicate
 	}
 	switch to {
 	case OrderState_PAID:
 		switch from {
 		case OrderState_PAYING:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	case OrderState_REFUNDING:
 		switch from {
 		case OrderState_PAID:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	case OrderState_REFUNDED:
 		switch from {
 		case OrderState_REFUNDING:
-			return TransitAllowed
+			return statemachine.Allowed
 		}
 	}
-	return TransitIllegal
+	return statemachine.Illegal
 }
 
 // PaySuccessSpec is the contract of PaySuccess as data: topic "order-event",

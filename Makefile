@@ -9,7 +9,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples bench-registry clean help
+.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples bench-codegen bench-registry clean help
 
 all: build
 
@@ -55,6 +55,9 @@ ORDERS    ?= 24
 demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
 	bash scripts/setup-python.sh
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
+
+bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side
+	bash bench/codegen/run.sh
 
 bench-registry: ## registry GET /schemas/ids throughput vs a bare echo handler; FULL_TRANSITIVE check latency
 	$(GO) run ./bench/registry

@@ -286,3 +286,39 @@ func TestLastErrorBounded(t *testing.T) {
 		t.Errorf("dead-letter error is %d bytes", len(r.Error))
 	}
 }
+
+// The queue may live in the business database's own SQLite file.
+func TestQueueInBusinessFile(t *testing.T) {
+	t.Parallel()
+	for _, batch := range []bool{false, true} {
+		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
+			f.clock = newScaledClock(10)
+			tr, err := sqlitequeue.New(context.Background(), sqlitequeue.Config{DB: f.db, Now: f.now, PollInterval: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.br = &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, name: "shared",
+				drained: func() bool { n, err := tr.Pending(context.Background()); return err == nil && n == 0 }}
+			for i := range 40 {
+				f.publish(f.envelope(fmt.Sprintf("order:s%d", i%30), fmt.Sprint(i)))
+			}
+			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+				env, _ := consumer.EnvelopeFrom(ctx)
+				if env.GetRetryCount() == 0 && m.GetValue() == "7" {
+					return classify.NewError(codeSystem, "transient")
+				}
+				return insertEffect(ctx, tx, m.GetValue())
+			}, func(c *consumer.Config) { c.BatchTx, c.FetchSize = batch, 8 })
+			waitFor(t, "30 effects", func() bool { return f.effects() == 30 })
+			f.drain()
+			if got := f.effects(); got != 30 {
+				t.Errorf("effects = %d, want 30", got)
+			}
+			if got := f.count(f.m.Processed) + f.count(f.m.Deduped); got != 40 {
+				t.Errorf("processed+deduped = %d, want 40", got)
+			}
+		})
+	}
+}

@@ -8,13 +8,21 @@ import (
 )
 
 // TestDemoInvariants runs the whole payment-callback scenario on a small
-// order book and requires every invariant: each order paid exactly once,
-// no duplicate effect, nothing lost, exactly the injected dead letters in
-// both consumers, Go and Python reconciled, the breaking change rejected.
+// order book, on each transport, and requires every invariant: each order
+// paid exactly once, no duplicate effect, nothing lost, exactly the
+// injected dead letters in both consumers, Go and Python reconciled, the
+// breaking change rejected.
 func TestDemoInvariants(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testDemo(t, "sqlite") })
+	// The same scenario over an in-process NATS JetStream server: the Go
+	// services use runtime-go's natsjs, the Python service nats-py.
+	t.Run("nats", func(t *testing.T) { testDemo(t, "nats") })
+}
+
+func testDemo(t *testing.T, transport string) {
 	t.Chdir("../..")
 	var out bytes.Buffer
-	res, err := Run(context.Background(), Config{Orders: 12, Transport: "sqlite", WorkDir: t.TempDir()}, &out)
+	res, err := Run(context.Background(), Config{Orders: 12, Transport: transport, WorkDir: t.TempDir()}, &out)
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
@@ -30,6 +38,7 @@ func TestDemoInvariants(t *testing.T) {
 	if !strings.HasPrefix(res.Line(), "demo: ok orders=12 paid_once=12 duplicates=0 lost=0 dead_lettered=2 reconciled=true") {
 		t.Errorf("closing line %q", res.Line())
 	}
+	t.Logf("%s: %s in %.1fs", transport, res.Line(), res.Elapsed.Seconds())
 }
 
 func TestDemoRejectsUnknownTransport(t *testing.T) {

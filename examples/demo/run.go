@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,7 +23,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
 // Config selects the demo's size and transport.
@@ -35,14 +35,25 @@ type Config struct {
 
 // Paths of the demo's pieces, relative to the repository root.
 const (
-	protoDir      = "examples/proto"
-	paymentProto  = "examples/proto/shop/payment/v1/payment.proto"
-	javaProducer  = "examples/java-producer/src/main/java/com/example/shop/orders/OrderService.java"
-	pythonService = "examples/python-consumer/reconciliation.py"
-	topic         = "order-event"
+	protoDir     = "examples/proto"
+	paymentProto = "examples/proto/shop/payment/v1/payment.proto"
+	javaProducer = "examples/java-producer/src/main/java/com/example/shop/orders/OrderService.java"
+	pythonDir    = "examples/python-consumer"
+	topic        = "order-event"
 	// ledgerOutage is how many ledger calls fail with 503 before it recovers.
 	ledgerOutage = 6
 )
+
+// pythonService is the Python reconciliation service: its main module
+// and the NATS JetStream adapter it imports under --nats.
+var pythonService = []string{"reconciliation.py", "natsqueue.py"}
+
+// reconGroup is the Python service's consumer group (GROUP in
+// reconciliation.py).
+const reconGroup = "reconciliation"
+
+// groups are the two consumer groups; each gets every event.
+var groups = []string{paymentsvc.Group, reconGroup}
 
 // demoPolicy shortens the contract's retry policy (1 s base, 6 retries) so
 // the demo ends in seconds; the schedule's shape is the contract's.
@@ -50,8 +61,8 @@ var demoPolicy = backoff.Policy{BaseMs: 100, Multiplier: 2, JitterMs: 50, MaxDel
 
 // Run runs the whole scenario and returns its result.
 func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
-	if cfg.Transport != "sqlite" {
-		return nil, fmt.Errorf("transport %q: the demo runs on the embedded SQLite transport only for now (the Python service speaks its protocol); runtime-go's NATS transport is exercised by its own tests", cfg.Transport)
+	if !slices.Contains(transports, cfg.Transport) {
+		return nil, fmt.Errorf("transport %q: want one of %v", cfg.Transport, transports)
 	}
 	if cfg.Orders < 8 {
 		return nil, fmt.Errorf("--orders %d: need at least 8 to include refunds and the illegal refund", cfg.Orders)
@@ -96,32 +107,35 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 		return nil, fmt.Errorf("java build: %w", err)
 	}
 	step("building the Python reconciliation service with generated Python (mypy --strict)")
-	pySrc, err := os.ReadFile(pythonService)
-	if err != nil {
-		return nil, err
+	pyExtra := map[string]string{}
+	for _, f := range pythonService {
+		src, err := os.ReadFile(filepath.Join(pythonDir, f))
+		if err != nil {
+			return nil, err
+		}
+		pyExtra[f] = string(src)
 	}
-	pb, err := pybuild.Compile(ctx, set, []string{protoDir}, filepath.Join(work, "python"), filepath.Join(work, "mypy-cache"),
-		map[string]string{"reconciliation.py": string(pySrc)})
+	pb, err := pybuild.Compile(ctx, set, []string{protoDir}, filepath.Join(work, "python"), filepath.Join(work, "mypy-cache"), pyExtra)
 	if err != nil {
 		return nil, fmt.Errorf("python build: %w", err)
 	}
 
-	step("starting the embedded SQLite transport, the outbox relay, the ledger and both consumers")
 	logLevel := slog.LevelError // alerts only: illegal transitions
 	if cfg.Verbose {
 		logLevel = slog.LevelInfo
 	}
 	logger := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: logLevel}))
-	queuePath, ordersPath := filepath.Join(work, "queue.db"), filepath.Join(work, "orders.db")
+	ordersPath := filepath.Join(work, "orders.db")
 	paymentPath, reconPath := filepath.Join(work, "payment.db"), filepath.Join(work, "reconciliation.db")
-	tr, err := sqlitequeue.Open(ctx, queuePath, sqlitequeue.Config{})
+	tr, err := openTransport(ctx, cfg.Transport, work)
 	if err != nil {
 		return nil, err
 	}
 	defer tr.Close()
+	step("starting %s, the outbox relay, the ledger and both consumers", tr.describe())
 	// Both groups subscribe before anything is published, so each gets
 	// every event.
-	for _, g := range []string{paymentsvc.Group, "reconciliation"} {
+	for _, g := range groups {
 		sub, err := tr.Subscribe(ctx, g, []string{topic})
 		if err != nil {
 			return nil, err
@@ -170,8 +184,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	done := make(chan error, 2)
 	go func() { done <- relay.Run(runCtx) }()
 	go func() { done <- svc.Run(runCtx) }()
-	py := pb.Command(runCtx, filepath.Join(pb.Root, "reconciliation.py"), "--queue", queuePath, "--db", reconPath,
-		"--retry-base-ms", "100")
+	pyArgs := append([]string{filepath.Join(pb.Root, pythonService[0])}, tr.pythonArgs()...)
+	py := pb.Command(runCtx, append(pyArgs, "--db", reconPath, "--retry-base-ms", "100")...)
 	py.Cancel = func() error { return py.Process.Signal(os.Interrupt) }
 	py.WaitDelay = 10 * time.Second
 	py.Stdout, py.Stderr = out, out
@@ -188,7 +202,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("java order service, phase %s: %w", phase, err)
 		}
-		return drain(ctx, ordersDB, tr.DB(), pyDone)
+		return drain(ctx, ordersDB, tr, pyDone)
 	}
 	step("phase 1: %d orders paid (every event published 2-3 times); the ledger fails its first %d calls", cfg.Orders, ledgerOutage)
 	if err := java("pay"); err != nil {
@@ -217,7 +231,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 			return nil, err
 		}
 	}
-	res, err := summarize(ctx, ordersDB, paymentDB, reconPath, tr.DB(), reg)
+	res, err := summarize(ctx, ordersDB, paymentDB, reconPath, tr, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +244,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 
 // drain waits until the outbox is published and every group's queue is
 // empty (retries included), stable over several polls.
-func drain(ctx context.Context, ordersDB, queueDB *sql.DB, pyDone <-chan error) error {
+func drain(ctx context.Context, ordersDB *sql.DB, tr demoTransport, pyDone <-chan error) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	quiet := 0
 	for quiet < 5 {
@@ -245,8 +259,8 @@ func drain(ctx context.Context, ordersDB, queueDB *sql.DB, pyDone <-chan error) 
 		if err != nil {
 			return err
 		}
-		var queued int
-		if err := queueDB.QueryRowContext(ctx, `SELECT COUNT(*) FROM mc_queue`).Scan(&queued); err != nil {
+		queued, err := tr.queued(ctx, groups)
+		if err != nil {
 			return err
 		}
 		if pending == 0 && queued == 0 {

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 )
 
@@ -69,7 +74,9 @@ func (r *Result) Line() string {
 			why = append(why, "the ledger outage caused no retry")
 		}
 		why = append(why, r.Mismatches...)
-		line += " (" + strings.Join(why, "; ") + ")"
+		if len(why) > 0 {
+			line += " (" + strings.Join(why, "; ") + ")"
+		}
 	}
 	return line
 }
@@ -95,15 +102,22 @@ func count(ctx context.Context, db *sql.DB, query string, args ...any) (int, err
 
 // summarize computes the result from the databases: the order service's
 // (orders, outbox), the payment service's, the reconciliation service's
-// and the queue's (dead letters). Only the table's processed/deduped/
-// retried columns come from the services' own counters.
-func summarize(ctx context.Context, ordersDB, paymentDB *sql.DB, reconPath string, queueDB *sql.DB, reg *prometheus.Registry) (*Result, error) {
+// and the transport's dead letters (the queue's table, or the JetStream
+// dead-letter stream). Only the table's processed/deduped/retried columns
+// come from the services' own counters.
+func summarize(ctx context.Context, ordersDB, paymentDB *sql.DB, reconPath string, tr demoTransport, reg *prometheus.Registry) (*Result, error) {
 	reconDB, err := sqldb.OpenSQLite(reconPath)
 	if err != nil {
 		return nil, err
 	}
 	defer reconDB.Close()
-	r := &Result{}
+	dead := map[string][]dlq.Record{}
+	for _, g := range groups {
+		if dead[g], err = tr.deadLetters(ctx, g); err != nil {
+			return nil, fmt.Errorf("dead letters of %s: %w", g, err)
+		}
+	}
+	r := &Result{DeadLettered: len(dead[paymentsvc.Group]), PyDeadLettered: len(dead[reconGroup])}
 	for _, q := range []struct {
 		dst *int
 		db  *sql.DB
@@ -113,8 +127,6 @@ func summarize(ctx context.Context, ordersDB, paymentDB *sql.DB, reconPath strin
 		{&r.Published, ordersDB, `SELECT COUNT(*) FROM msg_outbox`},
 		{&r.UniqueKeys, ordersDB, `SELECT COUNT(DISTINCT biz_key) FROM msg_outbox`},
 		{&r.PaidOnce, paymentDB, `SELECT COUNT(*) FROM (SELECT order_id FROM payment_effects WHERE kind = 'PAY' GROUP BY order_id HAVING COUNT(*) = 1)`},
-		{&r.DeadLettered, queueDB, `SELECT COUNT(*) FROM mc_dead_letter WHERE grp = 'payment-callback'`},
-		{&r.PyDeadLettered, queueDB, `SELECT COUNT(*) FROM mc_dead_letter WHERE grp = 'reconciliation'`},
 	} {
 		if *q.dst, err = count(ctx, q.db, q.sql); err != nil {
 			return nil, err
@@ -130,27 +142,13 @@ func summarize(ctx context.Context, ordersDB, paymentDB *sql.DB, reconPath strin
 		}
 		r.Duplicates += n
 	}
-	if r.Lost, err = lost(ctx, ordersDB, paymentDB, reconDB, queueDB); err != nil {
+	if r.Lost, err = lost(ctx, ordersDB, paymentDB, reconDB, dead); err != nil {
 		return nil, err
 	}
 	if err := reconcile(ctx, r, paymentDB, reconDB); err != nil {
 		return nil, err
 	}
-	rows, err := queueDB.QueryContext(ctx, `SELECT grp, reason, code, COUNT(*) FROM mc_dead_letter GROUP BY grp, reason, code ORDER BY grp, code`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var reasons []string
-	for rows.Next() {
-		var grp, reason string
-		var code, n int
-		if err := rows.Scan(&grp, &reason, &code, &n); err != nil {
-			return nil, err
-		}
-		reasons = append(reasons, fmt.Sprintf("%s %s code %d ×%d", grp, reason, code, n))
-	}
-	r.DeadLetterReasons = strings.Join(reasons, ", ")
+	r.DeadLetterReasons = deadLetterReasons(dead)
 	r.Go = serviceStats{
 		processed: sumCounter(reg, "msgcontract_processed_total"), deduped: sumCounter(reg, "msgcontract_deduped_total"),
 		retried: sumCounter(reg, "msgcontract_retried_total"), deadLettered: r.DeadLettered,
@@ -162,12 +160,36 @@ func summarize(ctx context.Context, ordersDB, paymentDB *sql.DB, reconPath strin
 		}
 	}
 	r.Py.deadLettered = r.PyDeadLettered
-	return r, rows.Err()
+	return r, nil
+}
+
+// deadLetterReasons counts dead letters by group, reason and code, in
+// group then code order: "payment-callback decode code -3 ×1, ...".
+func deadLetterReasons(dead map[string][]dlq.Record) string {
+	type key struct {
+		group  string
+		reason dlq.Reason
+		code   int32
+	}
+	n := map[key]int{}
+	for g, recs := range dead {
+		for _, rec := range recs {
+			n[key{g, rec.Reason, rec.Code}]++
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(n), func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.code, b.code), cmp.Compare(a.reason, b.reason))
+	})
+	var reasons []string
+	for _, k := range keys {
+		reasons = append(reasons, fmt.Sprintf("%s %s code %d ×%d", k.group, k.reason, k.code, n[k]))
+	}
+	return strings.Join(reasons, ", ")
 }
 
 // lost counts, per consumer, the unique keys the producer published that
 // the consumer neither claimed (msg_dedup) nor dead-lettered.
-func lost(ctx context.Context, ordersDB, paymentDB, reconDB, queueDB *sql.DB) (int, error) {
+func lost(ctx context.Context, ordersDB, paymentDB, reconDB *sql.DB, dead map[string][]dlq.Record) (int, error) {
 	keys, err := column(ctx, ordersDB, `SELECT DISTINCT biz_key FROM msg_outbox`)
 	if err != nil {
 		return 0, err
@@ -176,18 +198,17 @@ func lost(ctx context.Context, ordersDB, paymentDB, reconDB, queueDB *sql.DB) (i
 	for _, c := range []struct {
 		db    *sql.DB
 		group string
-	}{{paymentDB, "payment-callback"}, {reconDB, "reconciliation"}} {
+	}{{paymentDB, paymentsvc.Group}, {reconDB, reconGroup}} {
 		handled := map[string]bool{}
 		claimed, err := column(ctx, c.db, `SELECT biz_key FROM msg_dedup`)
 		if err != nil {
 			return 0, err
 		}
-		dead, err := column(ctx, queueDB, `SELECT biz_key FROM mc_dead_letter WHERE grp = ?1`, c.group)
-		if err != nil {
-			return 0, err
-		}
-		for _, k := range append(claimed, dead...) {
+		for _, k := range claimed {
 			handled[k] = true
+		}
+		for _, rec := range dead[c.group] {
+			handled[rec.BizKey] = true
 		}
 		for _, k := range keys {
 			if !handled[k] {

@@ -7,24 +7,32 @@ msg_dedup layout as the Go runtime), order states are checked with the
 generated order_state_can_transit, and failures are classified and retried
 or dead-lettered by the contract, exactly as in Go.
 
-The transport is the embedded SQLite queue that runtime-go's sqlitequeue
-lays out (mc_queue, mc_subscriptions, mc_dead_letter); the Queue class below
-speaks that protocol.
+The generated consumer is transport-neutral: Consumer.process(conn, body)
+returns a decision (Ack, Defer, Retry or DeadLetter) and the transport
+carries it out. Two transports are wired here, each laid out as its
+runtime-go twin so Go and Python consume side by side:
 
-Usage: reconciliation.py --queue QUEUE_DB --db RECON_DB [--retry-base-ms N]
-It runs until SIGTERM or SIGINT, then finishes the message in hand.
+- --queue FILE: the embedded SQLite queue of runtime-go's sqlitequeue
+  (mc_queue, mc_subscriptions, mc_dead_letter); the Queue class below speaks
+  that protocol.
+- --nats URL: NATS JetStream as runtime-go's natsjs lays it out; see
+  natsqueue.py.
+
+Usage: reconciliation.py (--queue QUEUE_DB | --nats URL) --db RECON_DB [--retry-base-ms N]
+It runs until SIGTERM or SIGINT, then finishes the messages in hand.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import secrets
 import signal
 import sqlite3
 import sys
 import time
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from msgcontract import support as mc
 from shop.payment.v1 import payment_msgcontract as contract
@@ -45,6 +53,26 @@ class Delivery:
     owner: str
     topic: str
     body: bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """What the generated consumer decided for one delivered body, and what carrying it out needs."""
+
+    decision: mc.Decision
+    handler: str  # the handler's name, recorded with a dead letter
+    env: Optional[Any]  # the decoded envelope; None when the body did not decode
+
+    @property
+    def outcome(self) -> Optional[str]:
+        """The recon_stats counter the decision adds to; None for a Defer."""
+        if isinstance(self.decision, mc.Ack):
+            return "deduped" if self.decision.deduplicated else "processed"
+        if isinstance(self.decision, mc.Defer):
+            return None
+        if isinstance(self.decision, mc.Retry):
+            return "retried"
+        return "dead_lettered"
 
 
 class Queue:
@@ -88,6 +116,17 @@ class Queue:
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
+
+    def settle(self, d: Delivery, decision: mc.Decision, handler: str, env: Optional[Any]) -> None:
+        """Carries out the consumer's decision for d (env: the decoded envelope, if it decoded)."""
+        if isinstance(decision, mc.Ack):
+            self.ack(d)
+        elif isinstance(decision, mc.Defer):
+            self.defer(d, decision.not_before_ms)
+        elif isinstance(decision, mc.Retry):
+            self.retry(d, decision.next_envelope)
+        else:
+            self.dead_letter(d, handler, env, decision)
 
     def ack(self, d: Delivery) -> None:
         self._settle(d)
@@ -192,44 +231,75 @@ class Reconciliation:
                 (m.order_id, m.refund_id, m.amount),
             )
 
-    def count(self, name: str) -> None:
+    def count(self, v: Verdict) -> None:
+        """Counts a carried-out verdict in recon_stats (the demo's summary reads them)."""
+        if v.outcome is None:
+            return
         self.conn.execute(
             "INSERT INTO recon_stats (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1",
-            (name,),
+            (v.outcome,),
         )
         self.conn.commit()
 
-    def handle(self, q: Queue, d: Delivery) -> None:
-        """Runs one delivery through the generated consumer and carries out its decision."""
+    def decide(self, body: bytes) -> Verdict:
+        """Runs one delivered body through the generated consumer of its event type.
+
+        The transport then carries out the verdict (Queue.settle or
+        JetStreamQueue.settle) and only after that is it counted.
+        """
         try:
-            env: Optional[Any] = mc.decode(d.body)
+            env: Optional[Any] = mc.decode(body)
         except mc.DecodeError:
             env = None
         if env is None:
             consumer = self.consumers[contract.PAY_SUCCESS_EVENT_TYPE]  # any consumer dead-letters a bad body
         elif env.event_type not in self.consumers:
-            q.dead_letter(d, "", env, mc.DeadLetter("no_handler", -4, f"no handler for {env.event_type}", 0))
-            self.count("dead_lettered")
-            return
+            return Verdict(mc.DeadLetter("no_handler", -4, f"no handler for {env.event_type}", 0), "", env)
         else:
             consumer = self.consumers[env.event_type]
-        decision = consumer.process(self.conn, d.body)
-        if isinstance(decision, mc.Ack):
-            q.ack(d)
-            self.count("deduped" if decision.deduplicated else "processed")
-        elif isinstance(decision, mc.Defer):
-            q.defer(d, decision.not_before_ms)
-        elif isinstance(decision, mc.Retry):
-            q.retry(d, decision.next_envelope)
-            self.count("retried")
-        else:
-            q.dead_letter(d, consumer.handler_name, env, decision)
-            self.count("dead_lettered")
+        return Verdict(consumer.process(self.conn, body), consumer.handler_name, env)
+
+
+def consume_sqlite(path: str, recon: Reconciliation, stopping: Callable[[], bool]) -> None:
+    """The consume loop on the embedded SQLite queue, until stopping() is true."""
+    q = Queue(path, GROUP, [contract.PAY_SUCCESS_TOPIC])
+    print("reconciliation: consuming group", GROUP, flush=True)
+    while not stopping():
+        batch = q.fetch(16)
+        if not batch:
+            time.sleep(0.05)
+            continue
+        for d in batch:
+            v = recon.decide(d.body)
+            q.settle(d, v.decision, v.handler, v.env)
+            recon.count(v)
+
+
+async def consume_nats(url: str, recon: Reconciliation, stopping: Callable[[], bool]) -> None:
+    """The consume loop on NATS JetStream, until stopping() is true.
+
+    The database work is synchronous and runs on the event loop: one
+    message at a time, as in the SQLite loop. Only the transport is async.
+    """
+    from natsqueue import JetStreamQueue  # nats-py is needed only on this path
+
+    q = await JetStreamQueue.connect(url, GROUP, [contract.PAY_SUCCESS_TOPIC])
+    print("reconciliation: consuming group", GROUP, "on", url, flush=True)
+    try:
+        while not stopping():
+            for d in await q.fetch(16):  # waits up to natsqueue.FETCH_WAIT_S
+                v = recon.decide(d.body)
+                await q.settle(d, v.decision, v.handler, v.env)
+                recon.count(v)
+    finally:
+        await q.close()
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--queue", required=True, help="the embedded queue's SQLite file")
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--queue", help="the embedded queue's SQLite file")
+    where.add_argument("--nats", metavar="URL", help="a NATS server with JetStream, e.g. nats://127.0.0.1:4222")
     ap.add_argument("--db", required=True, help="the reconciliation database")
     ap.add_argument("--retry-base-ms", type=int, default=0, help="shorten the contract's retry policy (demo)")
     args = ap.parse_args()
@@ -245,18 +315,15 @@ def main() -> int:
         nonlocal stopping
         stopping = True
 
+    # The loops check the flag between batches: the messages in hand are
+    # handled and settled before the service exits.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     recon = Reconciliation(args.db, retry)
-    q = Queue(args.queue, GROUP, [contract.PAY_SUCCESS_TOPIC])
-    print("reconciliation: consuming group", GROUP, flush=True)
-    while not stopping:
-        batch = q.fetch(16)
-        if not batch:
-            time.sleep(0.05)
-            continue
-        for d in batch:
-            recon.handle(q, d)
+    if args.nats:
+        asyncio.run(consume_nats(args.nats, recon, lambda: stopping))
+    else:
+        consume_sqlite(args.queue, recon, lambda: stopping)
     print("reconciliation: stopped", flush=True)
     return 0
 

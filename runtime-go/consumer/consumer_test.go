@@ -322,3 +322,31 @@ func TestQueueInBusinessFile(t *testing.T) {
 		})
 	}
 }
+
+// A message is routed, retried and dead-lettered by the topic it was
+// delivered from, even when its envelope names another.
+func TestDeliveryTopicDecides(t *testing.T) {
+	t.Parallel()
+	for _, bk := range []brokerKind{sqliteBroker, natsBroker} {
+		t.Run(bk.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, sqliteBackend, bk, fastPolicy)
+			f.clock = newScaledClock(10)
+			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+				env, _ := consumer.EnvelopeFrom(ctx)
+				if env.GetRetryCount() == 0 {
+					return classify.NewError(codeSystem, "once")
+				}
+				return insertEffect(ctx, tx, m.GetValue())
+			}, nil)
+			env := f.envelope("order:x", "x")
+			env.Topic = "somewhere-else"
+			f.publish(env)
+			waitFor(t, "processed", func() bool { return f.count(f.m.Processed) == 1 })
+			f.drain()
+			if got := f.effects(); got != 1 {
+				t.Errorf("effects = %d, want 1", got)
+			}
+		})
+	}
+}

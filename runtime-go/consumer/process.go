@@ -49,11 +49,14 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 	if tp := env.GetTrace().GetTraceparent(); tp != "" {
 		log = log.With("traceparent", tp)
 	}
-	topic := env.GetTopic()
-	if topic == "" {
-		topic = d.Topic
-	}
+	// The topic it was delivered from decides; the envelope's own topic
+	// is the fallback for transports that cannot tell.
+	topic := d.Topic
 	r := c.lookup(topic, env.GetEventType())
+	if r == nil && env.GetTopic() != "" && env.GetTopic() != topic {
+		topic = env.GetTopic()
+		r = c.lookup(topic, env.GetEventType())
+	}
 	if r == nil {
 		c.deadLetter(ctx, sub, d, env, nil, dlq.ReasonNoHandler, CodeNoHandler,
 			fmt.Sprintf("no handler for event type %q on topic %q in group %q", env.GetEventType(), topic, c.cfg.Group), log)
@@ -197,7 +200,7 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 	}
 	if env != nil {
 		rec.EventType, rec.BizKey, rec.MessageID = env.GetEventType(), env.GetBizKey(), env.GetMessageId()
-		if env.GetTopic() != "" {
+		if rec.Topic == "" {
 			rec.Topic = env.GetTopic()
 		}
 		if ff := env.GetFirstFailedAt(); ff > 0 {

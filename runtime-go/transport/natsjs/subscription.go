@@ -123,9 +123,9 @@ func (s *subscription) Retry(ctx context.Context, d *transport.Delivery, env *en
 	if err != nil {
 		return err
 	}
-	topic := env.GetTopic()
+	topic := d.Topic // where this group receives it
 	if topic == "" {
-		topic = d.Topic
+		topic = env.GetTopic()
 	}
 	if err := s.t.publishRaw(ctx, s.t.retrySubject(s.group, topic), body); err != nil {
 		return err

@@ -191,9 +191,9 @@ func (s *subscription) Retry(ctx context.Context, d *transport.Delivery, env *en
 	if err != nil {
 		return fmt.Errorf("sqlitequeue: retry: %w", err)
 	}
-	topic := env.GetTopic()
+	topic := d.Topic // where this group receives it
 	if topic == "" {
-		topic = d.Topic
+		topic = env.GetTopic()
 	}
 	return s.settle(ctx, d, func(tx *sql.Tx) error {
 		return s.t.enqueue(ctx, tx, topic, s.group, body, env.GetNotBefore())

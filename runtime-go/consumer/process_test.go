@@ -15,12 +15,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -31,6 +35,7 @@ const (
 	childBizEnv   = "MSGCONTRACT_FAULT_BUSINESS_DB"
 	childQueueEnv = "MSGCONTRACT_FAULT_QUEUE_DB"
 	childIDEnv    = "MSGCONTRACT_FAULT_CHILD_ID"
+	childNATSEnv  = "MSGCONTRACT_FAULT_NATS_URL" // set: NATS instead of the SQLite queue
 	childLease    = 2 * time.Second
 )
 
@@ -53,8 +58,19 @@ func runChild(mode string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	tr, err := sqlitequeue.Open(ctx, os.Getenv(childQueueEnv), sqlitequeue.Config{Lease: childLease, PollInterval: 10 * time.Millisecond})
-	if err != nil {
+	var tr transport.Subscriber
+	if url := os.Getenv(childNATSEnv); url != "" {
+		nc, err := nats.Connect(url)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		if tr, err = natsjs.New(ctx, natsjs.Config{Conn: nc, AckWait: childLease, FetchWait: 200 * time.Millisecond}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	} else if tr, err = sqlitequeue.Open(ctx, os.Getenv(childQueueEnv),
+		sqlitequeue.Config{Lease: childLease, PollInterval: 10 * time.Millisecond}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
@@ -98,10 +114,11 @@ type child struct {
 	lines chan string
 }
 
-func startChild(t *testing.T, mode, id, bizDB, queueDB string) *child {
+func startChild(t *testing.T, mode, id string, p *processFixture) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+mode, childIDEnv+"="+id, childBizEnv+"="+bizDB, childQueueEnv+"="+queueDB)
+	cmd.Env = append(os.Environ(), childEnv+"="+mode, childIDEnv+"="+id, childBizEnv+"="+p.bizPath,
+		childQueueEnv+"="+p.queuePath, childNATSEnv+"="+p.natsURL)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -149,15 +166,18 @@ func (c *child) kill() {
 	}
 }
 
-// processFixture is a business database and a queue file on disk shared
-// with child processes.
+// processFixture is a business database on disk and a transport (the
+// SQLite queue file, or a NATS server in this process) shared with child
+// processes.
 type processFixture struct {
-	bizPath, queuePath string
-	db                 *sql.DB
-	tr                 *sqlitequeue.Transport
+	bizPath, queuePath, natsURL string
+	db                          *sql.DB
+	pub                         transport.Publisher
+	backlog                     func() (int, error)
+	deadLetters                 dlq.Store
 }
 
-func newProcessFixture(t *testing.T) *processFixture {
+func newProcessFixture(t *testing.T, transportName string) *processFixture {
 	dir := t.TempDir()
 	p := &processFixture{bizPath: filepath.Join(dir, "business.db"), queuePath: filepath.Join(dir, "queue.db")}
 	var err error
@@ -168,10 +188,30 @@ func newProcessFixture(t *testing.T) *processFixture {
 	if _, err := p.db.Exec(`CREATE TABLE effects (biz_key TEXT NOT NULL, retry_count INTEGER NOT NULL, note TEXT NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	if p.tr, err = sqlitequeue.Open(context.Background(), p.queuePath, sqlitequeue.Config{}); err != nil {
+	ctx := context.Background()
+	if transportName == "natsjs" {
+		nc := startNATS(t)
+		p.natsURL = nc.ConnectedUrl()
+		tr, err := natsjs.New(ctx, natsjs.Config{Conn: nc, AckWait: childLease})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The group's durable consumer exists before the children start,
+		// so its backlog counts from the first message.
+		if _, err := tr.Subscribe(ctx, "g", []string{topic}); err != nil {
+			t.Fatal(err)
+		}
+		p.pub, p.deadLetters = tr, tr
+		p.backlog = func() (int, error) { return tr.Backlog(ctx, "g") }
+		return p
+	}
+	tr, err := sqlitequeue.Open(ctx, p.queuePath, sqlitequeue.Config{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.tr.Close() })
+	t.Cleanup(func() { tr.Close() })
+	p.pub, p.deadLetters = tr, tr
+	p.backlog = func() (int, error) { return tr.Pending(ctx) }
 	return p
 }
 
@@ -182,7 +222,7 @@ func (p *processFixture) publish(t *testing.T, keys ...string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := p.tr.Publish(context.Background(), topic, env); err != nil {
+		if err := p.pub.Publish(context.Background(), topic, env); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -198,25 +238,36 @@ func (p *processFixture) scalar(t *testing.T, q string) int {
 }
 
 func (p *processFixture) drained() bool {
-	n, err := p.tr.Pending(context.Background())
+	n, err := p.backlog()
 	return err == nil && n == 0
 }
+
+var processTransports = []string{"sqlitequeue", "natsjs"}
 
 // Fault 5: a consumer process SIGKILLed in the middle of its handler
 // loses nothing: after a restart the message is processed exactly once,
 // and its retry_count survived.
 func TestFault5KilledMidHandler(t *testing.T) {
 	t.Parallel()
-	p := newProcessFixture(t)
-	// The queue's tables exist before any subscriber: the message waits.
+	for _, tn := range processTransports {
+		t.Run(tn, func(t *testing.T) {
+			t.Parallel()
+			testFault5(t, tn)
+		})
+	}
+}
+
+func testFault5(t *testing.T, transportName string) {
+	p := newProcessFixture(t, transportName)
+	// Published before any consumer runs: the message waits.
 	p.publish(t, "order:5")
-	a := startChild(t, "hang", "A", p.bizPath, p.queuePath)
+	a := startChild(t, "hang", "A", p)
 	a.expect(t, "IN_HANDLER retry_count=1")
 	a.kill()
 	if got := p.scalar(t, `SELECT count(*) FROM effects`); got != 0 {
 		t.Fatalf("effects after the kill = %d, want 0 (the handler's transaction never committed)", got)
 	}
-	startChild(t, "normal", "B", p.bizPath, p.queuePath)
+	startChild(t, "normal", "B", p)
 	waitFor(t, "the restarted consumer's effect", func() bool {
 		return p.scalar(t, `SELECT count(*) FROM effects`) == 1 && p.drained()
 	})
@@ -232,7 +283,7 @@ func TestFault5KilledMidHandler(t *testing.T) {
 	if got := p.scalar(t, `SELECT count(*) FROM msg_dedup`); got != 1 {
 		t.Errorf("claims = %d, want 1", got)
 	}
-	if recs, _ := p.tr.List(context.Background(), dlqAll); len(recs) != 0 {
+	if recs, _ := p.deadLetters.List(context.Background(), dlqAll); len(recs) != 0 {
 		t.Errorf("dead letters = %d, want 0", len(recs))
 	}
 }
@@ -242,15 +293,24 @@ func TestFault5KilledMidHandler(t *testing.T) {
 // nothing is done twice.
 func TestFault6Takeover(t *testing.T) {
 	t.Parallel()
+	for _, tn := range processTransports {
+		t.Run(tn, func(t *testing.T) {
+			t.Parallel()
+			testFault6(t, tn)
+		})
+	}
+}
+
+func testFault6(t *testing.T, transportName string) {
 	const n = 300
-	p := newProcessFixture(t)
+	p := newProcessFixture(t, transportName)
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = "order:6:" + strconv.Itoa(i)
 	}
 	p.publish(t, keys...)
-	a := startChild(t, "normal", "A", p.bizPath, p.queuePath)
-	startChild(t, "normal", "B", p.bizPath, p.queuePath)
+	a := startChild(t, "normal", "A", p)
+	startChild(t, "normal", "B", p)
 	waitFor(t, "a third of the work done", func() bool { return p.scalar(t, `SELECT count(*) FROM effects`) >= n/3 })
 	a.kill()
 	killedAt := p.scalar(t, `SELECT count(*) FROM effects WHERE note = 'A'`)

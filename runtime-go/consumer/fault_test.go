@@ -278,11 +278,14 @@ func TestFault4DeadLetterAtOnce(t *testing.T) {
 			}
 		}, dlq.ReasonDecode, consumer.CodeDecode, 0},
 	}
-	for _, bk := range []brokerKind{sqliteBroker, natsBroker} {
+	for _, m := range matrix() {
+		if m.batch {
+			continue
+		}
 		for _, tc := range cases {
-			t.Run(bk.name+"/"+tc.name, func(t *testing.T) {
+			t.Run(m.db.name+"+"+m.br.name+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				f := newFixture(t, sqliteBackend, bk, fastPolicy)
+				f := newFixture(t, m.db, m.br, fastPolicy)
 				f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
 					return classify.NewError(codeBusiness, "order already closed")
 				}, nil)

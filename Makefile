@@ -9,7 +9,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples bench-codegen bench-registry clean help
+.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 
 all: build
 
@@ -55,6 +55,12 @@ ORDERS    ?= 24
 demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
 	bash scripts/setup-python.sh
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
+
+chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random
+	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
+
+bench-runtime: ## bare business INSERT loop vs the full runtime on SQLite, side by side
+	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 
 bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side
 	bash bench/codegen/run.sh

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything `make test` needs on a fresh machine, idempotently:
 #   - Debian packages: protoc (protobuf-compiler, libprotobuf-dev) for the
-#     protoc-gen-msgcontract end-to-end test, PostgreSQL for runtime-go's
-#     PostgreSQL tests (one apt-get update, only when something is missing);
+#     protoc-gen-msgcontract end-to-end test, PostgreSQL for the runtime's and
+#     the registry's PostgreSQL tests, redis-server for the Redis pre-filter
+#     test (one apt-get update, only when something is missing);
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
 #   - the Maven artifacts of the Java harness and the pinned protoc.
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler libprotobuf-dev)
 ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 if ((${#missing[@]})); then
   sudo=""
   [[ "$(id -u)" == 0 ]] || sudo=sudo

@@ -54,8 +54,9 @@ PREFIX = "msgcontract"
 
 ACK_WAIT_S = 60.0
 """The lease, natsjs.Config.AckWait's default: a delivery not settled within it
-is redelivered. Both transports create-or-update the same consumer, so keep the
-two equal or each start reconfigures the consumer the other one uses."""
+is redelivered. Go's Subscribe and connect() below both create-or-update the
+group's consumer, so keep the two equal, or each side resets the other's
+setting when it starts."""
 
 MAX_ACK_PENDING = 10_000
 """Unsettled (in flight or delayed) messages per group, as in natsjs."""
@@ -191,7 +192,7 @@ class JetStreamQueue:
         A crash between the two leaves a second copy; the consumer's dedup
         claim absorbs it.
         """
-        await self._publish(_retry_subject(self.group, env.topic or d.topic), mc.encode(env))
+        await self._publish(_retry_subject(self.group, env.topic or d.topic), mc.encode(env), STREAM)
         await d.msg.ack()
 
     async def dead_letter(self, d: Delivery, handler: str, env: Optional[Any], dl: mc.DeadLetter) -> None:
@@ -223,13 +224,15 @@ class JetStreamQueue:
             "last_replayed_at": ZERO_TIME,
         }
         subject = f"{PREFIX}-dlq.{consumer_name(self.group)}.{topic or '_'}"
-        await self._publish(subject, json.dumps(record).encode("utf-8"))
+        await self._publish(subject, json.dumps(record).encode("utf-8"), DLQ_STREAM)
         await d.msg.ack()
 
-    async def _publish(self, subject: str, body: bytes) -> None:
+    async def _publish(self, subject: str, body: bytes, stream: str) -> None:
         # js.publish waits for the stream's acknowledgement: once it returns,
-        # the message is stored and acking the delivery loses nothing.
-        await self.js.publish(subject, body, headers={"Nats-Msg-Id": mc.new_message_id()})
+        # the message is stored and acking the delivery loses nothing. The
+        # expected stream makes a layout mismatch an error, not a message
+        # stored somewhere nobody reads.
+        await self.js.publish(subject, body, stream=stream, headers={"Nats-Msg-Id": mc.new_message_id()})
 
 
 def _retry_subject(group: str, topic: str) -> str:

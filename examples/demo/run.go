@@ -23,6 +23,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 )
 
 // Config selects the demo's size and transport.
@@ -142,7 +143,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 		}
 		sub.Close()
 	}
-	ordersDB, err := sqldb.OpenSQLite(ordersPath)
+	ordersDB, err := sqlitedb.Open(ordersPath)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	if err := outbox.Migrate(ctx, ordersDB, sqldb.SQLite); err != nil {
 		return nil, err
 	}
-	paymentDB, err := sqldb.OpenSQLite(paymentPath)
+	paymentDB, err := sqlitedb.Open(paymentPath)
 	if err != nil {
 		return nil, err
 	}

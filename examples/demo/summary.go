@@ -16,7 +16,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 )
 
 // Result is what the databases say after the run.
@@ -106,7 +106,7 @@ func count(ctx context.Context, db *sql.DB, query string, args ...any) (int, err
 // dead-letter stream). Only the table's processed/deduped/retried columns
 // come from the services' own counters.
 func summarize(ctx context.Context, ordersDB, paymentDB *sql.DB, reconPath string, tr demoTransport, reg *prometheus.Registry) (*Result, error) {
-	reconDB, err := sqldb.OpenSQLite(reconPath)
+	reconDB, err := sqlitedb.Open(reconPath)
 	if err != nil {
 		return nil, err
 	}

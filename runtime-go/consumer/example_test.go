@@ -17,6 +17,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -27,7 +28,7 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 
-	db, _ := sqldb.OpenSQLite(filepath.Join(dir, "business.db"))
+	db, _ := sqlitedb.Open(filepath.Join(dir, "business.db"))
 	defer db.Close()
 	_, _ = db.Exec(`CREATE TABLE payments (order_id TEXT NOT NULL)`)
 	queue, _ := sqlitequeue.Open(ctx, filepath.Join(dir, "queue.db"), sqlitequeue.Config{})

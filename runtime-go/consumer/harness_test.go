@@ -25,6 +25,8 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
@@ -77,7 +79,7 @@ type dbBackend struct {
 }
 
 var sqliteBackend = dbBackend{"sqlite", func(t *testing.T) (*sql.DB, sqldb.Dialect) {
-	db, err := sqldb.OpenSQLite(filepath.Join(t.TempDir(), "business.db"))
+	db, err := sqlitedb.Open(filepath.Join(t.TempDir(), "business.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ var postgresBackend = dbBackend{"postgres", func(t *testing.T) (*sql.DB, sqldb.D
 	if dsn == "" {
 		t.Skip(pgSkip)
 	}
-	admin, err := sqldb.OpenPostgres(dsn)
+	admin, err := pgdb.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ var postgresBackend = dbBackend{"postgres", func(t *testing.T) (*sql.DB, sqldb.D
 	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sqldb.OpenPostgres(withSearchPath(dsn, schema))
+	db, err := pgdb.Open(withSearchPath(dsn, schema))
 	if err != nil {
 		t.Fatal(err)
 	}

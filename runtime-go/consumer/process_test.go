@@ -23,6 +23,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
@@ -53,7 +54,7 @@ func TestMain(m *testing.M) {
 func runChild(mode string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	db, err := sqldb.OpenSQLite(os.Getenv(childBizEnv))
+	db, err := sqlitedb.Open(os.Getenv(childBizEnv))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -181,7 +182,7 @@ func newProcessFixture(t *testing.T, transportName string) *processFixture {
 	dir := t.TempDir()
 	p := &processFixture{bizPath: filepath.Join(dir, "business.db"), queuePath: filepath.Join(dir, "queue.db")}
 	var err error
-	if p.db, err = sqldb.OpenSQLite(p.bizPath); err != nil {
+	if p.db, err = sqlitedb.Open(p.bizPath); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.db.Close() })

@@ -11,11 +11,13 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 )
 
 func newStore(t *testing.T) (*dedup.Store, *sql.DB) {
 	t.Helper()
-	db, err := sqldb.OpenSQLite(filepath.Join(t.TempDir(), "b.db"))
+	db, err := sqlitedb.Open(filepath.Join(t.TempDir(), "b.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestConcurrentMigratePostgres(t *testing.T) {
 	if dsn == "" {
 		t.Skip("MSGCONTRACT_PG_DSN is unset; to run the PostgreSQL case: export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh)")
 	}
-	db, err := sqldb.OpenPostgres(dsn)
+	db, err := pgdb.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

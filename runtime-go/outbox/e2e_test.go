@@ -15,6 +15,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -30,7 +31,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := outbox.Migrate(ctx, producerDB, sqldb.SQLite); err != nil {
 		t.Fatal(err)
 	}
-	consumerDB, err := sqldb.OpenSQLite(filepath.Join(dir, "consumer.db"))
+	consumerDB, err := sqlitedb.Open(filepath.Join(dir, "consumer.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
@@ -48,7 +50,7 @@ func (f *flaky) Publish(ctx context.Context, topic string, env *envelopepb.Envel
 func openDB(t *testing.T, d sqldb.Dialect) *sql.DB {
 	t.Helper()
 	if d == sqldb.SQLite {
-		db, err := sqldb.OpenSQLite(filepath.Join(t.TempDir(), "business.db"))
+		db, err := sqlitedb.Open(filepath.Join(t.TempDir(), "business.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +61,7 @@ func openDB(t *testing.T, d sqldb.Dialect) *sql.DB {
 	if dsn == "" {
 		t.Skip("MSGCONTRACT_PG_DSN is unset; to run the PostgreSQL case: export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh)")
 	}
-	admin, err := sqldb.OpenPostgres(dsn)
+	admin, err := pgdb.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func openDB(t *testing.T, d sqldb.Dialect) *sql.DB {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	db, err := sqldb.OpenPostgres(u.String())
+	db, err := pgdb.Open(u.String())
 	if err != nil {
 		t.Fatal(err)
 	}

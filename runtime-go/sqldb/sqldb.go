@@ -13,10 +13,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
-
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
 )
 
 // Dialect is the SQL flavour of a database.
@@ -61,43 +57,6 @@ func (d Dialect) Serial() string {
 		return "BIGSERIAL PRIMARY KEY"
 	}
 	return "INTEGER PRIMARY KEY AUTOINCREMENT"
-}
-
-// OpenSQLite opens (creating it if missing) the SQLite database file at
-// path, in WAL mode, with a 30 s busy timeout and BEGIN IMMEDIATE
-// transactions, so that several goroutines and processes writing the same
-// file wait for each other instead of failing with SQLITE_BUSY.
-func OpenSQLite(path string) (*sql.DB, error) {
-	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
-	q.Set("_busy_timeout", "30000")
-	q.Set("_txlock", "immediate")
-	q.Set("_synchronous", "NORMAL")
-	q.Set("_foreign_keys", "1")
-	q.Set("_stmt_cache_size", "64")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
-	}
-	return db, nil
-}
-
-// OpenPostgres opens a PostgreSQL database by its DSN (URL or key=value
-// form) through pgx.
-func OpenPostgres(dsn string) (*sql.DB, error) {
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqldb: connect postgres: %w", err)
-	}
-	return db, nil
 }
 
 // Migrate runs DDL statements in one transaction. On PostgreSQL it first

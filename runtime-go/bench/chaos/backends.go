@@ -15,6 +15,8 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
@@ -30,17 +32,17 @@ const lease = 3 * time.Second
 // PostgreSQL at pgDSN.
 func openBusiness(cfg config) (*sql.DB, sqldb.Dialect, error) {
 	if cfg.pgDSN != "" {
-		db, err := sqldb.OpenPostgres(cfg.pgDSN)
+		db, err := pgdb.Open(cfg.pgDSN)
 		return db, sqldb.Postgres, err
 	}
-	db, err := sqldb.OpenSQLite(filepath.Join(cfg.dir, "business.db"))
+	db, err := sqlitedb.Open(filepath.Join(cfg.dir, "business.db"))
 	return db, sqldb.SQLite, err
 }
 
 // freshPostgres creates a schema of its own in dsn's database and returns a
 // DSN using it.
 func freshPostgres(dsn string) (string, error) {
-	admin, err := sqldb.OpenPostgres(dsn)
+	admin, err := pgdb.Open(dsn)
 	if err != nil {
 		return "", err
 	}

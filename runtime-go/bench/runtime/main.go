@@ -32,6 +32,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -100,7 +101,7 @@ func report(name string, n int, d time.Duration) {
 
 // runBare does the business INSERT per message, one transaction each.
 func runBare(ctx context.Context, path string, n int) (time.Duration, error) {
-	db, err := sqldb.OpenSQLite(path)
+	db, err := sqlitedb.Open(path)
 	if err != nil {
 		return 0, err
 	}
@@ -127,7 +128,7 @@ func runBare(ctx context.Context, path string, n int) (time.Duration, error) {
 func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
 
 func runRuntime(ctx context.Context, dir string, n, workers, fetch int, batch bool) (time.Duration, error) {
-	db, err := sqldb.OpenSQLite(filepath.Join(dir, "business.db"))
+	db, err := sqlitedb.Open(filepath.Join(dir, "business.db"))
 	if err != nil {
 		return 0, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -65,7 +66,7 @@ func TestPrefilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	db, err := sqldb.OpenSQLite(filepath.Join(dir, "b.db"))
+	db, err := sqlitedb.Open(filepath.Join(dir, "b.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

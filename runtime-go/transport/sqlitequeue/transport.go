@@ -8,7 +8,7 @@
 // how retries are delayed. Dead-lettered messages move to a table of their
 // own, which the Transport exposes as a dlq.Store.
 //
-// Open the file with sqldb.OpenSQLite (WAL, busy timeout, BEGIN
+// Open the file with sqlitedb.Open (WAL, busy timeout, BEGIN
 // IMMEDIATE); the queue may share the business database's file or live in
 // its own.
 package sqlitequeue
@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 )
 
 // Config configures a Transport. DB is required.
@@ -57,7 +57,7 @@ func (c *Config) setDefaults() {
 func (c *Config) Validate() error {
 	var errs []error
 	if c.DB == nil {
-		errs = append(errs, errors.New("sqlitequeue: Config.DB is required (open it with sqldb.OpenSQLite)"))
+		errs = append(errs, errors.New("sqlitequeue: Config.DB is required (open it with sqlitedb.Open)"))
 	}
 	if c.Lease < 0 {
 		errs = append(errs, fmt.Errorf("sqlitequeue: Lease %v is negative", c.Lease))
@@ -98,7 +98,7 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 // Open opens (creating if missing) the SQLite file at path and returns a
 // Transport on it with cfg's other settings. Close closes the database.
 func Open(ctx context.Context, path string, cfg Config) (*Transport, error) {
-	db, err := sqldb.OpenSQLite(path)
+	db, err := sqlitedb.Open(path)
 	if err != nil {
 		return nil, err
 	}

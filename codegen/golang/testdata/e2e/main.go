@@ -24,6 +24,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/statemachine"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
@@ -217,7 +218,7 @@ func roundTrip() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	db, err := sqldb.OpenSQLite(filepath.Join(dir, "app.db"))
+	db, err := sqlitedb.Open(filepath.Join(dir, "app.db"))
 	if err != nil {
 		return err
 	}

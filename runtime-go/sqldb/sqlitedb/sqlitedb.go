@@ -1,0 +1,35 @@
+// Package sqlitedb opens SQLite databases (github.com/mattn/go-sqlite3, cgo)
+// with the settings the runtime's stores need. It is separate from sqldb so
+// that a service on PostgreSQL does not link SQLite.
+package sqlitedb
+
+import (
+	"database/sql"
+	"fmt"
+	"net/url"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// Open opens (creating it if missing) the SQLite database file at
+// path, in WAL mode, with a 30 s busy timeout and BEGIN IMMEDIATE
+// transactions, so that several goroutines and processes writing the same
+// file wait for each other instead of failing with SQLITE_BUSY.
+func Open(path string) (*sql.DB, error) {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "30000")
+	q.Set("_txlock", "immediate")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "1")
+	q.Set("_stmt_cache_size", "64")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlitedb: open %s: %w", path, err)
+	}
+	return db, nil
+}

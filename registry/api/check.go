@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/compat"
-	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -49,9 +48,9 @@ func (s *Server) checkOne(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, c.Param("version"))
 	}
-	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	p, err := s.parseRequest(ctx, subject, req)
 	if err != nil {
-		return storeErr(err, subject, "")
+		return err
 	}
 	level, err := s.level(ctx, subject)
 	if err != nil {
@@ -83,9 +82,9 @@ func (s *Server) checkAll(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	p, err := s.parseRequest(ctx, subject, req)
 	if err != nil {
-		return storeErr(err, subject, "")
+		return err
 	}
 	live, err := s.cfg.Store.Versions(ctx, subject, false)
 	if err != nil && !errors.Is(err, store.ErrSubjectNotFound) {

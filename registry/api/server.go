@@ -5,6 +5,7 @@
 package api
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -328,6 +329,16 @@ func decode(c echo.Context, v any) error {
 			"the request body is not valid JSON%s: %v; send e.g. {\"schemaType\": \"PROTOBUF\", \"schema\": \"syntax = \\\"proto3\\\"; ...\"}", where, err)
 	}
 	return nil
+}
+
+// parseRequest compiles a request's schema as the subject's file, resolving its
+// references; failures come back as API errors.
+func (s *Server) parseRequest(ctx context.Context, subject string, req request) (*schema.Parsed, error) {
+	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	if err != nil {
+		return nil, storeErr(err, subject, "")
+	}
+	return p, nil
 }
 
 func (s *Server) readSchemaRequest(c echo.Context) (request, error) {

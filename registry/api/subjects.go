@@ -148,9 +148,9 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	p, err := s.parseRequest(ctx, subject, req)
 	if err != nil {
-		return storeErr(err, subject, "")
+		return err
 	}
 	sc := store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References}
 	reg, err := s.cfg.Store.Register(ctx, subject, sc, func(ctx context.Context, live []store.Version) error {
@@ -282,9 +282,9 @@ func (s *Server) lookup(c echo.Context) error {
 	if _, err := s.cfg.Store.Versions(ctx, subject, false); err != nil {
 		return storeErr(err, subject, "")
 	}
-	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	p, err := s.parseRequest(ctx, subject, req)
 	if err != nil {
-		return storeErr(err, subject, "")
+		return err
 	}
 	v, err := s.cfg.Store.Lookup(ctx, subject, store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References})
 	if err != nil {

@@ -75,22 +75,10 @@ func (t *sqliteTransport) queued(ctx context.Context, _ []string) (int, error) {
 	return count(ctx, t.DB(), `SELECT COUNT(*) FROM mc_queue`)
 }
 
-// deadLetters reads the queue's mc_dead_letter table directly.
+// deadLetters lists group's records through the transport's dlq.Store,
+// as the NATS side does.
 func (t *sqliteTransport) deadLetters(ctx context.Context, group string) ([]dlq.Record, error) {
-	rows, err := t.DB().QueryContext(ctx, `SELECT biz_key, reason, code FROM mc_dead_letter WHERE grp = ?1 ORDER BY id`, group)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var recs []dlq.Record
-	for rows.Next() {
-		r := dlq.Record{Group: group}
-		if err := rows.Scan(&r.BizKey, &r.Reason, &r.Code); err != nil {
-			return nil, err
-		}
-		recs = append(recs, r)
-	}
-	return recs, rows.Err()
+	return t.List(ctx, dlq.Filter{Group: group, Limit: 1 << 30})
 }
 
 // natsTransport is a NATS server with JetStream running in this process,

@@ -1,3 +1,7 @@
+// Package golang is the conformance executor for generated Go: it writes a
+// vector file's generated code into a module with internal/toolchain/golang,
+// adds a program that runs every case through the generated code, builds it
+// and runs it.
 package golang
 
 import (
@@ -7,9 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -18,6 +20,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	codegen "github.com/msgcontract/msgcontract/codegen/golang"
 	"github.com/msgcontract/msgcontract/conformance"
+	gobuild "github.com/msgcontract/msgcontract/internal/toolchain/golang"
 )
 
 //go:embed executor_main.go.txt
@@ -25,21 +28,21 @@ var executorMain []byte
 
 // Run generates Go code for vf's protos under workDir, builds the executor
 // program against it and runs every case of vf, returning one result per
-// case in case order. runtime-go is found by RuntimeDir.
+// case in case order. runtime-go is found by gobuild.RuntimeDir.
 func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]conformance.Result, error) {
 	set, err := conformance.LoadModel(ctx, vf)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := RuntimeDir()
+	rt, err := gobuild.RuntimeDir()
 	if err != nil {
 		return nil, err
 	}
-	mod, err := WriteModule(set, rt, workDir)
+	mod, err := gobuild.WriteModule(set, rt, workDir)
 	if err != nil {
 		return nil, err
 	}
-	if err := mod.writeExecutor(); err != nil {
+	if err := writeExecutor(mod); err != nil {
 		return nil, err
 	}
 	cases, err := json.Marshal(vf.Cases)
@@ -60,42 +63,14 @@ func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]con
 	return results, nil
 }
 
-// Run builds the main package pkg of the module and runs it with stdin,
-// returning its standard output. The go command runs with -mod=mod (so
-// go.mod gains the requirements the generated code needs) and no
-// workspace.
-func (m *Module) Run(ctx context.Context, pkg string, stdin []byte) ([]byte, error) {
-	exe := filepath.Join(m.Dir, "bin", filepath.Base(pkg))
-	if out, err := m.Go(ctx, "build", "-o", exe, pkg); err != nil {
-		return nil, fmt.Errorf("go build %s in %s: %v\n%s", pkg, m.Dir, err, out)
-	}
-	run := exec.CommandContext(ctx, exe)
-	run.Dir = m.Dir
-	run.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	run.Stdout, run.Stderr = &stdout, &stderr
-	if err := run.Run(); err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s%s", pkg, err, stdout.String(), stderr.String())
-	}
-	return stdout.Bytes(), nil
-}
-
-// Go runs the go command with args in the module, as Run builds.
-func (m *Module) Go(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = m.Dir
-	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
-	return cmd.CombinedOutput()
-}
-
 // writeExecutor writes cmd/executor: the fixed program and the tables
 // naming every event's and state machine's generated symbols.
-func (m *Module) writeExecutor() error {
+func writeExecutor(m *gobuild.Module) error {
 	dir := filepath.Join(m.Dir, "cmd", "executor")
 	if err := write(filepath.Join(dir, "main.go"), executorMain); err != nil {
 		return err
 	}
-	plugin, err := codegen.Plugin(m.Set, emit.Params{Lang: "go", Module: ModulePath})
+	plugin, err := codegen.Plugin(m.Set, emit.Params{Lang: "go", Module: gobuild.ModulePath})
 	if err != nil {
 		return err
 	}
@@ -160,4 +135,11 @@ func goName(f *protogen.File, full protoreflect.FullName) string {
 		return ""
 	}
 	return walk(f.Enums, f.Messages)
+}
+
+func write(path string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, content, 0o644)
 }

@@ -1,3 +1,6 @@
+// Package java is the conformance executor for generated Java: it builds
+// the contract classes for a vector file's protos with internal/toolchain/java
+// and runs every case in one JVM through a small executor program.
 package java
 
 import (
@@ -12,6 +15,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/java"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/conformance"
+	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
 //go:embed Executor.java
@@ -24,7 +28,7 @@ func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]con
 	if err != nil {
 		return nil, err
 	}
-	b, err := Compile(ctx, set, []string{vf.ProtoDir}, workDir, map[string]string{
+	b, err := javabuild.Compile(ctx, set, []string{vf.ProtoDir}, workDir, map[string]string{
 		"io/msgcontract/conformance/Executor.java": executorSource,
 		"io/msgcontract/conformance/Registry.java": registry(set),
 	})

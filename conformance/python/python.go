@@ -1,3 +1,7 @@
+// Package python is the conformance executor for generated Python: it
+// builds the contract modules for a vector file's protos with
+// internal/toolchain/python and runs every case in one interpreter through a
+// small executor script.
 package python
 
 import (
@@ -9,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/msgcontract/msgcontract/conformance"
+	pybuild "github.com/msgcontract/msgcontract/internal/toolchain/python"
 )
 
 //go:embed executor.py
@@ -21,7 +26,7 @@ func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]con
 	if err != nil {
 		return nil, err
 	}
-	b, err := Compile(ctx, set, []string{vf.ProtoDir}, workDir, filepath.Join(filepath.Dir(workDir), ".mypy_cache"),
+	b, err := pybuild.Compile(ctx, set, []string{vf.ProtoDir}, workDir, filepath.Join(filepath.Dir(workDir), ".mypy_cache"),
 		map[string]string{"msgcontract_conformance_executor.py": executorSource})
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	pybuild "github.com/msgcontract/msgcontract/conformance/python"
+	pybuild "github.com/msgcontract/msgcontract/internal/toolchain/python"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"

@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	javabuild "github.com/msgcontract/msgcontract/conformance/java"
-	pybuild "github.com/msgcontract/msgcontract/conformance/python"
+	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
+	pybuild "github.com/msgcontract/msgcontract/internal/toolchain/python"
 	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"

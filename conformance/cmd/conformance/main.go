@@ -20,6 +20,7 @@ import (
 	"github.com/msgcontract/msgcontract/conformance/golang"
 	"github.com/msgcontract/msgcontract/conformance/java"
 	"github.com/msgcontract/msgcontract/conformance/python"
+	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
 // executors maps each language to its executor.
@@ -71,7 +72,7 @@ func run(ctx context.Context, dir string, langs []string, keep bool) int {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	defer java.Cleanup()
+	defer javabuild.Cleanup()
 	code := 0
 	for _, s := range conformance.Run(ctx, os.Stdout, files, exs, work) {
 		if s.Failed > 0 {

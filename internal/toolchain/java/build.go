@@ -1,7 +1,8 @@
-// Package java is the conformance executor for generated Java: it generates
-// the contract classes and protoc's message classes for a vector file's
-// protos, compiles them (the msgcontract output with -Xlint:all -Werror)
-// and runs every case in one JVM through a small executor program.
+// Package java builds generated Java: it resolves the pinned toolchain
+// (protoc, protobuf-java, the msgcontract runtime) through Maven, generates
+// protoc's message classes and msgcontract's contract classes for a contract
+// set and compiles them, msgcontract's output with -Xlint:all -Werror. The
+// Java conformance executor and the demo's Java service build on it.
 package java
 
 import (

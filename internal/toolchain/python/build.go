@@ -1,7 +1,8 @@
-// Package python is the conformance executor for generated Python: it
-// generates the contract modules and protoc's _pb2 modules (with .pyi stubs)
-// for a vector file's protos, checks them with py_compile and mypy --strict,
-// and runs every case in one interpreter through a small executor script.
+// Package python builds generated Python: it generates protoc's _pb2
+// modules (with .pyi stubs) and msgcontract's contract modules for a
+// contract set with the pinned toolchain in .venv, and checks them with
+// py_compile and mypy --strict. The Python conformance executor and the
+// demo's Python service build on it.
 package python
 
 import (

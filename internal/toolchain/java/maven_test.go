@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/conformance/java"
+	"github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
 //go:embed testdata/ConsumerTest.java

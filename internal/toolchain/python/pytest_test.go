@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/conformance/python"
+	"github.com/msgcontract/msgcontract/internal/toolchain/python"
 )
 
 //go:embed testdata/test_payment_contract.py

@@ -1,16 +1,16 @@
-// Package golang is the conformance executor for generated Go: it
-// generates protoc-gen-go's and msgcontract's code for a vector file's
-// protos into a throwaway Go module that depends only on runtime-go, writes
-// a small program that runs every case through the generated code, builds
-// it with the go command and runs it.
-//
-// WriteModule is also the harness of the Go generator's end-to-end test,
-// which adds a program of its own to the module.
+// Package golang builds generated Go: it writes protoc-gen-go's and
+// msgcontract's code for a contract set into a throwaway Go module that
+// depends only on runtime-go, and builds and runs programs in it with the go
+// command. The Go conformance executor and the Go generator's end-to-end
+// test add their programs to such a module.
 package golang
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -206,4 +206,32 @@ func RuntimeDir() (string, error) {
 			return "", fmt.Errorf("runtime-go not found at or above %s; set MSGCONTRACT_RUNTIME_GO to its directory", wd)
 		}
 	}
+}
+
+// Run builds the main package pkg of the module and runs it with stdin,
+// returning its standard output. The go command runs with -mod=mod (so
+// go.mod gains the requirements the generated code needs) and no
+// workspace.
+func (m *Module) Run(ctx context.Context, pkg string, stdin []byte) ([]byte, error) {
+	exe := filepath.Join(m.Dir, "bin", filepath.Base(pkg))
+	if out, err := m.Go(ctx, "build", "-o", exe, pkg); err != nil {
+		return nil, fmt.Errorf("go build %s in %s: %v\n%s", pkg, m.Dir, err, out)
+	}
+	run := exec.CommandContext(ctx, exe)
+	run.Dir = m.Dir
+	run.Stdin = bytes.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	run.Stdout, run.Stderr = &stdout, &stderr
+	if err := run.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s%s", pkg, err, stdout.String(), stderr.String())
+	}
+	return stdout.Bytes(), nil
+}
+
+// Go runs the go command with args in the module, as Run builds.
+func (m *Module) Go(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = m.Dir
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
+	return cmd.CombinedOutput()
 }

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/keytemplate"
-	optionspb "github.com/msgcontract/msgcontract/contracts/msgcontract/v1"
+	"github.com/msgcontract/msgcontract/runtime-go/optionspb"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 )

@@ -27,7 +27,7 @@ func TestMavenJUnit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Join("..", "..", "examples", "proto")
+	root := filepath.Join("..", "..", "..", "examples", "proto")
 	set, err := model.Load(ctx, model.Config{ImportPaths: []string{root}},
 		filepath.Join(root, "shop", "payment", "v1", "payment.proto"),
 		filepath.Join(root, "shop", "inventory", "v1", "inventory.proto"))

@@ -18,7 +18,7 @@ var paymentTest string
 // contract module and the consumer skeleton against sqlite3.
 func TestPytest(t *testing.T) {
 	ctx := context.Background()
-	root := filepath.Join("..", "..", "examples", "proto")
+	root := filepath.Join("..", "..", "..", "examples", "proto")
 	set, err := model.Load(ctx, model.Config{ImportPaths: []string{root}},
 		filepath.Join(root, "shop", "payment", "v1", "payment.proto"),
 		filepath.Join(root, "shop", "inventory", "v1", "inventory.proto"))

@@ -1,5 +1,6 @@
 // Command genproto regenerates the committed Go code of msgcontract's own
-// protos (contracts/msgcontract/v1) without a protoc binary: protocompile
+// protos (contracts/msgcontract/v1) into runtime-go/optionspb and
+// runtime-go/envelopepb without a protoc binary: protocompile
 // compiles them and protoc-gen-go runs as a library. Run it from the
 // repository root through `make proto`.
 package main
@@ -30,7 +31,7 @@ func run() error {
 		SourceInfoMode: protocompile.SourceInfoStandard,
 	}
 	targets := []struct{ file, module, dir string }{
-		{"msgcontract/v1/options.proto", "github.com/msgcontract/msgcontract", "."},
+		{"msgcontract/v1/options.proto", "github.com/msgcontract/msgcontract/runtime-go", "runtime-go"},
 		{"msgcontract/v1/envelope.proto", "github.com/msgcontract/msgcontract/runtime-go", "runtime-go"},
 	}
 	for _, t := range targets {

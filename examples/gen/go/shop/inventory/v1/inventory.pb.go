@@ -9,7 +9,7 @@
 package inventoryv1
 
 import (
-	_ "github.com/msgcontract/msgcontract/contracts/msgcontract/v1"
+	_ "github.com/msgcontract/msgcontract/runtime-go/optionspb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"

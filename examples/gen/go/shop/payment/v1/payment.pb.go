@@ -11,7 +11,7 @@
 package paymentv1
 
 import (
-	_ "github.com/msgcontract/msgcontract/contracts/msgcontract/v1"
+	_ "github.com/msgcontract/msgcontract/runtime-go/optionspb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"

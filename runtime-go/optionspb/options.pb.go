@@ -14,7 +14,7 @@
 // 	protoc        (unknown)
 // source: msgcontract/v1/options.proto
 
-package msgcontractv1
+package optionspb
 
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -579,8 +579,8 @@ const file_msgcontract_v1_options_proto_rawDesc = "" +
 	"\rstate_machine\x12\x1c.google.protobuf.EnumOptions\x18\xf6\xc5\x03 \x01(\v2\x1c.msgcontract.v1.StateMachineR\fstateMachine:_\n" +
 	"\n" +
 	"transition\x12!.google.protobuf.EnumValueOptions\x18\xf7\xc5\x03 \x01(\v2\x1a.msgcontract.v1.TransitionR\n" +
-	"transitionB`\n" +
-	"\x11io.msgcontract.v1P\x01ZIgithub.com/msgcontract/msgcontract/contracts/msgcontract/v1;msgcontractv1b\x06proto3"
+	"transitionBX\n" +
+	"\x11io.msgcontract.v1P\x01ZAgithub.com/msgcontract/msgcontract/runtime-go/optionspb;optionspbb\x06proto3"
 
 var (
 	file_msgcontract_v1_options_proto_rawDescOnce sync.Once

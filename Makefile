@@ -9,7 +9,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: all build setup runtime-java runtime-python test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 
 all: build
 
@@ -22,8 +22,14 @@ build: ## build bin/msgcontract
 setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: setup test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs)
+test: runtime-java setup runtime-python test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs)
 	@echo "make test: all suites passed"
+
+runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:msgcontract-runtime into ~/.m2
+	bash scripts/install-runtime-java.sh
+
+runtime-python: ## test (pytest, mypy --strict) and install msgcontract-runtime into .venv
+	bash scripts/install-runtime-python.sh
 
 test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo)
 	$(GO) vet ./...
@@ -41,8 +47,7 @@ fuzz-smoke: ## run the parser fuzz targets briefly
 
 VECTORS ?= testdata/conformance
 
-conformance: ## run the conformance vectors in Go, Java and Python (VECTORS=dir)
-	bash scripts/setup-python.sh >/dev/null
+conformance: runtime-java runtime-python ## run the conformance vectors in Go, Java and Python (VECTORS=dir)
 	$(GO) run ./conformance/cmd/conformance $(VECTORS)
 
 lint-examples: build ## lint the example contracts and print their retry schedules
@@ -52,8 +57,7 @@ lint-examples: build ## lint the example contracts and print their retry schedul
 TRANSPORT ?= sqlite
 ORDERS    ?= 24
 
-demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
-	bash scripts/setup-python.sh
+demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random

@@ -1,17 +1,16 @@
 // Package java emits Java code from the contract model: per contract file a
 // contract class beside protoc's Java classes (biz_key rendering, the
-// contract as constants, classification, state machines), and once per
-// output the io.msgcontract.support package (backoff, percent-encoding,
-// envelope codec, dedup SQL, the consumer skeleton). The code is rendered
-// from templates/java; naming rules live in naming.go.
+// contract as constants, classification, state machines). The classes they
+// use (backoff, percent-encoding, envelope codec, dedup SQL, the consumer
+// skeleton) are the runtime library io.msgcontract:msgcontract-runtime in
+// runtime-java, never copied into the output. The code is rendered from
+// templates/java; naming rules live in naming.go.
 package java
 
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"text/template"
@@ -24,14 +23,16 @@ import (
 	"github.com/msgcontract/msgcontract/templates"
 )
 
-// SupportPackage is the Java package of the support classes.
-const SupportPackage = "io.msgcontract.support"
+// RuntimeAPI is the API level of io.msgcontract:msgcontract-runtime the
+// generated classes need (io.msgcontract.support.Version.API); each class
+// checks it in its static initializer.
+const RuntimeAPI = 1
 
 var tmpl = template.Must(template.New("java").ParseFS(templates.FS,
-	"java/header.tmpl", "java/contract.java.tmpl", "java/support/*.java.tmpl"))
+	"java/header.tmpl", "java/contract.java.tmpl"))
 
 // Generate renders one contract class per file of set that declares events
-// or state machines, and the support package.
+// or state machines.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	version := p.Version
 	if version == "" {
@@ -58,33 +59,6 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		}
 		files = append(files, emit.File{Name: path.Join(dir, data.Class+".java"), Content: out})
 	}
-	support, err := Support(version)
-	if err != nil {
-		return nil, err
-	}
-	return append(files, support...), nil
-}
-
-// Support renders the io.msgcontract.support package.
-func Support(version string) ([]emit.File, error) {
-	names, err := fs.Glob(templates.FS, "java/support/*.java.tmpl")
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
-	dir := strings.ReplaceAll(SupportPackage, ".", "/")
-	var files []emit.File
-	for _, n := range names {
-		base := strings.TrimSuffix(path.Base(n), ".tmpl")
-		out, err := render(path.Base(n), map[string]string{
-			"Version": version,
-			"Source":  "msgcontract support package " + SupportPackage,
-		})
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, emit.File{Name: path.Join(dir, base), Content: out})
-	}
 	return files, nil
 }
 
@@ -99,6 +73,7 @@ func render(name string, data any) ([]byte, error) {
 type contractFile struct {
 	Version, Source, Package, Class string
 	DefaultRetry                    string
+	RuntimeAPI                      int
 	Ranges                          []errorRange
 	UnclassifiedRetryable           bool
 	Events                          []event
@@ -132,6 +107,7 @@ type state struct {
 func contractData(f *model.File, version string) (*contractFile, error) {
 	d := &contractFile{
 		Version:               version,
+		RuntimeAPI:            RuntimeAPI,
 		Source:                f.Path,
 		Package:               Package(f.Desc),
 		Class:                 ContractClass(f.Desc),

@@ -38,27 +38,19 @@ func (b *Build) Classpath() string {
 }
 
 // Sources writes the Java sources of set into workDir: protoc's message
-// classes (for every proto file set compiled, msgcontract's own included,
-// with importPaths) under pb-java, and msgcontract's output under gen-java.
+// classes (for every proto file set compiled except msgcontract's own,
+// which the runtime jar holds, with importPaths) under pb-java, and msgcontract's output under gen-java.
 // It returns the two directories.
 func Sources(ctx context.Context, tools *Toolchain, set *model.Set, importPaths []string, workDir string) (pbSrc, genSrc string, files []emit.File, err error) {
 	files, err = generate.Run(set, emit.Params{Lang: "java", Version: "conformance"})
 	if err != nil {
 		return "", "", nil, err
 	}
-	inc := filepath.Join(workDir, "include")
-	for _, p := range []string{contracts.OptionsPath, contracts.EnvelopePath} {
-		src, err := contracts.Source(p)
-		if err != nil {
-			return "", "", nil, err
-		}
-		if err := writeFile(filepath.Join(inc, filepath.FromSlash(p)), src); err != nil {
-			return "", "", nil, err
-		}
-	}
-	protos := map[string]bool{contracts.EnvelopePath: true}
+	// msgcontract's own protos are compiled into the runtime jar, which
+	// also supplies them to protoc's -I (tools.Include).
+	protos := map[string]bool{}
 	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		if !strings.HasPrefix(fd.Path(), "google/protobuf/") {
+		if !strings.HasPrefix(fd.Path(), "google/protobuf/") && !strings.HasPrefix(fd.Path(), contracts.Prefix) {
 			protos[fd.Path()] = true
 		}
 		return true
@@ -76,7 +68,7 @@ func Sources(ctx context.Context, tools *Toolchain, set *model.Set, importPaths 
 	for _, ip := range importPaths {
 		args = append(args, "-I"+ip)
 	}
-	args = append(args, "-I"+inc, "-I"+tools.Include, "--java_out="+pbSrc)
+	args = append(args, "-I"+tools.Include, "--java_out="+pbSrc)
 	if err := run(ctx, tools.Protoc, append(args, protoList...)...); err != nil {
 		return "", "", nil, err
 	}

@@ -37,6 +37,7 @@ type Toolchain struct {
 	// Protoc is the pinned protoc binary.
 	Protoc string
 	// Include holds google/protobuf/*.proto, taken from the protobuf-java
+	// jar, and msgcontract/v1/*.proto, taken from the msgcontract-runtime
 	// jar, for protoc's -I.
 	Include string
 	// Javac and Java are the JDK tools.
@@ -51,7 +52,8 @@ var (
 
 // Tools resolves the toolchain once per process, into a temporary
 // directory kept until the process exits. It needs mvn and a JDK 17 on
-// PATH; the first run downloads from Maven Central into ~/.m2.
+// PATH and io.msgcontract:msgcontract-runtime in the local Maven repository
+// (make runtime-java); the first run downloads from Maven Central into ~/.m2.
 func Tools(ctx context.Context) (*Toolchain, error) {
 	toolOnce.Do(func() { tool, toolErr = resolve(ctx) })
 	return tool, toolErr
@@ -69,7 +71,7 @@ func protocClassifier() (string, error) {
 func resolve(ctx context.Context) (*Toolchain, error) {
 	for _, bin := range []string{"mvn", "javac", "java"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("java toolchain: %s is not on PATH; install a JDK 17 and Maven 3.8+ (scripts/setup-java.sh resolves the rest)", bin)
+			return nil, fmt.Errorf("java toolchain: %s is not on PATH; install a JDK 17 and Maven 3.8+ (scripts/setup-java.sh and make runtime-java resolve the rest)", bin)
 		}
 	}
 	classifier, err := protocClassifier()
@@ -102,29 +104,34 @@ func resolve(ctx context.Context) (*Toolchain, error) {
 		return nil, fmt.Errorf("java toolchain: protoc: %w", err)
 	}
 	for _, jar := range t.Classpath {
-		if strings.Contains(filepath.Base(jar), "protobuf-java-"+strings.TrimPrefix(ProtocVersion, "")) &&
-			!strings.Contains(filepath.Base(jar), "util") {
-			if err := extractProtos(jar, t.Include); err != nil {
-				return nil, err
-			}
+		base := filepath.Base(jar)
+		switch {
+		case base == "protobuf-java-"+ProtocVersion+".jar":
+			err = extractProtos(jar, "google/protobuf/", t.Include)
+		case strings.HasPrefix(base, "msgcontract-runtime-"):
+			err = extractProtos(jar, "msgcontract/", t.Include)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	if _, err := os.Stat(filepath.Join(t.Include, "google", "protobuf", "descriptor.proto")); err != nil {
-		return nil, fmt.Errorf("java toolchain: no google/protobuf/descriptor.proto in the protobuf-java jar: %w", err)
+	for _, p := range []string{"google/protobuf/descriptor.proto", "msgcontract/v1/options.proto"} {
+		if _, err := os.Stat(filepath.Join(t.Include, filepath.FromSlash(p))); err != nil {
+			return nil, fmt.Errorf("java toolchain: no %s in the protobuf-java and msgcontract-runtime jars (run make runtime-java): %w", p, err)
+		}
 	}
 	return t, nil
 }
 
-// extractProtos copies the well-known .proto files out of the
-// protobuf-java jar.
-func extractProtos(jar, dst string) error {
+// extractProtos copies the .proto files under prefix out of jar.
+func extractProtos(jar, prefix, dst string) error {
 	zr, err := zip.OpenReader(jar)
 	if err != nil {
 		return err
 	}
 	defer zr.Close()
 	for _, f := range zr.File {
-		if !strings.HasPrefix(f.Name, "google/protobuf/") || !strings.HasSuffix(f.Name, ".proto") {
+		if !strings.HasPrefix(f.Name, prefix) || !strings.HasSuffix(f.Name, ".proto") {
 			continue
 		}
 		rc, err := f.Open()

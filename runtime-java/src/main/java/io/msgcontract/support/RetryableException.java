@@ -1,4 +1,3 @@
-{{template "header" .}}
 package io.msgcontract.support;
 
 /** A failure whose code the contract retries. */

@@ -1,4 +1,3 @@
-{{template "header" .}}
 package io.msgcontract.support;
 
 /**

@@ -1,10 +1,8 @@
-{{template "header" .}}
 package io.msgcontract.support;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
-import com.google.protobuf.util.JsonFormat;
 import io.msgcontract.v1.Envelope;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -12,7 +10,9 @@ import java.security.SecureRandom;
 /**
  * Builds, encodes and decodes msgcontract envelopes. Binary protobuf is the
  * wire form; JSON, always with proto (snake_case) field names, is for
- * humans, logs and the dlq tooling.
+ * humans, logs and the dlq tooling. The JSON methods need
+ * com.google.protobuf:protobuf-java-util on the classpath (an optional dependency of this
+ * runtime); everything else needs protobuf-java only.
  */
 public final class Envelopes {
   /** Content type of a binary protobuf payload. */
@@ -22,8 +22,6 @@ public final class Envelopes {
 
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final char[] HEX = "0123456789abcdef".toCharArray();
-  private static final JsonFormat.Printer PRINTER =
-      JsonFormat.printer().preservingProtoFieldNames().omittingInsignificantWhitespace();
 
   private Envelopes() {}
 
@@ -102,7 +100,7 @@ public final class Envelopes {
   public static Envelope decodeJson(String json) throws DecodeException {
     Envelope.Builder b = Envelope.newBuilder();
     try {
-      JsonFormat.parser().merge(json, b);
+      ProtoJson.merge(json, b);
     } catch (InvalidProtocolBufferException e) {
       throw new DecodeException("envelope: cannot decode JSON", e);
     }
@@ -124,7 +122,7 @@ public final class Envelopes {
   /** Prints m as proto JSON with proto (snake_case) field names. */
   public static String toJson(Message m) {
     try {
-      return PRINTER.print(m);
+      return ProtoJson.print(m);
     } catch (InvalidProtocolBufferException e) {
       // Only messages holding Any of an unknown type fail to print.
       throw new IllegalArgumentException("cannot print " + m.getDescriptorForType().getFullName() + " as JSON", e);

@@ -1,4 +1,3 @@
-{{template "header" .}}
 package io.msgcontract.support;
 
 import io.msgcontract.v1.Envelope;

@@ -1,9 +1,7 @@
-{{template "header" .}}
 package io.msgcontract.support;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
-import com.google.protobuf.util.JsonFormat;
 
 /**
  * One event's contract as data: where it goes, how its key is rendered, how
@@ -37,11 +35,14 @@ public record EventSpec<M extends Message>(
     return keyFunction.bizKey(message);
   }
 
-  /** Parses a payload in proto JSON (either field-name form) into the event message. */
+  /**
+   * Parses a payload in proto JSON (either field-name form) into the event message. Needs
+   * com.google.protobuf:protobuf-java-util on the classpath.
+   */
   public M parseJson(String json) throws DecodeException {
     Message.Builder b = defaultInstance.newBuilderForType();
     try {
-      JsonFormat.parser().merge(json, b);
+      ProtoJson.merge(json, b);
     } catch (InvalidProtocolBufferException e) {
       throw new DecodeException("payload is not valid proto JSON for " + fullName, e);
     }

@@ -1,0 +1,100 @@
+package io.msgcontract.support;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.msgcontract.v1.Envelope;
+import io.msgcontract.v1.LastError;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The envelope codec and the consumer skeleton against SQLite, with LastError standing in for
+ * an event message (the runtime ships no contract of its own).
+ */
+class ConsumerTest {
+  private static final EventSpec<LastError> SPEC = new EventSpec<>(
+      "msgcontract.v1.LastError", "errors", "ERROR_SEEN", "range:{range}",
+      new RetryPolicy(1000, 2.0, 0, 60000, 1),
+      new ErrorRules(List.of(new ErrorRange(50000, 59999, true, "system")), false),
+      "", LastError.getDefaultInstance(),
+      m -> new BizKeyBuilder().literal("range:").string("range", m.getRange()).key());
+
+  private Connection conn;
+  private final AtomicInteger effects = new AtomicInteger();
+
+  @BeforeEach
+  void open() throws SQLException {
+    conn = DriverManager.getConnection("jdbc:sqlite::memory:");
+    DedupSql.migrate(conn);
+    conn.setAutoCommit(false);
+  }
+
+  @AfterEach
+  void close() throws SQLException {
+    conn.close();
+  }
+
+  private byte[] body(String range) throws BizKeyException {
+    LastError m = LastError.newBuilder().setRange(range).build();
+    return Envelopes.encode(Envelopes.newEnvelope(SPEC, m, 1));
+  }
+
+  @Test
+  void envelopeRoundTripsInBinaryAndJson() throws Exception {
+    Envelope env = Envelopes.newJsonEnvelope(SPEC, LastError.newBuilder().setRange("r").build(), 7);
+    assertEquals("range:r", env.getBizKey());
+    assertEquals(env, Envelopes.decode(Envelopes.encode(env)));
+    assertEquals(env, Envelopes.decodeJson(Envelopes.encodeJson(env)));
+    assertEquals("r", Envelopes.payload(SPEC, env).getRange());
+    assertThrows(DecodeException.class, () -> Envelopes.decode(Envelope.getDefaultInstance().toByteArray()));
+  }
+
+  @Test
+  void duplicateDeliveryRunsTheHandlerOnce() throws Exception {
+    Consumer<LastError> c = new Consumer<>(SPEC, "h", (tx, m, e) -> effects.incrementAndGet());
+    byte[] body = body("a");
+    assertEquals(new Decision.Ack(false), c.process(conn, body));
+    assertEquals(new Decision.Ack(true), c.process(conn, body));
+    assertEquals(1, effects.get());
+    try (Statement s = conn.createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM msg_dedup")) {
+      rs.next();
+      assertEquals(1, rs.getInt(1));
+    }
+  }
+
+  @Test
+  void retryableFailureRetriesThenDeadLetters() throws Exception {
+    Consumer<LastError> c = new Consumer<>(SPEC, "h", (tx, m, e) -> {
+      throw SPEC.rules().error(50301, "ledger down");
+    }, () -> 10_000L, () -> 0.0);
+    Decision.Retry retry = assertInstanceOf(Decision.Retry.class, c.process(conn, body("b")));
+    assertEquals(1000, retry.delayMs());
+    assertEquals(1, retry.nextEnvelope().getRetryCount());
+    assertEquals(50301, retry.nextEnvelope().getLastError().getCode());
+    Envelope due = retry.nextEnvelope().toBuilder().setNotBefore(0).build();
+    Decision.DeadLetter dl = assertInstanceOf(Decision.DeadLetter.class, c.process(conn, due.toByteArray()));
+    assertEquals("retries_exhausted", dl.reason());
+    assertEquals(2, dl.attempts());
+  }
+
+  @Test
+  void undecodableBodyIsDeadLetteredWithoutRunningTheHandler() throws Exception {
+    Consumer<LastError> c = new Consumer<>(SPEC, "h", (tx, m, e) -> effects.incrementAndGet());
+    Decision.DeadLetter dl = assertInstanceOf(Decision.DeadLetter.class,
+        c.process(conn, new byte[] {(byte) 0xff, 1, 2}));
+    assertEquals("decode", dl.reason());
+    assertEquals(Consumer.CODE_DECODE, dl.code());
+    assertEquals(0, effects.get());
+  }
+}

@@ -13,9 +13,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/keytemplate"
-	"github.com/msgcontract/msgcontract/runtime-go/optionspb"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/optionspb"
 )
 
 // Fully qualified names of msgcontract's extensions.

@@ -58,6 +58,9 @@ is redelivered. Go's Subscribe and connect() below both create-or-update the
 group's consumer, so keep the two equal, or each side resets the other's
 setting when it starts."""
 
+ACK_CONFIRM_S = 30.0
+"""How long an acknowledgement waits for the server's confirmation."""
+
 MAX_ACK_PENDING = 10_000
 """Unsettled (in flight or delayed) messages per group, as in natsjs."""
 
@@ -178,8 +181,13 @@ class JetStreamQueue:
             await self.dead_letter(d, handler, env, decision)
 
     async def ack(self, d: Delivery) -> None:
-        """Settles d as done."""
-        await d.msg.ack()
+        """Settles d as done, once the server has confirmed the acknowledgement.
+
+        A plain ack is sent and forgotten: the server may not have processed
+        it when the process exits, and the message then still counts as in
+        flight (and is redelivered after ACK_WAIT_S if the ack was lost).
+        """
+        await d.msg.ack_sync(timeout=ACK_CONFIRM_S)
 
     async def defer(self, d: Delivery, not_before_ms: int) -> None:
         """Hands d back unacknowledged, redelivered once not_before_ms has passed."""
@@ -193,7 +201,7 @@ class JetStreamQueue:
         claim absorbs it.
         """
         await self._publish(_retry_subject(self.group, env.topic or d.topic), mc.encode(env), STREAM)
-        await d.msg.ack()
+        await self.ack(d)
 
     async def dead_letter(self, d: Delivery, handler: str, env: Optional[Any], dl: mc.DeadLetter) -> None:
         """Stores a dead-letter record for d in the dead-letter stream, then acks d.
@@ -225,7 +233,7 @@ class JetStreamQueue:
         }
         subject = f"{PREFIX}-dlq.{consumer_name(self.group)}.{topic or '_'}"
         await self._publish(subject, json.dumps(record).encode("utf-8"), DLQ_STREAM)
-        await d.msg.ack()
+        await self.ack(d)
 
     async def _publish(self, subject: str, body: bytes, stream: str) -> None:
         # js.publish waits for the stream's acknowledgement: once it returns,

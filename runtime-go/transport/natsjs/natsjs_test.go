@@ -2,12 +2,14 @@ package natsjs_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/transporttest"
 )
@@ -15,24 +17,59 @@ import (
 func TestSuite(t *testing.T) {
 	t.Parallel()
 	transporttest.Run(t, func(t *testing.T, lease time.Duration) transporttest.Transport {
-		ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-			StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go ns.Start()
-		if !ns.ReadyForConnections(30 * time.Second) {
-			t.Fatal("nats server did not start")
-		}
-		nc, err := nats.Connect(ns.ClientURL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() })
-		tr, err := natsjs.New(context.Background(), natsjs.Config{Conn: nc, AckWait: lease, FetchWait: 100 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr
+		return newTransport(t, lease)
 	})
+}
+
+// TestBacklogRightAfterPublish: the server counts a stored message into
+// a consumer's NumPending only after acknowledging the publish, so a
+// Backlog asked right after a publish catches that window in some of the
+// rounds; it must see the message every time. Each round has its own
+// group and topic, so no earlier round's settlement is in flight.
+func TestBacklogRightAfterPublish(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newTransport(t, time.Minute)
+	for i := range 100 {
+		group, topic := fmt.Sprintf("g%d", i), fmt.Sprintf("t%d", i)
+		sub, err := tr.Subscribe(ctx, group, []string{topic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub.Close()
+		if n, err := tr.Backlog(ctx, group); err != nil || n != 0 {
+			t.Fatalf("round %d: backlog before the publish = %d, %v; want 0", i, n, err)
+		}
+		if err := tr.Publish(ctx, topic, &envelopepb.Envelope{MessageId: "m", BizKey: "k", Topic: topic}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := tr.Backlog(ctx, group); err != nil || n != 1 {
+			t.Fatalf("round %d: backlog right after the publish = %d, %v; want 1", i, n, err)
+		}
+	}
+}
+
+// newTransport starts a NATS server with JetStream on a free loopback
+// port and returns a Transport on it, with AckWait lease.
+func newTransport(t *testing.T, lease time.Duration) *natsjs.Transport {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		t.Fatal("nats server did not start")
+	}
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() })
+	tr, err := natsjs.New(context.Background(), natsjs.Config{Conn: nc, AckWait: lease, FetchWait: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

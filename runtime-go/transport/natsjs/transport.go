@@ -159,7 +159,9 @@ func (t *Transport) publishJSON(ctx context.Context, subject string, v any) erro
 }
 
 // Backlog counts group's messages not yet acknowledged: waiting, in
-// flight or delayed.
+// flight or delayed. It is never 0 while a message published before the
+// call is unsettled; the count of waiting messages can trail for a
+// moment after a publish (it then reads at least 1).
 func (t *Transport) Backlog(ctx context.Context, group string) (int, error) {
 	c, err := t.msgs.Consumer(ctx, consumerName(group))
 	if err != nil {
@@ -169,7 +171,40 @@ func (t *Transport) Backlog(ctx context.Context, group string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return int(info.NumPending) + info.NumAckPending, nil
+	pending := int(info.NumPending)
+	if pending == 0 {
+		// The server adds a stored message to its consumers' NumPending
+		// asynchronously, after it has acknowledged the publish: right
+		// after a publish (a retry, a replay) NumPending can still read 0.
+		// A filter subject whose last message lies beyond what the
+		// consumer has delivered proves that one is waiting.
+		waiting, err := t.undelivered(ctx, info)
+		if err != nil {
+			return 0, fmt.Errorf("natsjs: backlog of %s: %w", group, err)
+		}
+		if waiting {
+			pending = 1
+		}
+	}
+	return pending + info.NumAckPending, nil
+}
+
+// undelivered reports whether the stream holds a message on one of the
+// consumer's filter subjects that it has not delivered yet.
+func (t *Transport) undelivered(ctx context.Context, info *jetstream.ConsumerInfo) (bool, error) {
+	for _, subject := range info.Config.FilterSubjects {
+		msg, err := t.msgs.GetLastMsgForSubject(ctx, subject)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("last message on %s: %w", subject, err)
+		}
+		if msg.Sequence > info.Delivered.Stream {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // consumerName maps a group to a durable consumer name (no dots or

@@ -28,11 +28,14 @@ type Config struct {
 	// the work. Defaults to "default".
 	Group string
 	// Workers is the number of messages processed concurrently. Defaults
-	// to 4.
+	// to 4, and to 1 when Dialect is SQLite: SQLite has one writer, so
+	// handler transactions take turns anyway and more workers only wait
+	// in SQLite's busy handler.
 	Workers int
 	// FetchSize is how many deliveries a worker takes from the transport
 	// at once; they are processed one after the other, each in its own
-	// transaction. Defaults to 1.
+	// transaction (all in one with BatchTx). Their leases are extended
+	// while the worker is busy with them. Defaults to 64.
 	FetchSize int
 	// BatchTx processes all deliveries of one fetch in a single database
 	// transaction with a savepoint per message, and acknowledges them
@@ -81,9 +84,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.Workers == 0 {
 		c.Workers = 4
+		if c.Dialect == sqldb.SQLite {
+			c.Workers = 1
+		}
 	}
 	if c.FetchSize == 0 {
-		c.FetchSize = 1
+		c.FetchSize = 64
 	}
 	if c.HandlerTimeout == 0 {
 		c.HandlerTimeout = 30 * time.Second

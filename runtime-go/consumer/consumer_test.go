@@ -228,7 +228,7 @@ func TestLeaseExtension(t *testing.T) {
 			}
 			defer tr.Close()
 			f.br = &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, name: "short-lease",
-				drained: func() bool { n, err := tr.Pending(context.Background()); return err == nil && n == 0 }}
+				drained: func() bool { n, err := tr.Backlog(context.Background(), ""); return err == nil && n == 0 }}
 			f.publish(f.envelope("order:slow", "x"))
 			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
 				time.Sleep(3500 * time.Millisecond) // more than two leases
@@ -300,7 +300,7 @@ func TestQueueInBusinessFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.br = &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, name: "shared",
-				drained: func() bool { n, err := tr.Pending(context.Background()); return err == nil && n == 0 }}
+				drained: func() bool { n, err := tr.Backlog(context.Background(), ""); return err == nil && n == 0 }}
 			for i := range 40 {
 				f.publish(f.envelope(fmt.Sprintf("order:s%d", i%30), fmt.Sprint(i)))
 			}

@@ -161,7 +161,7 @@ var sqliteBroker = brokerKind{"sqlitequeue", func(t *testing.T, now func() time.
 	}
 	t.Cleanup(func() { tr.Close() })
 	drained := func() bool {
-		n, err := tr.Pending(context.Background())
+		n, err := tr.Backlog(context.Background(), "")
 		return err == nil && n == 0
 	}
 	return &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, drained: drained, name: "sqlitequeue"}

@@ -59,6 +59,10 @@ func (d Dialect) Serial() string {
 	return "INTEGER PRIMARY KEY AUTOINCREMENT"
 }
 
+// Rebind rewrites a statement written with $1, $2, ... placeholders for
+// the dialect. SQLite and PostgreSQL take it as it is.
+func (d Dialect) Rebind(q string) string { return q }
+
 // Migrate runs DDL statements in one transaction. On PostgreSQL it first
 // takes a transaction-scoped advisory lock, because concurrent
 // CREATE ... IF NOT EXISTS from several starting processes can otherwise

@@ -125,7 +125,7 @@ func (c *Consumer) handleFetch(ctx context.Context, sub transport.Subscription, 
 	stop := c.keepLeased(sub, ds...)
 	defer stop()
 	acks := &ackBuffer{Subscription: sub}
-	if c.cfg.BatchTx {
+	if !c.cfg.PerMessageTx {
 		var items []*item
 		for _, d := range ds {
 			if it := c.prepare(ctx, acks, d); it != nil && !c.prefiltered(ctx, acks, it) {

@@ -233,7 +233,7 @@ func TestLeaseExtension(t *testing.T) {
 			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
 				time.Sleep(3500 * time.Millisecond) // more than two leases
 				return insertEffect(ctx, tx, "slow")
-			}, func(c *consumer.Config) { c.Workers, c.BatchTx, c.FetchSize = 4, batch, 4 })
+			}, func(c *consumer.Config) { c.Workers, c.PerMessageTx, c.FetchSize = 4, !batch, 4 })
 			waitFor(t, "processed", func() bool { return f.count(f.m.Processed) == 1 })
 			f.drain()
 			if got := f.calls.Load(); got != 1 {
@@ -310,7 +310,7 @@ func TestQueueInBusinessFile(t *testing.T) {
 					return classify.NewError(codeSystem, "transient")
 				}
 				return insertEffect(ctx, tx, m.GetValue())
-			}, func(c *consumer.Config) { c.BatchTx, c.FetchSize = batch, 8 })
+			}, func(c *consumer.Config) { c.PerMessageTx, c.FetchSize = !batch, 8 })
 			waitFor(t, "30 effects", func() bool { return f.effects() == 30 })
 			f.drain()
 			if got := f.effects(); got != 30 {

@@ -209,7 +209,9 @@ func (f *fixture) start(handle handlerFunc, mutate func(*consumer.Config)) {
 		HandlerTimeout: 20 * time.Second,
 	}
 	if _, ok := batchMode.Load(f.t.Name()); ok {
-		cfg.BatchTx, cfg.FetchSize = true, 16
+		cfg.FetchSize = 16
+	} else {
+		cfg.PerMessageTx, cfg.FetchSize = true, 1
 	}
 	if mutate != nil {
 		mutate(&cfg)

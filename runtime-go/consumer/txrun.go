@@ -22,20 +22,24 @@ const (
 
 // txRun is the state of one business transaction over one or more items.
 type txRun struct {
-	items     []*item
-	outcomes  []outcome
-	errs      []error
-	priors    []*dedup.Result // the existing claim, for deduplicated items
+	items    []*item
+	outcomes []outcome
+	errs     []error
+	priors   []*dedup.Result // the existing claim, for deduplicated items
 }
 
-// runTx runs steps 3-5 for items in one database transaction. One item
-// runs bare; several (BatchTx) run each inside its own savepoint, so a
-// failing message rolls back to its savepoint only (its claim and writes
-// go, nobody else's). Conflicts are recorded in the same transaction, and
-// when the transport's queue lives in the business database the
-// acknowledgements are written there too, so effect, claim and ack commit
-// together. A failed begin, claim or commit hands every unsettled item
-// back to the transport.
+// runTx runs steps 3-5 for items in one database transaction. Conflicts
+// are recorded in that transaction, and when the transport's queue lives
+// in the business database the acknowledgements are written there too, so
+// effect, claim and ack commit together. A failed begin, claim or commit
+// hands every unsettled item back to the transport.
+//
+// One item runs bare. Several (the default, see Config.PerMessageTx) first run optimistically: one
+// claim statement for all, the handlers, one commit. When a handler fails
+// that transaction is rolled back, and the others run again, each inside
+// its own savepoint, so a failing message rolls back to its savepoint
+// only (its claim and writes go, nobody else's). A batch's handlers may
+// thus run twice; only one run's writes commit.
 func (c *Consumer) runTx(ctx context.Context, sub transport.Subscription, items []*item) {
 	if len(items) == 0 {
 		return
@@ -44,6 +48,9 @@ func (c *Consumer) runTx(ctx context.Context, sub transport.Subscription, items 
 		items: items, outcomes: make([]outcome, len(items)), errs: make([]error, len(items)),
 		priors: make([]*dedup.Result, len(items)),
 	}
+	if len(items) > 1 && c.runOptimistic(ctx, sub, run) {
+		return
+	}
 	savepoints := len(items) > 1
 	tx, err := c.cfg.DB.BeginTx(ctx, nil)
 	if err != nil {
@@ -51,6 +58,9 @@ func (c *Consumer) runTx(ctx context.Context, sub transport.Subscription, items 
 		return
 	}
 	for i, it := range items {
+		if run.outcomes[i] == failed { // in the optimistic run
+			continue
+		}
 		sp := "mc_sp" + strconv.Itoa(i)
 		if savepoints {
 			if _, err := tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
@@ -80,6 +90,51 @@ func (c *Consumer) runTx(ctx context.Context, sub transport.Subscription, items 
 			}
 		}
 	}
+	c.finish(ctx, sub, tx, run)
+}
+
+// runOptimistic runs a batch without savepoints and settles it, returning
+// true, unless a handler fails: then it rolls back, keeps the failed
+// item's outcome, resets the others and returns false.
+func (c *Consumer) runOptimistic(ctx context.Context, sub transport.Subscription, run *txRun) bool {
+	tx, err := c.cfg.DB.BeginTx(ctx, nil)
+	if err != nil {
+		c.abort(ctx, sub, run, "begin transaction", err)
+		return true
+	}
+	now := c.cfg.Now()
+	claims := make([]dedup.Claim, len(run.items))
+	for i, it := range run.items {
+		claims[i] = it.claim(now)
+	}
+	results, err := c.dedup.ClaimAll(ctx, tx, claims)
+	if err != nil {
+		c.rollbackAbort(ctx, sub, tx, run, "claim", err)
+		return true
+	}
+	for i, it := range run.items {
+		if step, err := c.settleClaim(ctx, tx, run, i, results[i], now); err != nil {
+			c.rollbackAbort(ctx, sub, tx, run, step, err)
+			return true
+		}
+		if run.outcomes[i] == failed {
+			c.rollback(tx, it)
+			for j := range run.outcomes {
+				if j != i {
+					run.outcomes[j], run.errs[j], run.priors[j] = pending, nil, nil
+				}
+			}
+			return false
+		}
+	}
+	c.finish(ctx, sub, tx, run)
+	return true
+}
+
+// finish acknowledges the settled items in tx when the queue shares the
+// database, commits, then counts, acknowledges the rest and retries or
+// dead-letters the failed.
+func (c *Consumer) finish(ctx context.Context, sub transport.Subscription, tx *sql.Tx, run *txRun) {
 	settled := run.settled()
 	folded := c.acker != nil && len(settled) > 0
 	if folded {
@@ -102,19 +157,28 @@ func (c *Consumer) runTx(ctx context.Context, sub transport.Subscription, items 
 	c.failAll(ctx, sub, run)
 }
 
+func (it *item) claim(now time.Time) dedup.Claim {
+	return dedup.Claim{BizKey: it.env.GetBizKey(), Handler: it.r.name, MessageID: it.env.GetMessageId(),
+		PayloadHash: it.hash, At: now}
+}
+
 // runOne claims item i and runs its handler, or records its conflict. An
 // error is a database failure in the step it names; a handler failure is
 // recorded in run.
 func (c *Consumer) runOne(ctx context.Context, tx *sql.Tx, run *txRun, i int) (string, error) {
-	it := run.items[i]
 	now := c.cfg.Now()
-	res, err := c.dedup.Claim(ctx, tx, dedup.Claim{
-		BizKey: it.env.GetBizKey(), Handler: it.r.name, MessageID: it.env.GetMessageId(),
-		PayloadHash: it.hash, At: now,
-	})
+	res, err := c.dedup.Claim(ctx, tx, run.items[i].claim(now))
 	if err != nil {
 		return "claim", err
 	}
+	return c.settleClaim(ctx, tx, run, i, res, now)
+}
+
+// settleClaim runs item i's handler when res claimed its key, or records
+// its conflict when res lost the key to another payload.
+func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i int, res dedup.Result,
+	now time.Time) (string, error) {
+	it := run.items[i]
 	if !res.Claimed {
 		run.outcomes[i], run.priors[i] = deduped, &res
 		if res.Conflict {

@@ -26,7 +26,7 @@ type Conflict struct {
 }
 
 type conflictSQL struct {
-	ddl                    []string
+	ddl                     []string
 	insert, list, deleteOld string
 }
 

@@ -57,7 +57,7 @@ func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
 // defaults; zero fields keep them.
 type runtimeMode struct {
 	workers, fetch int
-	batch          bool
+	perMessage     bool
 }
 
 func runRuntime(ctx context.Context, path string, n int, rm runtimeMode) (result, error) {
@@ -85,7 +85,7 @@ func runRuntime(ctx context.Context, path string, n int, rm runtimeMode) (result
 		return result{}, err
 	}
 	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Workers: rm.workers,
-		FetchSize: rm.fetch, BatchTx: rm.batch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
+		FetchSize: rm.fetch, PerMessageTx: rm.perMessage, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return result{}, err
 	}

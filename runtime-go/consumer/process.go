@@ -88,7 +88,9 @@ func (c *Consumer) runHandler(ctx context.Context, tx *sql.Tx, env *envelopepb.E
 		}
 	}()
 	err = r.run(hctx, tx, msg)
-	if err != nil && hctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+	// A driver may report the timeout its own way (PostgreSQL: "canceling
+	// statement due to user request"); the deadline having passed decides.
+	if err != nil && errors.Is(hctx.Err(), context.DeadlineExceeded) {
 		if _, coded := classify.CodeOf(err); !coded {
 			err = classify.Errorf(CodeTimeout, "handler timed out after %v: %w", c.cfg.HandlerTimeout, err)
 		}
@@ -159,14 +161,14 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 	log.get().Error("msgcontract: dead-lettered", "reason", string(reason), "code", code, "attempts", rec.Attempts, "err", rec.Error)
 }
 
-// infraFailure hands a delivery back when the database failed: the
-// message is not at fault, so no retry is counted.
-func (c *Consumer) infraFailure(ctx context.Context, sub transport.Subscription, d *transport.Delivery,
-	step string, err error, log *msgLog) {
-	log.get().Error("msgcontract: database failure, message handed back", "step", step, "err", err,
+// infraFailure hands an item back when the database failed: the message
+// is not at fault, so no retry is counted.
+func (c *Consumer) infraFailure(ctx context.Context, sub transport.Subscription, it *item, step string, err error) {
+	it.log.get().Error("msgcontract: database failure, message handed back", "step", step, "err", err,
 		"delay", c.cfg.InfraRetryDelay)
-	if derr := sub.Defer(ctx, d, c.cfg.Now().Add(c.cfg.InfraRetryDelay)); derr != nil {
-		log.get().Error("msgcontract: defer failed", "err", derr)
+	c.cfg.Metrics.IncHandedBack(it.r.name, it.env.GetEventType())
+	if derr := sub.Defer(ctx, it.d, c.cfg.Now().Add(c.cfg.InfraRetryDelay)); derr != nil {
+		it.log.get().Error("msgcontract: defer failed", "err", derr)
 	}
 }
 

@@ -259,7 +259,7 @@ func (c *Consumer) rollbackAbort(ctx context.Context, sub transport.Subscription
 func (c *Consumer) abort(ctx context.Context, sub transport.Subscription, run *txRun, step string, err error) {
 	for i, it := range run.items {
 		if run.outcomes[i] != failed {
-			c.infraFailure(ctx, sub, it.d, step, err, it.log)
+			c.infraFailure(ctx, sub, it, step, err)
 		}
 	}
 	c.failAll(ctx, sub, run)

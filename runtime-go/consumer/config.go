@@ -28,19 +28,28 @@ type Config struct {
 	// the work. Defaults to "default".
 	Group string
 	// Workers is the number of messages processed concurrently. Defaults
-	// to 4.
+	// to 4, and to 1 when Dialect is SQLite: SQLite has one writer, so
+	// handler transactions take turns anyway and more workers only wait
+	// in SQLite's busy handler.
 	Workers int
 	// FetchSize is how many deliveries a worker takes from the transport
 	// at once; they are processed one after the other, each in its own
-	// transaction. Defaults to 1.
+	// transaction (each in its own with PerMessageTx). Their leases are extended
+	// while the worker is busy with them. Defaults to 64.
 	FetchSize int
-	// BatchTx processes all deliveries of one fetch in a single database
-	// transaction with a savepoint per message, and acknowledges them
-	// with one transport call. A failing message rolls back to its
-	// savepoint only; a failed commit hands the whole batch back. This
-	// trades latency for throughput; handlers must not rely on being
-	// alone in their transaction. Defaults to false.
-	BatchTx bool
+	// PerMessageTx runs every message in a transaction of its own. By
+	// default the messages of one fetch share one transaction (and one
+	// acknowledgement): one claim statement for all, then the handlers;
+	// when a handler fails the transaction is rolled back and the others
+	// run again, each inside a savepoint, so a failing message rolls back
+	// alone (its claim and writes go, nobody else's) and a handler may run
+	// twice, only one run's writes committing. A failed commit hands the
+	// whole fetch back. A fetch returns what is ready, so under light load
+	// a transaction holds one message and latency is that of PerMessageTx;
+	// under load the commits are shared. Handlers must not rely on being
+	// alone in their transaction; set PerMessageTx when they do. Defaults
+	// to false.
+	PerMessageTx bool
 	// HandlerTimeout bounds one handler run through its context; a
 	// handler that ignores its context is waited for. Keep it below the
 	// transport's lease. Defaults to 30 s.
@@ -81,9 +90,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.Workers == 0 {
 		c.Workers = 4
+		if c.Dialect == sqldb.SQLite {
+			c.Workers = 1
+		}
 	}
 	if c.FetchSize == 0 {
-		c.FetchSize = 1
+		c.FetchSize = 64
 	}
 	if c.HandlerTimeout == 0 {
 		c.HandlerTimeout = 30 * time.Second

@@ -35,6 +35,10 @@ type Consumer struct {
 	mu      sync.Mutex
 	started bool
 	routes  map[routeKey]*route
+
+	// acker acknowledges inside the business transaction; set by Run when
+	// the subscription's queue lives in Config.DB.
+	acker transport.TxAcker
 }
 
 // New validates cfg and returns a Consumer. Register handlers, then Run.
@@ -80,6 +84,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 		return fmt.Errorf("consumer: subscribe %v: %w", topics, err)
 	}
 	defer sub.Close()
+	if a, ok := sub.(transport.TxAcker); ok && a.AckDB() == c.cfg.DB {
+		c.acker = a
+	}
 
 	var wg sync.WaitGroup
 	for range c.cfg.Workers {
@@ -118,8 +125,14 @@ func (c *Consumer) handleFetch(ctx context.Context, sub transport.Subscription, 
 	stop := c.keepLeased(sub, ds...)
 	defer stop()
 	acks := &ackBuffer{Subscription: sub}
-	if c.cfg.BatchTx {
-		c.processBatch(ctx, acks, ds)
+	if !c.cfg.PerMessageTx {
+		var items []*item
+		for _, d := range ds {
+			if it := c.prepare(ctx, acks, d); it != nil && !c.prefiltered(ctx, acks, it) {
+				items = append(items, it)
+			}
+		}
+		c.runTx(ctx, acks, items)
 	} else {
 		for _, d := range ds {
 			c.process(ctx, acks, d)

@@ -228,12 +228,12 @@ func TestLeaseExtension(t *testing.T) {
 			}
 			defer tr.Close()
 			f.br = &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, name: "short-lease",
-				drained: func() bool { n, err := tr.Pending(context.Background()); return err == nil && n == 0 }}
+				drained: func() bool { n, err := tr.Backlog(context.Background(), ""); return err == nil && n == 0 }}
 			f.publish(f.envelope("order:slow", "x"))
 			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
 				time.Sleep(3500 * time.Millisecond) // more than two leases
 				return insertEffect(ctx, tx, "slow")
-			}, func(c *consumer.Config) { c.Workers, c.BatchTx, c.FetchSize = 4, batch, 4 })
+			}, func(c *consumer.Config) { c.Workers, c.PerMessageTx, c.FetchSize = 4, !batch, 4 })
 			waitFor(t, "processed", func() bool { return f.count(f.m.Processed) == 1 })
 			f.drain()
 			if got := f.calls.Load(); got != 1 {
@@ -300,7 +300,7 @@ func TestQueueInBusinessFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.br = &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, name: "shared",
-				drained: func() bool { n, err := tr.Pending(context.Background()); return err == nil && n == 0 }}
+				drained: func() bool { n, err := tr.Backlog(context.Background(), ""); return err == nil && n == 0 }}
 			for i := range 40 {
 				f.publish(f.envelope(fmt.Sprintf("order:s%d", i%30), fmt.Sprint(i)))
 			}
@@ -310,7 +310,7 @@ func TestQueueInBusinessFile(t *testing.T) {
 					return classify.NewError(codeSystem, "transient")
 				}
 				return insertEffect(ctx, tx, m.GetValue())
-			}, func(c *consumer.Config) { c.BatchTx, c.FetchSize = batch, 8 })
+			}, func(c *consumer.Config) { c.PerMessageTx, c.FetchSize = !batch, 8 })
 			waitFor(t, "30 effects", func() bool { return f.effects() == 30 })
 			f.drain()
 			if got := f.effects(); got != 30 {

@@ -58,7 +58,7 @@ func Example() {
 	_ = queue.Publish(ctx, spec.Topic, env)
 	_ = queue.Publish(ctx, spec.Topic, env) // the broker delivers it twice
 	for {
-		if n, _ := queue.Pending(ctx); n == 0 {
+		if n, _ := queue.Backlog(ctx, ""); n == 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -18,8 +18,8 @@ import (
 )
 
 // matrix is every (database, transport) pair tests 1, 2, 3 and 7 run on.
-// A batch entry runs the consumer with BatchTx (one transaction per fetch,
-// a savepoint per message).
+// A batch entry runs the consumer in its default mode (one transaction per
+// fetch, savepoints after a failure); the others with PerMessageTx.
 func matrix() []struct {
 	db    dbBackend
 	br    brokerKind
@@ -54,7 +54,7 @@ func forMatrix(t *testing.T, run func(t *testing.T, be dbBackend, bk brokerKind)
 	}
 }
 
-// batchMode marks the tests whose consumers run with BatchTx.
+// batchMode marks the tests whose consumers share a transaction per fetch.
 var batchMode sync.Map
 
 // Fault 1: the same message delivered to 32 goroutines at once gives
@@ -333,7 +333,7 @@ func TestBatchIsolatesFailures(t *testing.T) {
 					return err
 				}
 				return insertEffect(ctx, tx, m.GetValue())
-			}, func(c *consumer.Config) { c.BatchTx, c.FetchSize, c.Workers = true, 16, 1 })
+			}, func(c *consumer.Config) { c.PerMessageTx, c.FetchSize, c.Workers = false, 16, 1 })
 			waitFor(t, "10 processed", func() bool { return f.count(f.m.Processed) == 10 })
 			f.drain()
 			if got := f.effects(); got != 10 {

@@ -161,7 +161,7 @@ var sqliteBroker = brokerKind{"sqlitequeue", func(t *testing.T, now func() time.
 	}
 	t.Cleanup(func() { tr.Close() })
 	drained := func() bool {
-		n, err := tr.Pending(context.Background())
+		n, err := tr.Backlog(context.Background(), "")
 		return err == nil && n == 0
 	}
 	return &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, drained: drained, name: "sqlitequeue"}
@@ -209,7 +209,9 @@ func (f *fixture) start(handle handlerFunc, mutate func(*consumer.Config)) {
 		HandlerTimeout: 20 * time.Second,
 	}
 	if _, ok := batchMode.Load(f.t.Name()); ok {
-		cfg.BatchTx, cfg.FetchSize = true, 16
+		cfg.FetchSize = 16
+	} else {
+		cfg.PerMessageTx, cfg.FetchSize = true, 1
 	}
 	if mutate != nil {
 		mutate(&cfg)

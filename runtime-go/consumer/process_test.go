@@ -212,7 +212,7 @@ func newProcessFixture(t *testing.T, transportName string) *processFixture {
 	}
 	t.Cleanup(func() { tr.Close() })
 	p.pub, p.deadLetters = tr, tr
-	p.backlog = func() (int, error) { return tr.Pending(ctx) }
+	p.backlog = func() (int, error) { return tr.Backlog(ctx, "") }
 	return p
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
@@ -33,6 +34,9 @@ type Config struct {
 	Dialect sqldb.Dialect
 	// Table defaults to DefaultTable.
 	Table string
+	// ConflictTable holds the key conflicts; defaults to Table + "_conflict"
+	// (msg_dedup_conflict).
+	ConflictTable string
 	// Retention defaults to DefaultRetention.
 	Retention time.Duration
 }
@@ -43,6 +47,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Retention == 0 {
 		c.Retention = DefaultRetention
+	}
+	if c.ConflictTable == "" {
+		c.ConflictTable = c.Table + "_conflict"
 	}
 }
 
@@ -60,6 +67,9 @@ func (c *Config) Validate() error {
 	if !identRE.MatchString(c.Table) {
 		errs = append(errs, fmt.Errorf("dedup: table name %q must be a plain SQL identifier", c.Table))
 	}
+	if !identRE.MatchString(c.ConflictTable) {
+		errs = append(errs, fmt.Errorf("dedup: conflict table name %q must be a plain SQL identifier", c.ConflictTable))
+	}
 	if c.Retention < 0 {
 		errs = append(errs, fmt.Errorf("dedup: retention %v is negative", c.Retention))
 	}
@@ -70,6 +80,8 @@ func (c *Config) Validate() error {
 type Store struct {
 	cfg                       Config
 	insert, lookup, deleteOld string
+	insertMany                string
+	conflict                  conflictSQL
 }
 
 // New validates cfg and returns a Store. Call Migrate once to create the
@@ -84,20 +96,25 @@ func New(cfg Config) (*Store, error) {
 		cfg: cfg,
 		insert: "INSERT INTO " + t + " (biz_key, handler, message_id, payload_hash, created_at) " +
 			"VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING",
-		lookup:    "SELECT message_id, payload_hash FROM " + t + " WHERE biz_key = $1 AND handler = $2",
-		deleteOld: "DELETE FROM " + t + " WHERE created_at < $1",
+		lookup:     "SELECT message_id, payload_hash, created_at FROM " + t + " WHERE biz_key = $1 AND handler = $2",
+		deleteOld:  "DELETE FROM " + t + " WHERE created_at < $1",
+		conflict:   newConflictSQL(cfg.ConflictTable),
+		insertMany: "INSERT INTO " + t + " (biz_key, handler, message_id, payload_hash, created_at) VALUES ",
 	}, nil
 }
 
-// Migrate creates the claim table and its index if they do not exist.
+// Migrate creates the claim and conflict tables and their indexes if they
+// do not exist.
 func (s *Store) Migrate(ctx context.Context) error {
 	t := s.cfg.Table
-	err := sqldb.Migrate(ctx, s.cfg.DB, s.cfg.Dialect,
-		"CREATE TABLE IF NOT EXISTS "+t+" ("+
-			"biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, "+
-			"payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, "+
-			"PRIMARY KEY (biz_key, handler))",
-		"CREATE INDEX IF NOT EXISTS "+t+"_created_at ON "+t+" (created_at)")
+	stmts := []string{
+		"CREATE TABLE IF NOT EXISTS " + t + " (" +
+			"biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, " +
+			"payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, " +
+			"PRIMARY KEY (biz_key, handler))" + s.cfg.Dialect.ClusteredKey(),
+		"CREATE INDEX IF NOT EXISTS " + t + "_created_at ON " + t + " (created_at)",
+	}
+	err := sqldb.Migrate(ctx, s.cfg.DB, s.cfg.Dialect, append(stmts, s.conflict.ddl...)...)
 	if err != nil {
 		return fmt.Errorf("dedup: migrate: %w", err)
 	}
@@ -120,9 +137,11 @@ type Result struct {
 	// a different payload: a producer bug (two messages under one key).
 	// The message is still deduplicated.
 	Conflict bool
-	// PriorMessageID is the message id of the existing claim when not
-	// Claimed.
-	PriorMessageID string
+	// PriorMessageID, PriorPayloadHash and PriorClaimedAt describe the
+	// existing claim when not Claimed.
+	PriorMessageID   string
+	PriorPayloadHash string
+	PriorClaimedAt   time.Time
 }
 
 // Claim inserts c in tx. When the key is already claimed (committed by
@@ -140,19 +159,30 @@ func (s *Store) Claim(ctx context.Context, tx *sql.Tx, c Claim) (Result, error) 
 	if n == 1 {
 		return Result{Claimed: true}, nil
 	}
-	var prior, hash string
-	if err := tx.QueryRowContext(ctx, s.lookup, c.BizKey, c.Handler).Scan(&prior, &hash); err != nil {
-		return Result{}, fmt.Errorf("dedup: read existing claim: %w", err)
-	}
-	return Result{PriorMessageID: prior, Conflict: hash != c.PayloadHash}, nil
+	return s.existing(ctx, tx, c)
 }
 
-// Cleanup deletes claims older than the retention period before now and
-// returns how many it deleted.
+// existing reads the claim that c lost to.
+func (s *Store) existing(ctx context.Context, tx *sql.Tx, c Claim) (Result, error) {
+	var prior, hash string
+	var at int64
+	if err := tx.QueryRowContext(ctx, s.lookup, c.BizKey, c.Handler).Scan(&prior, &hash, &at); err != nil {
+		return Result{}, fmt.Errorf("dedup: read existing claim: %w", err)
+	}
+	return Result{PriorMessageID: prior, PriorPayloadHash: hash, PriorClaimedAt: time.UnixMilli(at),
+		Conflict: hash != c.PayloadHash}, nil
+}
+
+// Cleanup deletes claims and conflict records older than the retention
+// period before now and returns how many claims it deleted.
 func (s *Store) Cleanup(ctx context.Context, now time.Time) (int64, error) {
-	res, err := s.cfg.DB.ExecContext(ctx, s.deleteOld, now.Add(-s.cfg.Retention).UnixMilli())
+	cutoff := now.Add(-s.cfg.Retention).UnixMilli()
+	res, err := s.cfg.DB.ExecContext(ctx, s.deleteOld, cutoff)
 	if err != nil {
 		return 0, fmt.Errorf("dedup: cleanup: %w", err)
+	}
+	if _, err := s.cfg.DB.ExecContext(ctx, s.conflict.deleteOld, cutoff); err != nil {
+		return 0, fmt.Errorf("dedup: cleanup conflicts: %w", err)
 	}
 	return res.RowsAffected()
 }
@@ -164,4 +194,62 @@ func (s *Store) Retention() time.Duration { return s.cfg.Retention }
 func HashPayload(payload []byte) string {
 	h := sha256.Sum256(payload)
 	return hex.EncodeToString(h[:])
+}
+
+// claimChunk bounds the rows of one multi-row claim statement (5
+// parameters each), well below every dialect's parameter limit.
+const claimChunk = 200
+
+// ClaimAll claims cs in tx in order, with one statement per 200 claims,
+// and returns one Result per claim. A key claimed earlier in cs (or
+// already committed) makes the later claim not Claimed, with the earlier
+// one as its prior claim.
+func (s *Store) ClaimAll(ctx context.Context, tx *sql.Tx, cs []Claim) ([]Result, error) {
+	out := make([]Result, len(cs))
+	for lo := 0; lo < len(cs); lo += claimChunk {
+		chunk := cs[lo:min(lo+claimChunk, len(cs))]
+		var q strings.Builder
+		q.WriteString(s.insertMany)
+		args := make([]any, 0, 5*len(chunk))
+		for i, c := range chunk {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			n := len(args)
+			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5)
+			args = append(args, c.BizKey, c.Handler, c.MessageID, c.PayloadHash, c.At.UnixMilli())
+		}
+		q.WriteString(" ON CONFLICT (biz_key, handler) DO NOTHING RETURNING biz_key, handler")
+		rows, err := tx.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return nil, fmt.Errorf("dedup: claim: %w", err)
+		}
+		// The first claim of each returned key in cs won it.
+		won := map[[2]string]bool{}
+		for rows.Next() {
+			var k [2]string
+			if err := rows.Scan(&k[0], &k[1]); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("dedup: claim: %w", err)
+			}
+			won[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("dedup: claim: %w", err)
+		}
+		for i, c := range chunk {
+			if k := [2]string{c.BizKey, c.Handler}; won[k] {
+				out[lo+i] = Result{Claimed: true}
+				delete(won, k)
+				continue
+			}
+			r, err := s.existing(ctx, tx, c)
+			if err != nil {
+				return nil, err
+			}
+			out[lo+i] = r
+		}
+	}
+	return out, nil
 }

@@ -21,11 +21,12 @@ const (
 //	msgcontract_deduped_total          claim already held: skipped and acked
 //	msgcontract_retried_total          failure republished for a later retry
 //	msgcontract_dead_lettered_total    message moved to the dead-letter destination
-//	msgcontract_key_conflicts_total    duplicate key with a different payload (producer bug)
+//	msgcontract_key_conflicts_total    duplicate key with a different payload (producer bug), recorded
+//	msgcontract_handed_back_total      the database failed (begin, claim, commit): handed back, no retry counted
 //	msgcontract_handler_duration_seconds  handler run time, successful or not
 type Metrics struct {
-	Processed, Deduped, Retried, DeadLettered, KeyConflicts *prometheus.CounterVec
-	HandlerDuration                                         *prometheus.HistogramVec
+	Processed, Deduped, Retried, DeadLettered, KeyConflicts, HandedBack *prometheus.CounterVec
+	HandlerDuration                                                     *prometheus.HistogramVec
 }
 
 // New creates the metrics and registers them on reg.
@@ -40,13 +41,14 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		Retried:      counter("retried_total", "Failed messages republished for a later retry."),
 		DeadLettered: counter("dead_lettered_total", "Messages moved to the dead-letter destination."),
 		KeyConflicts: counter("key_conflicts_total", "Duplicates whose payload differs from the claimed message's: two messages under one key, a producer bug."),
+		HandedBack:   counter("handed_back_total", "Messages handed back to the transport unprocessed because the database failed (begin, claim, savepoint or commit); they come back without counting a retry."),
 		HandlerDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "msgcontract", Name: "handler_duration_seconds",
 			Help:    "Handler run time, successful or not.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 		}, labels),
 	}
-	for _, c := range []prometheus.Collector{m.Processed, m.Deduped, m.Retried, m.DeadLettered, m.KeyConflicts, m.HandlerDuration} {
+	for _, c := range []prometheus.Collector{m.Processed, m.Deduped, m.Retried, m.DeadLettered, m.KeyConflicts, m.HandedBack, m.HandlerDuration} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -90,6 +92,13 @@ func (m *Metrics) IncDeadLettered(handler, eventType string) {
 func (m *Metrics) IncKeyConflict(handler, eventType string) {
 	if m != nil {
 		inc(m.KeyConflicts, handler, eventType)
+	}
+}
+
+// IncHandedBack counts a message handed back after a database failure.
+func (m *Metrics) IncHandedBack(handler, eventType string) {
+	if m != nil {
+		inc(m.HandedBack, handler, eventType)
 	}
 }
 

@@ -109,7 +109,7 @@ func TestEndToEnd(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		pending, _ := outbox.Pending(ctx, producerDB)
-		queued, _ := queue.Pending(ctx)
+		queued, _ := queue.Backlog(ctx, "")
 		if pending == 0 && queued == 0 {
 			break
 		}

@@ -167,7 +167,7 @@ func testOutbox(t *testing.T, dialect sqldb.Dialect) {
 	if p, _ := outbox.Pending(ctx, db); p != 0 {
 		t.Errorf("pending = %d", p)
 	}
-	if q, _ := tr.Pending(ctx); q != 4 {
+	if q, _ := tr.Backlog(ctx, ""); q != 4 {
 		t.Errorf("queued = %d, want 4", q)
 	}
 

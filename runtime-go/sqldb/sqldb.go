@@ -59,6 +59,21 @@ func (d Dialect) Serial() string {
 	return "INTEGER PRIMARY KEY AUTOINCREMENT"
 }
 
+// ClusteredKey is the table option that stores rows in primary key order
+// where the dialect needs one: SQLite's WITHOUT ROWID, which saves a
+// second B-tree (and its pages in every commit) for tables with a
+// composite key.
+func (d Dialect) ClusteredKey() string {
+	if d == SQLite {
+		return " WITHOUT ROWID"
+	}
+	return ""
+}
+
+// Rebind rewrites a statement written with $1, $2, ... placeholders for
+// the dialect. SQLite and PostgreSQL take it as it is.
+func (d Dialect) Rebind(q string) string { return q }
+
 // Migrate runs DDL statements in one transaction. On PostgreSQL it first
 // takes a transaction-scoped advisory lock, because concurrent
 // CREATE ... IF NOT EXISTS from several starting processes can otherwise

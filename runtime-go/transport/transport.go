@@ -11,6 +11,7 @@ package transport
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
@@ -88,4 +89,24 @@ type Extender interface {
 	Lease() time.Duration
 	// Extend renews the leases of ds for another Lease.
 	Extend(ctx context.Context, ds ...*Delivery) error
+}
+
+// TxAcker is implemented by subscriptions whose queue lives in a SQL
+// database. When that database is the consumer's business database, the
+// consumer acknowledges inside the business transaction, so the effect, the
+// claim and the acknowledgement commit together: no separate write, no
+// redelivery after a crash between commit and ack.
+type TxAcker interface {
+	// AckDB is the database the acknowledgements are written to.
+	AckDB() *sql.DB
+	// AckTx acknowledges ds inside tx, a transaction on AckDB. Deliveries
+	// whose lease was lost are left to their new holder.
+	AckTx(ctx context.Context, tx *sql.Tx, ds ...*Delivery) error
+}
+
+// Backlog is implemented by transports that can tell how many messages of a
+// group are not yet acknowledged (waiting, leased or in flight). Zero means
+// the group is drained. Tests and operators use it; the consumer does not.
+type Backlog interface {
+	Backlog(ctx context.Context, group string) (int, error)
 }

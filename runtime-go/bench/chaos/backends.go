@@ -96,7 +96,7 @@ type sqliteQueue struct{ tr *sqlitequeue.Transport }
 func (q sqliteQueue) publish(ctx context.Context, envs []*envelopepb.Envelope) error {
 	return q.tr.PublishBatch(ctx, benchmsg.Topic, envs)
 }
-func (q sqliteQueue) pending(ctx context.Context) (int, error) { return q.tr.Pending(ctx) }
+func (q sqliteQueue) pending(ctx context.Context) (int, error) { return q.tr.Backlog(ctx, "") }
 func (q sqliteQueue) deadLetters(ctx context.Context) ([]dlq.Record, error) {
 	return q.tr.List(ctx, dlq.Filter{Limit: 1 << 30})
 }

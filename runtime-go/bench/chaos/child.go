@@ -25,8 +25,9 @@ const (
 	kindPoisonCode = "poison-code" // always fails with a non-retryable code
 )
 
-// runChild is one consumer process; even ids use batch mode, odd ids
-// process message by message, so both paths are under fire.
+// runChild is one consumer process; even ids share a transaction per
+// fetch (the default), odd ids use PerMessageTx, so both paths are under
+// fire.
 func runChild(cfg config, id int) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -43,7 +44,9 @@ func runChild(cfg config, id int) error {
 	ccfg := consumer.Config{DB: db, Dialect: dialect, Subscriber: tr, Group: group, Workers: 2,
 		HandlerTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 1}))}
 	if id%2 == 0 {
-		ccfg.BatchTx, ccfg.FetchSize = true, 32
+		ccfg.FetchSize = 32
+	} else {
+		ccfg.PerMessageTx, ccfg.FetchSize = true, 1
 	}
 	c, err := consumer.New(ccfg)
 	if err != nil {

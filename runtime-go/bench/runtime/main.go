@@ -1,198 +1,146 @@
-// Command runtime measures what effectively-once costs on SQLite: (a) a
-// bare loop doing the business INSERT per message in its own transaction,
-// (b) the full runtime on the embedded transport (decode, claim, handler,
-// commit, ack). It prints both throughputs and, last,
-// "ratio effective-once/bare=X" (time per message of (b) over (a)).
+// Command runtime measures what effectively-once costs on SQLite, each
+// runtime mode against a bare loop committing in the same transaction
+// size:
 //
-// Each side runs -runs times on fresh files; medians are reported, since
-// a shared machine makes single runs noisy.
+//   - bare-per-message: the business INSERT, one transaction per message;
+//   - default: the runtime as consumer.Config's defaults leave it: a fetch
+//     of up to 64 messages shares one transaction (savepoints only after a
+//     handler failure);
+//   - per-message: the runtime with PerMessageTx, one transaction per
+//     message;
+//   - bare-batch: the business INSERT, one transaction per -fetch messages;
+//   - batch: the default mode with fetches of -fetch messages.
+//
+// The runtime modes run on the embedded transport with its queue in the
+// business database file, the layout that lets the consumer acknowledge
+// inside the business transaction. Publishing the messages is timed
+// separately and not counted. Each mode runs -runs times on fresh files;
+// medians are reported (a shared machine makes single runs noisy), then
+//
+//	ratio default/bare-per-message=X (...)
+//	ratio batch/bare-batch=Y (...)
+//	ratio per-message/bare-per-message=Z (...)
+//
+// where a ratio is time per message of the runtime mode over its bare loop.
 //
 //	go run ./bench/runtime -n 50000
 package main
 
 import (
 	"context"
-	"database/sql"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"google.golang.org/protobuf/types/known/wrapperspb"
-
-	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
-	"github.com/msgcontract/msgcontract/runtime-go/consumer"
-	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
-	"github.com/msgcontract/msgcontract/runtime-go/event"
-	"github.com/msgcontract/msgcontract/runtime-go/metrics"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
-	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
 func main() {
 	n := flag.Int("n", 50000, "messages")
-	workers := flag.Int("workers", 2, "consumer workers")
-	fetch := flag.Int("fetch", 256, "deliveries per fetch (and per transaction in batch mode)")
-	runs := flag.Int("runs", 3, "repetitions; the median of each side is reported")
-	batch := flag.Bool("batch", true, "process a fetch in one transaction, one savepoint per message")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runtime phase to this file")
+	fetch := flag.Int("fetch", 256, "deliveries per fetch and per transaction in batch mode (and in bare-batch)")
+	workers := flag.Int("workers", 0, "consumer workers in both runtime modes; 0 keeps consumer.Config's default")
+	runs := flag.Int("runs", 3, "repetitions; the median of each mode is reported")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	only := flag.String("only", "", "run only this mode (for profiling); no ratios")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
+			fmt.Fprintln(os.Stderr, "bench-runtime:", err)
 			os.Exit(1)
 		}
 		defer f.Close()
-		profile = f
+		defer pprof.StopCPUProfile()
 	}
-	if err := run(*n, *workers, *fetch, *runs, *batch); err != nil {
+	if err := run(*n, *fetch, *workers, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-runtime:", err)
 		os.Exit(1)
 	}
 }
 
-var profile *os.File
+// mode is one measured side.
+type mode struct {
+	name string
+	txs  string // messages per transaction
+	run  func(ctx context.Context, dir string) (result, error)
+	got  []result
+}
 
-func run(n, workers, fetch, runs int, batch bool) error {
+type result struct{ consume, publish time.Duration }
+
+func run(n, fetch, workers, runs int, only string) error {
 	ctx := context.Background()
-	var bares, fulls []time.Duration
-	for i := range runs {
-		dir, err := os.MkdirTemp("", "msgcontract-bench-")
-		if err != nil {
-			return err
-		}
-		bare, err := runBare(ctx, filepath.Join(dir, "bare.db"), n)
-		if err == nil {
-			var full time.Duration
-			full, err = runRuntime(ctx, dir, n, workers, fetch, batch)
-			fulls = append(fulls, full)
-		}
-		os.RemoveAll(dir)
-		if err != nil {
-			return err
-		}
-		bares = append(bares, bare)
-		fmt.Printf("run %d: bare %v, effective-once %v\n", i+1, bare.Round(time.Millisecond), fulls[i].Round(time.Millisecond))
+	modes := []*mode{
+		{name: "bare-per-message", txs: "one per transaction", run: func(ctx context.Context, dir string) (result, error) {
+			return runBare(ctx, dir, n, 1)
+		}},
+		{name: "default", txs: "a fetch of up to 64 per transaction", run: func(ctx context.Context, dir string) (result, error) {
+			return runRuntime(ctx, dir, n, runtimeMode{workers: workers})
+		}},
+		{name: "per-message", txs: "one per transaction", run: func(ctx context.Context, dir string) (result, error) {
+			return runRuntime(ctx, dir, n, runtimeMode{workers: workers, perMessage: true})
+		}},
+		{name: "bare-batch", txs: fmt.Sprintf("%d per transaction", fetch), run: func(ctx context.Context, dir string) (result, error) {
+			return runBare(ctx, dir, n, fetch)
+		}},
+		{name: "batch", txs: fmt.Sprintf("a fetch of up to %d per transaction", fetch), run: func(ctx context.Context, dir string) (result, error) {
+			return runRuntime(ctx, dir, n, runtimeMode{workers: workers, fetch: fetch})
+		}},
 	}
-	bare, full := median(bares), median(fulls)
-	report("bare (median)", n, bare)
-	report(fmt.Sprintf("effective-once (median; workers=%d fetch=%d batch=%v)", workers, fetch, batch), n, full)
-	fmt.Printf("ratio effective-once/bare=%.2f\n", full.Seconds()/bare.Seconds())
+	if only != "" {
+		i := slices.IndexFunc(modes, func(m *mode) bool { return m.name == only })
+		if i < 0 {
+			return fmt.Errorf("-only %q: no such mode (bare-per-message, default, per-message, bare-batch, batch)", only)
+		}
+		modes = modes[i : i+1]
+	}
+	for i := range runs {
+		for _, m := range modes {
+			dir, err := os.MkdirTemp("", "msgcontract-bench-")
+			if err != nil {
+				return err
+			}
+			r, err := m.run(ctx, filepath.Join(dir, "business.db"))
+			os.RemoveAll(dir)
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			m.got = append(m.got, r)
+			fmt.Printf("run %d: %s %v\n", i+1, m.name, r.consume.Round(time.Millisecond))
+		}
+	}
+	fmt.Printf("%d messages, medians of %d runs, SQLite; runtime modes with the queue in the business database\n", n, runs)
+	for _, m := range modes {
+		r := m.median()
+		line := fmt.Sprintf("%-16s %8.0f msg/s  %-8v %s", m.name, rate(n, r.consume), r.consume.Round(time.Millisecond), m.txs)
+		if r.publish > 0 {
+			line += fmt.Sprintf("; publish %v, not counted", r.publish.Round(time.Millisecond))
+		}
+		fmt.Println(line)
+	}
+	if only != "" {
+		return nil
+	}
+	ratio := func(a, b *mode) {
+		ra, rb := a.median().consume, b.median().consume
+		fmt.Printf("ratio %s/%s=%.2f (%s %.0f msg/s, %s %.0f msg/s)\n", a.name, b.name, ra.Seconds()/rb.Seconds(),
+			a.name, rate(n, ra), b.name, rate(n, rb))
+	}
+	ratio(modes[1], modes[0])
+	ratio(modes[4], modes[3])
+	ratio(modes[2], modes[0])
 	return nil
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
+func (m *mode) median() result {
+	s := slices.Clone(m.got)
+	slices.SortFunc(s, func(a, b result) int { return int(a.consume - b.consume) })
 	return s[len(s)/2]
 }
 
-func report(name string, n int, d time.Duration) {
-	fmt.Printf("%s: %d messages in %v = %.0f msg/s\n", name, n, d.Round(time.Millisecond), float64(n)/d.Seconds())
-}
-
-// runBare does the business INSERT per message, one transaction each.
-func runBare(ctx context.Context, path string, n int) (time.Duration, error) {
-	db, err := sqlitedb.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	if err := benchmsg.CreateEffects(ctx, db); err != nil {
-		return 0, err
-	}
-	start := time.Now()
-	for i := range n {
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, key(i), "bare"); err != nil {
-			return 0, err
-		}
-		if err := tx.Commit(); err != nil {
-			return 0, err
-		}
-	}
-	return time.Since(start), nil
-}
-
-func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
-
-func runRuntime(ctx context.Context, dir string, n, workers, fetch int, batch bool) (time.Duration, error) {
-	db, err := sqlitedb.Open(filepath.Join(dir, "business.db"))
-	if err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	if err := benchmsg.CreateEffects(ctx, db); err != nil {
-		return 0, err
-	}
-	tr, err := sqlitequeue.Open(ctx, filepath.Join(dir, "queue.db"), sqlitequeue.Config{})
-	if err != nil {
-		return 0, err
-	}
-	defer tr.Close()
-	envs := make([]*envelopepb.Envelope, 0, 1000)
-	for i := range n {
-		env, err := event.NewEnvelope(benchmsg.Spec, wrapperspb.String("ok"), key(i), event.Options{})
-		if err != nil {
-			return 0, err
-		}
-		envs = append(envs, env)
-		if len(envs) == cap(envs) || i == n-1 {
-			if err := tr.PublishBatch(ctx, benchmsg.Topic, envs); err != nil {
-				return 0, err
-			}
-			envs = envs[:0]
-		}
-	}
-	m, err := metrics.New(prometheus.NewRegistry())
-	if err != nil {
-		return 0, err
-	}
-	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Workers: workers,
-		FetchSize: fetch, BatchTx: batch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return 0, err
-	}
-	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
-		func(ctx context.Context, tx *sql.Tx, _ *wrapperspb.StringValue) error {
-			return benchmsg.InsertEffect(ctx, tx, "rt")
-		})
-	if err != nil {
-		return 0, err
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	if profile != nil {
-		_ = pprof.StartCPUProfile(profile)
-		defer pprof.StopCPUProfile()
-	}
-	start := time.Now()
-	go func() { done <- c.Run(runCtx) }()
-	for benchmsg.Processed(m) < n {
-		time.Sleep(time.Millisecond)
-	}
-	elapsed := time.Since(start)
-	cancel()
-	if err := <-done; err != nil {
-		return 0, err
-	}
-	var effects int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM effects`).Scan(&effects); err != nil {
-		return 0, err
-	}
-	if effects != n {
-		return 0, fmt.Errorf("effects = %d, want %d", effects, n)
-	}
-	return elapsed, nil
-}
+func rate(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }

@@ -23,6 +23,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
 // Config configures a Transport. Conn is required.
@@ -206,6 +207,8 @@ func (t *Transport) undelivered(ctx context.Context, info *jetstream.ConsumerInf
 	}
 	return false, nil
 }
+
+var _ transport.Backlog = (*Transport)(nil)
 
 // consumerName maps a group to a durable consumer name (no dots or
 // wildcards allowed there).

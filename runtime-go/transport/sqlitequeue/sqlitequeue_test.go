@@ -47,7 +47,7 @@ func TestRemoveGroup(t *testing.T) {
 	if err := tr.Publish(ctx, "t", env); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := tr.Pending(ctx); n != 2 {
+	if n, _ := tr.Backlog(ctx, ""); n != 2 {
 		t.Fatalf("pending = %d, want 2 (group b's rows only)", n)
 	}
 }

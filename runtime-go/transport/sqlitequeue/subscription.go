@@ -151,6 +151,31 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 // Ack deletes the deliveries' rows, one statement per fetch they came
 // from. Rows whose lease was lost are left to their new holder.
 func (s *subscription) Ack(ctx context.Context, ds ...*transport.Delivery) error {
+	return s.ack(ctx, s.t.db, ds)
+}
+
+var _ transport.TxAcker = (*subscription)(nil)
+
+// AckDB implements transport.TxAcker: the queue's database.
+func (s *subscription) AckDB() *sql.DB { return s.t.db }
+
+// AckTx implements transport.TxAcker: Ack inside the caller's transaction.
+func (s *subscription) AckTx(ctx context.Context, tx *sql.Tx, ds ...*transport.Delivery) error {
+	return s.ack(ctx, tx, ds)
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Delivery) error {
+	if len(ds) == 1 {
+		h := ds[0].Handle.(handle)
+		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND lease_owner = ?2`, h.row, h.owner); err != nil {
+			return fmt.Errorf("sqlitequeue: ack: %w", err)
+		}
+		return nil
+	}
 	byOwner := map[string][]int64{}
 	var owners []string
 	for _, d := range ds {
@@ -165,7 +190,7 @@ func (s *subscription) Ack(ctx context.Context, ds ...*transport.Delivery) error
 		if err != nil {
 			return err
 		}
-		if _, err := s.t.db.ExecContext(ctx, `DELETE FROM mc_queue WHERE lease_owner = ?1
+		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE lease_owner = ?1
 			AND id IN (SELECT value FROM json_each(?2))`, o, string(ids)); err != nil {
 			return fmt.Errorf("sqlitequeue: ack: %w", err)
 		}

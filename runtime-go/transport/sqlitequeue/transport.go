@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
 // Config configures a Transport. DB is required.
@@ -182,9 +183,17 @@ func (t *Transport) migrate(ctx context.Context) error {
 	return nil
 }
 
-// Pending counts queued (not yet acknowledged) rows, leased or not.
-func (t *Transport) Pending(ctx context.Context) (int, error) {
+// Backlog counts group's rows not yet acknowledged, leased or not,
+// including rows published before any group subscribed (the first group
+// to subscribe adopts them). An empty group counts every row. It
+// implements transport.Backlog.
+func (t *Transport) Backlog(ctx context.Context, group string) (int, error) {
 	var n int
-	err := t.db.QueryRowContext(ctx, `SELECT count(*) FROM mc_queue`).Scan(&n)
-	return n, err
+	err := t.db.QueryRowContext(ctx, `SELECT count(*) FROM mc_queue WHERE ?1 = '' OR grp = ?1 OR grp = ''`, group).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqlitequeue: backlog: %w", err)
+	}
+	return n, nil
 }
+
+var _ transport.Backlog = (*Transport)(nil)

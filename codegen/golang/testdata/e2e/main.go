@@ -274,7 +274,7 @@ func roundTrip() error {
 	go func() { done <- c.Run(runCtx) }()
 	// Both deliveries are settled when the queue is empty.
 	for {
-		pending, err := q.Pending(ctx)
+		pending, err := q.Backlog(ctx, "")
 		if err != nil {
 			stop()
 			return err

@@ -1,0 +1,65 @@
+package consumer_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+)
+
+// A handler that times out inside a shared transaction rolls back to its
+// savepoint only. Message 3 fails first, which sends the batch to the
+// savepoint pass; there message 5 times out in the middle of a query. On
+// PostgreSQL the query is cancelled on the server (pgdb.Open), so the
+// connection and the transaction survive: the eight others commit in that
+// transaction, nothing is handed back, and 3 and 5 are retried.
+func TestBatchHandlerTimeoutKeepsTheBatch(t *testing.T) {
+	t.Parallel()
+	for _, be := range []dbBackend{sqliteBackend, postgresBackend} {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, be, sqliteBroker, fastPolicy)
+			f.clock = newScaledClock(10)
+			for i := range 10 {
+				f.publish(f.envelope(fmt.Sprintf("order:t%d", i), fmt.Sprint(i)))
+			}
+			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+				env, _ := consumer.EnvelopeFrom(ctx)
+				if env.GetRetryCount() == 0 {
+					switch m.GetValue() {
+					case "3":
+						return errors.New("first attempt fails")
+					case "5":
+						if f.dialect == sqldb.Postgres {
+							_, err := tx.ExecContext(ctx, `SELECT pg_sleep(60)`)
+							return err
+						}
+						<-ctx.Done()
+						return ctx.Err()
+					}
+				}
+				return insertEffect(ctx, tx, m.GetValue())
+			}, func(c *consumer.Config) {
+				c.PerMessageTx, c.FetchSize, c.Workers, c.HandlerTimeout = false, 16, 1, 300*time.Millisecond
+			})
+			waitFor(t, "10 processed", func() bool { return f.count(f.m.Processed) == 10 })
+			f.drain()
+			if got := f.effects(); got != 10 {
+				t.Errorf("effects = %d, want 10", got)
+			}
+			if got := f.count(f.m.Retried); got != 2 {
+				t.Errorf("retried = %d, want 2", got)
+			}
+			if got := f.count(f.m.HandedBack); got != 0 {
+				t.Errorf("handed back = %d, want 0: the timeout broke the batch's transaction", got)
+			}
+		})
+	}
+}

@@ -22,7 +22,7 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cases) < 100 {
+	if len(cases) < 150 {
 		t.Fatalf("the corpus has %d cases, want at least 150", len(cases))
 	}
 	for _, tc := range cases {

@@ -242,6 +242,13 @@ func (c *checker) enum(o, n protoreflect.EnumDescriptor) {
 			if same := nvs.ByName(ov.Name()); same != nil && same.Number() == ov.Number() {
 				continue // unchanged, or still present as an alias
 			}
+			if aliasKept(ovs, nvs, ov) {
+				if !n.ReservedNames().Has(ov.Name()) {
+					c.report(EnumValueDeletedNameUnreserved, elem, c.pos(n),
+						"alias %s of enum value %d was deleted without reserving its name; add `reserved \"%s\";`", elem, ov.Number(), ov.Name())
+				}
+				continue
+			}
 			if nv.Name() != ov.Name() {
 				c.report(EnumValueRenamed, elem, c.pos(nv),
 					"enum value %d of %s was renamed from %s to %s; JSON carries enum values by name", ov.Number(), n.FullName(), ov.Name(), nv.Name())
@@ -263,4 +270,18 @@ func (c *checker) enum(o, n protoreflect.EnumDescriptor) {
 				"enum value %s was deleted without reserving its name; add `reserved \"%s\";`", elem, ov.Name())
 		}
 	}
+}
+
+// aliasKept reports whether another old name for ov's number survives in
+// the new enum: ov was an alias, and deleting it deletes a name only.
+func aliasKept(ovs, nvs protoreflect.EnumValueDescriptors, ov protoreflect.EnumValueDescriptor) bool {
+	for i := 0; i < ovs.Len(); i++ {
+		w := ovs.Get(i)
+		if w.Number() == ov.Number() && w.Name() != ov.Name() {
+			if nw := nvs.ByName(w.Name()); nw != nil && nw.Number() == w.Number() {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -12,7 +12,7 @@ import (
 // contract compares the msgcontract options: events, error classification
 // and state machines.
 func (c *checker) contract() {
-	for _, of := range c.prev.Files {
+	for _, of := range c.prev.set.Files {
 		for _, oe := range of.Events {
 			c.event(oe)
 		}
@@ -24,11 +24,11 @@ func (c *checker) contract() {
 
 func (c *checker) event(oe *model.Event) {
 	name := c.newName(oe.Name())
-	nd, ok := c.newTypes[name]
+	nd, ok := c.next.types[name]
 	if !ok {
 		return // MESSAGE_DELETED already says it
 	}
-	ne := c.next.Event(name)
+	ne := c.next.set.Event(name)
 	if ne == nil {
 		c.report(EventRemoved, name, c.pos(nd), "message %s is no longer an event (its msgcontract.v1.event option was removed)", name)
 		return
@@ -72,7 +72,7 @@ func (c *checker) rangePos(e *model.Event, code int64) model.Pos {
 	for _, r := range e.Rules.Ranges {
 		if int64(r.From) <= code && code <= int64(r.To) && r.Pos.Line > 0 {
 			p := r.Pos
-			p.File = c.displayPath(p.File)
+			p.File = c.next.displayPath(p.File)
 			return p
 		}
 	}
@@ -154,11 +154,11 @@ func reclassified(a, b model.Rules) []span {
 
 func (c *checker) stateMachine(osm *model.StateMachine) {
 	name := c.newName(string(osm.Desc.FullName()))
-	nd, ok := c.newTypes[name]
+	nd, ok := c.next.types[name]
 	if !ok {
 		return // ENUM_DELETED already says it
 	}
-	nsm := c.next.StateMachine(name)
+	nsm := c.next.set.StateMachine(name)
 	if nsm == nil {
 		c.report(StateMachineRemoved, name, c.pos(nd), "enum %s is no longer a state machine (its msgcontract.v1.state_machine option was removed)", name)
 		return

@@ -31,30 +31,38 @@ func TestPositions(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, old, new, rule, marker string
+		// inOld: the marker is in the previous version (deleted types).
+		inOld bool
 	}{
-		{"field type", `message M { int32 a = 1; }`, "message M {\n  string a = 1;\n}", compat.FieldTypeChanged, "string a"},
-		{"field renamed", `message M { int32 a = 1; }`, "message M {\n  int32 b = 1;\n}", compat.FieldRenamed, "int32 b"},
-		{"field deleted", `message M { int32 a = 1; int32 b = 2; }`, "message M {\n  int32 a = 1;\n}", compat.FieldDeletedNumberUnreserved, "message M"},
-		{"nested message deleted", `message M { message N {} }`, "message X {}\nmessage M {\n}", compat.MessageDeleted, "message M"},
-		{"top-level message deleted", `message M {} message N {}`, "message M {}\n", compat.MessageDeleted, "package t.v1;"},
-		{"enum value renamed", `enum K { K_UNSPECIFIED = 0; X = 1; }`, "enum K {\n  K_UNSPECIFIED = 0;\n  Y = 1;\n}", compat.EnumValueRenamed, "Y = 1"},
-		{"oneof merged", `message M { int32 a = 1; int32 b = 2; }`, "message M {\n  oneof o {\n    int32 a = 1;\n    int32 b = 2;\n  }\n}", compat.OneofFieldsMerged, "oneof o"},
-		{"biz_key", contractBase, replace(contractBase, `id:{id}`, `id:{id}:{n}`), compat.EventBizKeyChanged, `"id:{id}:{n}"`},
-		{"topic", contractBase, replace(contractBase, `"orders"`, `"orders-v2"`), compat.EventTopicChanged, `"orders-v2"`},
-		{"target state", contractBase, replace(contractBase, `"S.B"`, `"S.C"`), compat.EventTargetStateChanged, `"S.C"`},
-		{"reclassified range", contractBase, replace(contractBase, `to: 59999 retryable: true`, `to: 59999 retryable: false`), compat.ErrorCodeReclassified, "{ from: 50000"},
-		{"transition", contractBase, replace(contractBase, `from: ["A", "B"]`, `from: ["B"]`), compat.StateTransitionRemoved, "C = 3"},
-		{"package", "syntax = \"proto3\";\npackage a;\nmessage M {}", "syntax = \"proto3\";\n\npackage b;\nmessage M {}", compat.PackageChanged, "package b;"},
+		{"field type", `message M { int32 a = 1; }`, "message M {\n  string a = 1;\n}", compat.FieldTypeChanged, "string a", false},
+		{"field renamed", `message M { int32 a = 1; }`, "message M {\n  int32 b = 1;\n}", compat.FieldRenamed, "int32 b", false},
+		{"field deleted", `message M { int32 a = 1; int32 b = 2; }`, "message M {\n  int32 a = 1;\n}", compat.FieldDeletedNumberUnreserved, "message M", false},
+		{"nested message deleted", "message M {\n  message N {}\n}", "message X {}\nmessage M {\n}", compat.MessageDeleted, "message N", true},
+		{"top-level message deleted", "message M {}\nmessage N {}", "message M {}\n", compat.MessageDeleted, "message N", true},
+		{"enum value alias deleted", "enum K {\n  option allow_alias = true;\n  K_UNSPECIFIED = 0;\n  X = 1;\n  Y = 1;\n}", "enum K {\n  K_UNSPECIFIED = 0;\n  X = 1;\n}", compat.EnumValueDeletedNameUnreserved, "enum K", false},
+		{"reservation removed", "message M {\n  reserved 2;\n}", "message M {\n}", compat.ReservedNumberRemoved, "message M", false},
+		{"enum value renamed", `enum K { K_UNSPECIFIED = 0; X = 1; }`, "enum K {\n  K_UNSPECIFIED = 0;\n  Y = 1;\n}", compat.EnumValueRenamed, "Y = 1", false},
+		{"oneof merged", `message M { int32 a = 1; int32 b = 2; }`, "message M {\n  oneof o {\n    int32 a = 1;\n    int32 b = 2;\n  }\n}", compat.OneofFieldsMerged, "oneof o", false},
+		{"biz_key", contractBase, replace(contractBase, `id:{id}`, `id:{id}:{n}`), compat.EventBizKeyChanged, `"id:{id}:{n}"`, false},
+		{"topic", contractBase, replace(contractBase, `"orders"`, `"orders-v2"`), compat.EventTopicChanged, `"orders-v2"`, false},
+		{"target state", contractBase, replace(contractBase, `"S.B"`, `"S.C"`), compat.EventTargetStateChanged, `"S.C"`, false},
+		{"reclassified range", contractBase, replace(contractBase, `to: 59999 retryable: true`, `to: 59999 retryable: false`), compat.ErrorCodeReclassified, "{ from: 50000", false},
+		{"transition", contractBase, replace(contractBase, `from: ["A", "B"]`, `from: ["B"]`), compat.StateTransitionRemoved, "C = 3", false},
+		{"package", "syntax = \"proto3\";\npackage a;\nmessage M {}", "syntax = \"proto3\";\n\npackage b;\nmessage M {}", compat.PackageChanged, "package b;", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			want := at(t, tc.new, tc.marker)
+			src := tc.new
+			if tc.inOld {
+				src = tc.old
+			}
+			want := at(t, src, tc.marker)
 			for _, v := range compat.Check(load(t, tc.old), load(t, tc.new), compat.BothWays) {
 				if v.Rule.ID != tc.rule {
 					continue
 				}
-				if v.Pos != want {
-					t.Fatalf("%s at %v, want %v (%q)", tc.rule, v.Pos, want, tc.marker)
+				if v.Pos != want || v.Previous != tc.inOld {
+					t.Fatalf("%s at %v (previous %v), want %v (%q, previous %v)", tc.rule, v.Pos, v.Previous, want, tc.marker, tc.inOld)
 				}
 				return
 			}

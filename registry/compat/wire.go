@@ -12,7 +12,7 @@ import (
 
 func (c *checker) message(o, n protoreflect.MessageDescriptor) {
 	ofs, nfs := o.Fields(), n.Fields()
-	ni := c.nextIdx.fields[n.FullName()]
+	ni, oi := c.next.fields[n.FullName()], c.prev.fields[o.FullName()]
 	for i := 0; i < ofs.Len(); i++ {
 		of := ofs.Get(i)
 		nf := ni.byNumber[of.Number()]
@@ -41,13 +41,15 @@ func (c *checker) message(o, n protoreflect.MessageDescriptor) {
 	}
 	for i := 0; i < nfs.Len(); i++ {
 		nf := nfs.Get(i)
-		if nf.Cardinality() == protoreflect.Required && ofs.ByNumber(nf.Number()) == nil && ofs.ByName(nf.Name()) == nil {
+		if nf.Cardinality() == protoreflect.Required && oi.byNumber[nf.Number()] == nil && oi.byName[nf.Name()] == nil {
 			c.report(FieldRequiredAdded, string(nf.FullName()), c.pos(nf),
 				"required field %s was added; data written with the old schema lacks it", nf.FullName())
 		}
 	}
 	c.oneofs(o, n, NewReadsOld)
 	c.oneofs(n, o, OldReadsNew)
+	c.reservedFields(o, n)
+	c.jsonFormat(MessageJSONFormatChanged, "message", o, n)
 }
 
 // oneofs reports fields of one of to's oneofs that could be set together
@@ -110,6 +112,7 @@ func (c *checker) field(of, nf protoreflect.FieldDescriptor) {
 	if of.Name() != nf.Name() {
 		c.report(FieldRenamed, elem, c.pos(nf), "field %d was renamed from %s to %s; JSON with proto names no longer matches", nf.Number(), of.Name(), nf.Name())
 	}
+	c.fieldOptions(of, nf)
 	oreq, nreq := of.Cardinality() == protoreflect.Required, nf.Cardinality() == protoreflect.Required
 	if !oreq && nreq {
 		c.report(FieldRequiredAdded, elem, c.pos(nf), "field %s became required; data written with the old schema may lack it", elem)
@@ -141,6 +144,14 @@ var widening = map[[2]protoreflect.Kind]bool{
 	{protoreflect.Sint32Kind, protoreflect.Sint64Kind}: true,
 }
 
+// signChange lists changes of signedness within one encoding and width.
+var signChange = map[[2]protoreflect.Kind]bool{
+	{protoreflect.Int32Kind, protoreflect.Uint32Kind}:     true,
+	{protoreflect.Int64Kind, protoreflect.Uint64Kind}:     true,
+	{protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind}: true,
+	{protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind}: true,
+}
+
 func (c *checker) fieldType(elem string, at protoreflect.Descriptor, what string, of, nf protoreflect.FieldDescriptor) {
 	ok, nk := of.Kind(), nf.Kind()
 	if ok == nk {
@@ -157,6 +168,9 @@ func (c *checker) fieldType(elem string, at protoreflect.Descriptor, what string
 		return
 	}
 	switch {
+	case signChange[[2]protoreflect.Kind{ok, nk}] || signChange[[2]protoreflect.Kind{nk, ok}]:
+		c.report(FieldSignChanged, elem, c.pos(at), "field %s %s changed from %s to %s; values out of the other's range read back as other numbers in binary and are rejected in JSON",
+			elem, what, ok, nk)
 	case widening[[2]protoreflect.Kind{ok, nk}]:
 		c.report(FieldTypeWidened, elem, c.pos(at), "field %s %s widened from %s to %s; old readers truncate values that do not fit", elem, what, ok, nk)
 	case widening[[2]protoreflect.Kind{nk, ok}]:
@@ -213,6 +227,12 @@ func describe(f protoreflect.FieldDescriptor) string {
 }
 
 func (c *checker) enum(o, n protoreflect.EnumDescriptor) {
+	if o.IsClosed() != n.IsClosed() {
+		c.report(EnumTypeChanged, string(n.FullName()), c.pos(n), "enum %s changed from %s to %s; closed readers move values they do not know to unknown fields, open ones keep them",
+			n.FullName(), openness(o), openness(n))
+	}
+	c.jsonFormat(EnumJSONFormatChanged, "enum", o, n)
+	c.reservedValues(o, n)
 	ovs, nvs := o.Values(), n.Values()
 	for i := 0; i < ovs.Len(); i++ {
 		ov := ovs.Get(i)
@@ -221,6 +241,13 @@ func (c *checker) enum(o, n protoreflect.EnumDescriptor) {
 		if nv != nil {
 			if same := nvs.ByName(ov.Name()); same != nil && same.Number() == ov.Number() {
 				continue // unchanged, or still present as an alias
+			}
+			if aliasKept(ovs, nvs, ov) {
+				if !n.ReservedNames().Has(ov.Name()) {
+					c.report(EnumValueDeletedNameUnreserved, elem, c.pos(n),
+						"alias %s of enum value %d was deleted without reserving its name; add `reserved \"%s\";`", elem, ov.Number(), ov.Name())
+				}
+				continue
 			}
 			if nv.Name() != ov.Name() {
 				c.report(EnumValueRenamed, elem, c.pos(nv),
@@ -243,4 +270,18 @@ func (c *checker) enum(o, n protoreflect.EnumDescriptor) {
 				"enum value %s was deleted without reserving its name; add `reserved \"%s\";`", elem, ov.Name())
 		}
 	}
+}
+
+// aliasKept reports whether another old name for ov's number survives in
+// the new enum: ov was an alias, and deleting it deletes a name only.
+func aliasKept(ovs, nvs protoreflect.EnumValueDescriptors, ov protoreflect.EnumValueDescriptor) bool {
+	for i := 0; i < ovs.Len(); i++ {
+		w := ovs.Get(i)
+		if w.Number() == ov.Number() && w.Name() != ov.Name() {
+			if nw := nvs.ByName(w.Name()); nw != nil && nw.Number() == w.Number() {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -421,6 +421,11 @@ func (t *task) asFile(ctx context.Context, name string, r SearchResult) (linker.
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// Parsing a large file takes a while: stop here rather than link
+		// a file nobody waits for.
+		return nil, err
+	}
 	if linkRes, ok := parseRes.(linker.Result); ok {
 		// if resolver returned a parse result that was actually a link result,
 		// use the link result directly (no other steps needed)
@@ -524,7 +529,7 @@ func (t *task) asFile(ctx context.Context, name string, r SearchResult) (linker.
 		t.released = false
 	}
 
-	return t.link(parseRes, deps, overrideDescriptorProto)
+	return t.link(ctx, parseRes, deps, overrideDescriptorProto)
 }
 
 func (e *executor) checkForDependencyCycle(res *result, sequence []string, span ast.SourceSpan, checked map[string]struct{}) error {
@@ -583,9 +588,15 @@ func findImportSpan(res parser.Result, dep string) ast.SourceSpan {
 	return ast.UnknownSpan(res.FileNode().Name())
 }
 
-func (t *task) link(parseRes parser.Result, deps linker.Files, overrideDescriptorProtoRes linker.File) (linker.File, error) {
+// link links parseRes. Between its phases, each linear in the size of the
+// file, it stops when ctx is done, so that a caller that gave up on a large
+// file does not keep a CPU busy until the file is fully linked.
+func (t *task) link(ctx context.Context, parseRes parser.Result, deps linker.Files, overrideDescriptorProtoRes linker.File) (linker.File, error) {
 	file, err := linker.Link(parseRes, deps, t.e.sym, t.h)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 
@@ -598,6 +609,9 @@ func (t *task) link(parseRes parser.Result, deps linker.Files, overrideDescripto
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	// now that options are interpreted, we can do some additional checks
 	if err := file.ValidateOptions(t.h, t.e.sym); err != nil {
 		return nil, err
@@ -606,6 +620,9 @@ func (t *task) link(parseRes parser.Result, deps linker.Files, overrideDescripto
 		file.CheckForUnusedImports(t.h)
 	}
 	if err := t.h.Error(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 

@@ -17,6 +17,7 @@ package ast
 import (
 	"fmt"
 	"sort"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -43,6 +44,10 @@ type FileInfo struct {
 	// least one entry. This includes all terminal symbols (tokens) in the AST
 	// as well as all comments.
 	items []itemSpan
+	// cols remembers columns inside long lines, so that SourcePos does not
+	// rescan a line from its start on every call. Nil in a FileInfo not
+	// made by NewFileInfo; SourcePos then scans as before.
+	cols *columnIndex
 }
 
 type commentInfo struct {
@@ -66,6 +71,7 @@ func NewFileInfo(filename string, contents []byte) *FileInfo {
 		name:  filename,
 		data:  contents,
 		lines: []int{0},
+		cols:  &columnIndex{lines: map[int][]int{}},
 	}
 }
 
@@ -353,18 +359,16 @@ func (f *FileInfo) SourcePos(offset int) SourcePos {
 
 	// If it weren't for tabs and multibyte unicode characters, we
 	// could trivially compute the column just based on offset and the
-	// starting offset of lineNumber :(
-	// Wish this were more efficient... that would require also storing
-	// computed line+column information, which would triple the size of
-	// f's items slice...
-	col := 0
-	for i := f.lines[lineNumber-1]; i < offset; i++ {
-		if f.data[i] == '\t' {
-			nextTabStop := 8 - (col % 8)
-			col += nextTabStop
-		} else if utf8.RuneStart(f.data[i]) {
-			col++
-		}
+	// starting offset of lineNumber. Scanning from the line's start costs
+	// the length of the line, so a file written on one long line would
+	// cost the square of its size; in long lines the scan starts from the
+	// nearest column remembered by f.cols instead.
+	from, col := f.lines[lineNumber-1], 0
+	if f.cols != nil && offset-from >= columnStride {
+		from, col = f.cols.before(f.data, lineNumber-1, from, offset)
+	}
+	for i := from; i < offset; i++ {
+		col = advanceColumn(col, f.data[i])
 	}
 
 	return SourcePos{
@@ -374,6 +378,57 @@ func (f *FileInfo) SourcePos(offset int) SourcePos {
 		// Columns are 1-indexed in this AST
 		Col: col + 1,
 	}
+}
+
+// advanceColumn returns the zero-based column after the byte c, given the
+// column before it: tabs advance to the next multiple of 8, and every
+// other rune counts as one column (continuation bytes count nothing).
+func advanceColumn(col int, c byte) int {
+	if c == '\t' {
+		return col + 8 - (col % 8)
+	}
+	if utf8.RuneStart(c) {
+		return col + 1
+	}
+	return col
+}
+
+// columnStride is the distance, in bytes, between the columns a
+// columnIndex remembers within a line.
+const columnStride = 1024
+
+// columnIndex remembers, for lines longer than columnStride, the
+// zero-based column at every columnStride bytes from the line's start.
+// A column depends only on the bytes between the line's start and the
+// offset, so entries stay valid as more lines are added. SourcePos may be
+// called from several goroutines, so the index is guarded by a mutex.
+type columnIndex struct {
+	mu sync.Mutex
+	// lines maps a line's index to its columns: entry k is the column at
+	// offset start+k*columnStride.
+	lines map[int][]int
+}
+
+// before returns the remembered offset nearest to, and not after, offset
+// in the line (index line, starting at start), and the column there,
+// extending the line's entries up to offset first.
+func (x *columnIndex) before(data []byte, line, start, offset int) (int, int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	cols := x.lines[line]
+	if len(cols) == 0 {
+		cols = []int{0}
+	}
+	want := (offset - start) / columnStride
+	for k := len(cols); k <= want; k++ {
+		col := cols[k-1]
+		for i := start + (k-1)*columnStride; i < start+k*columnStride; i++ {
+			col = advanceColumn(col, data[i])
+		}
+		cols = append(cols, col)
+	}
+	x.lines[line] = cols
+	return start + want*columnStride, cols[want]
 }
 
 // Token represents a single lexed token.

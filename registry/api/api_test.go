@@ -89,6 +89,7 @@ type response struct {
 	status int
 	body   []byte
 	ctype  string
+	header http.Header
 }
 
 func (r response) json(t *testing.T) any {
@@ -135,7 +136,7 @@ func (c *client) do(method, path string, body any) response {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, body: b, ctype: resp.Header.Get("Content-Type")}
+	return response{status: resp.StatusCode, body: b, ctype: resp.Header.Get("Content-Type"), header: resp.Header}
 }
 
 func reg(text string, refs ...store.Reference) map[string]any {

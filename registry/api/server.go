@@ -14,8 +14,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -44,7 +46,20 @@ type Config struct {
 	// DefaultLevel applies where neither the subject nor the registry has
 	// a level configured. Default BACKWARD, as in Confluent's registry.
 	DefaultLevel compat.Level
+	// MaxCompilations caps how many request schemas compile at once; more
+	// wait, up to CompileTimeout. Default half the CPUs, at least 1, so
+	// that reads keep a core while large schemas compile.
+	MaxCompilations int
+	// CompileTimeout bounds how long a request waits for a compilation
+	// slot and for its schema to compile; past it the answer is 503 with
+	// error_code 50002 and the compilation stops. Default
+	// DefaultCompileTimeout.
+	CompileTimeout time.Duration
 }
+
+// DefaultCompileTimeout is Config.CompileTimeout's default: an ordinary
+// schema compiles in milliseconds; a 1 MB one in about 1.5 s of CPU.
+const DefaultCompileTimeout = 1500 * time.Millisecond
 
 // Validate reports missing required fields.
 func (c *Config) Validate() error {
@@ -61,6 +76,12 @@ func (c *Config) setDefaults() {
 	if c.DefaultLevel == "" {
 		c.DefaultLevel = compat.Backward
 	}
+	if c.MaxCompilations <= 0 {
+		c.MaxCompilations = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	if c.CompileTimeout <= 0 {
+		c.CompileTimeout = DefaultCompileTimeout
+	}
 }
 
 // Server is the registry's HTTP handler.
@@ -72,6 +93,8 @@ type Server struct {
 	parsed map[parsedKey]*schema.Parsed
 	// byID caches GET /schemas/ids/{id} response bodies.
 	byID sync.Map
+	// gate bounds the cost of compiling request schemas.
+	gate *compileGate
 }
 
 // New returns a Server for cfg.
@@ -80,7 +103,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, parsed: map[parsedKey]*schema.Parsed{}}
+	s := &Server{cfg: cfg, parsed: map[parsedKey]*schema.Parsed{}, gate: newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout)}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -89,6 +112,13 @@ func New(cfg Config) (*Server, error) {
 	s.echo = e
 	return s, nil
 }
+
+// CompileStats reports what bounding the cost of compilations has done.
+func (s *Server) CompileStats() GateStats { return s.gate.Stats() }
+
+// WaitCompilations blocks until no compilation runs, including ones whose
+// requests were already answered, or until ctx is done.
+func (s *Server) WaitCompilations(ctx context.Context) error { return s.gate.waitIdle(ctx) }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
@@ -128,6 +158,8 @@ type Error struct {
 	Status int    `json:"-"`
 	Code   int    `json:"error_code"`
 	Msg    string `json:"message"`
+	// retryAfter, when set, is sent as Retry-After (seconds).
+	retryAfter int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %d: %s", e.Status, e.Code, e.Msg) }
@@ -201,6 +233,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		} else {
 			ae = storeErr(err, "", "")
 		}
+	}
+	if ae.retryAfter > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
 	}
 	_ = reply(c, ae.Status, ae)
 }
@@ -334,7 +369,9 @@ func decode(c echo.Context, v any) error {
 // parseRequest compiles a request's schema as the subject's file, resolving its
 // references; failures come back as API errors.
 func (s *Server) parseRequest(ctx context.Context, subject string, req request) (*schema.Parsed, error) {
-	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	p, err := s.gate.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
+		return schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	})
 	if err != nil {
 		return nil, storeErr(err, subject, "")
 	}

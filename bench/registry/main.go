@@ -68,10 +68,29 @@ func main() {
 	workers := flag.Int("workers", 32, "concurrent GET clients")
 	versions := flag.Int("versions", 100, "versions of the checked subject")
 	checks := flag.Int("checks", 200, "timed compatibility checks")
+	attackFor := flag.Duration("attack", 30*time.Second, "how long to send hostile one-line schemas (0 skips)")
 	flag.Parse()
+	if db := os.Getenv(childEnv); db != "" {
+		if err := serveChild(db); err != nil {
+			fmt.Fprintln(os.Stderr, "registry-bench server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*duration, *workers, *versions, *checks); err != nil {
 		fmt.Fprintln(os.Stderr, "registry-bench:", err)
 		os.Exit(1)
+	}
+	if *attackFor > 0 {
+		dir, err := os.MkdirTemp("", "registry-bench")
+		if err == nil {
+			err = attack(dir, *attackFor)
+			os.RemoveAll(dir)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "registry-bench:", err)
+			os.Exit(1)
+		}
 	}
 }
 
@@ -183,11 +202,18 @@ func body(schema string) []byte {
 }
 
 func call(hc *http.Client, method, url string, b []byte) ([]byte, error) {
+	return callWith(hc, method, url, b, "")
+}
+
+func callWith(hc *http.Client, method, url string, b []byte, auth string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(context.Background(), method, url, bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", api.ContentType)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/msgcontract/msgcontract/registry/schema"
 )
 
@@ -105,9 +107,14 @@ func (g *compileGate) refuse(what string, args ...any) *Error {
 	g.mu.Lock()
 	g.stats.Refused++
 	g.mu.Unlock()
-	e := apiErr(http.StatusServiceUnavailable, CodeTimedOut,
-		"the schema was not compiled within %v (%s); the registry bounds the time and concurrency of compilations (--compile-timeout, --max-compilations): retry later, or split a very large schema",
+	return timedOut("the schema was not compiled within %v (%s); the registry bounds the time and concurrency of compilations (--compile-timeout, --max-compilations): retry later, or split a very large schema",
 		g.timeout, fmt.Sprintf(what, args...))
+}
+
+// timedOut is the 503 answer, with Retry-After, to a request that ran out
+// of its time budget.
+func timedOut(format string, args ...any) *Error {
+	e := apiErr(http.StatusServiceUnavailable, CodeTimedOut, format, args...)
 	e.retryAfter = 1
 	return e
 }
@@ -136,4 +143,22 @@ func (g *compileGate) waitIdle(ctx context.Context) error {
 		g.idle.Wait()
 	}
 	return nil
+}
+
+// budget starts a request's time budget when it arrives, so that reading
+// and decoding its body count too: the request context gets g's timeout,
+// and the connection a read deadline at the same instant.
+func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ctx, cancel := context.WithTimeout(c.Request().Context(), g.timeout)
+			defer cancel()
+			deadline, _ := ctx.Deadline()
+			// Not every ResponseWriter supports deadlines (httptest's
+			// recorder does not); the context still bounds the rest.
+			_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(deadline)
+			c.SetRequest(c.Request().WithContext(ctx))
+			return next(c)
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -55,6 +56,10 @@ type Config struct {
 	// error_code 50002 and the compilation stops. Default
 	// DefaultCompileTimeout.
 	CompileTimeout time.Duration
+	// WriteCompileTimeout is CompileTimeout for registrations, which
+	// compile in slots of their own (MaxCompilations more), so that
+	// anonymous look-ups and checks cannot starve them. Default 30 s.
+	WriteCompileTimeout time.Duration
 }
 
 // DefaultCompileTimeout is Config.CompileTimeout's default: an ordinary
@@ -82,6 +87,9 @@ func (c *Config) setDefaults() {
 	if c.CompileTimeout <= 0 {
 		c.CompileTimeout = DefaultCompileTimeout
 	}
+	if c.WriteCompileTimeout <= 0 {
+		c.WriteCompileTimeout = 30 * time.Second
+	}
 }
 
 // Server is the registry's HTTP handler.
@@ -93,8 +101,9 @@ type Server struct {
 	parsed map[parsedKey]*schema.Parsed
 	// byID caches GET /schemas/ids/{id} response bodies.
 	byID sync.Map
-	// gate bounds the cost of compiling request schemas.
-	gate *compileGate
+	// gate bounds the cost of compiling the schemas of look-ups and
+	// compatibility checks, writeGate that of registrations.
+	gate, writeGate *compileGate
 }
 
 // New returns a Server for cfg.
@@ -103,7 +112,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, parsed: map[parsedKey]*schema.Parsed{}, gate: newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout)}
+	s := &Server{cfg: cfg, parsed: map[parsedKey]*schema.Parsed{},
+		gate:      newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout),
+		writeGate: newCompileGate(cfg.MaxCompilations, cfg.WriteCompileTimeout),
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -113,12 +125,18 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// CompileStats reports what bounding the cost of compilations has done.
+// CompileStats reports what bounding the cost of compilations has done
+// for look-ups and compatibility checks.
 func (s *Server) CompileStats() GateStats { return s.gate.Stats() }
 
 // WaitCompilations blocks until no compilation runs, including ones whose
 // requests were already answered, or until ctx is done.
-func (s *Server) WaitCompilations(ctx context.Context) error { return s.gate.waitIdle(ctx) }
+func (s *Server) WaitCompilations(ctx context.Context) error {
+	if err := s.gate.waitIdle(ctx); err != nil {
+		return err
+	}
+	return s.writeGate.waitIdle(ctx)
+}
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
@@ -127,20 +145,20 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/", func(c echo.Context) error { return c.JSONBlob(http.StatusOK, []byte("{}")) })
 	e.GET("/subjects", s.listSubjects)
 	e.GET("/subjects/:subject/versions", s.listVersions)
-	e.POST("/subjects/:subject/versions", s.register)
+	e.POST("/subjects/:subject/versions", s.register, s.budget(s.writeGate))
 	e.GET("/subjects/:subject/versions/:version", s.getVersion)
 	e.GET("/subjects/:subject/versions/:version/schema", s.getVersionSchema)
 	e.GET("/subjects/:subject/versions/:version/referencedby", s.referencedBy)
 	e.DELETE("/subjects/:subject/versions/:version", s.deleteVersion)
-	e.POST("/subjects/:subject", s.lookup)
+	e.POST("/subjects/:subject", s.lookup, s.budget(s.gate))
 	e.DELETE("/subjects/:subject", s.deleteSubject)
 	e.GET("/schemas/types", func(c echo.Context) error { return reply(c, http.StatusOK, []string{schema.Type}) })
 	e.GET("/schemas/ids/:id", s.getSchemaByID)
 	e.GET("/schemas/ids/:id/schema", s.getSchemaTextByID)
 	e.GET("/schemas/ids/:id/versions", s.getSchemaVersions)
 	e.GET("/schemas/ids/:id/subjects", s.getSchemaSubjects)
-	e.POST("/compatibility/subjects/:subject/versions/:version", s.checkOne)
-	e.POST("/compatibility/subjects/:subject/versions", s.checkAll)
+	e.POST("/compatibility/subjects/:subject/versions/:version", s.checkOne, s.budget(s.gate))
+	e.POST("/compatibility/subjects/:subject/versions", s.checkAll, s.budget(s.gate))
 	// The registry is always read-write; tools ask before they import.
 	readWrite := func(c echo.Context) error { return reply(c, http.StatusOK, map[string]string{"mode": "READWRITE"}) }
 	e.GET("/mode", readWrite)
@@ -206,6 +224,9 @@ func storeErr(err error, subject string, version string) *Error {
 		return apiErr(http.StatusNotFound, CodeVersionNotSoftDeleted, "Subject '%s' Version %s was not deleted first before being permanently deleted", subject, version)
 	case errors.Is(err, store.ErrConfigNotFound):
 		return apiErr(http.StatusNotFound, CodeConfigNotFound, "Subject '%s' does not have subject-level compatibility configured", subject)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return timedOut("the request ran out of its time budget (%v); retry later", err)
 	}
 	var ie *schema.InvalidError
 	if errors.As(err, &ie) {
@@ -348,6 +369,9 @@ func decode(c echo.Context, v any) error {
 		if errors.As(err, &mbe) {
 			return tooLarge(mbe.Limit)
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return timedOut("the request body did not arrive within the request's time budget: %v", err)
+		}
 		return apiErr(http.StatusBadRequest, CodeInvalidSchema, "cannot read the request body: %v", err)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
@@ -367,9 +391,15 @@ func decode(c echo.Context, v any) error {
 }
 
 // parseRequest compiles a request's schema as the subject's file, resolving its
-// references; failures come back as API errors.
-func (s *Server) parseRequest(ctx context.Context, subject string, req request) (*schema.Parsed, error) {
-	p, err := s.gate.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
+// references, which it first pins (see pin); failures come back as API
+// errors.
+func (s *Server) parseRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
+	refs, err := s.pin(ctx, req.References)
+	if err != nil {
+		return nil, storeErr(err, subject, "")
+	}
+	req.References = refs
+	p, err := g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
 		return schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
 	})
 	if err != nil {

@@ -69,6 +69,9 @@ func main() {
 	versions := flag.Int("versions", 100, "versions of the checked subject")
 	checks := flag.Int("checks", 200, "timed compatibility checks")
 	attackFor := flag.Duration("attack", 30*time.Second, "how long to send hostile one-line schemas (0 skips)")
+	scaleSchemas := flag.Int("scale-schemas", 100_000, "schemas registered for the scale figures (0 skips)")
+	scaleSubjects := flag.Int("scale-subjects", 10_000, "subjects they are spread over")
+	scaleWriters := flag.Int("scale-writers", 8, "concurrent registering clients")
 	flag.Parse()
 	if db := os.Getenv(childEnv); db != "" {
 		if err := serveChild(db); err != nil {
@@ -82,15 +85,10 @@ func main() {
 		os.Exit(1)
 	}
 	if *attackFor > 0 {
-		dir, err := os.MkdirTemp("", "registry-bench")
-		if err == nil {
-			err = attack(dir, *attackFor)
-			os.RemoveAll(dir)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "registry-bench:", err)
-			os.Exit(1)
-		}
+		inTempDir(func(dir string) error { return attack(dir, *attackFor) })
+	}
+	if *scaleSchemas > 0 {
+		inTempDir(func(dir string) error { return scale(dir, *scaleSchemas, *scaleSubjects, *scaleWriters, 2000) })
 	}
 }
 
@@ -194,6 +192,19 @@ func run(duration time.Duration, workers, versions, checks int) error {
 	fmt.Printf("FULL_TRANSITIVE check against %d versions: p50=%s p99=%s (n=%d; first check after a restart, compiling every version: %s)\n",
 		versions, pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), checks, cold.Round(time.Millisecond))
 	return nil
+}
+
+// inTempDir runs f in a fresh temporary directory, exiting on error.
+func inTempDir(f func(dir string) error) {
+	dir, err := os.MkdirTemp("", "registry-bench")
+	if err == nil {
+		err = f(dir)
+		os.RemoveAll(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "registry-bench:", err)
+		os.Exit(1)
+	}
 }
 
 func body(schema string) []byte {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -55,14 +56,36 @@ func newCompileGate(limit int, timeout time.Duration) *compileGate {
 // its time or concurrency budget.
 const CodeTimedOut = 50002
 
-// run compiles through the gate.
+// heldSlot is a compilation slot a request took before reading its body;
+// run takes it over, or the budget middleware releases it.
+type heldSlot struct {
+	g     *compileGate
+	taken bool
+}
+
+type heldSlotKey struct{}
+
+// acquire takes a slot, waiting until ctx is done at most.
+func (g *compileGate) acquire(ctx context.Context) error {
+	select {
+	case g.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return g.refuse("waiting for one of %d compilation slots", cap(g.slots))
+	}
+}
+
+func (g *compileGate) release() { <-g.slots }
+
+// run compiles through the gate, in the slot the request already holds or
+// in one it waits for.
 func (g *compileGate) run(ctx context.Context, compile func(context.Context) (*schema.Parsed, error)) (*schema.Parsed, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel() // an abandoned compilation sees this and stops
-	select {
-	case g.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, g.refuse("waiting for one of %d compilation slots", cap(g.slots))
+	if h, ok := ctx.Value(heldSlotKey{}).(*heldSlot); ok && h.g == g && !h.taken {
+		h.taken = true
+	} else if err := g.acquire(ctx); err != nil {
+		return nil, err
 	}
 	g.mu.Lock()
 	g.stats.Running++
@@ -87,7 +110,7 @@ func (g *compileGate) run(ctx context.Context, compile func(context.Context) (*s
 			}
 			g.idle.Broadcast()
 			g.mu.Unlock()
-			<-g.slots
+			g.release()
 			done <- r
 		}()
 		r.p, r.err = compile(ctx)
@@ -145,20 +168,54 @@ func (g *compileGate) waitIdle(ctx context.Context) error {
 	return nil
 }
 
+// smallBody is the largest body a request reads before it holds a
+// compilation slot. Reading and decoding a body of megabytes costs CPU
+// too; larger requests wait for a slot first, so that what requests beyond
+// MaxCompilations cost is the wait, not the work.
+const smallBody = 64 << 10
+
 // budget starts a request's time budget when it arrives, so that reading
 // and decoding its body count too: the request context gets g's timeout,
-// and the connection a read deadline at the same instant.
+// and the connection a read deadline at the same instant. A request with a
+// large (or unannounced) body takes its compilation slot before reading it.
 func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			ctx, cancel := context.WithTimeout(c.Request().Context(), g.timeout)
+			r := c.Request()
+			ctx, cancel := context.WithTimeout(r.Context(), g.timeout)
 			defer cancel()
 			deadline, _ := ctx.Deadline()
 			// Not every ResponseWriter supports deadlines (httptest's
 			// recorder does not); the context still bounds the rest.
 			_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(deadline)
-			c.SetRequest(c.Request().WithContext(ctx))
-			return next(c)
+			if r.ContentLength < 0 || r.ContentLength > smallBody {
+				if err := g.acquire(ctx); err != nil {
+					drain(c)
+					return err
+				}
+				h := &heldSlot{g: g}
+				defer func() {
+					if !h.taken {
+						g.release()
+					}
+				}()
+				ctx = context.WithValue(ctx, heldSlotKey{}, h)
+			}
+			c.SetRequest(r.WithContext(ctx))
+			err := next(c)
+			if err != nil {
+				drain(c)
+			}
+			return err
 		}
 	}
+}
+
+// drain reads what is left of a refused request's body, for at most a
+// second, without looking at it: net/http closes a connection whose
+// large body was left unread, and clients still writing it then see a
+// reset instead of the answer.
+func drain(c echo.Context) {
+	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(time.Second))
+	_, _ = io.Copy(io.Discard, c.Request().Body)
 }

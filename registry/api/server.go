@@ -60,6 +60,9 @@ type Config struct {
 	// compile in slots of their own (MaxCompilations more), so that
 	// anonymous look-ups and checks cannot starve them. Default 30 s.
 	WriteCompileTimeout time.Duration
+	// CompiledCache is how many compiled stored schemas are kept for
+	// compatibility checks (least recently used go first). Default 2048.
+	CompiledCache int
 }
 
 // DefaultCompileTimeout is Config.CompileTimeout's default: an ordinary
@@ -87,6 +90,9 @@ func (c *Config) setDefaults() {
 	if c.CompileTimeout <= 0 {
 		c.CompileTimeout = DefaultCompileTimeout
 	}
+	if c.CompiledCache <= 0 {
+		c.CompiledCache = 2048
+	}
 	if c.WriteCompileTimeout <= 0 {
 		c.WriteCompileTimeout = 30 * time.Second
 	}
@@ -96,9 +102,8 @@ func (c *Config) setDefaults() {
 type Server struct {
 	cfg  Config
 	echo *echo.Echo
-	// parsed caches compiled schemas; schemas are immutable.
-	mu     sync.Mutex
-	parsed map[parsedKey]*schema.Parsed
+	// parsed caches compiled stored schemas; schemas are immutable.
+	parsed *parsedCache
 	// byID caches GET /schemas/ids/{id} response bodies.
 	byID sync.Map
 	// gate bounds the cost of compiling the schemas of look-ups and
@@ -112,7 +117,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, parsed: map[parsedKey]*schema.Parsed{},
+	s := &Server{cfg: cfg, parsed: newParsedCache(cfg.CompiledCache),
 		gate:      newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout),
 		writeGate: newCompileGate(cfg.MaxCompilations, cfg.WriteCompileTimeout),
 	}

@@ -79,30 +79,21 @@ func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Refer
 	return out, nil
 }
 
-// parsedKey caches a compiled schema per subject: one id registered under
-// two subjects compiles under two file names.
-type parsedKey struct {
-	subject string
-	id      int64
-}
-
 // parse compiles a stored schema, cached by subject and id.
 func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
 	key := parsedKey{subject, sc.ID}
-	s.mu.Lock()
-	p, ok := s.parsed[key]
-	s.mu.Unlock()
-	if ok {
+	if p, ok := s.parsed.get(key); ok {
 		return p, nil
 	}
 	p, err := schema.Parse(ctx, FileName(subject), sc.Text, sc.References, s.fetch)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
 	}
-	s.mu.Lock()
-	s.parsed[key] = p
-	s.mu.Unlock()
+	s.parsed.put(key, p)
 	return p, nil
 }
 
@@ -203,9 +194,7 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
-	s.mu.Lock()
-	s.parsed[parsedKey{subject, reg.ID}] = p
-	s.mu.Unlock()
+	s.parsed.put(parsedKey{subject, reg.ID}, p)
 	return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
 }
 

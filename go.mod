@@ -51,3 +51,5 @@ require (
 )
 
 replace github.com/msgcontract/msgcontract/runtime-go => ./runtime-go
+
+replace github.com/bufbuild/protocompile => ./third_party/protocompile

@@ -68,10 +68,27 @@ func main() {
 	workers := flag.Int("workers", 32, "concurrent GET clients")
 	versions := flag.Int("versions", 100, "versions of the checked subject")
 	checks := flag.Int("checks", 200, "timed compatibility checks")
+	attackFor := flag.Duration("attack", 30*time.Second, "how long to send hostile one-line schemas (0 skips)")
+	scaleSchemas := flag.Int("scale-schemas", 100_000, "schemas registered for the scale figures (0 skips)")
+	scaleSubjects := flag.Int("scale-subjects", 10_000, "subjects they are spread over")
+	scaleWriters := flag.Int("scale-writers", 8, "concurrent registering clients")
 	flag.Parse()
+	if db := os.Getenv(childEnv); db != "" {
+		if err := serveChild(db); err != nil {
+			fmt.Fprintln(os.Stderr, "registry-bench server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*duration, *workers, *versions, *checks); err != nil {
 		fmt.Fprintln(os.Stderr, "registry-bench:", err)
 		os.Exit(1)
+	}
+	if *attackFor > 0 {
+		inTempDir(func(dir string) error { return attack(dir, *attackFor) })
+	}
+	if *scaleSchemas > 0 {
+		inTempDir(func(dir string) error { return scale(dir, *scaleSchemas, *scaleSubjects, *scaleWriters, 2000) })
 	}
 }
 
@@ -177,17 +194,37 @@ func run(duration time.Duration, workers, versions, checks int) error {
 	return nil
 }
 
+// inTempDir runs f in a fresh temporary directory, exiting on error.
+func inTempDir(f func(dir string) error) {
+	dir, err := os.MkdirTemp("", "registry-bench")
+	if err == nil {
+		err = f(dir)
+		os.RemoveAll(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "registry-bench:", err)
+		os.Exit(1)
+	}
+}
+
 func body(schema string) []byte {
 	b, _ := json.Marshal(map[string]string{"schemaType": "PROTOBUF", "schema": schema})
 	return b
 }
 
 func call(hc *http.Client, method, url string, b []byte) ([]byte, error) {
+	return callWith(hc, method, url, b, "")
+}
+
+func callWith(hc *http.Client, method, url string, b []byte, auth string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(context.Background(), method, url, bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", api.ContentType)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, err

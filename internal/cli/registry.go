@@ -48,7 +48,7 @@ func newRegistryServeCmd() *cobra.Command {
 	var (
 		addr, db, tokenFile string
 		insecure            bool
-		bodyLimit           int64
+		cfg                 api.Config
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT] --db FILE [--token-file FILE] [--insecure]",
@@ -65,6 +65,10 @@ the file's first line. Reads, look-ups and compatibility checks need none.
 Listening on anything but a loopback address without a token file is
 refused unless --insecure says that is intended (behind an authenticating
 proxy, say).
+
+Compiling a schema a request sends is bounded: at most --max-compilations
+at once, each within --compile-timeout, after which the request is
+answered 503 (error_code 50002, Retry-After) and the compilation stops.
 
 The server prints "listening on http://ADDR" to stderr once it accepts
 connections, and stops cleanly on SIGINT or SIGTERM.`,
@@ -83,14 +87,17 @@ connections, and stops cleanly on SIGINT or SIGTERM.`,
 			if token == "" && !insecure && !loopback(addr) {
 				return usageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --token-file; anyone who reaches it could register or delete schemas. Pass --token-file, or --insecure if access is controlled elsewhere", addr))
 			}
-			return serveRegistry(cmd.Context(), cmd, addr, db, token, bodyLimit)
+			cfg.Token = token
+			return serveRegistry(cmd.Context(), cmd, addr, db, cfg)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
 	cmd.Flags().StringVar(&db, "db", "", "SQLite database file, or a postgres:// URL (required)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file whose first line is the bearer token mutating requests need")
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --token-file")
-	cmd.Flags().Int64Var(&bodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
+	cmd.Flags().Int64Var(&cfg.BodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
+	cmd.Flags().IntVar(&cfg.MaxCompilations, "max-compilations", 0, "schemas compiled at once for requests; more wait (default half the CPUs, at least 1)")
+	cmd.Flags().DurationVar(&cfg.CompileTimeout, "compile-timeout", api.DefaultCompileTimeout, "longest a request waits for its schema to compile; past it the answer is 503 (error_code 50002) and the compilation stops")
 	return cmd
 }
 
@@ -122,13 +129,14 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db, token string, bodyLimit int64) error {
+func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config) error {
 	st, err := store.Open(db)
 	if err != nil {
 		return usageErr(err)
 	}
 	defer st.Close()
-	srv, err := api.New(api.Config{Store: st, Token: token, BodyLimit: bodyLimit})
+	cfg.Store = st
+	srv, err := api.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -89,6 +89,7 @@ type response struct {
 	status int
 	body   []byte
 	ctype  string
+	header http.Header
 }
 
 func (r response) json(t *testing.T) any {
@@ -135,7 +136,7 @@ func (c *client) do(method, path string, body any) response {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, body: b, ctype: resp.Header.Get("Content-Type")}
+	return response{status: resp.StatusCode, body: b, ctype: resp.Header.Get("Content-Type"), header: resp.Header}
 }
 
 func reg(text string, refs ...store.Reference) map[string]any {
@@ -355,12 +356,31 @@ func testReferencesAndDescriptors(t *testing.T, c *client) {
 	if again := string(c.expect("POST", "/subjects/order-value/versions", reg(b64, ref), 200, 0).body); again != `{"id":2}` {
 		t.Fatalf("client descriptor re-registration: %s", again)
 	}
-	// A soft-deleted dependency still resolves for the schemas that pin
-	// it, and cannot be deleted permanently while they live.
-	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/1", nil, 200, 0)
+	// A referenced version cannot be deleted, softly or permanently, nor
+	// its subject, while live versions reference it (Confluent's 42206).
+	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/1", nil, 422, api.CodeReferenceExists)
+	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/latest", nil, 422, api.CodeReferenceExists)
+	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto", nil, 422, api.CodeReferenceExists)
 	c.expect("POST", "/compatibility/subjects/order-value/versions", reg(order, ref), 200, 0)
-	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/1?permanent=true", nil, 422, api.CodeReferenceExists)
-	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto?permanent=true", nil, 422, api.CodeReferenceExists)
+	// A reference to "latest" (-1, 0 or no version) is pinned to the
+	// version compiled: stored and returned with its number, and counted
+	// by referencedby.
+	money2 := strings.Replace(money, "int64 cents = 1;", "int64 cents = 1;\n  string currency = 2;", 1)
+	c.expect("POST", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions", reg(money2), 200, 0)
+	for i, v := range []int{-1, 0} {
+		unpinned := store.Reference{Name: ref.Name, Subject: ref.Subject, Version: v}
+		sub := fmt.Sprintf("latest-%d", i)
+		id := c.expect("POST", "/subjects/"+sub+"/versions", reg(order, unpinned), 200, 0).json(t).(map[string]any)["id"]
+		got := c.expect("GET", "/subjects/"+sub+"/versions/1", nil, 200, 0).json(t).(map[string]any)
+		if r := got["references"].([]any)[0].(map[string]any); r["version"] != 2.0 {
+			t.Fatalf("reference to version %d stored as %v, want pinned to 2", v, r)
+		}
+		by := c.expect("GET", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/2/referencedby", nil, 200, 0).json(t).([]any)
+		if !slices.Contains(by, id) {
+			t.Fatalf("referencedby of version 2 is %v, missing id %v", by, id)
+		}
+	}
+	c.expect("DELETE", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions/2", nil, 422, api.CodeReferenceExists)
 	// A descriptor registered afresh is stored as text.
 	c.expect("POST", "/subjects/copy/versions", reg(ser["schema"].(string), ref), 200, 0)
 	text := c.expect("GET", "/subjects/copy/versions/1/schema", nil, 200, 0).body

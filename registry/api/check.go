@@ -48,7 +48,7 @@ func (s *Server) checkOne(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, c.Param("version"))
 	}
-	p, err := s.parseRequest(ctx, subject, req)
+	p, err := s.parseRequest(ctx, s.gate, subject, &req)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Server) checkAll(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.parseRequest(ctx, subject, req)
+	p, err := s.parseRequest(ctx, s.gate, subject, &req)
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -44,7 +47,27 @@ type Config struct {
 	// DefaultLevel applies where neither the subject nor the registry has
 	// a level configured. Default BACKWARD, as in Confluent's registry.
 	DefaultLevel compat.Level
+	// MaxCompilations caps how many request schemas compile at once; more
+	// wait, up to CompileTimeout. Default half the CPUs, at least 1, so
+	// that reads keep a core while large schemas compile.
+	MaxCompilations int
+	// CompileTimeout bounds how long a request waits for a compilation
+	// slot and for its schema to compile; past it the answer is 503 with
+	// error_code 50002 and the compilation stops. Default
+	// DefaultCompileTimeout.
+	CompileTimeout time.Duration
+	// WriteCompileTimeout is CompileTimeout for registrations, which
+	// compile in slots of their own (MaxCompilations more), so that
+	// anonymous look-ups and checks cannot starve them. Default 30 s.
+	WriteCompileTimeout time.Duration
+	// CompiledCache is how many compiled stored schemas are kept for
+	// compatibility checks (least recently used go first). Default 2048.
+	CompiledCache int
 }
+
+// DefaultCompileTimeout is Config.CompileTimeout's default: an ordinary
+// schema compiles in milliseconds; a 1 MB one in about 1.5 s of CPU.
+const DefaultCompileTimeout = 1500 * time.Millisecond
 
 // Validate reports missing required fields.
 func (c *Config) Validate() error {
@@ -61,17 +84,31 @@ func (c *Config) setDefaults() {
 	if c.DefaultLevel == "" {
 		c.DefaultLevel = compat.Backward
 	}
+	if c.MaxCompilations <= 0 {
+		c.MaxCompilations = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	if c.CompileTimeout <= 0 {
+		c.CompileTimeout = DefaultCompileTimeout
+	}
+	if c.CompiledCache <= 0 {
+		c.CompiledCache = 2048
+	}
+	if c.WriteCompileTimeout <= 0 {
+		c.WriteCompileTimeout = 30 * time.Second
+	}
 }
 
 // Server is the registry's HTTP handler.
 type Server struct {
 	cfg  Config
 	echo *echo.Echo
-	// parsed caches compiled schemas; schemas are immutable.
-	mu     sync.Mutex
-	parsed map[parsedKey]*schema.Parsed
+	// parsed caches compiled stored schemas; schemas are immutable.
+	parsed *parsedCache
 	// byID caches GET /schemas/ids/{id} response bodies.
 	byID sync.Map
+	// gate bounds the cost of compiling the schemas of look-ups and
+	// compatibility checks, writeGate that of registrations.
+	gate, writeGate *compileGate
 }
 
 // New returns a Server for cfg.
@@ -80,7 +117,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, parsed: map[parsedKey]*schema.Parsed{}}
+	s := &Server{cfg: cfg, parsed: newParsedCache(cfg.CompiledCache),
+		gate:      newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout),
+		writeGate: newCompileGate(cfg.MaxCompilations, cfg.WriteCompileTimeout),
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -90,6 +130,19 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// CompileStats reports what bounding the cost of compilations has done
+// for look-ups and compatibility checks.
+func (s *Server) CompileStats() GateStats { return s.gate.Stats() }
+
+// WaitCompilations blocks until no compilation runs, including ones whose
+// requests were already answered, or until ctx is done.
+func (s *Server) WaitCompilations(ctx context.Context) error {
+	if err := s.gate.waitIdle(ctx); err != nil {
+		return err
+	}
+	return s.writeGate.waitIdle(ctx)
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
@@ -97,20 +150,20 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/", func(c echo.Context) error { return c.JSONBlob(http.StatusOK, []byte("{}")) })
 	e.GET("/subjects", s.listSubjects)
 	e.GET("/subjects/:subject/versions", s.listVersions)
-	e.POST("/subjects/:subject/versions", s.register)
+	e.POST("/subjects/:subject/versions", s.register, s.budget(s.writeGate))
 	e.GET("/subjects/:subject/versions/:version", s.getVersion)
 	e.GET("/subjects/:subject/versions/:version/schema", s.getVersionSchema)
 	e.GET("/subjects/:subject/versions/:version/referencedby", s.referencedBy)
 	e.DELETE("/subjects/:subject/versions/:version", s.deleteVersion)
-	e.POST("/subjects/:subject", s.lookup)
+	e.POST("/subjects/:subject", s.lookup, s.budget(s.gate))
 	e.DELETE("/subjects/:subject", s.deleteSubject)
 	e.GET("/schemas/types", func(c echo.Context) error { return reply(c, http.StatusOK, []string{schema.Type}) })
 	e.GET("/schemas/ids/:id", s.getSchemaByID)
 	e.GET("/schemas/ids/:id/schema", s.getSchemaTextByID)
 	e.GET("/schemas/ids/:id/versions", s.getSchemaVersions)
 	e.GET("/schemas/ids/:id/subjects", s.getSchemaSubjects)
-	e.POST("/compatibility/subjects/:subject/versions/:version", s.checkOne)
-	e.POST("/compatibility/subjects/:subject/versions", s.checkAll)
+	e.POST("/compatibility/subjects/:subject/versions/:version", s.checkOne, s.budget(s.gate))
+	e.POST("/compatibility/subjects/:subject/versions", s.checkAll, s.budget(s.gate))
 	// The registry is always read-write; tools ask before they import.
 	readWrite := func(c echo.Context) error { return reply(c, http.StatusOK, map[string]string{"mode": "READWRITE"}) }
 	e.GET("/mode", readWrite)
@@ -128,6 +181,8 @@ type Error struct {
 	Status int    `json:"-"`
 	Code   int    `json:"error_code"`
 	Msg    string `json:"message"`
+	// retryAfter, when set, is sent as Retry-After (seconds).
+	retryAfter int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %d: %s", e.Status, e.Code, e.Msg) }
@@ -175,6 +230,9 @@ func storeErr(err error, subject string, version string) *Error {
 	case errors.Is(err, store.ErrConfigNotFound):
 		return apiErr(http.StatusNotFound, CodeConfigNotFound, "Subject '%s' does not have subject-level compatibility configured", subject)
 	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return timedOut("the request ran out of its time budget (%v); retry later", err)
+	}
 	var ie *schema.InvalidError
 	if errors.As(err, &ie) {
 		return apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema, "Invalid schema: %s", ie.Error())
@@ -201,6 +259,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		} else {
 			ae = storeErr(err, "", "")
 		}
+	}
+	if ae.retryAfter > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
 	}
 	_ = reply(c, ae.Status, ae)
 }
@@ -313,6 +374,9 @@ func decode(c echo.Context, v any) error {
 		if errors.As(err, &mbe) {
 			return tooLarge(mbe.Limit)
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return timedOut("the request body did not arrive within the request's time budget: %v", err)
+		}
 		return apiErr(http.StatusBadRequest, CodeInvalidSchema, "cannot read the request body: %v", err)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
@@ -332,9 +396,17 @@ func decode(c echo.Context, v any) error {
 }
 
 // parseRequest compiles a request's schema as the subject's file, resolving its
-// references; failures come back as API errors.
-func (s *Server) parseRequest(ctx context.Context, subject string, req request) (*schema.Parsed, error) {
-	p, err := schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+// references, which it first pins (see pin); failures come back as API
+// errors.
+func (s *Server) parseRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
+	refs, err := s.pin(ctx, req.References)
+	if err != nil {
+		return nil, storeErr(err, subject, "")
+	}
+	req.References = refs
+	p, err := g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
+		return schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+	})
 	if err != nil {
 		return nil, storeErr(err, subject, "")
 	}

@@ -46,30 +46,54 @@ func (s *Server) fetch(ctx context.Context, subject string, version int) (string
 	return v.Schema.Text, v.Schema.References, nil
 }
 
-// parsedKey caches a compiled schema per subject: one id registered under
-// two subjects compiles under two file names.
-type parsedKey struct {
-	subject string
-	id      int64
+// pin returns refs with every version given as -1, 0 or left out replaced
+// by the number of the subject's latest version now: the version that is
+// compiled is the one stored, so that referencedby finds the reference
+// and later registrations on the referenced subject cannot change what
+// this schema means.
+func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Reference, error) {
+	var out []store.Reference
+	for i, r := range refs {
+		if r.Version > 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]store.Reference(nil), refs...)
+		}
+		if r.Subject == "" {
+			return nil, &schema.InvalidError{Lines: []string{fmt.Sprintf("reference %q names no subject", r.Name)}}
+		}
+		v, err := s.cfg.Store.Version(ctx, r.Subject, store.Latest, false)
+		if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) {
+			return nil, &schema.InvalidError{Lines: []string{fmt.Sprintf(
+				"reference %q to the latest version of subject %q does not resolve: the subject has no live version; register the imported file under that subject first", r.Name, r.Subject)}}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[i].Version = v.Version
+	}
+	if out == nil {
+		return refs, nil
+	}
+	return out, nil
 }
 
 // parse compiles a stored schema, cached by subject and id.
 func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
 	key := parsedKey{subject, sc.ID}
-	s.mu.Lock()
-	p, ok := s.parsed[key]
-	s.mu.Unlock()
-	if ok {
+	if p, ok := s.parsed.get(key); ok {
 		return p, nil
 	}
 	p, err := schema.Parse(ctx, FileName(subject), sc.Text, sc.References, s.fetch)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
 	}
-	s.mu.Lock()
-	s.parsed[key] = p
-	s.mu.Unlock()
+	s.parsed.put(key, p)
 	return p, nil
 }
 
@@ -148,7 +172,7 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.parseRequest(ctx, subject, req)
+	p, err := s.parseRequest(ctx, s.writeGate, subject, &req)
 	if err != nil {
 		return err
 	}
@@ -170,9 +194,7 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
-	s.mu.Lock()
-	s.parsed[parsedKey{subject, reg.ID}] = p
-	s.mu.Unlock()
+	s.parsed.put(parsedKey{subject, reg.ID}, p)
 	return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
 }
 
@@ -254,9 +276,8 @@ func (s *Server) getVersionSchema(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMETextPlainCharsetUTF8, []byte(schemaText(c, v.Schema)))
 }
 
-// referencedBy lists the ids of schemas whose references name this
-// version. The registry does not index references, so it answers with an
-// empty list rather than a wrong one only when nothing refers to it.
+// referencedBy lists the ids of schemas, used by live versions, whose
+// references name this version.
 func (s *Server) referencedBy(c echo.Context) error {
 	v, err := s.version(c)
 	if err != nil {
@@ -282,7 +303,7 @@ func (s *Server) lookup(c echo.Context) error {
 	if _, err := s.cfg.Store.Versions(ctx, subject, false); err != nil {
 		return storeErr(err, subject, "")
 	}
-	p, err := s.parseRequest(ctx, subject, req)
+	p, err := s.parseRequest(ctx, s.gate, subject, &req)
 	if err != nil {
 		return err
 	}
@@ -302,15 +323,15 @@ func (s *Server) deleteSubject(c echo.Context) error {
 		return err
 	}
 	permanent := boolQuery(c, "permanent")
-	if permanent {
-		all, err := s.cfg.Store.Versions(c.Request().Context(), subject, true)
-		if err != nil {
-			return storeErr(err, subject, "")
-		}
-		for _, v := range all {
-			if err := s.unreferenced(c.Request().Context(), subject, v.Version); err != nil {
-				return err
-			}
+	// As in Confluent's registry, neither a soft nor a permanent delete
+	// may take away a version that live schemas reference.
+	all, err := s.cfg.Store.Versions(c.Request().Context(), subject, true)
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	for _, v := range all {
+		if err := s.unreferenced(c.Request().Context(), subject, v.Version); err != nil {
+			return err
 		}
 	}
 	vs, err := s.cfg.Store.DeleteSubject(c.Request().Context(), subject, permanent)
@@ -333,10 +354,15 @@ func (s *Server) deleteVersion(c echo.Context) error {
 		return err
 	}
 	permanent := boolQuery(c, "permanent")
-	if permanent && n != store.Latest {
-		if err := s.unreferenced(c.Request().Context(), subject, n); err != nil {
-			return err
+	if n == store.Latest {
+		v, err := s.cfg.Store.Version(c.Request().Context(), subject, n, false)
+		if err != nil {
+			return storeErr(err, subject, c.Param("version"))
 		}
+		n = v.Version
+	}
+	if err := s.unreferenced(c.Request().Context(), subject, n); err != nil {
+		return err
 	}
 	v, err := s.cfg.Store.DeleteVersion(c.Request().Context(), subject, n, permanent)
 	if err != nil {
@@ -348,8 +374,9 @@ func (s *Server) deleteVersion(c echo.Context) error {
 	return reply(c, http.StatusOK, v)
 }
 
-// unreferenced refuses to delete permanently a version that live schemas
-// import through a reference: they would no longer compile.
+// unreferenced refuses to delete a version that live schemas import
+// through a reference: they would no longer compile, or would compile
+// against another version than the one they were checked with.
 func (s *Server) unreferenced(ctx context.Context, subject string, version int) error {
 	ids, err := s.cfg.Store.ReferencedBy(ctx, subject, version)
 	if err != nil {

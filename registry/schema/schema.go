@@ -86,6 +86,10 @@ func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch 
 	}
 	sources[name] = text
 	set, err := model.Load(ctx, model.Config{Sources: sources, ImportPaths: []string{noImportPath}}, name)
+	if err != nil && ctx.Err() != nil {
+		// The caller gave up or its deadline passed: not the schema's fault.
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		var ce *model.CompileError
 		if errors.As(err, &ce) {

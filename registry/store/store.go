@@ -353,7 +353,10 @@ func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) (
 			continue
 		}
 		for _, r := range refs {
-			if r.Subject == subject && r.Version == version {
+			// References are pinned when registered; a row written before
+			// that may say -1 or 0 (latest then), so it counts as naming
+			// every version of the subject rather than none.
+			if r.Subject == subject && (r.Version == version || r.Version <= 0) {
 				out = append(out, id)
 				break
 			}

@@ -1,0 +1,221 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/msgcontract/msgcontract/registry/schema"
+)
+
+// compileGate bounds what compiling client-supplied schemas can cost:
+// look-ups and compatibility checks need no token, so anyone can send a
+// 4 MiB schema. At most cap(slots) compilations run at once, each request
+// waits for a slot and for its compilation no longer than the timeout, and
+// a compilation whose request is gone (answered, timed out, disconnected)
+// stops at its next phase, since its context is cancelled. A slot is held
+// until the compilation really ends, not until its request is answered,
+// so abandoned work still counts against the limit and the CPU spent on
+// compiling never exceeds cap(slots) cores.
+type compileGate struct {
+	slots   chan struct{}
+	timeout time.Duration
+
+	mu    sync.Mutex
+	stats GateStats
+	idle  *sync.Cond
+}
+
+// GateStats counts what the compile gate did, for tests and benchmarks.
+type GateStats struct {
+	// Running is the number of compilations under way now; Peak the most
+	// that ever ran at once.
+	Running, Peak int
+	// Refused counts requests answered 503 because no slot freed up or
+	// their compilation did not finish in time.
+	Refused int
+	// Abandoned counts compilations that stopped because their request
+	// was gone (their context was done).
+	Abandoned int
+}
+
+func newCompileGate(limit int, timeout time.Duration) *compileGate {
+	g := &compileGate{slots: make(chan struct{}, limit), timeout: timeout}
+	g.idle = sync.NewCond(&g.mu)
+	return g
+}
+
+// CodeTimedOut is Confluent's "operation timed out" code; the registry
+// answers it with 503 and Retry-After when compiling a schema would exceed
+// its time or concurrency budget.
+const CodeTimedOut = 50002
+
+// heldSlot is a compilation slot a request took before reading its body;
+// run takes it over, or the budget middleware releases it.
+type heldSlot struct {
+	g     *compileGate
+	taken bool
+}
+
+type heldSlotKey struct{}
+
+// acquire takes a slot, waiting until ctx is done at most.
+func (g *compileGate) acquire(ctx context.Context) error {
+	select {
+	case g.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return g.refuse("waiting for one of %d compilation slots", cap(g.slots))
+	}
+}
+
+func (g *compileGate) release() { <-g.slots }
+
+// run compiles through the gate, in the slot the request already holds or
+// in one it waits for.
+func (g *compileGate) run(ctx context.Context, compile func(context.Context) (*schema.Parsed, error)) (*schema.Parsed, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel() // an abandoned compilation sees this and stops
+	if h, ok := ctx.Value(heldSlotKey{}).(*heldSlot); ok && h.g == g && !h.taken {
+		h.taken = true
+	} else if err := g.acquire(ctx); err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	g.stats.Running++
+	g.stats.Peak = max(g.stats.Peak, g.stats.Running)
+	g.mu.Unlock()
+
+	type result struct {
+		p   *schema.Parsed
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r = result{err: fmt.Errorf("compiling the schema panicked: %v", p)}
+			}
+			g.mu.Lock()
+			g.stats.Running--
+			if r.err != nil && ctx.Err() != nil {
+				g.stats.Abandoned++
+			}
+			g.idle.Broadcast()
+			g.mu.Unlock()
+			g.release()
+			done <- r
+		}()
+		r.p, r.err = compile(ctx)
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() != nil {
+			return nil, g.refuse("compiling")
+		}
+		return r.p, r.err
+	case <-ctx.Done():
+		return nil, g.refuse("compiling")
+	}
+}
+
+func (g *compileGate) refuse(what string, args ...any) *Error {
+	g.mu.Lock()
+	g.stats.Refused++
+	g.mu.Unlock()
+	return timedOut("the schema was not compiled within %v (%s); the registry bounds the time and concurrency of compilations (--compile-timeout, --max-compilations): retry later, or split a very large schema",
+		g.timeout, fmt.Sprintf(what, args...))
+}
+
+// timedOut is the 503 answer, with Retry-After, to a request that ran out
+// of its time budget.
+func timedOut(format string, args ...any) *Error {
+	e := apiErr(http.StatusServiceUnavailable, CodeTimedOut, format, args...)
+	e.retryAfter = 1
+	return e
+}
+
+// Stats returns what the gate has done so far.
+func (g *compileGate) Stats() GateStats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stats
+}
+
+// waitIdle blocks until no compilation runs or ctx is done.
+func (g *compileGate) waitIdle(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		g.idle.Broadcast()
+		g.mu.Unlock()
+	})
+	defer stop()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.stats.Running > 0 {
+		if ctx.Err() != nil {
+			return errors.New("compilations still running: " + ctx.Err().Error())
+		}
+		g.idle.Wait()
+	}
+	return nil
+}
+
+// smallBody is the largest body a request reads before it holds a
+// compilation slot. Reading and decoding a body of megabytes costs CPU
+// too; larger requests wait for a slot first, so that what requests beyond
+// MaxCompilations cost is the wait, not the work.
+const smallBody = 64 << 10
+
+// budget starts a request's time budget when it arrives, so that reading
+// and decoding its body count too: the request context gets g's timeout,
+// and the connection a read deadline at the same instant. A request with a
+// large (or unannounced) body takes its compilation slot before reading it.
+func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			ctx, cancel := context.WithTimeout(r.Context(), g.timeout)
+			defer cancel()
+			deadline, _ := ctx.Deadline()
+			// Not every ResponseWriter supports deadlines (httptest's
+			// recorder does not); the context still bounds the rest.
+			_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(deadline)
+			if r.ContentLength < 0 || r.ContentLength > smallBody {
+				if err := g.acquire(ctx); err != nil {
+					drain(c)
+					return err
+				}
+				h := &heldSlot{g: g}
+				defer func() {
+					if !h.taken {
+						g.release()
+					}
+				}()
+				ctx = context.WithValue(ctx, heldSlotKey{}, h)
+			}
+			c.SetRequest(r.WithContext(ctx))
+			err := next(c)
+			if err != nil {
+				drain(c)
+			}
+			return err
+		}
+	}
+}
+
+// drain reads what is left of a refused request's body, for at most a
+// second, without looking at it: net/http closes a connection whose
+// large body was left unread, and clients still writing it then see a
+// reset instead of the answer.
+func drain(c echo.Context) {
+	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(time.Second))
+	_, _ = io.Copy(io.Discard, c.Request().Body)
+}

@@ -2,8 +2,9 @@
 # Builds the Python runtime msgcontract-runtime (runtime-python/), checks it
 # and installs it into the project virtualenv .venv, where generated Python,
 # the conformance suite and the demo import it:
-#   1. copies msgcontract's own .proto files into the package and generates
-#      msgcontract/v1/*_pb2.py (+ .pyi) with the pinned protoc (grpcio-tools);
+#   1. generates msgcontract/v1/*_pb2.py (+ .pyi) from contracts/ with the
+#      pinned protoc (grpcio-tools); the package's proto/ links to contracts/,
+#      so the wheel ships the .proto files for protoc's -I;
 #      in a git checkout, a difference from the committed files fails: run
 #      this script and commit the result;
 #   2. mypy --strict on the package and its tests, then pytest; prints
@@ -15,15 +16,12 @@ bash scripts/setup-python.sh >/dev/null
 py=.venv/bin/python
 src=runtime-python/src
 echo "runtime-python: protoc msgcontract/v1/*.proto, mypy --strict, pytest, pip install msgcontract-runtime into .venv"
-mkdir -p "$src/msgcontract_runtime/proto/msgcontract/v1" "$src/msgcontract/v1"
-cp contracts/msgcontract/v1/options.proto contracts/msgcontract/v1/envelope.proto \
-  "$src/msgcontract_runtime/proto/msgcontract/v1/"
 wkt="$($py -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')"
 $py -m grpc_tools.protoc -Icontracts -I"$wkt" --python_out="$src" --pyi_out="$src" \
   contracts/msgcontract/v1/options.proto contracts/msgcontract/v1/envelope.proto
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
-  ! git diff --quiet -- "$src/msgcontract" "$src/msgcontract_runtime/proto"; then
-  git --no-pager diff --stat -- "$src/msgcontract" "$src/msgcontract_runtime/proto" >&2
+  ! git diff --quiet -- "$src/msgcontract"; then
+  git --no-pager diff --stat -- "$src/msgcontract" >&2
   echo "runtime-python: the committed msgcontract/v1 Python is stale; commit what this script regenerated" >&2
   exit 1
 fi

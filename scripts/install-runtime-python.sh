@@ -16,6 +16,11 @@ bash scripts/setup-python.sh >/dev/null
 py=.venv/bin/python
 src=runtime-python/src
 echo "runtime-python: protoc msgcontract/v1/*.proto, mypy --strict, pytest, pip install msgcontract-runtime into .venv"
+ver="$(sed -n 's/^version = "\(.*\)"/\1/p' runtime-python/pyproject.toml)"
+if ! grep -q "^RUNTIME_VERSION = \"$ver\"" "$src/msgcontract_runtime/version.py"; then
+  echo "runtime-python: RUNTIME_VERSION differs from pyproject.toml's version $ver" >&2
+  exit 1
+fi
 wkt="$($py -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')"
 $py -m grpc_tools.protoc -Icontracts -I"$wkt" --python_out="$src" --pyi_out="$src" \
   contracts/msgcontract/v1/options.proto contracts/msgcontract/v1/envelope.proto

@@ -9,20 +9,21 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build setup runtime-java runtime-python test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: all build setup runtime-java runtime-python services test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 
 all: build
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
-build: ## build bin/msgcontract
+build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 	$(GO) build -o $(BIN)/msgcontract ./cmd/msgcontract
+	$(GO) build -o $(BIN)/protoc-gen-msgcontract ./cmd/protoc-gen-msgcontract
 
 setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: runtime-java setup runtime-python test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs)
+test: runtime-java setup runtime-python test-go test-runtime fuzz-smoke conformance services ## run every test (what CI runs)
 	@echo "make test: all suites passed"
 
 runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:msgcontract-runtime into ~/.m2
@@ -30,6 +31,9 @@ runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:ms
 
 runtime-python: ## test (pytest, mypy --strict) and install msgcontract-runtime into .venv
 	bash scripts/install-runtime-python.sh
+
+services: build runtime-java runtime-python ## build and run examples/services/{go,java,python} from copies outside the repo, by the README's steps
+	bash scripts/test-services.sh
 
 test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo)
 	$(GO) vet ./...

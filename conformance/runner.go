@@ -16,9 +16,7 @@ type Executor struct {
 	// Lang names the language in the closing line: conformance-<Lang>.
 	Lang string
 	// Run generates code for vf's protos under workDir and returns one
-	// result per case, in case order. Nil means the language's executor
-	// is not available in this build; the runner says so and counts
-	// nothing.
+	// result per case, in case order.
 	Run func(ctx context.Context, vf *VectorFile, workDir string) ([]Result, error)
 }
 
@@ -26,15 +24,10 @@ type Executor struct {
 type Summary struct {
 	Lang           string
 	Passed, Failed int
-	// Unavailable is set when the language's executor is not built in.
-	Unavailable bool
 }
 
 // Line is the closing line the suite prints for the language.
 func (s Summary) Line() string {
-	if s.Unavailable {
-		return fmt.Sprintf("conformance-%s: not available", s.Lang)
-	}
 	return fmt.Sprintf("conformance-%s: %d passed, %d failed", s.Lang, s.Passed, s.Failed)
 }
 
@@ -63,10 +56,7 @@ func LoadModel(ctx context.Context, vf *VectorFile) (*model.Set, error) {
 func Run(ctx context.Context, w io.Writer, files []*VectorFile, executors []Executor, workRoot string) []Summary {
 	sums := make([]Summary, len(executors))
 	for i, ex := range executors {
-		sums[i] = Summary{Lang: ex.Lang, Unavailable: ex.Run == nil}
-		if ex.Run == nil {
-			continue
-		}
+		sums[i] = Summary{Lang: ex.Lang}
 		for _, vf := range files {
 			name := strings.TrimSuffix(filepath.Base(vf.Path), ".json")
 			dir := filepath.Join(workRoot, ex.Lang, fmt.Sprintf("%s-%d", name, len(vf.Cases)))
@@ -77,10 +67,7 @@ func Run(ctx context.Context, w io.Writer, files []*VectorFile, executors []Exec
 				continue
 			}
 			for j, c := range vf.Cases {
-				var got Result
-				if j < len(results) {
-					got = results[j]
-				}
+				got := results[j] // runOne checked the count
 				if diff := Compare(c.Expect, got); diff != "" {
 					fmt.Fprintf(w, "FAIL conformance-%s %s: case %q (%s): %s\n    expected %s\n    actual   %s\n",
 						ex.Lang, filepath.Base(vf.Path), c.Name, c.Kind, diff, c.Expect, got)

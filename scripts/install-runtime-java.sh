@@ -7,6 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../runtime-java"
 echo "runtime-java: mvn install io.msgcontract:msgcontract-runtime (protoc, protobuf-java, JUnit from Maven Central on first run)"
+pom="$(sed -n 's#^  <version>\(.*\)</version>#\1#p' pom.xml | head -1)"
+if ! grep -q "RUNTIME = \"$pom\";" src/main/java/io/msgcontract/support/Version.java; then
+  echo "runtime-java: Version.RUNTIME differs from the pom's version $pom" >&2
+  exit 1
+fi
 rm -rf target/surefire-reports
 mvn -B -q -Dstyle.color=never install javadoc:javadoc
 want="$(grep -rhE '^\s*@Test\b' src/test/java | wc -l)"

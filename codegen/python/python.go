@@ -1,10 +1,11 @@
 // Package python emits Python code from the contract model: per contract
 // file a module <name>_msgcontract.py beside protoc's <name>_pb2.py
 // (biz_key rendering, the contract as constants, classification, state
-// machines), and once per output the module msgcontract/support.py
-// (backoff, percent-encoding, envelope codec, DB-API dedup claim, the
-// consumer skeleton). The code is rendered from templates/python; naming
-// rules live in naming.go.
+// machines). What the modules share (backoff, percent-encoding, envelope
+// codec, DB-API dedup claim, the consumer skeleton) is the runtime package
+// msgcontract_runtime (the msgcontract-runtime distribution in
+// runtime-python), imported, never copied into the output. The code is
+// rendered from templates/python; naming rules live in naming.go.
 package python
 
 import (
@@ -22,15 +23,16 @@ import (
 	"github.com/msgcontract/msgcontract/templates"
 )
 
-// SupportModule is the file name of the support module.
-const SupportModule = "msgcontract/support.py"
+// RuntimeAPI is the API level of msgcontract_runtime the generated modules
+// need (msgcontract_runtime.API_LEVEL); each module checks it at import.
+const RuntimeAPI = 1
 
 var tmpl = template.Must(template.New("python").ParseFS(templates.FS,
-	"python/header.tmpl", "python/contract.py.tmpl", "python/support.py.tmpl"))
+	"python/header.tmpl", "python/contract.py.tmpl"))
 
 // Generate renders one contract module per file of set that declares events
-// or state machines, and the support module. Python places modules by
-// their .proto path whatever p.Paths says, as protoc's Python generator does.
+// or state machines. Python places modules by their .proto path whatever
+// p.Paths says, as protoc's Python generator does.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	version := p.Version
 	if version == "" {
@@ -47,11 +49,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		}
 		files = append(files, emit.File{Name: OutputPath(ModulePath(f.Path), "_msgcontract"), Content: out})
 	}
-	out, err := render("support.py.tmpl", map[string]string{"Version": version, "Source": "msgcontract support module"})
-	if err != nil {
-		return nil, err
-	}
-	return append(files, emit.File{Name: SupportModule, Content: out}), nil
+	return files, nil
 }
 
 func render(name string, data any) ([]byte, error) {
@@ -64,6 +62,7 @@ func render(name string, data any) ([]byte, error) {
 
 type contractFile struct {
 	Version, Source, PbModule, PbImport, DefaultRetry string
+	RuntimeAPI                                        int
 	Ranges                                            []errorRange
 	UnclassifiedRetryable                             string
 	Events                                            []event
@@ -99,6 +98,7 @@ func pyBool(b bool) string {
 func contractData(f *model.File, version string) *contractFile {
 	d := &contractFile{
 		Version:               version,
+		RuntimeAPI:            RuntimeAPI,
 		Source:                f.Path,
 		PbModule:              ModulePath(f.Path) + "_pb2",
 		PbImport:              pbImport(f.Path),

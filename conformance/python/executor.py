@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from msgcontract import support
+import msgcontract_runtime as support
 
 
 def main(modules: list[str]) -> None:

@@ -41,7 +41,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js import api
 
-from msgcontract import support as mc
+import msgcontract_runtime as mc
 
 STREAM = "MSGCONTRACT"
 """The message stream: natsjs.Config.Stream's default."""

@@ -34,7 +34,7 @@ import sys
 import time
 from typing import Any, Callable, Optional
 
-from msgcontract import support as mc
+import msgcontract_runtime as mc
 from shop.payment.v1 import payment_msgcontract as contract
 from shop.payment.v1 import payment_pb2 as pb
 

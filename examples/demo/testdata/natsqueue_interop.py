@@ -17,7 +17,7 @@ import json
 import sys
 import time
 
-from msgcontract import support as mc
+import msgcontract_runtime as mc
 from natsqueue import Delivery, JetStreamQueue
 
 DELAY_MS = 300

@@ -61,8 +61,8 @@ type Build struct {
 }
 
 // Compile generates Python for set into workDir, runs the pinned protoc for
-// every proto file set compiled (msgcontract's own included) with
-// importPaths, and checks the msgcontract output and the extra files
+// every proto file set compiled (except msgcontract's own, which the
+// installed msgcontract-runtime holds) with importPaths, and checks the msgcontract output and the extra files
 // (name → content) with py_compile and mypy --strict. mypyCache is shared
 // between builds to keep mypy fast.
 func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir, mypyCache string, extra map[string]string) (*Build, error) {
@@ -75,19 +75,11 @@ func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir,
 		return nil, err
 	}
 	root := filepath.Join(workDir, "py")
-	inc := filepath.Join(workDir, "include")
-	for _, p := range []string{contracts.OptionsPath, contracts.EnvelopePath} {
-		src, err := contracts.Source(p)
-		if err != nil {
-			return nil, err
-		}
-		if err := writeFile(filepath.Join(inc, filepath.FromSlash(p)), src); err != nil {
-			return nil, err
-		}
-	}
-	protos := map[string]bool{contracts.EnvelopePath: true}
+	// msgcontract's own protos are compiled into msgcontract-runtime, which
+	// also ships them for protoc's -I.
+	protos := map[string]bool{}
 	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		if !strings.HasPrefix(fd.Path(), "google/protobuf/") {
+		if !strings.HasPrefix(fd.Path(), "google/protobuf/") && !strings.HasPrefix(fd.Path(), contracts.Prefix) {
 			protos[fd.Path()] = true
 		}
 		return true
@@ -101,6 +93,10 @@ func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir,
 	if err != nil {
 		return nil, fmt.Errorf("python toolchain: %w; run scripts/setup-python.sh", err)
 	}
+	inc, err := output(ctx, py, "-m", "msgcontract_runtime.include")
+	if err != nil {
+		return nil, fmt.Errorf("python toolchain: %w; run make runtime-python to install msgcontract-runtime", err)
+	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
@@ -108,7 +104,7 @@ func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir,
 	for _, ip := range importPaths {
 		args = append(args, "-I"+ip)
 	}
-	args = append(args, "-I"+inc, "-I"+strings.TrimSpace(wkt), "--python_out="+root, "--pyi_out="+root)
+	args = append(args, "-I"+strings.TrimSpace(inc), "-I"+strings.TrimSpace(wkt), "--python_out="+root, "--pyi_out="+root)
 	if _, err := output(ctx, py, append(args, protoList...)...); err != nil {
 		return nil, err
 	}
@@ -119,9 +115,7 @@ func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir,
 			return nil, err
 		}
 		check = append(check, filepath.Join(root, filepath.FromSlash(f.Name)))
-		if f.Name != python.SupportModule {
-			b.Modules = append(b.Modules, strings.ReplaceAll(strings.TrimSuffix(f.Name, ".py"), "/", "."))
-		}
+		b.Modules = append(b.Modules, strings.ReplaceAll(strings.TrimSuffix(f.Name, ".py"), "/", "."))
 	}
 	for name, content := range extra {
 		p := filepath.Join(root, filepath.FromSlash(name))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from msgcontract import support
+import msgcontract_runtime as support
 from msgcontract.v1 import envelope_pb2
 from shop.payment.v1 import payment_msgcontract as contract
 from shop.payment.v1 import payment_pb2

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-from msgcontract import support as _mc
+import msgcontract_runtime as _mc
 from shop.inventory.v1 import inventory_pb2 as _pb
 
-_mc.require_version(1)
+_mc.require_version(1, __name__)
 
 DEFAULT_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
 """The file's default retry policy; an event's own retry replaces it as a whole."""

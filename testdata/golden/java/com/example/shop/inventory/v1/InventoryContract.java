@@ -23,9 +23,10 @@ import java.util.Map;
  * biz_key templates, retry policies and error ranges, and its state machines.
  */
 public final class InventoryContract {
-  /** Fails compilation against a support package older than this class. */
-  @SuppressWarnings("unused")
-  private static final int SUPPORT_VERSION = io.msgcontract.support.Version.IS_AT_LEAST_1;
+  static {
+    // Fails on first use when io.msgcontract:msgcontract-runtime is older than this class.
+    io.msgcontract.support.Version.require(1, InventoryContract.class);
+  }
 
   /** The file's default retry policy; an event's own retry replaces it as a whole. */
   public static final RetryPolicy DEFAULT_RETRY = new RetryPolicy(1000L, 2.0, 1000L, 60000L, 6);

@@ -1,0 +1,114 @@
+"""msgcontract's runtime for generated Python contracts.
+
+Generated contract modules import it; services use it through them and
+directly (``import msgcontract_runtime as mc``). It follows the cross-language
+rules that Go and Java follow too, one module per concern:
+
+- ``bizkey``: biz_key rendering (percent-encoding, EMPTY_FIELD, KEY_TOO_LONG);
+- ``backoff``: the retry policy and its backoff formula;
+- ``classify``: error classification by error-code ranges;
+- ``statemachine``: allowed state transitions;
+- ``event``: one event's contract as data;
+- ``envelope``: the envelope codec (JSON always with proto field names);
+- ``dedup``: the dedup claim table on a DB-API connection;
+- ``consumer``: a transport-neutral consumer skeleton;
+- ``version``: the import-time check generated modules run;
+- ``include``: where msgcontract's own .proto files are, for protoc's -I.
+
+The message classes of msgcontract's own protos ship beside it as
+``msgcontract.v1.options_pb2`` and ``msgcontract.v1.envelope_pb2``, the import
+names protoc's Python output uses for them.
+"""
+
+from msgcontract_runtime.backoff import RetryPolicy
+from msgcontract_runtime.bizkey import MAX_KEY_LEN, BizKeyBuilder, BizKeyError, escape
+from msgcontract_runtime.classify import (
+    Classification,
+    ContractError,
+    ErrorRange,
+    ErrorRules,
+    NonRetryableError,
+    RetryableError,
+    decode_failure,
+)
+from msgcontract_runtime.consumer import (
+    CODE_DECODE,
+    MAX_ERROR_MESSAGE,
+    Ack,
+    Consumer,
+    DeadLetter,
+    Decision,
+    Defer,
+    Retry,
+)
+from msgcontract_runtime.dedup import (
+    CREATE_DEDUP_INDEX,
+    CREATE_DEDUP_TABLE,
+    DEDUP_TABLE,
+    claim,
+    dedup_insert_sql,
+    hash_payload,
+    migrate,
+)
+from msgcontract_runtime.envelope import (
+    CONTENT_TYPE_JSON,
+    CONTENT_TYPE_PROTO,
+    decode,
+    decode_json,
+    encode,
+    encode_json,
+    new_envelope,
+    new_message_id,
+    payload,
+    to_json,
+)
+from msgcontract_runtime.event import DecodeError, EventContract
+from msgcontract_runtime.statemachine import StateMachine, Transit
+from msgcontract_runtime.version import API_LEVEL, RUNTIME_VERSION, require_version
+
+__all__ = [
+    "API_LEVEL",
+    "CODE_DECODE",
+    "CONTENT_TYPE_JSON",
+    "CONTENT_TYPE_PROTO",
+    "CREATE_DEDUP_INDEX",
+    "CREATE_DEDUP_TABLE",
+    "DEDUP_TABLE",
+    "MAX_ERROR_MESSAGE",
+    "MAX_KEY_LEN",
+    "RUNTIME_VERSION",
+    "Ack",
+    "BizKeyBuilder",
+    "BizKeyError",
+    "Classification",
+    "Consumer",
+    "ContractError",
+    "DeadLetter",
+    "Decision",
+    "DecodeError",
+    "Defer",
+    "ErrorRange",
+    "ErrorRules",
+    "EventContract",
+    "NonRetryableError",
+    "Retry",
+    "RetryPolicy",
+    "RetryableError",
+    "StateMachine",
+    "Transit",
+    "claim",
+    "decode",
+    "decode_failure",
+    "decode_json",
+    "dedup_insert_sql",
+    "encode",
+    "encode_json",
+    "escape",
+    "hash_payload",
+    "migrate",
+    "new_envelope",
+    "new_message_id",
+    "payload",
+    "require_version",
+    "to_json",
+]

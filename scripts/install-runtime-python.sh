@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the Python runtime msgcontract-runtime (runtime-python/), checks it
+# and installs it into the project virtualenv .venv, where generated Python,
+# the conformance suite and the demo import it:
+#   1. generates msgcontract/v1/*_pb2.py (+ .pyi) from contracts/ with the
+#      pinned protoc (grpcio-tools); the package's proto/ links to contracts/,
+#      so the wheel ships the .proto files for protoc's -I;
+#      in a git checkout, a difference from the committed files fails: run
+#      this script and commit the result;
+#   2. mypy --strict on the package and its tests, then pytest; prints
+#      "python-runtime: N passed" and fails on any skipped test;
+#   3. pip install of the package (protobuf is its only dependency).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-python.sh >/dev/null
+py=.venv/bin/python
+src=runtime-python/src
+echo "runtime-python: protoc msgcontract/v1/*.proto, mypy --strict, pytest, pip install msgcontract-runtime into .venv"
+ver="$(sed -n 's/^version = "\(.*\)"/\1/p' runtime-python/pyproject.toml)"
+if ! grep -q "^RUNTIME_VERSION = \"$ver\"" "$src/msgcontract_runtime/version.py"; then
+  echo "runtime-python: RUNTIME_VERSION differs from pyproject.toml's version $ver" >&2
+  exit 1
+fi
+wkt="$($py -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')"
+$py -m grpc_tools.protoc -Icontracts -I"$wkt" --python_out="$src" --pyi_out="$src" \
+  contracts/msgcontract/v1/options.proto contracts/msgcontract/v1/envelope.proto
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
+  ! git diff --quiet -- "$src/msgcontract"; then
+  git --no-pager diff --stat -- "$src/msgcontract" >&2
+  echo "runtime-python: the committed msgcontract/v1 Python is stale; commit what this script regenerated" >&2
+  exit 1
+fi
+(cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests)
+out="$(cd runtime-python && PYTHONPATH=src ../$py -m pytest -q -p no:cacheprovider -rs 2>&1)" || {
+  echo "$out" >&2
+  exit 1
+}
+if grep -qE '[0-9]+ skipped' <<<"$out"; then
+  echo "$out" >&2
+  echo "runtime-python: tests were skipped" >&2
+  exit 1
+fi
+$py -m pip install --quiet --disable-pip-version-check ./runtime-python
+echo "python-runtime: $(grep -oE '[0-9]+ passed' <<<"$out" | tail -1)"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds and runs each standalone project under examples/services/<lang> the
+# way a new user would: copied to a directory outside this repository, with
+# only the commands README.md documents for it (the ```sh block after
+# "<!-- steps:<lang> -->"), msgcontract's bin/ on PATH and MSGCONTRACT set to
+# this checkout. A step missing from the README fails here.
+# Needs `make build runtime-java runtime-python` first (make services does it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+langs=("$@")
+((${#langs[@]})) || langs=(go java python)
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+for lang in "${langs[@]}"; do
+  steps="$(awk -v m="<!-- steps:$lang -->" '
+    $0 == m { armed = 1; next }
+    armed && /^```sh$/ { inside = 1; next }
+    inside && /^```$/ { exit }
+    inside { print }' README.md)"
+  if [[ -z "$steps" ]]; then
+    echo "services: README.md has no <!-- steps:$lang --> block" >&2
+    exit 1
+  fi
+  # The copies of the example contract must not drift from it (Go's differs
+  # in go_package only).
+  want="$(grep -v '^option go_package' examples/proto/shop/payment/v1/payment.proto)"
+  got="$(grep -v '^option go_package' "$(find "examples/services/$lang" -name payment.proto)")"
+  if [[ "$want" != "$got" ]]; then
+    echo "services: examples/services/$lang's payment.proto differs from examples/proto's" >&2
+    exit 1
+  fi
+  cp -r "examples/services/$lang" "$work/$lang"
+  echo "services: $lang: running the README's steps in a copy outside the repository"
+  if ! (cd "$work/$lang" && env -u GOFLAGS MSGCONTRACT="$root" PATH="$root/bin:$PATH" \
+    bash -euo pipefail -c "$steps") >"$work/$lang.log" 2>&1; then
+    cat "$work/$lang.log" >&2
+    echo "services: $lang failed" >&2
+    exit 1
+  fi
+  echo "services-$lang: $(grep -E '^payments recorded' "$work/$lang.log")"
+done

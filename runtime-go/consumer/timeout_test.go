@@ -57,12 +57,8 @@ func TestBatchHandlerTimeoutKeepsTheBatch(t *testing.T) {
 			if got := f.effects(); got != 10 {
 				t.Errorf("effects = %d, want 10", got)
 			}
-			if got := f.count(f.m.Retried); got != 2 {
-				t.Errorf("retried = %d, want 2", got)
-			}
-			if got := f.count(f.m.HandedBack); got != 0 {
-				t.Errorf("handed back = %d, want 0: the timeout broke the batch's transaction", got)
-			}
+			f.wantCount("retried", f.m.Retried, 2)
+			f.wantCount("handed back (the timeout broke the batch's transaction)", f.m.HandedBack, 0)
 		})
 	}
 }

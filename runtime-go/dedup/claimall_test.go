@@ -2,11 +2,15 @@ package dedup_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
 )
 
 // ClaimAll gives each claim the outcome Claim would give it one by one:
@@ -14,8 +18,37 @@ import (
 // duplicates (or conflicts) of it, and committed claims are respected.
 func TestClaimAll(t *testing.T) {
 	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		s, db := newStore(t)
+		testClaimAll(t, s, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		dsn := os.Getenv("MSGCONTRACT_PG_DSN")
+		if dsn == "" {
+			t.Skip("MSGCONTRACT_PG_DSN is unset; to run the PostgreSQL case: export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh)")
+		}
+		db, err := pgdb.Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		table := fmt.Sprintf("msg_dedup_all_%d", time.Now().UnixNano())
+		defer db.Exec("DROP TABLE IF EXISTS " + table + ", " + table + "_conflict")
+		s, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.Postgres, Table: table})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		testClaimAll(t, s, db)
+	})
+}
+
+func testClaimAll(t *testing.T, s *dedup.Store, db *sql.DB) {
 	ctx := context.Background()
-	s, db := newStore(t)
 	now := time.UnixMilli(1_700_000_000_000)
 	c := func(key, id, payload string) dedup.Claim {
 		return dedup.Claim{BizKey: key, Handler: "h", MessageID: id, PayloadHash: dedup.HashPayload([]byte(payload)), At: now}

@@ -67,7 +67,7 @@ demo: runtime-java runtime-python ## the payment-callback system end to end (TRA
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
 
-bench-runtime: ## bare business INSERT loop vs the full runtime on SQLite, side by side
+bench-runtime: ## runtime modes vs bare INSERT loops of the same transaction size on SQLite, side by side
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 
 bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side

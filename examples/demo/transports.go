@@ -70,9 +70,9 @@ func openSQLite(ctx context.Context, path string) (*sqliteTransport, error) {
 func (t *sqliteTransport) describe() string     { return "the embedded SQLite transport" }
 func (t *sqliteTransport) pythonArgs() []string { return []string{"--queue", t.path} }
 
-// queued counts every row of mc_queue: a settled message is deleted.
+// queued counts every message not yet settled, of any group.
 func (t *sqliteTransport) queued(ctx context.Context, _ []string) (int, error) {
-	return count(ctx, t.DB(), `SELECT COUNT(*) FROM mc_queue`)
+	return t.Backlog(ctx, "")
 }
 
 // deadLetters lists group's records through the transport's dlq.Store,

@@ -92,7 +92,7 @@ that cannot be rendered); 2 usage errors or inputs that cannot be read.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	for _, sub := range []func() *cobra.Command{
-		newLintCmd, newBizkeyCmd, newGenerateCmd, newBreakingCmd, newRegistryCmd, newDLQCmd,
+		newLintCmd, newBizkeyCmd, newGenerateCmd, newBreakingCmd, newRegistryCmd, newDLQCmd, newDedupCmd,
 	} {
 		root.AddCommand(sub())
 	}

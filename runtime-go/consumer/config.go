@@ -51,8 +51,8 @@ type Config struct {
 	// to false.
 	PerMessageTx bool
 	// HandlerTimeout bounds one handler run through its context; a
-	// handler that ignores its context is waited for. Keep it below the
-	// transport's lease. Defaults to 30 s.
+	// handler that ignores its context is waited for. It must be shorter than the
+	// transport's lease (Run checks). Defaults to 30 s.
 	HandlerTimeout time.Duration
 	// InfraRetryDelay is how long a message waits when the database
 	// itself failed (begin, claim or commit): it is handed back to the

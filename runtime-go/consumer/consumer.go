@@ -61,7 +61,8 @@ func (c *Consumer) Dedup() *dedup.Store { return c.dedup }
 // with Config.Workers workers until ctx ends. Then it stops fetching,
 // lets every in-flight message finish (its handler keeps a context that
 // is not cancelled by ctx, bounded by HandlerTimeout), closes the
-// subscription and returns nil. It returns an error when it cannot start.
+// subscription and returns nil. It returns an error when it cannot start,
+// including when HandlerTimeout is not shorter than the transport's lease.
 func (c *Consumer) Run(ctx context.Context) error {
 	c.mu.Lock()
 	if c.started {
@@ -84,6 +85,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 		return fmt.Errorf("consumer: subscribe %v: %w", topics, err)
 	}
 	defer sub.Close()
+	if ext, ok := sub.(transport.Extender); ok && ext.Lease() > 0 && c.cfg.HandlerTimeout >= ext.Lease() {
+		return fmt.Errorf("consumer: HandlerTimeout %v must be shorter than the transport's lease %v "+
+			"(sqlitequeue.Config.Lease, natsjs.Config.AckWait): a handler still running when its lease ends "+
+			"has its message handed to another consumer; lower HandlerTimeout or raise the lease",
+			c.cfg.HandlerTimeout, ext.Lease())
+	}
 	if a, ok := sub.(transport.TxAcker); ok && a.AckDB() == c.cfg.DB {
 		c.acker = a
 	}

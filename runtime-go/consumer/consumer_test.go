@@ -231,9 +231,13 @@ func TestLeaseExtension(t *testing.T) {
 				drained: func() bool { n, err := tr.Backlog(context.Background(), ""); return err == nil && n == 0 }}
 			f.publish(f.envelope("order:slow", "x"))
 			f.start(func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
-				time.Sleep(3500 * time.Millisecond) // more than two leases
-				return insertEffect(ctx, tx, "slow")
-			}, func(c *consumer.Config) { c.Workers, c.PerMessageTx, c.FetchSize = 4, !batch, 4 })
+				// More than two leases, past HandlerTimeout: a handler
+				// ignoring its context is waited for.
+				time.Sleep(3500 * time.Millisecond)
+				return insertEffect(context.WithoutCancel(ctx), tx, "slow")
+			}, func(c *consumer.Config) {
+				c.Workers, c.PerMessageTx, c.FetchSize, c.HandlerTimeout = 4, !batch, 4, time.Second
+			})
 			waitFor(t, "processed", func() bool { return f.count(f.m.Processed) == 1 })
 			f.drain()
 			if got := f.calls.Load(); got != 1 {

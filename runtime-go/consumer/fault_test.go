@@ -245,12 +245,8 @@ func TestFault7ClaimRolledBack(t *testing.T) {
 		if got := f.effects(); got != 1 {
 			t.Errorf("effects = %d, want 1", got)
 		}
-		if got := f.count(f.m.Retried); got != 1 {
-			t.Errorf("retried = %d, want 1", got)
-		}
-		if got := f.count(f.m.Deduped); got != 0 {
-			t.Errorf("deduped = %d, want 0: the retry was dropped as a duplicate", got)
-		}
+		f.wantCount("retried", f.m.Retried, 1)
+		f.wantCount("deduped (the retry was dropped as a duplicate)", f.m.Deduped, 0)
 	})
 }
 

@@ -278,6 +278,14 @@ func (f *fixture) count(v *prometheus.CounterVec) int {
 	return int(testutil.ToFloat64(v.WithLabelValues(handlerName, eventType)))
 }
 
+// wantCount checks a counter of the test handler.
+func (f *fixture) wantCount(what string, v *prometheus.CounterVec, want int) {
+	f.t.Helper()
+	if got := f.count(v); got != want {
+		f.t.Errorf("%s = %d, want %d", what, got, want)
+	}
+}
+
 func (f *fixture) deadLetters() []dlq.Record {
 	f.t.Helper()
 	recs, err := f.br.dlq.List(context.Background(), dlq.Filter{})

@@ -76,7 +76,7 @@ func runChild(mode string) int {
 		return 2
 	}
 	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Group: "g",
-		Workers: 2, HandlerTimeout: time.Minute})
+		Workers: 2, HandlerTimeout: time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
 // A handler that times out inside a shared transaction rolls back to its
@@ -54,12 +57,33 @@ func TestBatchHandlerTimeoutKeepsTheBatch(t *testing.T) {
 			if got := f.effects(); got != 10 {
 				t.Errorf("effects = %d, want 10", got)
 			}
-			if got := f.count(f.m.Retried); got != 2 {
-				t.Errorf("retried = %d, want 2", got)
-			}
-			if got := f.count(f.m.HandedBack); got != 0 {
-				t.Errorf("handed back = %d, want 0: the timeout broke the batch's transaction", got)
-			}
+			f.wantCount("retried", f.m.Retried, 2)
+			f.wantCount("handed back (the timeout broke the batch's transaction)", f.m.HandedBack, 0)
 		})
+	}
+}
+
+// Run refuses a HandlerTimeout that is not shorter than the transport's
+// lease, naming both.
+func TestHandlerTimeoutMustBeShorterThanLease(t *testing.T) {
+	t.Parallel()
+	db, _ := sqliteBackend.open(t)
+	tr, err := sqlitequeue.Open(context.Background(), filepath.Join(t.TempDir(), "queue.db"), sqlitequeue.Config{Lease: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, HandlerTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = consumer.Register(c, handlerName, newSpec(fastPolicy), func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
+		func(context.Context, *sql.Tx, *wrapperspb.StringValue) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "HandlerTimeout 1s must be shorter than the transport's lease 1s") {
+		t.Fatalf("Run: %v, want the lease check", err)
 	}
 }

@@ -15,14 +15,18 @@ import (
 // producer bug (two different facts under one key); the record lets an
 // operator find and repair it after the fact.
 type Conflict struct {
-	BizKey, Handler string
+	BizKey  string `json:"biz_key"`
+	Handler string `json:"handler"`
 	// MessageID and PayloadHash are the losing message's.
-	MessageID, PayloadHash string
+	MessageID   string `json:"message_id"`
+	PayloadHash string `json:"payload_hash"`
 	// PriorMessageID and PriorPayloadHash are the claim's (the winner's).
-	PriorMessageID, PriorPayloadHash string
+	PriorMessageID   string `json:"prior_message_id"`
+	PriorPayloadHash string `json:"prior_payload_hash"`
 	// PriorClaimedAt is when the winner claimed the key; SeenAt when the
 	// loser was first deduplicated against it.
-	PriorClaimedAt, SeenAt time.Time
+	PriorClaimedAt time.Time `json:"prior_claimed_at"`
+	SeenAt         time.Time `json:"seen_at"`
 }
 
 type conflictSQL struct {

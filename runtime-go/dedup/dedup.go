@@ -5,6 +5,7 @@
 package dedup
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,18 +202,28 @@ func HashPayload(payload []byte) string {
 // parameters each), well below every dialect's parameter limit.
 const claimChunk = 200
 
-// ClaimAll claims cs in tx in order, with one statement per 200 claims,
-// and returns one Result per claim. A key claimed earlier in cs (or
-// already committed) makes the later claim not Claimed, with the earlier
-// one as its prior claim.
+// ClaimAll claims cs in tx, with one statement per 200 claims, and
+// returns one Result per claim, in cs's order. A key claimed earlier in cs
+// (or already committed) makes the later claim not Claimed, with the
+// earlier one as its prior claim.
 func (s *Store) ClaimAll(ctx context.Context, tx *sql.Tx, cs []Claim) ([]Result, error) {
 	out := make([]Result, len(cs))
 	for lo := 0; lo < len(cs); lo += claimChunk {
 		chunk := cs[lo:min(lo+claimChunk, len(cs))]
+		// Rows go in key order, so concurrent batches on PostgreSQL wait
+		// for each other's keys in one order and cannot deadlock.
+		order := make([]int, len(chunk))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return cmp.Or(cmp.Compare(chunk[a].BizKey, chunk[b].BizKey), cmp.Compare(chunk[a].Handler, chunk[b].Handler))
+		})
 		var q strings.Builder
 		q.WriteString(s.insertMany)
 		args := make([]any, 0, 5*len(chunk))
-		for i, c := range chunk {
+		for i, j := range order {
+			c := chunk[j]
 			if i > 0 {
 				q.WriteString(", ")
 			}

@@ -72,9 +72,13 @@ type Filter struct {
 	IDs []string
 	// OnlyReplayed / ExcludeReplayed select by replay state.
 	OnlyReplayed, ExcludeReplayed bool
-	// Limit caps List's result; 0 means 100.
+	// Limit caps List's result, oldest records first; 0 (or negative)
+	// means DefaultLimit. Purge ignores it and deletes every match.
 	Limit int
 }
+
+// DefaultLimit is how many records List returns when Filter.Limit is 0.
+const DefaultLimit = 100
 
 // Store is a transport's dead-letter destination as tooling sees it.
 type Store interface {

@@ -207,16 +207,22 @@ func TestPublisher(t *testing.T) {
 	if err := outbox.Migrate(ctx, db, sqldb.SQLite); err != nil {
 		t.Fatal(err)
 	}
-	p, err := outbox.NewPublisher(db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var p outbox.Publisher
 	env, _ := event.NewEnvelope(spec, wrapperspb.String("x"), "k", event.Options{})
-	if err := p.Publish(ctx, "orders", env); err != nil { // own transaction
-		t.Fatal(err)
+	if err := p.Publish(ctx, "orders", env); !errors.Is(err, outbox.ErrNoTx) {
+		t.Fatalf("publish without a transaction: %v, want ErrNoTx", err)
 	}
 	tx, err := db.Begin()
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Publish(outbox.WithTx(ctx, tx), "orders", env); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if tx, err = db.Begin(); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Publish(outbox.WithTx(ctx, tx), "other-topic", env); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"google.golang.org/protobuf/proto"
 
@@ -12,25 +11,21 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
+// ErrNoTx is returned by Publisher.Publish when the context carries no
+// business transaction. Writing in a transaction of its own would publish
+// a message whose business change may never commit: the atomicity the
+// outbox exists for would be gone without a sound.
+var ErrNoTx = errors.New("outbox: Publish needs the business transaction in its context: " +
+	"ctx = outbox.WithTx(ctx, tx), then commit tx; to publish outside a transaction use a transport directly")
+
 // Publisher is a transport.Publisher that writes to the outbox, so code
 // written against transport.Publisher (generated producers included) can
-// publish through it. Inside a business transaction, put the transaction
-// in the context with WithTx and the envelope joins it; otherwise Publish
-// writes in a transaction of its own.
-type Publisher struct {
-	db *sql.DB
-}
+// publish through it. The business transaction travels in the context
+// (WithTx) and the envelope joins it; without one Publish fails with
+// ErrNoTx. The zero value is ready to use.
+type Publisher struct{}
 
-var _ transport.Publisher = (*Publisher)(nil)
-
-// NewPublisher returns a Publisher on db, whose outbox tables exist (see
-// Migrate).
-func NewPublisher(db *sql.DB) (*Publisher, error) {
-	if db == nil {
-		return nil, errors.New("outbox: NewPublisher needs the business database")
-	}
-	return &Publisher{db: db}, nil
-}
+var _ transport.Publisher = Publisher{}
 
 type txKey struct{}
 
@@ -46,26 +41,16 @@ func TxFrom(ctx context.Context) (*sql.Tx, bool) {
 	return tx, ok && tx != nil
 }
 
-// Publish writes env to the outbox for topic (which becomes env.topic),
-// in the context's transaction if it carries one.
-func (p *Publisher) Publish(ctx context.Context, topic string, env *envelopepb.Envelope) error {
+// Publish writes env to the outbox for topic (which becomes env.topic) in
+// the context's transaction, and fails with ErrNoTx when there is none.
+func (Publisher) Publish(ctx context.Context, topic string, env *envelopepb.Envelope) error {
+	tx, ok := TxFrom(ctx)
+	if !ok {
+		return ErrNoTx
+	}
 	if topic != "" && env.GetTopic() != topic {
 		env = proto.Clone(env).(*envelopepb.Envelope)
 		env.Topic = topic
 	}
-	if tx, ok := TxFrom(ctx); ok {
-		return Write(ctx, tx, env)
-	}
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("outbox: publish: %w", err)
-	}
-	defer tx.Rollback()
-	if err := Write(ctx, tx, env); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("outbox: publish: %w", err)
-	}
-	return nil
+	return Write(ctx, tx, env)
 }

@@ -24,14 +24,11 @@ import (
 // runBare does the business INSERT per message, committing every txSize
 // messages.
 func runBare(ctx context.Context, path string, n, txSize int) (result, error) {
-	db, err := sqlitedb.Open(path)
+	db, err := openBusiness(ctx, path)
 	if err != nil {
 		return result{}, err
 	}
 	defer db.Close()
-	if err := benchmsg.CreateEffects(ctx, db); err != nil {
-		return result{}, err
-	}
 	start := time.Now()
 	for i := 0; i < n; i += txSize {
 		tx, err := db.BeginTx(ctx, nil)
@@ -51,6 +48,19 @@ func runBare(ctx context.Context, path string, n, txSize int) (result, error) {
 	return result{consume: time.Since(start)}, nil
 }
 
+// openBusiness opens a fresh business database with its effects table.
+func openBusiness(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := sqlitedb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := benchmsg.CreateEffects(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
 func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
 
 // runtimeMode is what a runtime run changes from consumer.Config's
@@ -61,14 +71,11 @@ type runtimeMode struct {
 }
 
 func runRuntime(ctx context.Context, path string, n int, rm runtimeMode) (result, error) {
-	db, err := sqlitedb.Open(path)
+	db, err := openBusiness(ctx, path)
 	if err != nil {
 		return result{}, err
 	}
 	defer db.Close()
-	if err := benchmsg.CreateEffects(ctx, db); err != nil {
-		return result{}, err
-	}
 	tr, err := sqlitequeue.New(ctx, sqlitequeue.Config{DB: db})
 	if err != nil {
 		return result{}, err

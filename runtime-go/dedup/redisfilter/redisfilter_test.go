@@ -132,16 +132,23 @@ func TestPrefilter(t *testing.T) {
 	if _, _, found, err := pf.Lookup(ctx, "k1", "h"); !found || err != nil {
 		t.Fatalf("committed claim not recorded: %v %v", found, err)
 	}
+	// A different payload under the key goes to the database, which
+	// records the conflict.
+	publish("k1", "different")
+	wait("conflict deduplicated", func() bool { return count(m.Deduped) == 1 })
+	var conflicts int
+	if err := db.QueryRow(`SELECT count(*) FROM msg_dedup_conflict`).Scan(&conflicts); err != nil || conflicts != 1 {
+		t.Errorf("conflict records = %d (%v), want 1", conflicts, err)
+	}
+	if got := count(m.KeyConflicts); got != 1 {
+		t.Errorf("key conflicts = %d, want 1", got)
+	}
 	// Remove the database claim: only the prefilter can dedup now.
 	if _, err := db.Exec(`DELETE FROM msg_dedup`); err != nil {
 		t.Fatal(err)
 	}
 	publish("k1", "ok")
-	publish("k1", "different")
 	wait("deduped", func() bool { return count(m.Deduped) == 2 })
-	if got := count(m.KeyConflicts); got != 1 {
-		t.Errorf("key conflicts = %d, want 1", got)
-	}
 	var n int
 	_ = db.QueryRow(`SELECT count(*) FROM effects`).Scan(&n)
 	if n != 1 {

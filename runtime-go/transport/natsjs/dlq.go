@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -17,31 +18,68 @@ import (
 var _ dlq.Store = (*Transport)(nil)
 
 // List returns matching records of the dead-letter stream, oldest first.
-// Record ids are stream sequence numbers.
+// Record ids are stream sequence numbers. It reads the stream once through
+// an ordered consumer, in batches, so its cost is linear in the records
+// stored, whatever gaps replays and purges left in the sequence.
 func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = dlq.DefaultLimit
+	}
 	info, err := t.dead.Info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("natsjs: dlq list: %w", err)
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 100
+	if info.State.Msgs == 0 {
+		return nil, nil
+	}
+	last := info.State.LastSeq // records stored later are not listed
+	cons, err := t.dead.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
+	if err != nil {
+		return nil, fmt.Errorf("natsjs: dlq list: %w", err)
 	}
 	var out []dlq.Record
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && seq > 0 && len(out) < limit; seq++ {
-		r, err := t.get(ctx, seq)
-		if errors.Is(err, dlq.ErrNotFound) {
-			continue
-		}
+	for {
+		batch, err := cons.Fetch(listBatch, jetstream.FetchMaxWait(listWait))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("natsjs: dlq list: %w", err)
 		}
-		if match(r, f) {
-			out = append(out, *r)
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, fmt.Errorf("natsjs: dlq list: %w", err)
+			}
+			seq := md.Sequence.Stream
+			if seq > last {
+				return out, nil
+			}
+			r, err := decodeRecord(seq, m.Data())
+			if err != nil {
+				return nil, err
+			}
+			if match(r, f) {
+				out = append(out, *r)
+			}
+			if len(out) >= limit || seq == last || md.NumPending == 0 {
+				return out, nil
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return nil, fmt.Errorf("natsjs: dlq list: %w", err)
+		}
+		if n == 0 { // nothing more within listWait: the rest was deleted meanwhile
+			return out, nil
 		}
 	}
-	return out, nil
 }
+
+// listBatch and listWait bound one pull of List's ordered consumer.
+const (
+	listBatch = 256
+	listWait  = 2 * time.Second
+)
 
 func match(r *dlq.Record, f dlq.Filter) bool {
 	eq := func(want, got string) bool { return want == "" || want == got }
@@ -68,8 +106,12 @@ func (t *Transport) get(ctx context.Context, seq uint64) (*dlq.Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsjs: dlq get %d: %w", seq, err)
 	}
+	return decodeRecord(seq, m.Data)
+}
+
+func decodeRecord(seq uint64, data []byte) (*dlq.Record, error) {
 	r := &dlq.Record{}
-	if err := json.Unmarshal(m.Data, r); err != nil {
+	if err := json.Unmarshal(data, r); err != nil {
 		return nil, fmt.Errorf("natsjs: dlq record %d: %w", seq, err)
 	}
 	r.ID = strconv.FormatUint(seq, 10)

@@ -109,7 +109,7 @@ func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error
 	}
 	limit := f.Limit
 	if limit <= 0 {
-		limit = 100
+		limit = dlq.DefaultLimit
 	}
 	rows, err := t.db.QueryContext(ctx, `SELECT `+dlqColumns+` FROM mc_dead_letter`+w+
 		` ORDER BY id LIMIT `+strconv.Itoa(limit), args...)

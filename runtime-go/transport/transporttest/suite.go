@@ -40,6 +40,7 @@ func Run(t *testing.T, newTransport Factory) {
 		{"Defer", deferDelivery},
 		{"RetryStaysInGroup", retryStaysInGroup},
 		{"DeadLetterAndDLQ", deadLetter},
+		{"DLQListAfterReplays", dlqListAfterReplays},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -258,5 +259,65 @@ func deadLetter(t *testing.T, newTransport Factory) {
 	}
 	if recs, _ := tr.List(ctx, dlq.Filter{}); len(recs) != 0 {
 		t.Fatalf("after purge: %d records", len(recs))
+	}
+}
+
+// dlqListAfterReplays lists a dead-letter destination whose ids have gaps
+// (replays store a record again under a new id): every record once, oldest
+// first, Limit respected.
+func dlqListAfterReplays(t *testing.T, newTransport Factory) {
+	ctx := context.Background()
+	tr := newTransport(t, time.Minute)
+	sub := subscribe(t, tr, "g")
+	keys := []string{"d0", "d1", "d2", "d3", "d4"}
+	for _, k := range keys {
+		if err := tr.Publish(ctx, "suite", env(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now().UTC()
+	for _, d := range fetch(t, sub, len(keys)) {
+		k := decode(t, d).GetBizKey()
+		rec := &dlq.Record{Topic: "suite", Group: "g", Handler: "h", EventType: "E", BizKey: k, MessageID: "id-" + k,
+			Envelope: d.Body, Reason: dlq.ReasonNonRetryable, Code: 40001, Error: "no", Attempts: 1,
+			FirstFailedAt: now, LastFailedAt: now, DeadAt: now}
+		if err := sub.DeadLetter(ctx, d, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byKey := func() map[string]dlq.Record {
+		t.Helper()
+		recs, err := tr.List(ctx, dlq.Filter{Group: "g"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]dlq.Record{}
+		for _, r := range recs {
+			if _, dup := m[r.BizKey]; dup {
+				t.Fatalf("record of %s listed twice: %+v", r.BizKey, recs)
+			}
+			m[r.BizKey] = r
+		}
+		if len(m) != len(keys) {
+			t.Fatalf("listed %d records, want %d: %+v", len(m), len(keys), recs)
+		}
+		return m
+	}
+	for range 3 {
+		recs := byKey()
+		for _, k := range []string{"d1", "d3"} {
+			if err := tr.Replay(ctx, recs[k].ID); err != nil {
+				t.Fatal(err)
+			}
+			ack(t, sub, fetch(t, sub, 1)[0])
+		}
+	}
+	recs := byKey()
+	if recs["d1"].ReplayCount != 3 || recs["d0"].ReplayCount != 0 {
+		t.Errorf("replay counts: d1 %d, d0 %d; want 3, 0", recs["d1"].ReplayCount, recs["d0"].ReplayCount)
+	}
+	two, err := tr.List(ctx, dlq.Filter{Group: "g", Limit: 2})
+	if err != nil || len(two) != 2 || two[0].BizKey != "d0" {
+		t.Fatalf("Limit 2: %v %+v, want the two oldest records starting with d0", err, two)
 	}
 }

@@ -164,10 +164,11 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/schemas/ids/:id/subjects", s.getSchemaSubjects)
 	e.POST("/compatibility/subjects/:subject/versions/:version", s.checkOne, s.budget(s.gate))
 	e.POST("/compatibility/subjects/:subject/versions", s.checkAll, s.budget(s.gate))
-	// The registry is always read-write; tools ask before they import.
-	readWrite := func(c echo.Context) error { return reply(c, http.StatusOK, map[string]string{"mode": "READWRITE"}) }
-	e.GET("/mode", readWrite)
-	e.GET("/mode/:subject", readWrite)
+	e.GET("/mode", s.getMode)
+	e.PUT("/mode", s.putMode)
+	e.GET("/mode/:subject", s.getMode)
+	e.PUT("/mode/:subject", s.putMode)
+	e.DELETE("/mode/:subject", s.deleteMode)
 	e.GET("/config", s.getGlobalConfig)
 	e.PUT("/config", s.putGlobalConfig)
 	e.DELETE("/config", s.deleteGlobalConfig)
@@ -365,6 +366,13 @@ type request struct {
 	Schema     *string           `json:"schema"`
 	SchemaType string            `json:"schemaType"`
 	References []store.Reference `json:"references"`
+	// ID and Version are honoured in IMPORT mode only.
+	ID      int64 `json:"id"`
+	Version int   `json:"version"`
+	// Metadata and RuleSet are Confluent data contracts, which this
+	// registry does not keep: refused rather than dropped.
+	Metadata json.RawMessage `json:"metadata"`
+	RuleSet  json.RawMessage `json:"ruleSet"`
 }
 
 func decode(c echo.Context, v any) error {
@@ -423,6 +431,12 @@ func (s *Server) readSchemaRequest(c echo.Context) (request, error) {
 	}
 	if req.SchemaType == "" {
 		req.SchemaType = schema.Type // the registry speaks only protobuf
+	}
+	for name, v := range map[string]json.RawMessage{"metadata": req.Metadata, "ruleSet": req.RuleSet} {
+		if len(v) > 0 && string(v) != "null" && string(v) != "{}" {
+			return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,
+				"Invalid schema: %q is not supported by this registry (data contracts are not stored); send the request without it", name)
+		}
 	}
 	if req.SchemaType != schema.Type {
 		return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,

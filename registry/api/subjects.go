@@ -168,15 +168,41 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := validSubject(subject); err != nil {
+		return err
+	}
+	mode, err := s.writable(ctx, subject)
+	if err != nil {
+		return err
+	}
 	req, err := s.readSchemaRequest(c)
 	if err != nil {
 		return err
+	}
+	if mode != ModeImport && (req.ID != 0 || req.Version != 0) {
+		return apiErr(http.StatusUnprocessableEntity, CodeOperationNotAllowed,
+			"Subject '%s' is not in IMPORT mode: a registration may give \"id\" or \"version\" only in IMPORT mode (PUT /mode/{subject} {\"mode\": \"IMPORT\"})", subject)
+	}
+	if req.ID < 0 || req.Version < 0 {
+		return apiErr(http.StatusUnprocessableEntity, CodeInvalidVersion, "\"id\" and \"version\" must be positive")
 	}
 	p, err := s.parseRequest(ctx, s.writeGate, subject, &req)
 	if err != nil {
 		return err
 	}
 	sc := store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References}
+	if mode == ModeImport {
+		// Importing copies another registry: its ids and versions, and no
+		// compatibility check (the source checked them).
+		reg, err := s.cfg.Store.Import(ctx, subject, sc, req.ID, req.Version)
+		if errors.Is(err, store.ErrImportConflict) {
+			return apiErr(http.StatusUnprocessableEntity, CodeOperationNotAllowed, "Cannot import: %v", err)
+		}
+		if err != nil {
+			return storeErr(err, subject, "")
+		}
+		return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
+	}
 	reg, err := s.cfg.Store.Register(ctx, subject, sc, func(ctx context.Context, live []store.Version) error {
 		level, err := s.level(ctx, subject)
 		if err != nil {
@@ -322,6 +348,9 @@ func (s *Server) deleteSubject(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.writable(c.Request().Context(), subject); err != nil {
+		return err
+	}
 	permanent := boolQuery(c, "permanent")
 	// As in Confluent's registry, neither a soft nor a permanent delete
 	// may take away a version that live schemas reference.
@@ -347,6 +376,9 @@ func (s *Server) deleteSubject(c echo.Context) error {
 func (s *Server) deleteVersion(c echo.Context) error {
 	subject, err := subjectParam(c)
 	if err != nil {
+		return err
+	}
+	if _, err := s.writable(c.Request().Context(), subject); err != nil {
 		return err
 	}
 	n, err := versionParam(c)

@@ -264,6 +264,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if ae.retryAfter > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
 	}
+	if ae.Code == CodeTimedOut {
+		// The request's read deadline may have cancelled the connection's
+		// context in net/http's background read; a request that came next
+		// on this connection would start cancelled.
+		c.Response().Header().Set(echo.HeaderConnection, "close")
+	}
 	_ = reply(c, ae.Status, ae)
 }
 
@@ -296,6 +302,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 		if r.ContentLength > s.cfg.BodyLimit {
 			return tooLarge(s.cfg.BodyLimit)
 		}
+		c.Set(rawBodyKey, r.Body) // for drain, which must read past a timeout
 		r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.BodyLimit)
 		return next(c)
 	}
@@ -377,6 +384,7 @@ type request struct {
 
 func decode(c echo.Context, v any) error {
 	body, err := io.ReadAll(c.Request().Body)
+	clearReadDeadline(c)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

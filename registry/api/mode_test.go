@@ -44,7 +44,7 @@ func TestModes(t *testing.T) {
 	if got := string(c.expect("POST", "/subjects/imported/versions", withID(v1, 100, 7), 200, 0).body); got != `{"id":100}` {
 		t.Fatalf("import answered %s", got)
 	}
-	c.expect("POST", "/subjects/imported/versions", withID(v1, 100, 7), 200, 0) // idempotent
+	c.expect("POST", "/subjects/imported/versions", withID(v1, 100, 7), 200, 0)                         // idempotent
 	c.expect("POST", "/subjects/imported/versions", withID(v1, 5, 9), 422, api.CodeOperationNotAllowed) // content has id 100
 	c.expect("POST", "/subjects/imported/versions", withID(deleted, 100, 8), 422, api.CodeOperationNotAllowed)
 	c.expect("POST", "/subjects/imported/versions", withID(deleted, 101, 8), 200, 0) // breaking, but imported

@@ -85,10 +85,10 @@ func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*s
 	if p, ok := s.parsed.get(key); ok {
 		return p, nil
 	}
-	p, err := schema.Parse(ctx, FileName(subject), sc.Text, sc.References, s.fetch)
-	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	// Stored schemas compile outside the request's budget: the result is
+	// cached, so the work serves the next request even if this one gave up,
+	// and a subject with many versions must be able to warm up at all.
+	p, err := schema.Parse(context.WithoutCancel(ctx), FileName(subject), sc.Text, sc.References, s.fetch)
 	if err != nil {
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)

@@ -157,6 +157,8 @@ func (s *Server) routes(e *echo.Echo) {
 	e.DELETE("/subjects/:subject/versions/:version", s.deleteVersion)
 	e.POST("/subjects/:subject", s.lookup, s.budget(s.gate))
 	e.DELETE("/subjects/:subject", s.deleteSubject)
+	e.GET("/schemas", s.listSchemas)
+	e.GET("/contexts", func(c echo.Context) error { return reply(c, http.StatusOK, []string{"."}) }) // the default context only
 	e.GET("/schemas/types", func(c echo.Context) error { return reply(c, http.StatusOK, []string{schema.Type}) })
 	e.GET("/schemas/ids/:id", s.getSchemaByID)
 	e.GET("/schemas/ids/:id/schema", s.getSchemaTextByID)

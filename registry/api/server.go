@@ -6,6 +6,7 @@ package api
 
 import (
 	"context"
+	_ "embed"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -26,6 +27,12 @@ import (
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
+
+// openAPI is the OpenAPI 3 document of this API, served at /openapi.json
+// and checked against the live server by TestOpenAPISchemathesis.
+//
+//go:embed openapi.json
+var openAPI []byte
 
 // ContentType is the Confluent Schema Registry media type every response
 // carries.
@@ -147,7 +154,8 @@ func (s *Server) WaitCompilations(ctx context.Context) error {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
 func (s *Server) routes(e *echo.Echo) {
-	e.GET("/", func(c echo.Context) error { return c.JSONBlob(http.StatusOK, []byte("{}")) })
+	e.GET("/", func(c echo.Context) error { return c.Blob(http.StatusOK, ContentType, []byte("{}")) })
+	e.GET("/openapi.json", func(c echo.Context) error { return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPI) })
 	e.GET("/subjects", s.listSubjects)
 	e.GET("/subjects/:subject/versions", s.listVersions)
 	e.POST("/subjects/:subject/versions", s.register, s.budget(s.writeGate))

@@ -6,8 +6,8 @@ package api
 
 import (
 	"context"
-	_ "embed"
 	"crypto/subtle"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"

@@ -14,7 +14,7 @@ fi
 if [ ! -x .venv-registry/bin/python ]; then
   "$PYTHON" -m venv .venv-registry
 fi
-reqs="confluent-kafka==2.6.1 requests==2.32.3 protobuf==5.28.3 grpcio-tools==1.68.1"
+reqs="confluent-kafka==2.6.1 requests==2.32.3 protobuf==5.28.3 grpcio-tools==1.68.1 schemathesis==4.32.5"
 stamp=.venv-registry/.pins
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$reqs" ]; then
   # shellcheck disable=SC2086 # the pins are separate arguments

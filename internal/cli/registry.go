@@ -97,6 +97,7 @@ connections, and stops cleanly on SIGINT or SIGTERM.`,
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --token-file")
 	cmd.Flags().Int64Var(&cfg.BodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
 	cmd.Flags().IntVar(&cfg.MaxCompilations, "max-compilations", 0, "schemas compiled at once for requests; more wait (default half the CPUs, at least 1)")
+	cmd.Flags().IntVar(&cfg.CompiledCache, "compiled-cache", 2048, "compiled stored schemas kept in memory for compatibility checks (least recently used go first)")
 	cmd.Flags().DurationVar(&cfg.CompileTimeout, "compile-timeout", api.DefaultCompileTimeout, "longest a request waits for its schema to compile; past it the answer is 503 (error_code 50002) and the compilation stops")
 	return cmd
 }

@@ -20,6 +20,9 @@ type compatResponse struct {
 func (s *Server) answer(c echo.Context, vs []compat.Violation) error {
 	resp := compatResponse{IsCompatible: len(vs) == 0}
 	if boolQuery(c, "verbose") {
+		// Every violation against every version it breaks, as Confluent's
+		// verbose answer lists them (the 409 of a registration names each
+		// violation once, against the newest version it breaks).
 		resp.Messages = lines(vs)
 		if resp.Messages == nil {
 			resp.Messages = []string{}
@@ -57,13 +60,7 @@ func (s *Server) checkOne(c echo.Context) error {
 		return storeErr(err, subject, "")
 	}
 	// One version: the level's directions, never transitive.
-	single := map[compat.Level]compat.Level{
-		compat.BackwardTransitive: compat.Backward, compat.ForwardTransitive: compat.Forward, compat.FullTransitive: compat.Full,
-	}
-	if l, ok := single[level]; ok {
-		level = l
-	}
-	vs, err := s.violations(ctx, subject, level, []store.Version{v}, p)
+	vs, err := s.violations(ctx, subject, nonTransitive(level), []store.Version{v}, p, false)
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
@@ -94,9 +91,22 @@ func (s *Server) checkAll(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
-	vs, err := s.violations(ctx, subject, level, live, p)
+	vs, err := s.violations(ctx, subject, level, live, p, boolQuery(c, "verbose"))
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
 	return s.answer(c, vs)
+}
+
+// nonTransitive is level's directions against a single version.
+func nonTransitive(level compat.Level) compat.Level {
+	switch level {
+	case compat.BackwardTransitive:
+		return compat.Backward
+	case compat.ForwardTransitive:
+		return compat.Forward
+	case compat.FullTransitive:
+		return compat.Full
+	}
+	return level
 }

@@ -217,5 +217,25 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 // reset instead of the answer.
 func drain(c echo.Context) {
 	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(time.Second))
-	_, _ = io.Copy(io.Discard, c.Request().Body)
+	// The unlimited body: http.MaxBytesReader keeps returning the error it
+	// met (a timeout, say), and a body bigger than the limit still has to
+	// be read off the connection. At most a second's worth is.
+	body, ok := c.Get(rawBodyKey).(io.Reader)
+	if !ok {
+		body = c.Request().Body
+	}
+	_, _ = io.Copy(io.Discard, body)
+	clearReadDeadline(c)
+}
+
+// rawBodyKey keeps, in the echo context, the request body before the
+// body limit wrapped it.
+const rawBodyKey = "msgcontract.rawBody"
+
+// clearReadDeadline lifts the read deadline budget set once the body is
+// read: net/http keeps reading the connection in the background to notice
+// a client going away, and a deadline passing there would cancel the
+// connection's context, and with it the next requests on it.
+func clearReadDeadline(c echo.Context) {
+	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Time{})
 }

@@ -92,3 +92,56 @@ func (s *Server) getSchemaSubjects(c echo.Context) error {
 	}
 	return reply(c, http.StatusOK, subjects)
 }
+
+// paginate applies the offset and limit query parameters (limit -1 or
+// absent: no limit), as Confluent's listings do.
+func paginate[T any](c echo.Context, items []T) ([]T, error) {
+	offset, limit := 0, -1
+	for name, dst := range map[string]*int{"offset": &offset, "limit": &limit} {
+		raw := c.QueryParam(name)
+		if raw == "" {
+			continue
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < -1 || (name == "offset" && n < 0) {
+			return nil, apiErr(http.StatusUnprocessableEntity, CodeInvalidVersion, "%s=%q is not a valid %s; use a non-negative integer", name, raw, name)
+		}
+		*dst = n
+	}
+	if offset >= len(items) {
+		return items[:0], nil
+	}
+	items = items[offset:]
+	if limit >= 0 && limit < len(items) {
+		items = items[:limit]
+	}
+	return items, nil
+}
+
+// listSchemas is GET /schemas: every version of every subject, filtered by
+// subjectPrefix, deleted and latestOnly, paged by offset and limit.
+func (s *Server) listSchemas(c echo.Context) error {
+	vs, err := s.cfg.Store.AllVersions(c.Request().Context(), c.QueryParam("subjectPrefix"), boolQuery(c, "deleted"))
+	if err != nil {
+		return storeErr(err, "", "")
+	}
+	if boolQuery(c, "latestOnly") {
+		latest := vs[:0]
+		for i, v := range vs {
+			if i+1 == len(vs) || vs[i+1].Subject != v.Subject {
+				latest = append(latest, v)
+			}
+		}
+		vs = latest
+	}
+	out := make([]versionResponse, len(vs))
+	for i, v := range vs {
+		out[i] = versionResponse{Subject: v.Subject, Version: v.Version, ID: v.Schema.ID, SchemaType: schema.Type,
+			References: v.Schema.References, Schema: schemaText(c, v.Schema)}
+	}
+	page, err := paginate(c, out)
+	if err != nil {
+		return err
+	}
+	return reply(c, http.StatusOK, page)
+}

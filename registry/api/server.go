@@ -7,6 +7,7 @@ package api
 import (
 	"context"
 	"crypto/subtle"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,12 @@ import (
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
+
+// openAPI is the OpenAPI 3 document of this API, served at /openapi.json
+// and checked against the live server by TestOpenAPISchemathesis.
+//
+//go:embed openapi.json
+var openAPI []byte
 
 // ContentType is the Confluent Schema Registry media type every response
 // carries.
@@ -147,7 +154,8 @@ func (s *Server) WaitCompilations(ctx context.Context) error {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
 func (s *Server) routes(e *echo.Echo) {
-	e.GET("/", func(c echo.Context) error { return c.JSONBlob(http.StatusOK, []byte("{}")) })
+	e.GET("/", func(c echo.Context) error { return c.Blob(http.StatusOK, ContentType, []byte("{}")) })
+	e.GET("/openapi.json", func(c echo.Context) error { return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPI) })
 	e.GET("/subjects", s.listSubjects)
 	e.GET("/subjects/:subject/versions", s.listVersions)
 	e.POST("/subjects/:subject/versions", s.register, s.budget(s.writeGate))
@@ -157,6 +165,8 @@ func (s *Server) routes(e *echo.Echo) {
 	e.DELETE("/subjects/:subject/versions/:version", s.deleteVersion)
 	e.POST("/subjects/:subject", s.lookup, s.budget(s.gate))
 	e.DELETE("/subjects/:subject", s.deleteSubject)
+	e.GET("/schemas", s.listSchemas)
+	e.GET("/contexts", func(c echo.Context) error { return reply(c, http.StatusOK, []string{"."}) }) // the default context only
 	e.GET("/schemas/types", func(c echo.Context) error { return reply(c, http.StatusOK, []string{schema.Type}) })
 	e.GET("/schemas/ids/:id", s.getSchemaByID)
 	e.GET("/schemas/ids/:id/schema", s.getSchemaTextByID)
@@ -164,10 +174,11 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/schemas/ids/:id/subjects", s.getSchemaSubjects)
 	e.POST("/compatibility/subjects/:subject/versions/:version", s.checkOne, s.budget(s.gate))
 	e.POST("/compatibility/subjects/:subject/versions", s.checkAll, s.budget(s.gate))
-	// The registry is always read-write; tools ask before they import.
-	readWrite := func(c echo.Context) error { return reply(c, http.StatusOK, map[string]string{"mode": "READWRITE"}) }
-	e.GET("/mode", readWrite)
-	e.GET("/mode/:subject", readWrite)
+	e.GET("/mode", s.getMode)
+	e.PUT("/mode", s.putMode)
+	e.GET("/mode/:subject", s.getMode)
+	e.PUT("/mode/:subject", s.putMode)
+	e.DELETE("/mode/:subject", s.deleteMode)
 	e.GET("/config", s.getGlobalConfig)
 	e.PUT("/config", s.putGlobalConfig)
 	e.DELETE("/config", s.deleteGlobalConfig)
@@ -263,6 +274,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if ae.retryAfter > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
 	}
+	if ae.Code == CodeTimedOut {
+		// The request's read deadline may have cancelled the connection's
+		// context in net/http's background read; a request that came next
+		// on this connection would start cancelled.
+		c.Response().Header().Set(echo.HeaderConnection, "close")
+	}
 	_ = reply(c, ae.Status, ae)
 }
 
@@ -295,6 +312,7 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 		if r.ContentLength > s.cfg.BodyLimit {
 			return tooLarge(s.cfg.BodyLimit)
 		}
+		c.Set(rawBodyKey, r.Body) // for drain, which must read past a timeout
 		r.Body = http.MaxBytesReader(c.Response(), r.Body, s.cfg.BodyLimit)
 		return next(c)
 	}
@@ -365,10 +383,18 @@ type request struct {
 	Schema     *string           `json:"schema"`
 	SchemaType string            `json:"schemaType"`
 	References []store.Reference `json:"references"`
+	// ID and Version are honoured in IMPORT mode only.
+	ID      int64 `json:"id"`
+	Version int   `json:"version"`
+	// Metadata and RuleSet are Confluent data contracts, which this
+	// registry does not keep: refused rather than dropped.
+	Metadata json.RawMessage `json:"metadata"`
+	RuleSet  json.RawMessage `json:"ruleSet"`
 }
 
 func decode(c echo.Context, v any) error {
 	body, err := io.ReadAll(c.Request().Body)
+	clearReadDeadline(c)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -423,6 +449,12 @@ func (s *Server) readSchemaRequest(c echo.Context) (request, error) {
 	}
 	if req.SchemaType == "" {
 		req.SchemaType = schema.Type // the registry speaks only protobuf
+	}
+	for name, v := range map[string]json.RawMessage{"metadata": req.Metadata, "ruleSet": req.RuleSet} {
+		if len(v) > 0 && string(v) != "null" && string(v) != "{}" {
+			return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,
+				"Invalid schema: %q is not supported by this registry (data contracts are not stored); send the request without it", name)
+		}
 	}
 	if req.SchemaType != schema.Type {
 		return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,

@@ -85,10 +85,10 @@ func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*s
 	if p, ok := s.parsed.get(key); ok {
 		return p, nil
 	}
-	p, err := schema.Parse(ctx, FileName(subject), sc.Text, sc.References, s.fetch)
-	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	// Stored schemas compile outside the request's budget: the result is
+	// cached, so the work serves the next request even if this one gave up,
+	// and a subject with many versions must be able to warm up at all.
+	p, err := schema.Parse(context.WithoutCancel(ctx), FileName(subject), sc.Text, sc.References, s.fetch)
 	if err != nil {
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
@@ -112,7 +112,9 @@ func (s *Server) level(ctx context.Context, subject string) (compat.Level, error
 }
 
 // violations checks next against history at level.
-func (s *Server) violations(ctx context.Context, subject string, level compat.Level, history []store.Version, next *schema.Parsed) ([]compat.Violation, error) {
+// violations checks next against history at level; with each, a violation
+// is reported against every version it breaks (see checkEach).
+func (s *Server) violations(ctx context.Context, subject string, level compat.Level, history []store.Version, next *schema.Parsed, each bool) ([]compat.Violation, error) {
 	if level == compat.None || len(history) == 0 {
 		return nil, nil
 	}
@@ -127,12 +129,27 @@ func (s *Server) violations(ctx context.Context, subject string, level compat.Le
 		}
 		sets[i] = &schemaSet{p, v.Version}
 	}
+	if each {
+		return checkEach(level, sets, next), nil
+	}
 	return checkSets(level, sets, next), nil
 }
 
 type schemaSet struct {
 	p       *schema.Parsed
 	version int
+}
+
+// checkEach checks next against every set on its own, at level's
+// directions, so that a violation repeated against several versions is
+// listed once per version.
+func checkEach(level compat.Level, sets []*schemaSet, next *schema.Parsed) []compat.Violation {
+	single := nonTransitive(level)
+	var out []compat.Violation
+	for _, set := range sets {
+		out = append(out, checkSets(single, []*schemaSet{set}, next)...)
+	}
+	return out
 }
 
 func checkSets(level compat.Level, sets []*schemaSet, next *schema.Parsed) []compat.Violation {
@@ -168,21 +185,47 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := validSubject(subject); err != nil {
+		return err
+	}
+	mode, err := s.writable(ctx, subject)
+	if err != nil {
+		return err
+	}
 	req, err := s.readSchemaRequest(c)
 	if err != nil {
 		return err
+	}
+	if mode != ModeImport && (req.ID != 0 || req.Version != 0) {
+		return apiErr(http.StatusUnprocessableEntity, CodeOperationNotAllowed,
+			"Subject '%s' is not in IMPORT mode: a registration may give \"id\" or \"version\" only in IMPORT mode (PUT /mode/{subject} {\"mode\": \"IMPORT\"})", subject)
+	}
+	if req.ID < 0 || req.Version < 0 {
+		return apiErr(http.StatusUnprocessableEntity, CodeInvalidVersion, "\"id\" and \"version\" must be positive")
 	}
 	p, err := s.parseRequest(ctx, s.writeGate, subject, &req)
 	if err != nil {
 		return err
 	}
 	sc := store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References}
+	if mode == ModeImport {
+		// Importing copies another registry: its ids and versions, and no
+		// compatibility check (the source checked them).
+		reg, err := s.cfg.Store.Import(ctx, subject, sc, req.ID, req.Version)
+		if errors.Is(err, store.ErrImportConflict) {
+			return apiErr(http.StatusUnprocessableEntity, CodeOperationNotAllowed, "Cannot import: %v", err)
+		}
+		if err != nil {
+			return storeErr(err, subject, "")
+		}
+		return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
+	}
 	reg, err := s.cfg.Store.Register(ctx, subject, sc, func(ctx context.Context, live []store.Version) error {
 		level, err := s.level(ctx, subject)
 		if err != nil {
 			return err
 		}
-		vs, err := s.violations(ctx, subject, level, live, p)
+		vs, err := s.violations(ctx, subject, level, live, p, false)
 		if err != nil {
 			return err
 		}
@@ -199,11 +242,35 @@ func (s *Server) register(c echo.Context) error {
 }
 
 func (s *Server) listSubjects(c echo.Context) error {
-	subs, err := s.cfg.Store.Subjects(c.Request().Context(), boolQuery(c, "deleted"))
+	deletedOnly := boolQuery(c, "deletedOnly")
+	subs, err := s.cfg.Store.Subjects(c.Request().Context(), deletedOnly || boolQuery(c, "deleted"))
 	if err != nil {
 		return storeErr(err, "", "")
 	}
-	return reply(c, http.StatusOK, subs)
+	var live map[string]bool
+	if deletedOnly {
+		// A subject is soft deleted when it has versions and none live.
+		liveSubs, err := s.cfg.Store.Subjects(c.Request().Context(), false)
+		if err != nil {
+			return storeErr(err, "", "")
+		}
+		live = map[string]bool{}
+		for _, l := range liveSubs {
+			live[l] = true
+		}
+	}
+	prefix := c.QueryParam("subjectPrefix")
+	out := []string{}
+	for _, sub := range subs {
+		if strings.HasPrefix(sub, prefix) && !live[sub] {
+			out = append(out, sub)
+		}
+	}
+	page, err := paginate(c, out)
+	if err != nil {
+		return err
+	}
+	return reply(c, http.StatusOK, page)
 }
 
 func (s *Server) listVersions(c echo.Context) error {
@@ -211,15 +278,22 @@ func (s *Server) listVersions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vs, err := s.cfg.Store.Versions(c.Request().Context(), subject, boolQuery(c, "deleted"))
+	deletedOnly := boolQuery(c, "deletedOnly")
+	vs, err := s.cfg.Store.Versions(c.Request().Context(), subject, deletedOnly || boolQuery(c, "deleted"))
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
-	out := make([]int, len(vs))
-	for i, v := range vs {
-		out[i] = v.Version
+	out := []int{}
+	for _, v := range vs {
+		if !deletedOnly || v.Deleted {
+			out = append(out, v.Version)
+		}
 	}
-	return reply(c, http.StatusOK, out)
+	page, err := paginate(c, out)
+	if err != nil {
+		return err
+	}
+	return reply(c, http.StatusOK, page)
 }
 
 // versionResponse is a subject version as Confluent returns it.
@@ -307,7 +381,7 @@ func (s *Server) lookup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.cfg.Store.Lookup(ctx, subject, store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References})
+	v, err := s.cfg.Store.Lookup(ctx, subject, store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References}, boolQuery(c, "deleted"))
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
@@ -320,6 +394,9 @@ func (s *Server) lookup(c echo.Context) error {
 func (s *Server) deleteSubject(c echo.Context) error {
 	subject, err := subjectParam(c)
 	if err != nil {
+		return err
+	}
+	if _, err := s.writable(c.Request().Context(), subject); err != nil {
 		return err
 	}
 	permanent := boolQuery(c, "permanent")
@@ -347,6 +424,9 @@ func (s *Server) deleteSubject(c echo.Context) error {
 func (s *Server) deleteVersion(c echo.Context) error {
 	subject, err := subjectParam(c)
 	if err != nil {
+		return err
+	}
+	if _, err := s.writable(c.Request().Context(), subject); err != nil {
 		return err
 	}
 	n, err := versionParam(c)

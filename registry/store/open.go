@@ -44,6 +44,10 @@ CREATE TABLE IF NOT EXISTS config (
   subject TEXT PRIMARY KEY,
   level   TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS modes (
+  subject TEXT PRIMARY KEY,
+  mode    TEXT NOT NULL
+);
 `
 
 // postgresSchema is sqliteSchema in PostgreSQL's types. Ids come from a
@@ -68,6 +72,10 @@ CREATE INDEX IF NOT EXISTS versions_schema ON versions(schema_id);
 CREATE TABLE IF NOT EXISTS config (
   subject TEXT PRIMARY KEY,
   level   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS modes (
+  subject TEXT PRIMARY KEY,
+  mode    TEXT NOT NULL
 );
 `
 

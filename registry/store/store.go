@@ -286,6 +286,27 @@ func (s *Store) SchemaByID(ctx context.Context, id int64) (Schema, error) {
 	return v.Schema, err
 }
 
+// AllVersions lists every version of every subject whose name starts with
+// prefix, by subject and version; soft-deleted ones only when deleted is
+// set.
+func (s *Store) AllVersions(ctx context.Context, prefix string, deleted bool) ([]Version, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
+		WHERE substr(v.subject, 1, ?) = ? AND (? OR v.deleted = 0) ORDER BY v.subject, v.version`), len(prefix), prefix, deleted)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Version
+	for rows.Next() {
+		v, err := scanVersion(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // SubjectVersion names one version of a subject.
 type SubjectVersion struct {
 	Subject string `json:"subject"`
@@ -316,9 +337,10 @@ func (s *Store) SubjectVersionsByID(ctx context.Context, id int64) ([]SubjectVer
 	return out, nil
 }
 
-// Lookup finds the live version of subject holding sc.
-func (s *Store) Lookup(ctx context.Context, subject string, sc Schema) (Version, error) {
-	vs, err := s.Versions(ctx, subject, false)
+// Lookup finds the version of subject holding sc: live ones only, or also
+// soft-deleted ones when deleted is set.
+func (s *Store) Lookup(ctx context.Context, subject string, sc Schema, deleted bool) (Version, error) {
+	vs, err := s.Versions(ctx, subject, deleted)
 	if err != nil {
 		return Version{}, err
 	}

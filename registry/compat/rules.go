@@ -86,6 +86,12 @@ func (r Rule) Levels() string {
 	return strings.Join(ls, ", ") + " and their _TRANSITIVE forms"
 }
 
+// InPrevious reports whether r's violations point into the previous
+// version: the element was deleted with its parent or file.
+func (r Rule) InPrevious() bool {
+	return r.ID == MessageDeleted || r.ID == EnumDeleted || r.ID == ServiceDeleted
+}
+
 // Rule IDs. They are part of the public interface: never renamed.
 const (
 	PackageChanged                   = "PACKAGE_CHANGED"

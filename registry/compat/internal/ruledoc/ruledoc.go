@@ -18,7 +18,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/registry/compat"
-	"github.com/msgcontract/msgcontract/registry/compat/internal/corpus"
+	"github.com/msgcontract/msgcontract/registry/compat/corpus"
 )
 
 // Command is how the document is regenerated.

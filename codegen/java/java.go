@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -27,8 +28,12 @@ import (
 // SupportPackage is the Java package of the support classes.
 const SupportPackage = "io.msgcontract.support"
 
-var tmpl = template.Must(template.New("java").ParseFS(templates.FS,
-	"java/header.tmpl", "java/contract.java.tmpl", "java/support/*.java.tmpl"))
+// tmpl is parsed on first use, not at start-up: every msgcontract command
+// links this package, and most never render a template.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("java").ParseFS(templates.FS,
+		"java/header.tmpl", "java/contract.java.tmpl", "java/support/*.java.tmpl"))
+})
 
 // Generate renders one contract class per file of set that declares events
 // or state machines, and the support package.
@@ -90,7 +95,7 @@ func Support(version string) ([]emit.File, error) {
 
 func render(name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := tmpl().ExecuteTemplate(&buf, name, data); err != nil {
 		return nil, fmt.Errorf("java: render %s: %w", name, err)
 	}
 	return buf.Bytes(), nil

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -25,8 +26,12 @@ import (
 // SupportModule is the file name of the support module.
 const SupportModule = "msgcontract/support.py"
 
-var tmpl = template.Must(template.New("python").ParseFS(templates.FS,
-	"python/header.tmpl", "python/contract.py.tmpl", "python/support.py.tmpl"))
+// tmpl is parsed on first use, not at start-up: every msgcontract command
+// links this package, and most never render a template.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("python").ParseFS(templates.FS,
+		"python/header.tmpl", "python/contract.py.tmpl", "python/support.py.tmpl"))
+})
 
 // Generate renders one contract module per file of set that declares events
 // or state machines, and the support module. Python places modules by
@@ -56,7 +61,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 
 func render(name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := tmpl().ExecuteTemplate(&buf, name, data); err != nil {
 		return nil, fmt.Errorf("python: render %s: %w", name, err)
 	}
 	return buf.Bytes(), nil

@@ -10,6 +10,7 @@ GO    ?= go
 BIN   := bin
 
 .PHONY: all build setup runtime-java runtime-python services test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: compat-corpus compare-buf bench-breaking rules-doc
 
 all: build
 
@@ -72,6 +73,20 @@ bench-runtime: ## runtime modes vs bare INSERT loops of the same transaction siz
 
 bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side
 	bash bench/codegen/run.sh
+
+compat-corpus: ## the compatibility corpus (testdata/compat, 200+ previous/current pairs) and the rule doc's freshness
+	$(GO) test ./registry/compat/...
+
+compare-buf: build ## agreement of msgcontract breaking with buf breaking over the corpus, per category
+	bash scripts/install-buf.sh
+	$(GO) run ./bench/breaking -mode compare -msgcontract $(BIN)/msgcontract
+
+bench-breaking: build ## msgcontract breaking vs buf breaking, whole processes on the corpus pairs, side by side
+	bash scripts/install-buf.sh
+	$(GO) run ./bench/breaking -mode bench -msgcontract $(BIN)/msgcontract
+
+rules-doc: ## regenerate docs/compat-rules.md from the rule table and the corpus
+	$(GO) run ./registry/compat/cmd/ruledoc > docs/compat-rules.md
 
 bench-registry: ## registry GET /schemas/ids throughput vs a bare echo handler; FULL_TRANSITIVE check latency
 	$(GO) run ./bench/registry

@@ -6,7 +6,9 @@
 #     test (one apt-get update, only when something is missing);
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
-#   - the Maven artifacts of the Java harness and the pinned protoc.
+#   - the Maven artifacts of the Java harness and the pinned protoc;
+#   - buf (pinned, go install into .tools/bin) for compare-buf and
+#     bench-breaking.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,4 +27,5 @@ fi
 bash scripts/setup-python.sh
 bash scripts/setup-registry-client.sh
 bash scripts/setup-java.sh
+bash scripts/install-buf.sh
 echo "setup: done"

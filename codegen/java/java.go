@@ -13,6 +13,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -28,8 +29,12 @@ import (
 // checks it in its static initializer.
 const RuntimeAPI = 1
 
-var tmpl = template.Must(template.New("java").ParseFS(templates.FS,
-	"java/header.tmpl", "java/contract.java.tmpl"))
+// tmpl is parsed on first use, not at start-up: every msgcontract command
+// links this package, and most never render a template.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("java").ParseFS(templates.FS,
+		"java/header.tmpl", "java/contract.java.tmpl"))
+})
 
 // Generate renders one contract class per file of set that declares events
 // or state machines.
@@ -64,7 +69,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 
 func render(name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := tmpl().ExecuteTemplate(&buf, name, data); err != nil {
 		return nil, fmt.Errorf("java: render %s: %w", name, err)
 	}
 	return buf.Bytes(), nil

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -27,8 +28,12 @@ import (
 // need (msgcontract_runtime.API_LEVEL); each module checks it at import.
 const RuntimeAPI = 1
 
-var tmpl = template.Must(template.New("python").ParseFS(templates.FS,
-	"python/header.tmpl", "python/contract.py.tmpl"))
+// tmpl is parsed on first use, not at start-up: every msgcontract command
+// links this package, and most never render a template.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("python").ParseFS(templates.FS,
+		"python/header.tmpl", "python/contract.py.tmpl"))
+})
 
 // Generate renders one contract module per file of set that declares events
 // or state machines. Python places modules by their .proto path whatever
@@ -54,7 +59,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 
 func render(name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := tmpl().ExecuteTemplate(&buf, name, data); err != nil {
 		return nil, fmt.Errorf("python: render %s: %w", name, err)
 	}
 	return buf.Bytes(), nil

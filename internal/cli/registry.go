@@ -16,6 +16,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
+	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -364,7 +365,7 @@ msgcontract breaking.`,
 				return usageErr(err)
 			}
 			for _, m := range msgs {
-				fmt.Fprintln(cmd.OutOrStdout(), m)
+				fmt.Fprintln(cmd.OutOrStdout(), localFile(m, f.subject, args[0]))
 			}
 			if !ok {
 				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry check: %s is not compatible with subject %s\n", args[0], f.subject)
@@ -385,4 +386,21 @@ func argsBetween(min, max int) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// localFile names the checked file in a registry message: the registry
+// compiles it as <subject>.proto, with the same lines and columns. A
+// deleted type is reported where it lived, in the registered version the
+// message names, and keeps the registry's name.
+func localFile(msg, subject, file string) string {
+	rest, ok := strings.CutPrefix(msg, api.FileName(subject)+":")
+	if !ok {
+		return msg
+	}
+	if fields := strings.SplitN(rest, ": ", 3); len(fields) == 3 {
+		if r, ok := compat.LookupRule(fields[1]); ok && r.InPrevious() {
+			return msg
+		}
+	}
+	return file + ":" + rest
 }

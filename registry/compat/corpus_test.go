@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/registry/compat"
-	"github.com/msgcontract/msgcontract/registry/compat/internal/corpus"
+	"github.com/msgcontract/msgcontract/registry/compat/corpus"
 )
 
 // corpusRoot is testdata/compat, relative to this package.

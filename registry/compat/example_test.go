@@ -42,6 +42,6 @@ message Paid {
 		fmt.Println(v)
 	}
 	// Output:
-	// pay.proto:4:1: FIELD_DELETED_NAME_UNRESERVED: field shop.pay.v1.Paid.amount was deleted without reserving its name; add `reserved "amount";` so JSON readers skip it
+	// pay.proto:4:1: FIELD_DELETED_NAME_UNRESERVED: field shop.pay.v1.Paid.amount was deleted without reserving its name; add `reserved "amount";` so no later field reuses it for other JSON
 	// pay.proto:5:78: EVENT_BIZ_KEY_CHANGED: event shop.pay.v1.Paid changed its biz_key from "order:{order_id}" to "paid:{order_id}"; old and new producers would key the same fact differently and dedup would miss duplicates
 }

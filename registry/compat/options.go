@@ -173,8 +173,14 @@ func defaultText(f protoreflect.FieldDescriptor) string {
 	return f.Default().String()
 }
 
-// jsonFormat compares the json_format feature of a message or enum.
+// jsonFormat compares the json_format feature of a message or enum
+// between editions files. proto2's and proto3's defaults differ
+// (LEGACY_BEST_EFFORT, ALLOW), but a syntax switch changes no reader's
+// JSON: like buf, only an editions feature set on purpose is compared.
 func (c *checker) jsonFormat(id, what string, o, n protoreflect.Descriptor) {
+	if o.ParentFile().Syntax() != protoreflect.Editions || n.ParentFile().Syntax() != protoreflect.Editions {
+		return
+	}
 	if of, nf := feature(o, "json_format"), feature(n, "json_format"); of != nf {
 		c.report(id, string(n.FullName()), c.pos(n), "%s %s changed its json_format from %s to %s; one side no longer guarantees a JSON mapping",
 			what, n.FullName(), descriptorpb.FeatureSet_JsonFormat(of), descriptorpb.FeatureSet_JsonFormat(nf))

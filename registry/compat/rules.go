@@ -86,6 +86,12 @@ func (r Rule) Levels() string {
 	return strings.Join(ls, ", ") + " and their _TRANSITIVE forms"
 }
 
+// InPrevious reports whether r's violations point into the previous
+// version: the element was deleted with its parent or file.
+func (r Rule) InPrevious() bool {
+	return r.ID == MessageDeleted || r.ID == EnumDeleted || r.ID == ServiceDeleted
+}
+
 // Rule IDs. They are part of the public interface: never renamed.
 const (
 	PackageChanged                   = "PACKAGE_CHANGED"
@@ -146,7 +152,7 @@ var rules = []Rule{
 		"ENUM_NO_DELETE", "ENUM_REMOVED (compatible)"},
 	{FieldDeletedNumberUnreserved, Wire, BothWays, "a field was deleted without reserving its number, so a later field may reuse the number with another type and misread old data",
 		"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED", "FIELD_REMOVED (compatible)"},
-	{FieldDeletedNameUnreserved, JSON, NewReadsOld, "a field was deleted without reserving its name; new JSON readers reject old JSON that still carries it",
+	{FieldDeletedNameUnreserved, JSON, NewReadsOld, "a field was deleted without reserving its name, so a later field may take the name and new JSON readers would read old values of the deleted field into it",
 		"FIELD_NO_DELETE_UNLESS_NAME_RESERVED", "FIELD_REMOVED (compatible)"},
 	{FieldNumberChanged, Wire, BothWays, "a field kept its name but changed its number; on the wire it is a different field",
 		"FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED", "FIELD_REMOVED + FIELD_ADDED"},
@@ -194,7 +200,7 @@ var rules = []Rule{
 		"ENUM_SAME_TYPE", ""},
 	{EnumValueDeletedNumberUnreserved, Wire, BothWays, "an enum value was deleted without reserving its number, so a later value may reuse it with another meaning",
 		"ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED", "ENUM_CONST_REMOVED (compatible)"},
-	{EnumValueDeletedNameUnreserved, JSON, NewReadsOld, "an enum value was deleted without reserving its name; new JSON readers reject old JSON naming it",
+	{EnumValueDeletedNameUnreserved, JSON, NewReadsOld, "an enum value was deleted without reserving its name, so a later value may take the name and new JSON readers would read old JSON naming it as the new value",
 		"ENUM_VALUE_NO_DELETE_UNLESS_NAME_RESERVED", "ENUM_CONST_REMOVED (compatible)"},
 	{EnumValueNumberChanged, Wire, BothWays, "an enum value kept its name but changed its number; binary and JSON readers disagree on its meaning",
 		"ENUM_VALUE_NO_DELETE_UNLESS_NUMBER_RESERVED", "ENUM_CONST_CHANGED (compatible)"},

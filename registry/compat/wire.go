@@ -33,7 +33,7 @@ func (c *checker) message(o, n protoreflect.MessageDescriptor) {
 		}
 		if !n.ReservedNames().Has(of.Name()) {
 			c.report(FieldDeletedNameUnreserved, elem, at,
-				"field %s was deleted without reserving its name; add `reserved \"%s\";` so JSON readers skip it", elem, of.Name())
+				"field %s was deleted without reserving its name; add `reserved \"%s\";` so no later field reuses it for other JSON", elem, of.Name())
 		}
 		if of.Cardinality() == protoreflect.Required {
 			c.report(FieldRequiredRemoved, elem, at, "required field %s was deleted; old readers reject data without it", elem)

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpusCase is a case directory of the compatibility corpus.
+func corpusCase(name string) string { return filepath.Join("..", "..", "testdata", "compat", name) }
+
+// TestBreakingDeletedFile: a message deleted with its file is reported on
+// the previous file, where it lived, not on some file of CURRENT.
+func TestBreakingDeletedFile(t *testing.T) {
+	t.Parallel()
+	dir := corpusCase("file-deleted")
+	prev, cur := filepath.Join(dir, "prev"), filepath.Join(dir, "cur")
+	code, stdout, stderr := run(t, "breaking", "--against", prev, cur)
+	want := filepath.Join(prev, "b.proto") + ":4:1: MESSAGE_DELETED: message t.v1.B was deleted"
+	if code != 1 || !strings.Contains(stdout, want) {
+		t.Fatalf("exit %d, want 1 with %q\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+	}
+	if strings.Contains(stdout, "ENUM_DELETED") {
+		t.Errorf("ENUM_DELETED is a CODE rule, reported only with --code:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "1 breaking change at level FULL (1 WIRE)") {
+		t.Errorf("stderr lacks the summary:\n%s", stderr)
+	}
+	code, stdout, _ = run(t, "breaking", "--code", "--against", prev, cur)
+	if code != 1 || !strings.Contains(stdout, filepath.Join(prev, "b.proto")+":8:1: ENUM_DELETED:") {
+		t.Errorf("--code: exit %d, stdout:\n%s", code, stdout)
+	}
+}
+
+func TestBreakingJSON(t *testing.T) {
+	t.Parallel()
+	dir := corpusCase("file-deleted")
+	code, stdout, stderr := run(t, "breaking", "--format", "json", "--against", filepath.Join(dir, "prev"), filepath.Join(dir, "cur"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if rep.Total != 1 || len(rep.Violations) != 1 || rep.ByCategory["WIRE"] != 1 || rep.Level != "FULL" {
+		t.Fatalf("report %+v", rep)
+	}
+	v := rep.Violations[0]
+	if v.Rule != "MESSAGE_DELETED" || !v.Previous || v.Line != 4 || v.Column != 1 || filepath.Base(v.File) != "b.proto" || v.Element != "t.v1.B" {
+		t.Errorf("violation %+v", v)
+	}
+	code, stdout, _ = run(t, "breaking", "--format", "json", "--against", filepath.Join(dir, "cur"), filepath.Join(dir, "cur"))
+	if code != 0 || !strings.Contains(stdout, `"violations": []`) || !strings.Contains(stdout, `"total": 0`) {
+		t.Errorf("clean: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := run(t, "breaking", "--format", "yaml", "--against", dir, dir); code != 2 || !strings.Contains(stderr, "--format") {
+		t.Errorf("--format yaml: exit %d\n%s", code, stderr)
+	}
+}

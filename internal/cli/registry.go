@@ -16,7 +16,9 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
+	"github.com/msgcontract/msgcontract/registry/console"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/runtime-go/dlq/dlqopen"
 )
 
 func newRegistryCmd() *cobra.Command {
@@ -47,6 +49,7 @@ meaning: registry/README.md.`,
 func newRegistryServeCmd() *cobra.Command {
 	var (
 		addr, db, tokenFile string
+		dlqAddr             string
 		insecure            bool
 		bodyLimit           int64
 	)
@@ -66,11 +69,20 @@ Listening on anything but a loopback address without a token file is
 refused unless --insecure says that is intended (behind an authenticating
 proxy, say).
 
-The server prints "listening on http://ADDR" to stderr once it accepts
-connections, and stops cleanly on SIGINT or SIGTERM.`,
+The web console is served at /ui/ on the same address: subjects, versions,
+diffs with each compatibility violation at its line, the contract view
+(events, retry schedule, state machines, error ranges) and a check form.
+With --dlq it also lists, shows, replays and purges the dead letters of
+that queue: the embedded SQLite queue's file, or nats://HOST:PORT for
+NATS JetStream (?stream=NAME&prefix=P). The console's writes need the
+token, typed into the form, and a confirmation.
+
+The server prints "listening on http://ADDR" and the console's URL to
+stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  msgcontract registry serve --db registry.db
   msgcontract registry serve --addr 0.0.0.0:8081 --db /var/lib/msgcontract/registry.db --token-file /run/secrets/registry-token
-  msgcontract registry serve --addr 0.0.0.0:8081 --db postgres://registry@db:5432/registry --token-file /run/secrets/registry-token`,
+  msgcontract registry serve --addr 0.0.0.0:8081 --db postgres://registry@db:5432/registry --token-file /run/secrets/registry-token
+  msgcontract registry serve --db registry.db --dlq .build/demo/queue.db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if db == "" {
@@ -83,7 +95,7 @@ connections, and stops cleanly on SIGINT or SIGTERM.`,
 			if token == "" && !insecure && !loopback(addr) {
 				return usageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --token-file; anyone who reaches it could register or delete schemas. Pass --token-file, or --insecure if access is controlled elsewhere", addr))
 			}
-			return serveRegistry(cmd.Context(), cmd, addr, db, token, bodyLimit)
+			return serveRegistry(cmd.Context(), cmd, addr, db, token, bodyLimit, dlqAddr)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
@@ -91,6 +103,7 @@ connections, and stops cleanly on SIGINT or SIGTERM.`,
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file whose first line is the bearer token mutating requests need")
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --token-file")
 	cmd.Flags().Int64Var(&bodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
+	cmd.Flags().StringVar(&dlqAddr, "dlq", "", "dead-letter queue the console shows: a SQLite queue file or nats://HOST:PORT")
 	return cmd
 }
 
@@ -122,7 +135,7 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db, token string, bodyLimit int64) error {
+func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db, token string, bodyLimit int64, dlqAddr string) error {
 	st, err := store.Open(db)
 	if err != nil {
 		return usageErr(err)
@@ -132,12 +145,25 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db, token stri
 	if err != nil {
 		return err
 	}
+	ui := console.Config{Store: st, API: srv, Token: token}
+	if dlqAddr != "" {
+		dl, err := dlqopen.Open(ctx, dlqAddr)
+		if err != nil {
+			return usageErr(fmt.Errorf("--dlq %s: %w", dlqAddr, err))
+		}
+		defer dl.Close()
+		ui.DLQ, ui.DLQName = dl, dlqAddr
+	}
+	con, err := console.New(ui)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return usageErr(err)
 	}
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           console.WithAPI(srv, con),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
@@ -147,6 +173,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db, token stri
 		where = "PostgreSQL" // the URL may carry a password
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: listening on http://%s (store %s)\n", ln.Addr(), where)
+	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: console at http://%s%s\n", ln.Addr(), console.Prefix)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

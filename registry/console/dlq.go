@@ -1,8 +1,10 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -156,8 +158,8 @@ func (c *Console) decode(ctx context.Context, rec *dlq.Record) envView {
 	}
 	payload := env.GetPayload()
 	env.Payload = nil // shown decoded below
-	b, _ := protojson.MarshalOptions{UseProtoNames: true, Multiline: true, Indent: "  "}.Marshal(env)
-	v.Envelope = string(b)
+	b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(env)
+	v.Envelope = indent(b)
 	env.Payload = payload
 	v.OccurredAt = time.UnixMilli(env.GetOccurredAt()).UTC()
 	if env.GetNotBefore() > 0 {
@@ -198,13 +200,23 @@ func (c *Console) decode(ctx context.Context, rec *dlq.Record) envView {
 				v.PayloadError = fmt.Sprintf("the payload does not decode as %s: %v", e.Name(), err)
 				return v
 			}
-			out, _ := protojson.MarshalOptions{UseProtoNames: true, Multiline: true, Indent: "  ", EmitUnpopulated: true}.Marshal(m)
-			v.Payload = string(out)
+			out, _ := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}.Marshal(m)
+			v.Payload = indent(out)
 			return v
 		}
 	}
 	v.PayloadError = fmt.Sprintf("subject %s version %d has no event of type %q", v.Subject, v.Version, env.GetEventType())
 	return v
+}
+
+// indent lays JSON out two spaces a level. protojson's own layout varies
+// on purpose from build to build; this one is stable.
+func indent(b []byte) string {
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return string(b)
+	}
+	return out.String()
 }
 
 func hexDump(b []byte) string {

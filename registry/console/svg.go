@@ -5,6 +5,7 @@ import (
 	"html"
 	"html/template"
 	"strings"
+	"time"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
@@ -13,54 +14,58 @@ import (
 // Chart geometry, in SVG user units.
 const (
 	chartW, chartH = 720, 260
-	padL, padR     = 64, 16
+	padL, padR     = 64, 56
 	padT, padB     = 24, 44
 )
 
 // retrySVG draws a policy's schedule: one bar per retry for the delay
-// without jitter, a lighter band above it up to the largest jitter, and
-// the cumulative time (without and with jitter) as two lines on the same
-// axis, ending at the moment the message is dead-lettered.
+// without jitter and a lighter band above it up to the largest jitter, on
+// the left axis; and the time since the first failure (without and with
+// the most jitter) as two lines on the right axis, ending where the
+// message is dead-lettered.
 func retrySVG(p backoff.Policy) template.HTML {
 	steps := p.Schedule()
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-labelledby="t-%p"><title id="t-%p">Retry delays: %s</title>`,
-		chartW, chartH, &b, &b, html.EscapeString(policyString(p)))
+	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="retry delays: %s">`,
+		chartW, chartH, html.EscapeString(policyString(p)))
 	if len(steps) == 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="muted">max_retries is 0: the first retryable failure is dead-lettered at once.</text></svg>`, padL, chartH/2)
 		return template.HTML(b.String()) //nolint:gosec // built from numbers and escaped text
 	}
-	top := steps[len(steps)-1].CumMax
-	if top <= 0 {
-		top = 1
+	var top time.Duration
+	for _, s := range steps {
+		top = max(top, s.MaxJitter)
 	}
+	total := max(steps[len(steps)-1].CumMax, 1)
+	top = max(top, 1)
 	plotW, plotH := float64(chartW-padL-padR), float64(chartH-padT-padB)
-	y := func(v float64) float64 { return float64(padT) + plotH - v/float64(top)*plotH }
+	y := func(v, of time.Duration) float64 { return float64(padT) + plotH - float64(v)/float64(of)*plotH }
 	slot := plotW / float64(len(steps))
-	barW := slot * 0.6
-	// Axes and gridlines at quarters of the top value.
+	barW := slot * 0.55
 	for i := 0; i <= 4; i++ {
-		v := float64(top) * float64(i) / 4
-		fmt.Fprintf(&b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/><text class="axis" x="%d" y="%.1f" text-anchor="end">%s</text>`,
-			padL, chartW-padR, y(v), y(v), padL-6, y(v)+4, short(v))
+		v, c := top*time.Duration(i)/4, total*time.Duration(i)/4
+		fmt.Fprintf(&b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/>`, padL, chartW-padR, y(v, top), y(v, top))
+		fmt.Fprintf(&b, `<text class="axis" x="%d" y="%.1f" text-anchor="end">%s</text>`, padL-6, y(v, top)+4, short(float64(v)))
+		fmt.Fprintf(&b, `<text class="axis right" x="%d" y="%.1f">%s</text>`, chartW-padR+6, y(c, total)+4, short(float64(c)))
 	}
 	var cum, cumMax []string
 	for i, s := range steps {
 		x := float64(padL) + slot*float64(i) + (slot-barW)/2
 		fmt.Fprintf(&b, `<rect class="jitter" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>retry %d: %s to %s</title></rect>`,
-			x, y(float64(s.MaxJitter)), barW, y(float64(s.Delay))-y(float64(s.MaxJitter)), s.Retry, s.Delay, s.MaxJitter)
+			x, y(s.MaxJitter, top), barW, y(s.Delay, top)-y(s.MaxJitter, top), s.Retry, s.Delay, s.MaxJitter)
 		fmt.Fprintf(&b, `<rect class="delay" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>retry %d waits %s (+ up to %s jitter)</title></rect>`,
-			x, y(float64(s.Delay)), barW, y(0)-y(float64(s.Delay)), s.Retry, s.Delay, ms(p.JitterMs))
+			x, y(s.Delay, top), barW, y(0, top)-y(s.Delay, top), s.Retry, s.Delay, ms(p.JitterMs))
 		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%d" text-anchor="middle">%d</text>`, x+barW/2, chartH-padB+16, s.Retry)
 		cx := x + barW/2
-		cum = append(cum, fmt.Sprintf("%.1f,%.1f", cx, y(float64(s.Cumulative))))
-		cumMax = append(cumMax, fmt.Sprintf("%.1f,%.1f", cx, y(float64(s.CumMax))))
+		cum = append(cum, fmt.Sprintf("%.1f,%.1f", cx, y(s.Cumulative, total)))
+		cumMax = append(cumMax, fmt.Sprintf("%.1f,%.1f", cx, y(s.CumMax, total)))
 	}
 	fmt.Fprintf(&b, `<polyline class="cummax" points="%s"/><polyline class="cum" points="%s"/>`, strings.Join(cumMax, " "), strings.Join(cum, " "))
 	last := steps[len(steps)-1]
-	fmt.Fprintf(&b, `<text class="dead" x="%d" y="%d" text-anchor="end">dead-lettered after retry %d: %s – %s</text>`,
+	fmt.Fprintf(&b, `<text class="dead" x="%d" y="%d" text-anchor="end">dead-lettered after retry %d: %s – %s after the first failure</text>`,
 		chartW-padR, padT-8, last.Retry, last.Cumulative, last.CumMax)
 	fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%d" text-anchor="middle">retry</text>`, float64(padL)+plotW/2, chartH-8)
+	fmt.Fprintf(&b, `<text class="axis" x="12" y="%d">delay</text><text class="axis right" x="%d" y="%d" text-anchor="end">total</text>`, padT-8, chartW-4, chartH-padB+16)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // built from numbers and escaped text
 }

@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/schema"
@@ -183,6 +184,13 @@ func (c *Console) parseTemplates() error {
 	funcs := template.FuncMap{
 		"q":    url.QueryEscape,
 		"plus": func(a, b int) int { return a + b },
+		// when formats a time to the millisecond in UTC; zero is "—".
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return "—"
+			}
+			return t.UTC().Format("2006-01-02 15:04:05.000 MST")
+		},
 	}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {

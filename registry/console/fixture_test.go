@@ -92,7 +92,7 @@ func deadLetter(t *testing.T, q *sqlitequeue.Transport) string {
 	at := time.Date(2026, 12, 2, 9, 30, 1, 0, time.UTC)
 	rec := &dlq.Record{Topic: "order-event", Group: "payment-callback", Handler: "PaySuccess", EventType: "PAY_SUCCESS",
 		BizKey: env.BizKey, MessageID: env.MessageId, Envelope: body, Reason: dlq.ReasonRetriesExhausted, Code: 50301,
-		Error: "ledger answered 503 Service Unavailable", Attempts: 7, FirstFailedAt: at, LastFailedAt: at.Add(63 * time.Second)}
+		Error: "ledger answered 503 Service Unavailable", Attempts: 7, FirstFailedAt: at, LastFailedAt: at.Add(63 * time.Second), DeadAt: at.Add(63 * time.Second)}
 	if err := sub.DeadLetter(ctx, ds[0], rec); err != nil {
 		t.Fatal(err)
 	}

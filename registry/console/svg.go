@@ -36,8 +36,8 @@ func retrySVG(p backoff.Policy) template.HTML {
 	for _, s := range steps {
 		top = max(top, s.MaxJitter)
 	}
-	total := max(steps[len(steps)-1].CumMax, 1)
-	top = max(top, 1)
+	total := nice(steps[len(steps)-1].CumMax)
+	top = nice(top)
 	plotW, plotH := float64(chartW-padL-padR), float64(chartH-padT-padB)
 	y := func(v, of time.Duration) float64 { return float64(padT) + plotH - float64(v)/float64(of)*plotH }
 	slot := plotW / float64(len(steps))
@@ -68,6 +68,20 @@ func retrySVG(p backoff.Policy) template.HTML {
 	fmt.Fprintf(&b, `<text class="axis" x="12" y="%d">delay</text><text class="axis right" x="%d" y="%d" text-anchor="end">total</text>`, padT-8, chartW-4, chartH-padB+16)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // built from numbers and escaped text
+}
+
+// nice rounds d up to a value whose quarters make round axis labels:
+// 1, 2, 4 or 8 times a power of ten milliseconds, or whole minutes.
+func nice(d time.Duration) time.Duration {
+	step := time.Millisecond
+	for {
+		for _, m := range []time.Duration{1, 2, 4, 8} {
+			if m*step >= d {
+				return m * step
+			}
+		}
+		step *= 10
+	}
 }
 
 // short formats nanoseconds as a compact axis label.
@@ -130,13 +144,25 @@ func stateDiagram(sm *model.StateMachine, events map[string][]string) template.H
 	}
 	const boxH = 40.0
 	arcUnit := 26.0
-	rowY := 24 + float64(max(above-1, 0))*arcUnit + 28
-	height := rowY + boxH + 40 + float64(below)*arcUnit + 16
+	// A cubic arc with both control points h*1.3 away peaks at 0.75 of
+	// that: the room an arc spanning k states needs.
+	room := func(k int) float64 {
+		if k < 2 {
+			return 0
+		}
+		return (float64(k-1)*arcUnit+22)*1.3*0.75 + 8
+	}
+	rowY := 12 + room(above)
+	evY := rowY + boxH + 16 + room(below)
+	height := evY + 4
 	maxEvents := 0
 	for _, n := range nodes {
 		maxEvents = max(maxEvents, len(events[n.st.Name]))
 	}
 	height += float64(maxEvents) * 15
+	if maxEvents == 0 {
+		height += 8
+	}
 	var b strings.Builder
 	name := html.EscapeString(string(sm.Desc.Name()))
 	fmt.Fprintf(&b, `<svg class="states" viewBox="0 0 %.0f %.0f" width="%.0f" role="img" aria-label="state machine %s">`, width, height, width, name)
@@ -186,7 +212,7 @@ func stateDiagram(sm *model.StateMachine, events map[string][]string) template.H
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text></g>`, n.x+n.w/2, rowY+boxH/2+5, html.EscapeString(n.st.Name))
 		for k, ev := range events[n.st.Name] {
 			fmt.Fprintf(&b, `<text class="event" x="%.1f" y="%.1f" text-anchor="middle">⇢ %s</text>`,
-				n.x+n.w/2, rowY+boxH+16+float64(below)*arcUnit+float64(k)*15, html.EscapeString(ev))
+				n.x+n.w/2, evY+float64(k)*15, html.EscapeString(ev))
 		}
 	}
 	b.WriteString(`</svg>`)

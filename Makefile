@@ -51,10 +51,11 @@ lint-examples: build ## lint the example contracts and print their retry schedul
 
 TRANSPORT ?= sqlite
 ORDERS    ?= 24
+KEEP      ?=
 
-demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
+demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24; KEEP=1 keeps the web console open)
 	bash scripts/setup-python.sh
-	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
+	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
@@ -67,6 +68,11 @@ bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files
 
 bench-registry: ## registry GET /schemas/ids throughput vs a bare echo handler; FULL_TRANSITIVE check latency
 	$(GO) run ./bench/registry
+
+.PHONY: console-shots
+console-shots: ## run the web console's browser test (headless Chromium) and keep its screenshots in .build/console-shots
+	mkdir -p .build/console-shots
+	CONSOLE_SCREENSHOTS=$(CURDIR)/.build/console-shots $(GO) test ./registry/console -run TestBrowser -count=1 -v
 
 proto: ## regenerate the Go of msgcontract's own protos (no protoc needed)
 	$(GO) run ./internal/tools/genproto

@@ -71,11 +71,11 @@ func retrySVG(p backoff.Policy) template.HTML {
 }
 
 // nice rounds d up to a value whose quarters make round axis labels:
-// 1, 2, 4 or 8 times a power of ten milliseconds, or whole minutes.
+// 1, 2, 4, 6 or 8 times a power of ten milliseconds, or whole minutes.
 func nice(d time.Duration) time.Duration {
 	step := time.Millisecond
 	for {
-		for _, m := range []time.Duration{1, 2, 4, 8} {
+		for _, m := range []time.Duration{1, 2, 4, 6, 8} {
 			if m*step >= d {
 				return m * step
 			}
@@ -186,12 +186,16 @@ func stateDiagram(sm *model.StateMachine, events map[string][]string) template.H
 				fmt.Fprintf(&b, `<line class="edge" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" marker-end="url(#arrow)"><title>%s → %s</title></line>`,
 					src.x+src.w, rowY+boxH/2, n.x-2, rowY+boxH/2, html.EscapeString(f), html.EscapeString(n.st.Name))
 			case i < to:
-				x1, x2 := src.x+src.w*0.65, n.x+n.w*0.35
+				// Longer arcs leave further right and land further left,
+				// so arcs sharing a state do not share an end.
+				off := min(0.3, 0.1*float64(to-i-2))
+				x1, x2 := src.x+src.w*(0.55+off), n.x+n.w*(0.45-off)
 				h := float64(to-i-1)*arcUnit + 22
 				fmt.Fprintf(&b, `<path class="edge" d="M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f" marker-end="url(#arrow)"><title>%s → %s</title></path>`,
 					x1, rowY, x1, rowY-h*1.3, x2, rowY-h*1.3, x2, rowY-2, html.EscapeString(f), html.EscapeString(n.st.Name))
 			default:
-				x1, x2 := src.x+src.w*0.35, n.x+n.w*0.65
+				off := min(0.3, 0.1*float64(i-to-1))
+				x1, x2 := src.x+src.w*(0.45-off), n.x+n.w*(0.55+off)
 				h := float64(i-to)*arcUnit + 22
 				yb := rowY + boxH
 				fmt.Fprintf(&b, `<path class="edge back" d="M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f" marker-end="url(#arrow)"><title>%s → %s</title></path>`,

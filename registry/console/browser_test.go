@@ -156,6 +156,10 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form.confirm button`)),
 		chromedp.WaitVisible(chromedp.CSS(`pre.code`)))
 	b.contains("h1", subject, "v1")
+	b.contains("p.done", "registered as version 1")
+	if v, err := f.Store.Version(context.Background(), subject, 1, false); err != nil || v.Schema.Text != v1 {
+		t.Errorf("the form registered a different text than was pasted (%v)", err)
+	}
 	b.shot("version")
 
 	// Version 2 breaks the biz_key: the check form shows the violation at

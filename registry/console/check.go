@@ -60,7 +60,7 @@ func (c *Console) renderCheck(w http.ResponseWriter, r *http.Request, status int
 // shows the violations inline in a diff against the latest version.
 func (c *Console) check(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	d := checkData{Subject: strings.TrimSpace(r.PostFormValue("subject")), Schema: r.PostFormValue("schema"), Refs: r.PostFormValue("refs"), Checked: true}
+	d := formData(r)
 	if d.Subject == "" {
 		d.Invalid = []string{"name the subject to test against, e.g. payment-value"}
 		c.renderCheck(w, r, http.StatusUnprocessableEntity, d)
@@ -130,7 +130,7 @@ func (c *Console) check(w http.ResponseWriter, r *http.Request) {
 // carry confirm=yes (the box ticked on the check result) and, when the
 // registry has one, the token.
 func (c *Console) register(w http.ResponseWriter, r *http.Request) {
-	d := checkData{Subject: r.PostFormValue("subject"), Schema: r.PostFormValue("schema"), Refs: r.PostFormValue("refs"), Checked: true}
+	d := formData(r)
 	if r.PostFormValue("confirm") != "yes" {
 		d.Error = "tick the confirmation box to register"
 		c.renderCheck(w, r, http.StatusBadRequest, d)
@@ -177,6 +177,19 @@ func (c *Console) register(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	http.Redirect(w, r, "/ui/version?s="+url.QueryEscape(d.Subject)+"&v="+strconv.Itoa(version)+"&registered=1", http.StatusSeeOther)
+}
+
+// formData reads the check and register forms. Browsers send a
+// textarea's line breaks as CRLF; the schema is stored with LF, as the
+// file it was pasted from most likely had them.
+func formData(r *http.Request) checkData {
+	lf := strings.NewReplacer("\r\n", "\n", "\r", "\n")
+	return checkData{
+		Subject: strings.TrimSpace(r.PostFormValue("subject")),
+		Schema:  lf.Replace(r.PostFormValue("schema")),
+		Refs:    lf.Replace(r.PostFormValue("refs")),
+		Checked: true,
+	}
 }
 
 var importRE = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"`)

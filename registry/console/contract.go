@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
@@ -147,7 +148,18 @@ func newRetryChart(id string, p backoff.Policy) retryChart {
 }
 
 func policyString(p backoff.Policy) string {
-	return fmt.Sprintf("base %s ×%g, jitter %s, cap %s, %d retries", ms(p.BaseMs), p.Multiplier, ms(p.JitterMs), ms(p.MaxDelayMs), p.MaxRetries)
+	return fmt.Sprintf("base %s ×%g, jitter %s, cap %s, %d retries", dur(ms(p.BaseMs)), p.Multiplier, dur(ms(p.JitterMs)), dur(ms(p.MaxDelayMs)), p.MaxRetries)
+}
+
+// dur prints d without trailing zero units: 1m rather than 1m0s.
+func dur(d time.Duration) string {
+	s := d.String()
+	for _, zero := range []string{"0s", "0m"} {
+		if t := strings.TrimSuffix(s, zero); t != s && t != "" && !strings.HasSuffix(t, ".") && (t[len(t)-1] < '0' || t[len(t)-1] > '9') {
+			s = t
+		}
+	}
+	return s
 }
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }

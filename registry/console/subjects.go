@@ -171,6 +171,8 @@ type versionData struct {
 	References []refRow
 	Versions   []int
 	Previous   int
+	// Registered says the check form just registered this version.
+	Registered bool
 }
 
 // version shows one version's schema, highlighted, with its references.
@@ -192,7 +194,8 @@ func (c *Console) version(w http.ResponseWriter, r *http.Request) {
 		c.storeFail(w, err, "subject "+name)
 		return
 	}
-	d := versionData{Subject: name, Version: v.Version, SchemaID: v.Schema.ID, Deleted: v.Deleted, Lines: highlight(v.Schema.Text)}
+	d := versionData{Subject: name, Version: v.Version, SchemaID: v.Schema.ID, Deleted: v.Deleted, Lines: highlight(v.Schema.Text),
+		Registered: r.URL.Query().Get("registered") != ""}
 	for _, o := range all {
 		d.Versions = append(d.Versions, o.Version)
 		if o.Version < v.Version {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
@@ -68,6 +69,18 @@ func TestContractView(t *testing.T) {
 		page := `<html><head><link rel="stylesheet" href="static/console.css"></head><body><main>` + svg + string(d.Charts[0].SVG) + `</main></body></html>`
 		if err := os.WriteFile(dir+"/contract-svg.html", []byte(page), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+func TestDur(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[time.Duration]string{
+		time.Minute: "1m", time.Hour: "1h", 90 * time.Second: "1m30s", time.Second: "1s", 0: "0s",
+		1500 * time.Millisecond: "1.5s", 200 * time.Millisecond: "200ms", 10 * time.Second: "10s",
+	} {
+		if got := dur(in); got != want {
+			t.Errorf("dur(%v) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -119,6 +119,18 @@ func (b *browser) save(name string, png []byte) {
 	b.t.Logf("screenshot %s", path)
 }
 
+// checkAndRegister submits the filled check form, ticks the confirmation,
+// types the token and registers, ending on the new version's page.
+func (b *browser) checkAndRegister() chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Click(chromedp.CSS(`form.check button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.confirm`)),
+		chromedp.Click(chromedp.CSS(`form.confirm input[name=confirm]`)),
+		chromedp.SetValue(chromedp.CSS(`form.confirm input[name=token]`), token),
+		chromedp.Click(chromedp.CSS(`form.confirm button`)),
+		chromedp.WaitVisible(chromedp.CSS(`pre.code`)))
+}
+
 // TestBrowser drives the console as a person would: registers two versions
 // through the check form, finds the violation at its line in the diff,
 // reads the contract view and its state-machine diagram, and replays a
@@ -149,12 +161,7 @@ func TestBrowser(t *testing.T) {
 	b.do("register v1",
 		chromedp.SetValue(chromedp.CSS(`input[name=subject]`), subject),
 		chromedp.SetValue(chromedp.CSS(`textarea[name=schema]`), v1),
-		chromedp.Click(chromedp.CSS(`form.check button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(`form.confirm`)),
-		chromedp.Click(chromedp.CSS(`form.confirm input[name=confirm]`)),
-		chromedp.SetValue(chromedp.CSS(`form.confirm input[name=token]`), token),
-		chromedp.Click(chromedp.CSS(`form.confirm button`)),
-		chromedp.WaitVisible(chromedp.CSS(`pre.code`)))
+		b.checkAndRegister())
 	b.contains("h1", subject, "v1")
 	b.contains("p.done", "registered as version 1")
 	if v, err := f.Store.Version(context.Background(), subject, 1, false); err != nil || v.Schema.Text != v1 {
@@ -176,13 +183,7 @@ func TestBrowser(t *testing.T) {
 	b.shot("check")
 	// At NONE the registry takes it.
 	f.setLevel(t, "NONE")
-	b.do("register v2",
-		chromedp.Click(chromedp.CSS(`form.check button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(`form.confirm`)),
-		chromedp.Click(chromedp.CSS(`form.confirm input[name=confirm]`)),
-		chromedp.SetValue(chromedp.CSS(`form.confirm input[name=token]`), token),
-		chromedp.Click(chromedp.CSS(`form.confirm button`)),
-		chromedp.WaitVisible(chromedp.CSS(`pre.code`)))
+	b.do("register v2", b.checkAndRegister())
 	b.contains("h1", "v2")
 
 	// The diff: the violation row sits right under the changed line.

@@ -96,6 +96,13 @@ func TestWritesNeedTokenAndConfirmation(t *testing.T) {
 	if rec, err := f.Queue.Get(ctx, f.DeadID); err != nil || rec.ReplayCount != 1 {
 		t.Fatalf("after the replay: %v, %+v", err, rec)
 	}
+	purge := without(replay, "action", "purge")
+	if status, body := post(t, f.URL+"/ui/dlq/apply", f.URL, purge); status != http.StatusSeeOther {
+		t.Fatalf("purge: HTTP %d\n%s", status, body)
+	}
+	if _, err := f.Queue.Get(ctx, f.DeadID); err == nil {
+		t.Fatal("the purged record is still there")
+	}
 }
 
 // TestManySubjects: 10,000 subjects list a page at a time, and search,

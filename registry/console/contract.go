@@ -67,24 +67,11 @@ type contractData struct {
 // format: the events, their retry schedules, state machines and error
 // ranges, from the contract model of the stored schema.
 func (c *Console) contract(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	name := r.URL.Query().Get("s")
-	n, err := versionArg(r.URL.Query().Get("v"))
-	if err != nil {
-		c.fail(w, http.StatusBadRequest, "%v", err)
+	name, v, all, ok := c.pickVersion(w, r)
+	if !ok {
 		return
 	}
-	v, err := c.cfg.Store.Version(ctx, name, n, true)
-	if err != nil {
-		c.storeFail(w, err, "subject "+strconv.Quote(name))
-		return
-	}
-	all, err := c.cfg.Store.Versions(ctx, name, true)
-	if err != nil {
-		c.storeFail(w, err, "subject "+name)
-		return
-	}
-	p, err := c.compile(ctx, name, v.Schema)
+	p, err := c.compile(r.Context(), name, v.Schema)
 	if err != nil {
 		c.fail(w, http.StatusInternalServerError, "%v", err)
 		return

@@ -177,21 +177,8 @@ type versionData struct {
 
 // version shows one version's schema, highlighted, with its references.
 func (c *Console) version(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	name := r.URL.Query().Get("s")
-	n, err := versionArg(r.URL.Query().Get("v"))
-	if err != nil {
-		c.fail(w, http.StatusBadRequest, "%v", err)
-		return
-	}
-	v, err := c.cfg.Store.Version(ctx, name, n, true)
-	if err != nil {
-		c.storeFail(w, err, "subject "+strconv.Quote(name)+" version "+r.URL.Query().Get("v"))
-		return
-	}
-	all, err := c.cfg.Store.Versions(ctx, name, true)
-	if err != nil {
-		c.storeFail(w, err, "subject "+name)
+	name, v, all, ok := c.pickVersion(w, r)
+	if !ok {
 		return
 	}
 	d := versionData{Subject: name, Version: v.Version, SchemaID: v.Schema.ID, Deleted: v.Deleted, Lines: highlight(v.Schema.Text),
@@ -206,4 +193,35 @@ func (c *Console) version(w http.ResponseWriter, r *http.Request) {
 		d.References = append(d.References, refRow{ref.Name, ref.Subject, ref.Version})
 	}
 	c.render(w, http.StatusOK, "version", name+" v"+strconv.Itoa(v.Version), "subjects", d)
+}
+
+// pickVersion reads ?s= and ?v= (a number or "latest"; soft-deleted
+// versions included) and returns the version with all of the subject's
+// version numbers. On failure it has answered with an error page.
+func (c *Console) pickVersion(w http.ResponseWriter, r *http.Request) (string, store.Version, []store.Version, bool) {
+	name := r.URL.Query().Get("s")
+	n, err := versionArg(r.URL.Query().Get("v"))
+	if err != nil {
+		c.fail(w, http.StatusBadRequest, "%v", err)
+		return name, store.Version{}, nil, false
+	}
+	all, err := c.cfg.Store.Versions(r.Context(), name, true)
+	if err != nil {
+		c.storeFail(w, err, "subject "+strconv.Quote(name))
+		return name, store.Version{}, nil, false
+	}
+	if n == store.Latest {
+		for i := len(all) - 1; i >= 0; i-- {
+			if !all[i].Deleted {
+				return name, all[i], all, true
+			}
+		}
+	}
+	for _, v := range all {
+		if v.Version == n {
+			return name, v, all, true
+		}
+	}
+	c.fail(w, http.StatusNotFound, "subject %s: version %s not found", name, r.URL.Query().Get("v"))
+	return name, store.Version{}, nil, false
 }

@@ -29,7 +29,7 @@ type checkData struct {
 	Against    []int
 	NewSubject bool
 	Violations []compat.Violation
-	Lines      []diffLine
+	Table      diffTable
 	Elsewhere  []compat.Violation
 	Latest     int
 	// Error is a failed registration's answer.
@@ -121,7 +121,7 @@ func (c *Console) check(w http.ResponseWriter, r *http.Request) {
 	}
 	latest := live[len(live)-1]
 	d.Latest = latest.Version
-	d.Lines, d.Elsewhere = diffLines(latest.Schema.Text, next.Text, api.FileName(d.Subject), d.Violations)
+	d.Table.Lines, d.Elsewhere = diffLines(latest.Schema.Text, next.Text, api.FileName(d.Subject), d.Violations)
 	c.renderCheck(w, r, http.StatusOK, d)
 }
 

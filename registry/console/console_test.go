@@ -162,3 +162,29 @@ func TestNotFound(t *testing.T) {
 		t.Errorf("GET /subjects next to the console: HTTP %d", status)
 	}
 }
+
+// TestDiffFolds: the diff folds unchanged runs behind a link to the
+// unfolded view, which shows every line.
+func TestDiffFolds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.setLevel(t, "NONE")
+	for _, text := range []string{paymentV1(t), paymentV2(t)} {
+		form := url.Values{"subject": {subject}, "schema": {text}, "confirm": {"yes"}, "token": {token}}
+		if status, body := post(t, f.URL+"/ui/register", "", form); status != http.StatusSeeOther {
+			t.Fatalf("register: HTTP %d\n%s", status, body)
+		}
+	}
+	_, folded := get(t, f.URL+"/ui/diff?s="+subject)
+	if !strings.Contains(folded, "unchanged lines") || !strings.Contains(folded, "&amp;all=1#N") {
+		t.Errorf("the diff folds nothing or has no link to unfold")
+	}
+	last := strings.Count(paymentV2(t), "\n")
+	_, all := get(t, f.URL+"/ui/diff?s="+subject+"&from=1&to=2&all=1")
+	if strings.Contains(all, "unchanged lines") || !strings.Contains(all, fmt.Sprintf(`id="N%d"`, last)) {
+		t.Errorf("the unfolded diff still folds, or misses line %d", last)
+	}
+	if !strings.Contains(all, "EVENT_BIZ_KEY_CHANGED") {
+		t.Error("the unfolded diff lost the violation")
+	}
+}

@@ -3,6 +3,7 @@ package console
 import (
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -26,13 +27,20 @@ type diffLine struct {
 	Violations []compat.Violation
 }
 
+// diffTable is what the difftable template renders; AllURL, when set,
+// is the same view with nothing folded.
+type diffTable struct {
+	Lines  []diffLine
+	AllURL string
+}
+
 type diffData struct {
 	Subject    string
 	From, To   int
 	Versions   []int
 	Level      compat.Level
 	Checked    compat.Level
-	Lines      []diffLine
+	Table      diffTable
 	Violations []compat.Violation
 	// Elsewhere are violations positioned outside the shown file.
 	Elsewhere []compat.Violation
@@ -107,15 +115,31 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Violations = compat.Check(oldP.Set, newP.Set, d.Checked.Directions())
-	d.Lines, d.Elsewhere = diffLines(from.Schema.Text, to.Schema.Text, api.FileName(name), d.Violations)
+	d.Table.Lines, d.Elsewhere = diffLines(from.Schema.Text, to.Schema.Text, api.FileName(name), d.Violations)
+	if r.URL.Query().Get("all") != "" {
+		d.Table.Lines = unfold(from.Schema.Text, to.Schema.Text, api.FileName(name), d.Violations)
+	} else {
+		d.Table.AllURL = "/ui/diff?s=" + url.QueryEscape(name) + "&from=" + strconv.Itoa(d.From) + "&to=" + strconv.Itoa(d.To) + "&all=1"
+	}
 	d.Changed = from.Schema.Text != to.Schema.Text
 	c.render(w, http.StatusOK, "diff", name+" v"+strconv.Itoa(d.From)+"→v"+strconv.Itoa(d.To), "subjects", d)
+}
+
+// unfold is diffLines without folding.
+func unfold(oldText, newText, file string, vs []compat.Violation) []diffLine {
+	all, _ := lineDiff(oldText, newText, file, vs)
+	return all
 }
 
 // diffLines diffs two texts by line and hangs each violation under the
 // new-side line it points to; violations in file whose line is not shown
 // are returned as elsewhere.
 func diffLines(oldText, newText, file string, vs []compat.Violation) (lines []diffLine, elsewhere []compat.Violation) {
+	all, elsewhere := lineDiff(oldText, newText, file, vs)
+	return fold(all), elsewhere
+}
+
+func lineDiff(oldText, newText, file string, vs []compat.Violation) (all []diffLine, elsewhere []compat.Violation) {
 	a := strings.Split(strings.TrimRight(oldText, "\n"), "\n")
 	b := strings.Split(strings.TrimRight(newText, "\n"), "\n")
 	ha, hb := highlight(oldText), highlight(newText)
@@ -127,7 +151,6 @@ func diffLines(oldText, newText, file string, vs []compat.Violation) (lines []di
 			elsewhere = append(elsewhere, v)
 		}
 	}
-	var all []diffLine
 	for _, op := range difflib.NewMatcher(a, b).GetOpCodes() {
 		switch op.Tag {
 		case 'e':
@@ -143,7 +166,7 @@ func diffLines(oldText, newText, file string, vs []compat.Violation) (lines []di
 			}
 		}
 	}
-	return fold(all), elsewhere
+	return all, elsewhere
 }
 
 // fold keeps diffContext unchanged lines around every change or violation

@@ -285,9 +285,14 @@ func (c *Console) dlqApply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	var done string
+	var done, bizKey string
 	switch action {
 	case "replay":
+		if len(ids) == 1 {
+			if rec, err := c.cfg.DLQ.Get(ctx, ids[0]); err == nil {
+				bizKey = rec.BizKey
+			}
+		}
 		var failed []string
 		for _, id := range ids {
 			if err := c.cfg.DLQ.Replay(ctx, id); err != nil {
@@ -311,8 +316,17 @@ func (c *Console) dlqApply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if action == "replay" && len(ids) == 1 {
-		http.Redirect(w, r, "/ui/dlq/record?id="+url.QueryEscape(ids[0])+"&done="+url.QueryEscape(done), http.StatusSeeOther)
-		return
+		// Back to the record, unless replaying gave it a new id (the NATS
+		// dead-letter stream rewrites a replayed record): then to the
+		// list of its biz_key.
+		if _, err := c.cfg.DLQ.Get(ctx, ids[0]); err == nil {
+			http.Redirect(w, r, "/ui/dlq/record?id="+url.QueryEscape(ids[0])+"&done="+url.QueryEscape(done), http.StatusSeeOther)
+			return
+		}
+		if bizKey != "" {
+			http.Redirect(w, r, "/ui/dlq?biz_key="+url.QueryEscape(bizKey)+"&done="+url.QueryEscape(done), http.StatusSeeOther)
+			return
+		}
 	}
 	http.Redirect(w, r, "/ui/dlq?done="+url.QueryEscape(done), http.StatusSeeOther)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -67,7 +68,15 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{URL: hs.URL, Store: st, Queue: q, DeadID: deadLetter(t, q)}
 }
 
-func deadLetter(t *testing.T, q *sqlitequeue.Transport) string {
+// queue is what deadLetter needs of a transport: publish, subscribe and
+// the dead-letter store.
+type queue interface {
+	transport.Publisher
+	transport.Subscriber
+	dlq.Store
+}
+
+func deadLetter(t *testing.T, q queue) string {
 	t.Helper()
 	ctx := context.Background()
 	sub, err := q.Subscribe(ctx, "payment-callback", []string{"order-event"})

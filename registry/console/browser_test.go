@@ -39,9 +39,8 @@ type browser struct {
 	base  string
 }
 
-func newBrowser(t *testing.T, base string) *browser {
+func newBrowser(t *testing.T, exe, base string) *browser {
 	t.Helper()
-	exe := chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.WindowSize(1366, 860))
 	// The deadline bounds a hung browser; no assertion depends on time.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -136,8 +135,9 @@ func (b *browser) checkAndRegister() chromedp.Action[chromedp.Void] {
 // reads the contract view and its state-machine diagram, and replays a
 // dead letter, with the token and a confirmation.
 func TestBrowser(t *testing.T) {
+	exe := chromium(t)
 	f := newFixture(t)
-	b := newBrowser(t, f.URL)
+	b := newBrowser(t, exe, f.URL)
 	v1, v2 := paymentV1(t), paymentV2(t)
 
 	// Version 1 through the check form: a new subject, then the token.

@@ -149,7 +149,7 @@ func (c *Console) subject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, v := range vs {
-		d.Versions = append(d.Versions, versionRow{v.Version, v.Schema.ID, v.Deleted, len(v.Schema.References), strings.Count(v.Schema.Text, "\n") + 1})
+		d.Versions = append(d.Versions, versionRow{v.Version, v.Schema.ID, v.Deleted, len(v.Schema.References), strings.Count(strings.TrimRight(v.Schema.Text, "\n"), "\n") + 1})
 		if !v.Deleted {
 			d.Previous, d.Latest = d.Latest, v.Version
 		}

@@ -61,9 +61,10 @@ lint-examples: build ## lint the example contracts and print their retry schedul
 
 TRANSPORT ?= sqlite
 ORDERS    ?= 24
+KEEP      ?=
 
-demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
-	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
+demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24; KEEP=1 keeps the web console open)
+	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
@@ -90,6 +91,11 @@ rules-doc: ## regenerate docs/compat-rules.md from the rule table and the corpus
 
 bench-registry: ## registry GET /schemas/ids throughput vs a bare echo handler; FULL_TRANSITIVE check latency
 	$(GO) run ./bench/registry
+
+.PHONY: console-shots
+console-shots: ## run the web console's browser test (headless Chromium) and keep its screenshots in .build/console-shots
+	mkdir -p .build/console-shots
+	CONSOLE_SCREENSHOTS=$(CURDIR)/.build/console-shots $(GO) test ./registry/console -run TestBrowser -count=1 -v
 
 proto: ## regenerate the Go of msgcontract's own protos (no protoc needed)
 	$(GO) run ./internal/tools/genproto

@@ -23,6 +23,7 @@ func main() {
 	flag.StringVar(&cfg.Transport, "transport", "sqlite", "the transport: sqlite (embedded) or nats (in-process JetStream)")
 	flag.StringVar(&cfg.WorkDir, "work", ".build/demo", "working directory for databases and builds; emptied first")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print the services' logs")
+	keep := flag.Bool("keep", false, "after the run, serve the registry's web console on its data until Ctrl-C")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -32,6 +33,13 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println(res.Line())
+	if *keep {
+		if err := serveConsole(ctx, cfg, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: console:", err)
+		}
+	} else {
+		fmt.Println("console: make demo KEEP=1 (or --keep) serves the registry's web console on this run's data")
+	}
 	if !res.OK() {
 		os.Exit(1)
 	}

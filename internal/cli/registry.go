@@ -14,9 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/internal/dlqopen"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
 	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/console"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -48,6 +50,7 @@ meaning: registry/README.md.`,
 func newRegistryServeCmd() *cobra.Command {
 	var (
 		addr, db, tokenFile string
+		dlqAddr             string
 		insecure            bool
 		cfg                 api.Config
 	)
@@ -71,11 +74,20 @@ Compiling a schema a request sends is bounded: at most --max-compilations
 at once, each within --compile-timeout, after which the request is
 answered 503 (error_code 50002, Retry-After) and the compilation stops.
 
-The server prints "listening on http://ADDR" to stderr once it accepts
-connections, and stops cleanly on SIGINT or SIGTERM.`,
+The web console is served at /ui/ on the same address: subjects, versions,
+diffs with each compatibility violation at its line, the contract view
+(events, retry schedule, state machines, error ranges) and a check form.
+With --dlq it also lists, shows, replays and purges the dead letters of
+that queue: the embedded SQLite queue's file, or nats://HOST:PORT for
+NATS JetStream (?stream=NAME&prefix=P). The console's writes need the
+token, typed into the form, and a confirmation.
+
+The server prints "listening on http://ADDR" and the console's URL to
+stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  msgcontract registry serve --db registry.db
   msgcontract registry serve --addr 0.0.0.0:8081 --db /var/lib/msgcontract/registry.db --token-file /run/secrets/registry-token
-  msgcontract registry serve --addr 0.0.0.0:8081 --db postgres://registry@db:5432/registry --token-file /run/secrets/registry-token`,
+  msgcontract registry serve --addr 0.0.0.0:8081 --db postgres://registry@db:5432/registry --token-file /run/secrets/registry-token
+  msgcontract registry serve --db registry.db --dlq .build/demo/queue.db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if db == "" {
@@ -89,7 +101,7 @@ connections, and stops cleanly on SIGINT or SIGTERM.`,
 				return usageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --token-file; anyone who reaches it could register or delete schemas. Pass --token-file, or --insecure if access is controlled elsewhere", addr))
 			}
 			cfg.Token = token
-			return serveRegistry(cmd.Context(), cmd, addr, db, cfg)
+			return serveRegistry(cmd.Context(), cmd, addr, db, cfg, dlqAddr)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
@@ -100,6 +112,7 @@ connections, and stops cleanly on SIGINT or SIGTERM.`,
 	cmd.Flags().IntVar(&cfg.MaxCompilations, "max-compilations", 0, "schemas compiled at once for requests; more wait (default half the CPUs, at least 1)")
 	cmd.Flags().IntVar(&cfg.CompiledCache, "compiled-cache", 2048, "compiled stored schemas kept in memory for compatibility checks (least recently used go first)")
 	cmd.Flags().DurationVar(&cfg.CompileTimeout, "compile-timeout", api.DefaultCompileTimeout, "longest a request waits for its schema to compile; past it the answer is 503 (error_code 50002) and the compilation stops")
+	cmd.Flags().StringVar(&dlqAddr, "dlq", "", "dead-letter queue the console shows: a SQLite queue file or nats://HOST:PORT")
 	return cmd
 }
 
@@ -131,7 +144,7 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config) error {
+func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config, dlqAddr string) error {
 	st, err := store.Open(db)
 	if err != nil {
 		return usageErr(err)
@@ -142,12 +155,25 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	if err != nil {
 		return err
 	}
+	ui := console.Config{Store: st, API: srv, Token: cfg.Token}
+	if dlqAddr != "" {
+		dl, err := dlqopen.Open(ctx, dlqAddr)
+		if err != nil {
+			return usageErr(fmt.Errorf("--dlq %s: %w", dlqAddr, err))
+		}
+		defer dl.Close()
+		ui.DLQ, ui.DLQName = dl, dlqAddr
+	}
+	con, err := console.New(ui)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return usageErr(err)
 	}
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           console.WithAPI(srv, con),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
@@ -157,6 +183,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 		where = "PostgreSQL" // the URL may carry a password
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: listening on http://%s (store %s)\n", ln.Addr(), where)
+	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: console at http://%s%s\n", ln.Addr(), console.Prefix)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/msgcontract/msgcontract/internal/dlqopen"
+	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/console"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+// serveConsole serves the registry of the finished run, with its web
+// console, on a free loopback port until ctx ends (Ctrl-C). Over SQLite
+// the console also shows the run's dead letters; the in-process NATS
+// server is gone once the run ends, so over NATS it shows the registry
+// only.
+func serveConsole(ctx context.Context, cfg Config, out io.Writer) error {
+	work, err := filepath.Abs(cfg.WorkDir)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(filepath.Join(work, "registry.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv, err := api.New(api.Config{Store: st})
+	if err != nil {
+		return err
+	}
+	ui := console.Config{Store: st, API: srv}
+	if cfg.Transport == "sqlite" {
+		queue := filepath.Join(work, "queue.db")
+		dl, err := dlqopen.Open(ctx, queue)
+		if err != nil {
+			return err
+		}
+		defer dl.Close()
+		ui.DLQ, ui.DLQName = dl, queue
+	}
+	con, err := console.New(ui)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: console.WithAPI(srv, con), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	fmt.Fprintf(out, "console: http://%s%s (kept open by --keep; Ctrl-C stops it)\n", ln.Addr(), console.Prefix)
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return hs.Shutdown(stop)
+	}
+}

@@ -1,0 +1,69 @@
+// Package dlqopen opens a transport's dead-letter destination by address,
+// for tooling such as `msgcontract dlq list | show | replay | purge`.
+package dlqopen
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
+)
+
+// Store is a dead-letter store with the connection behind it.
+type Store interface {
+	dlq.Store
+	// Close releases the connection.
+	Close() error
+}
+
+// Open opens the dead-letter store at target:
+//
+//	path/to/queue.db, sqlite:path/to/queue.db   the embedded SQLite queue file
+//	nats://host:4222[?stream=NAME&prefix=P]     NATS JetStream (stream defaults
+//	                                            to MSGCONTRACT, prefix to msgcontract)
+func Open(ctx context.Context, target string) (Store, error) {
+	switch {
+	case strings.HasPrefix(target, "nats://") || strings.HasPrefix(target, "tls://"):
+		u, err := url.Parse(target)
+		if err != nil {
+			return nil, fmt.Errorf("dlqopen: %q: %w", target, err)
+		}
+		q := u.Query()
+		u.RawQuery = ""
+		nc, err := nats.Connect(u.String())
+		if err != nil {
+			return nil, fmt.Errorf("dlqopen: connect %s: %w", u.Redacted(), err)
+		}
+		tr, err := natsjs.New(ctx, natsjs.Config{Conn: nc, Stream: q.Get("stream"), SubjectPrefix: q.Get("prefix")})
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+		return natsStore{tr, nc}, nil
+	case strings.Contains(target, "://"):
+		return nil, fmt.Errorf("dlqopen: unsupported address %q: use a SQLite queue file path or nats://host:port", target)
+	default:
+		path := strings.TrimPrefix(target, "sqlite:")
+		tr, err := sqlitequeue.Open(ctx, path, sqlitequeue.Config{})
+		if err != nil {
+			return nil, err
+		}
+		return tr, nil
+	}
+}
+
+type natsStore struct {
+	*natsjs.Transport
+	nc *nats.Conn
+}
+
+func (s natsStore) Close() error {
+	s.nc.Close()
+	return nil
+}

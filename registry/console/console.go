@@ -1,0 +1,243 @@
+// Package console is the registry's web console, served at /ui/ by
+// `msgcontract registry serve`: subjects, versions, highlighted schemas,
+// diffs with each compatibility violation at its line, the contract view
+// (events, retry schedule chart, state-machine diagrams, error ranges), a
+// check-and-register form, and the dead letters of a configured queue.
+//
+// Pages are rendered on the server with html/template; the stylesheet and
+// a small script (keyboard shortcuts) are embedded, so the console works
+// offline and fetches nothing at run time. Every view is a GET with its
+// state in the URL. Reads are open; writes (registering, replaying and
+// purging dead letters) go through a confirmation step and need the
+// registry's token when one is configured.
+package console
+
+import (
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/schema"
+	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+)
+
+// Prefix is where the console is mounted.
+const Prefix = "/ui/"
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Config configures a Console. Store and API are required.
+type Config struct {
+	// Store is the registry's store; the console reads it directly.
+	Store *store.Store
+	// API is the registry's REST handler. Registrations from the check
+	// form are sent to it in-process, so they pass exactly the checks a
+	// client's registration passes.
+	API http.Handler
+	// Token, when set, must be typed into every form that changes
+	// something (registering, replaying, purging).
+	Token string
+	// DefaultLevel is the level of subjects and a registry with none
+	// configured; it must match the API's. Default BACKWARD.
+	DefaultLevel compat.Level
+	// DLQ, when set, is the dead-letter store the console shows;
+	// DLQName says which one it is (a file path or a NATS URL), for
+	// the page heading.
+	DLQ     dlq.Store
+	DLQName string
+	// PageSize is how many subjects or dead letters one page lists.
+	// Default 50.
+	PageSize int
+}
+
+// Validate reports missing required fields.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Store == nil {
+		errs = append(errs, errors.New("console: Config.Store is required"))
+	}
+	if c.API == nil {
+		errs = append(errs, errors.New("console: Config.API is required (the registry handler registrations go to)"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) setDefaults() {
+	if c.DefaultLevel == "" {
+		c.DefaultLevel = compat.Backward
+	}
+	if c.PageSize <= 0 {
+		c.PageSize = 50
+	}
+}
+
+// Console is the /ui/ handler.
+type Console struct {
+	cfg   Config
+	mux   *http.ServeMux
+	pages map[string]*template.Template
+
+	mu     sync.Mutex
+	parsed map[parsedKey]*schema.Parsed
+}
+
+// New returns a Console for cfg.
+func New(cfg Config) (*Console, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.setDefaults()
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), parsed: map[parsedKey]*schema.Parsed{}}
+	if err := c.parseTemplates(); err != nil {
+		return nil, err
+	}
+	static, _ := fs.Sub(staticFS, "static")
+	c.mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
+	c.mux.HandleFunc("GET /ui/{$}", c.subjects)
+	c.mux.HandleFunc("GET /ui/subject", c.subject)
+	c.mux.HandleFunc("GET /ui/version", c.version)
+	c.mux.HandleFunc("GET /ui/diff", c.diff)
+	c.mux.HandleFunc("GET /ui/contract", c.contract)
+	c.mux.HandleFunc("GET /ui/check", c.checkForm)
+	c.mux.HandleFunc("POST /ui/check", c.check)
+	c.mux.HandleFunc("POST /ui/register", c.register)
+	c.mux.HandleFunc("GET /ui/dlq", c.dlqList)
+	c.mux.HandleFunc("GET /ui/dlq/record", c.dlqRecord)
+	c.mux.HandleFunc("GET /ui/dlq/confirm", c.dlqConfirm)
+	c.mux.HandleFunc("POST /ui/dlq/apply", c.dlqApply)
+	return c, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if r.Method == http.MethodPost && !sameOrigin(r) {
+		http.Error(w, "console: cross-origin form posts are refused", http.StatusForbidden)
+		return
+	}
+	c.mux.ServeHTTP(w, r)
+}
+
+// WithAPI serves ui under Prefix and everything else with api: the
+// registry's handler with the console mounted.
+func WithAPI(api http.Handler, ui http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/ui":
+			http.Redirect(w, r, Prefix, http.StatusMovedPermanently)
+		case strings.HasPrefix(r.URL.Path, Prefix):
+			ui.ServeHTTP(w, r)
+		default:
+			api.ServeHTTP(w, r)
+		}
+	})
+}
+
+// sameOrigin refuses form posts from other sites (a page elsewhere must
+// not replay dead letters through a browser that can reach the console).
+// Browsers send Origin on every POST; tools that send none are let
+// through, as the API lets them.
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	return err == nil && u.Host == r.Host
+}
+
+// authorized checks a form's token against the configured one.
+func (c *Console) authorized(r *http.Request) bool {
+	if c.cfg.Token == "" {
+		return true
+	}
+	got := strings.TrimSpace(r.PostFormValue("token"))
+	return subtle.ConstantTimeCompare([]byte(got), []byte(c.cfg.Token)) == 1
+}
+
+// page is what every template gets.
+type page struct {
+	Title string
+	// Nav is the active top-level section: subjects, check or dlq.
+	Nav      string
+	HasDLQ   bool
+	NeedsKey bool
+	Data     any
+}
+
+func (c *Console) parseTemplates() error {
+	funcs := template.FuncMap{
+		"q":    url.QueryEscape,
+		"plus": func(a, b int) int { return a + b },
+		// when formats a time to the millisecond in UTC; zero is "—".
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return "—"
+			}
+			return t.UTC().Format("2006-01-02 15:04:05.000 MST")
+		},
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return err
+	}
+	c.pages = map[string]*template.Template{}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" || base == "partials" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", n)
+		if err != nil {
+			return fmt.Errorf("console: template %s: %w", n, err)
+		}
+		c.pages[base] = t
+	}
+	return nil
+}
+
+func (c *Console) render(w http.ResponseWriter, status int, name, title, nav string, data any) {
+	t, ok := c.pages[name]
+	if !ok {
+		http.Error(w, "console: no template "+name, http.StatusInternalServerError)
+		return
+	}
+	var b strings.Builder
+	p := page{Title: title, Nav: nav, HasDLQ: c.cfg.DLQ != nil, NeedsKey: c.cfg.Token != "", Data: data}
+	if err := t.Execute(&b, p); err != nil {
+		http.Error(w, "console: rendering "+name+": "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// fail renders an error page saying what went wrong and what to do.
+func (c *Console) fail(w http.ResponseWriter, status int, format string, args ...any) {
+	c.render(w, status, "error", "Error", "", fmt.Sprintf(format, args...))
+}
+
+// storeFail maps store errors to 404 or 500 pages.
+func (c *Console) storeFail(w http.ResponseWriter, err error, what string) {
+	status := http.StatusInternalServerError
+	if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) || errors.Is(err, dlq.ErrNotFound) {
+		status = http.StatusNotFound
+	}
+	c.fail(w, status, "%s: %v", what, err)
+}

@@ -8,7 +8,7 @@
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
 #   - the Maven artifacts of the Java harness and the pinned protoc;
-#   - buf (pinned, go install into .tools/bin) for compare-buf and
+#   - buf (pinned, npm package into .tools/bin) for compare-buf and
 #     bench-breaking.
 set -euo pipefail
 cd "$(dirname "$0")/.."

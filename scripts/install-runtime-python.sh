@@ -10,11 +10,20 @@
 #   2. mypy --strict on the package and its tests, then pytest; prints
 #      "python-runtime: N passed" and fails on any skipped test;
 #   3. pip install of the package (protobuf is its only dependency).
+# Skipped when the installed package was built from the same sources.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-python.sh >/dev/null
 py=.venv/bin/python
 src=runtime-python/src
+stamp=.venv/.msgcontract-runtime.sha256
+sources="$(cat contracts/msgcontract/v1/*.proto runtime-python/pyproject.toml \
+  $(find "$src" runtime-python/tests -type f -not -path '*egg-info*' -not -path '*__pycache__*' | sort) |
+  sha256sum | cut -d' ' -f1)"
+if [[ "$(cat "$stamp" 2>/dev/null || true)" == "$sources" ]] && $py -c 'import msgcontract_runtime' 2>/dev/null; then
+  echo "python-runtime: up to date ($(cat .venv/.msgcontract-runtime.tests 2>/dev/null || echo '?') at install)"
+  exit 0
+fi
 echo "runtime-python: protoc msgcontract/v1/*.proto, mypy --strict, pytest, pip install msgcontract-runtime into .venv"
 ver="$(sed -n 's/^version = "\(.*\)"/\1/p' runtime-python/pyproject.toml)"
 if ! grep -q "^RUNTIME_VERSION = \"$ver\"" "$src/msgcontract_runtime/version.py"; then
@@ -41,4 +50,7 @@ if grep -qE '[0-9]+ skipped' <<<"$out"; then
   exit 1
 fi
 $py -m pip install --quiet --disable-pip-version-check ./runtime-python
-echo "python-runtime: $(grep -oE '[0-9]+ passed' <<<"$out" | tail -1)"
+passed="$(grep -oE '[0-9]+ passed' <<<"$out" | tail -1)"
+echo "$passed" >.venv/.msgcontract-runtime.tests
+echo "$sources" >"$stamp"
+echo "python-runtime: $passed"

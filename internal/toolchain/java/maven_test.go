@@ -1,11 +1,14 @@
 package java_test
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
@@ -57,8 +60,17 @@ func TestMavenJUnit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("mvn test: %v\n%s", err, out)
 	}
+	// Every @Test must have run: a test Maven silently skipped or never
+	// found fails here.
+	want := bytes.Count(consumerTest, []byte("@Test"))
+	m := regexp.MustCompile(`(?m)Tests run: (\d+), Failures: 0, Errors: 0, Skipped: (\d+)\s*$`).FindAllSubmatch(ansi.ReplaceAll(out, nil), -1)
+	if len(m) == 0 || string(m[len(m)-1][1]) != strconv.Itoa(want) || string(m[len(m)-1][2]) != "0" {
+		t.Fatalf("mvn test: want %d tests run and none skipped:\n%s", want, lastLines(out, 12))
+	}
 	t.Logf("%s", lastLines(out, 8))
 }
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 
 func lastLines(b []byte, n int) []byte {
 	for i := len(b) - 2; i >= 0; i-- {

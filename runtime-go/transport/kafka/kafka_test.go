@@ -1,0 +1,68 @@
+//go:build kafka
+
+package kafka_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka/kafkatest"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/transporttest"
+)
+
+func newTransport(t *testing.T, mutate func(*kafka.Config)) *kafka.Transport {
+	t.Helper()
+	cfg := kafka.Config{Brokers: kafkatest.Brokers(t), Namespace: kafkatest.Namespace(), Partitions: 1,
+		SessionTimeout: 3 * time.Second}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	tr, err := kafka.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
+}
+
+func TestSuite(t *testing.T) {
+	t.Parallel()
+	transporttest.Run(t, func(t *testing.T, lease time.Duration) transporttest.Transport {
+		return newTransport(t, func(c *kafka.Config) { c.Lease = lease })
+	})
+}
+
+// A broker that does not answer is an error naming it after
+// ConnectTimeout, not a hang.
+func TestUnreachableBroker(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there any more
+	_, err = kafka.New(context.Background(), kafka.Config{Brokers: []string{addr}, ConnectTimeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "kafka: broker "+addr+" unreachable after 1s") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// With CreateTopics off, a missing topic is an error that names it.
+func TestMissingTopic(t *testing.T) {
+	t.Parallel()
+	off := false
+	tr := newTransport(t, func(c *kafka.Config) { c.CreateTopics = &off; c.Namespace = "missing." })
+	_, err := tr.Subscribe(context.Background(), "g", []string{"nowhere"})
+	if err == nil || !strings.Contains(err.Error(), "topic missing.nowhere does not exist") {
+		t.Fatalf("subscribe: %v", err)
+	}
+	err = tr.Publish(context.Background(), "nowhere", nil)
+	if err == nil || !strings.Contains(err.Error(), "topic missing.nowhere does not exist") {
+		t.Fatalf("publish: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package kafka
 import (
 	"cmp"
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
@@ -111,8 +113,8 @@ func (t *Transport) dlqTopics(ctx context.Context) ([]string, error) {
 		return nil, t.unreachable(err)
 	}
 	var out []string
-	for name := range details {
-		if strings.HasPrefix(name, t.cfg.Namespace) && strings.HasSuffix(name, dlqSuffix) {
+	for name, d := range details {
+		if d.Err == nil && strings.HasPrefix(name, t.cfg.Namespace) && strings.HasSuffix(name, dlqSuffix) {
 			out = append(out, strings.TrimSuffix(strings.TrimPrefix(name, t.cfg.Namespace), dlqSuffix))
 		}
 	}
@@ -179,11 +181,11 @@ func (t *Transport) readAll(ctx context.Context, name string, required bool) ([]
 		return nil, t.unreachable(err)
 	}
 	if d, ok := details[name]; !ok || d.Err != nil {
-		if required {
+		if required && (!ok || errors.Is(d.Err, kerr.UnknownTopicOrPartition)) {
 			return nil, fmt.Errorf("kafka: topic %s does not exist on %s: no message of that topic was dead-lettered "+
 				"through msgcontract (check --topic and the namespace)", name, strings.Join(t.cfg.Brokers, ","))
 		}
-		return nil, nil
+		return nil, nil // being created: nothing in it yet
 	}
 	starts, err := t.adm.ListStartOffsets(ctx, name)
 	if err == nil {

@@ -93,6 +93,9 @@ func (t *Transport) ping(ctx context.Context) error {
 }
 
 func (t *Transport) unreachable(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("kafka: %w", err) // the caller gave up, the broker is not to blame
+	}
 	return fmt.Errorf("kafka: broker %s unreachable after %v: %w (is the cluster up, and are Brokers and the TLS/SASL options right?)",
 		strings.Join(t.cfg.Brokers, ","), t.cfg.ConnectTimeout, err)
 }

@@ -22,7 +22,7 @@ build: ## build bin/msgcontract
 setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: setup test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs)
+test: setup test-go test-runtime test-kafka fuzz-smoke conformance ## run every test (what CI runs)
 	@echo "make test: all suites passed"
 
 test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo)
@@ -32,6 +32,11 @@ test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL,
 test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its PostgreSQL tests
 	cd runtime-go && $(GO) vet ./...
 	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test ./...'
+
+.PHONY: test-kafka
+test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7
+	cd runtime-go && $(GO) vet -tags kafka ./...
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -tags kafka -count=1 ./transport/kafka/... && $(GO) test -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer'
 
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1

@@ -6,7 +6,8 @@
 #     test (one apt-get update, only when something is missing);
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
-#   - the Maven artifacts of the Java harness and the pinned protoc.
+#   - the Maven artifacts of the Java harness and the pinned protoc;
+#   - the Apache Kafka broker's jars (scripts/kafka-setup.sh) for make test-kafka.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,4 +26,5 @@ fi
 bash scripts/setup-python.sh
 bash scripts/setup-registry-client.sh
 bash scripts/setup-java.sh
+bash scripts/kafka-setup.sh >/dev/null
 echo "setup: done"

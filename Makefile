@@ -34,9 +34,10 @@ test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its Po
 	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test ./...'
 
 .PHONY: test-kafka
-test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7
+test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka
 	cd runtime-go && $(GO) vet -tags kafka ./...
-	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -tags kafka -count=1 ./transport/kafka/... && $(GO) test -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer'
+	$(GO) vet -tags kafka ./internal/cli
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -tags kafka -count=1 ./transport/kafka/... && $(GO) test -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -tags kafka -count=1 -run Kafka ./internal/cli'
 
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1

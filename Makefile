@@ -62,8 +62,12 @@ demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
 	bash scripts/setup-python.sh
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
 
-chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random
+chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart)
+ifeq ($(TRANSPORT),kafka)
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport kafka -kill-min 2s -kill-max 5s'
+else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
+endif
 
 bench-runtime: ## bare business INSERT loop vs the full runtime on SQLite, side by side
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000

@@ -69,8 +69,12 @@ else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
 endif
 
-bench-runtime: ## bare business INSERT loop vs the full runtime on SQLite, side by side
+bench-runtime: ## bare business INSERT loop vs the full runtime on SQLite, side by side (TRANSPORT=kafka: on a Kafka broker)
+ifeq ($(TRANSPORT),kafka)
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000'
+else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
+endif
 
 bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side
 	bash bench/codegen/run.sh

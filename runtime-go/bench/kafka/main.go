@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,8 +56,18 @@ func main() {
 	flag.IntVar(&cfg.fetch, "fetch", 256, "records per transaction, on both sides")
 	flag.IntVar(&cfg.runs, "runs", 3, "repetitions; the median of each side is reported")
 	p := flag.Int("partitions", 4, "partitions of the topic")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runtime side to this file")
 	flag.Parse()
 	cfg.partitions = int32(*p)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		profile = f
+	}
 	brokers := os.Getenv("MSGCONTRACT_KAFKA_BROKERS")
 	if brokers == "" {
 		fmt.Fprintln(os.Stderr, "bench-kafka: MSGCONTRACT_KAFKA_BROKERS is not set: run it through scripts/with-kafka.sh (make bench-runtime TRANSPORT=kafka)")
@@ -68,6 +79,8 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+var profile *os.File
 
 func run(cfg config) error {
 	ctx := context.Background()
@@ -90,7 +103,7 @@ func run(cfg config) error {
 		fmt.Printf("run %d: kafka-bare %v, kafka-runtime %v\n", i+1, bare.Round(time.Millisecond), full.Round(time.Millisecond))
 	}
 	bare, full := median(bares), median(fulls)
-	report("kafka-bare (median; franz-go poll, one transaction per poll, commit offsets)", cfg.n, bare)
+	report("kafka-bare (median; franz-go poll, one transaction per poll, offsets committed every 200 ms)", cfg.n, bare)
 	report(fmt.Sprintf("kafka-runtime (median; batch mode, workers=%d fetch=%d)", cfg.workers, cfg.fetch), cfg.n, full)
 	fmt.Printf("ratio kafka-runtime/kafka-bare=%.2f\n", full.Seconds()/bare.Seconds())
 	return nil
@@ -231,6 +244,10 @@ func runRuntime(ctx context.Context, cfg config, dir string) (time.Duration, err
 	go func() { done <- c.Run(runCtx) }()
 	for benchmsg.Processed(m) == 0 {
 		time.Sleep(time.Millisecond)
+	}
+	if profile != nil {
+		_ = pprof.StartCPUProfile(profile)
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	for benchmsg.Processed(m) < cfg.n {

@@ -284,11 +284,18 @@ func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery,
 
 func entryOf(d *transport.Delivery) *entry { return d.Handle.(*entry) }
 
-// settle marks e done: its key's next record may go, and its partition's
-// commit point moves past every settled record at the front.
-func (s *subscription) settle(e *entry) {
+// settle marks entries done: their keys' next records may go, and their
+// partitions' commit points move past every settled record at the front.
+func (s *subscription) settle(es ...*entry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, e := range es {
+		s.settleLocked(e)
+	}
+	s.notify()
+}
+
+func (s *subscription) settleLocked(e *entry) {
 	if e.settled || e.ps.gone {
 		return
 	}
@@ -305,7 +312,6 @@ func (s *subscription) settle(e *entry) {
 		ps.q = ps.q[1:]
 		s.buffered--
 	}
-	s.notify()
 }
 
 // unkey removes e from its key's queue and readies the key's next record.
@@ -329,9 +335,11 @@ func (s *subscription) unkey(e *entry) {
 
 // Ack settles deliveries: their offsets may be committed.
 func (s *subscription) Ack(_ context.Context, ds ...*transport.Delivery) error {
-	for _, d := range ds {
-		s.settle(entryOf(d))
+	es := make([]*entry, len(ds))
+	for i, d := range ds {
+		es[i] = entryOf(d)
 	}
+	s.settle(es...)
 	return nil
 }
 

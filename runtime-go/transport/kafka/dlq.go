@@ -3,8 +3,8 @@ package kafka
 import (
 	"cmp"
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -226,7 +226,9 @@ func (t *Transport) readAll(ctx context.Context, name string, required bool) ([]
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("kafka: read %s: %d partitions not read to their end: %w", name, len(end), err)
 		}
-		fs.EachError(func(_ string, p int32, err error) { t.cfg.Logger.Warn("msgcontract: kafka read", "topic", name, "partition", p, "err", err) })
+		fs.EachError(func(_ string, p int32, err error) {
+			t.cfg.Logger.Warn("msgcontract: kafka read", "topic", name, "partition", p, "err", err)
+		})
 		fs.EachRecord(func(r *kgo.Record) {
 			if e, ok := end[r.Partition]; ok && r.Offset < e {
 				out = append(out, r)
@@ -320,4 +322,3 @@ func (t *Transport) writeOp(ctx context.Context, topic, id string, st opState) e
 	}
 	return t.produce(ctx, &kgo.Record{Topic: t.opsTopic(topic), Key: []byte(id), Value: js})
 }
-

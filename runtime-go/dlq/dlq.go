@@ -6,6 +6,7 @@ package dlq
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -74,6 +75,16 @@ type Filter struct {
 	OnlyReplayed, ExcludeReplayed bool
 	// Limit caps List's result; 0 means 100.
 	Limit int
+}
+
+// Matches reports whether r passes f's conditions (Limit aside), for
+// stores that filter in Go rather than in a query.
+func (f Filter) Matches(r *Record) bool {
+	eq := func(want, got string) bool { return want == "" || want == got }
+	return eq(f.Topic, r.Topic) && eq(f.Group, r.Group) && eq(f.Handler, r.Handler) &&
+		eq(f.EventType, r.EventType) && eq(f.BizKey, r.BizKey) && eq(string(f.Reason), string(r.Reason)) &&
+		(len(f.IDs) == 0 || slices.Contains(f.IDs, r.ID)) &&
+		(!f.OnlyReplayed || r.ReplayCount > 0) && (!f.ExcludeReplayed || r.ReplayCount == 0)
 }
 
 // Store is a transport's dead-letter destination as tooling sees it.

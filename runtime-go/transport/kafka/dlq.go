@@ -84,7 +84,7 @@ func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error
 			return nil, err
 		}
 		for _, r := range recs {
-			if match(&r, f) {
+			if f.Matches(&r) {
 				out = append(out, r)
 			}
 		}
@@ -94,14 +94,6 @@ func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error
 		out = out[:limit]
 	}
 	return out, nil
-}
-
-func match(r *dlq.Record, f dlq.Filter) bool {
-	eq := func(want, got string) bool { return want == "" || want == got }
-	return eq(f.Topic, r.Topic) && eq(f.Group, r.Group) && eq(f.Handler, r.Handler) &&
-		eq(f.EventType, r.EventType) && eq(f.BizKey, r.BizKey) && eq(string(f.Reason), string(r.Reason)) &&
-		(len(f.IDs) == 0 || slices.Contains(f.IDs, r.ID)) &&
-		(!f.OnlyReplayed || r.ReplayCount > 0) && (!f.ExcludeReplayed || r.ReplayCount == 0)
 }
 
 // dlqTopics lists the user topics that have a dead-letter topic.

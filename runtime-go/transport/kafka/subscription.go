@@ -602,6 +602,9 @@ func (s *subscription) release(only map[tp]bool) {
 		s.buffered -= len(ps.q)
 		ps.q = nil
 		delete(s.parts, k)
+		if s.t.lag != nil { // another member reports it now
+			s.t.lag.DeleteLabelValues(s.group, k.topic, strconv.Itoa(int(k.part)))
+		}
 	}
 	s.notify()
 }

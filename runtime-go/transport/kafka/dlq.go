@@ -115,7 +115,11 @@ func (t *Transport) dlqTopics(ctx context.Context) ([]string, error) {
 }
 
 // readDLQ reads topic's dead-letter topic and folds its ops topic in:
-// purged records are left out.
+// purged records are left out. A record dead-lettered again because its
+// offset was not committed before a crash or rebalance is a copy: same
+// group, handler, reason, message id and delivered bytes, in the same
+// partition (same key) after the first. Only the first is shown, and its
+// state (replays, purge) stands for the copies.
 func (t *Transport) readDLQ(ctx context.Context, topic string) ([]dlq.Record, error) {
 	raw, err := t.readAll(ctx, t.dlqTopic(topic), true)
 	if err != nil {
@@ -126,12 +130,9 @@ func (t *Transport) readDLQ(ctx context.Context, topic string) ([]dlq.Record, er
 		return nil, err
 	}
 	var out []dlq.Record
+	seen := map[string]bool{}
 	for _, kr := range raw {
 		id := recordID(topic, kr.Partition, kr.Offset)
-		st := ops[id]
-		if st.Purged {
-			continue
-		}
 		r := dlq.Record{Topic: topic}
 		for _, h := range kr.Headers {
 			if h.Key == headerDLQ {
@@ -139,6 +140,15 @@ func (t *Transport) readDLQ(ctx context.Context, topic string) ([]dlq.Record, er
 					return nil, fmt.Errorf("kafka: dead-letter record %s: metadata header: %w", id, err)
 				}
 			}
+		}
+		copyOf := strings.Join([]string{r.Group, r.Handler, string(r.Reason), r.MessageID, string(kr.Value)}, "\x00")
+		if seen[copyOf] {
+			continue
+		}
+		seen[copyOf] = true
+		st := ops[id]
+		if st.Purged {
+			continue
 		}
 		r.ID, r.Envelope = id, kr.Value
 		r.ReplayCount, r.LastReplayedAt = st.ReplayCount, st.LastReplayedAt

@@ -75,7 +75,9 @@
 // it sees it again. Replay and purge never rewrite T.dlq: they write the
 // record's new state (replay count, purged) to the compacted T.dlq.ops,
 // which List folds in; purged records are hidden at once and leave T.dlq
-// when its retention (Config.DLQRetention) expires.
+// when its retention (Config.DLQRetention) expires. A message dead-lettered
+// again after a crash (its offset was not committed yet) is written again;
+// List shows its first copy only, whose state stands for the copies.
 //
 // # Metrics
 //

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
@@ -252,5 +253,34 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A message dead-lettered twice (a crash before its offset was committed
+// delivers it again) is one record to list, show, replay and purge.
+func TestDeadLetterCopiesFold(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newTransport(t, nil)
+	pub(t, tr, "poison", "other")
+	s := sub(t, tr, "g")
+	ds := take(t, s, 2)
+	now := time.UnixMilli(time.Now().UnixMilli()).UTC()
+	for _, d := range []*transport.Delivery{ds[0], ds[0], ds[1]} { // ds[0] twice: the copy
+		rec := &dlq.Record{Topic: "sem", Group: "g", Handler: "h", BizKey: key(t, d), MessageID: "id-" + key(t, d),
+			Envelope: d.Body, Reason: dlq.ReasonNonRetryable, Code: 40001, Attempts: 1, DeadAt: now}
+		if err := s.DeadLetter(ctx, d, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := tr.List(ctx, dlq.Filter{})
+	if err != nil || len(recs) != 2 || recs[0].BizKey != "poison" || recs[1].BizKey != "other" {
+		t.Fatalf("list: %+v %v, want poison once and other", recs, err)
+	}
+	if n, err := tr.Purge(ctx, dlq.Filter{BizKey: "poison"}); err != nil || n != 1 {
+		t.Fatalf("purge: %d %v", n, err)
+	}
+	if recs, err := tr.List(ctx, dlq.Filter{}); err != nil || len(recs) != 1 || recs[0].BizKey != "other" {
+		t.Fatalf("after purge: %+v %v, want other only (the copy purged with its first)", recs, err)
 	}
 }

@@ -62,7 +62,7 @@ PROPS
   # A KRaft cluster id: 16 random bytes, URL-safe base64 without padding.
   cluster=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
   java -Xmx256m -cp "$lib/*" kafka.tools.StorageTool format -t "$cluster" \
-    -c "$dir/server.properties" >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; exit 1; }
+    -c "$dir/server.properties" >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; rm -rf "$dir"; exit 1; }
 fi
 
 java -Xms256m -Xmx512m -XX:+UseSerialGC -Dorg.slf4j.simpleLogger.defaultLogLevel=info \

@@ -390,6 +390,7 @@ func (s *subscription) Retry(ctx context.Context, d *transport.Delivery, env *en
 		return err
 	}
 	s.settle(e)
+	s.commitNow(ctx, e)
 	return nil
 }
 
@@ -409,7 +410,18 @@ func (s *subscription) DeadLetter(ctx context.Context, d *transport.Delivery, re
 		return err
 	}
 	s.settle(e)
+	s.commitNow(ctx, e)
 	return nil
+}
+
+// commitNow commits e's partition at once instead of at the next tick.
+// Retries and dead letters are rare and re-running them after a crash is
+// costly (the handler runs again at the old retry_count, a second dead
+// letter is written), so their offsets do not wait for CommitInterval.
+func (s *subscription) commitNow(ctx context.Context, e *entry) {
+	ctx, cancel := context.WithTimeout(ctx, s.t.cfg.ConnectTimeout)
+	defer cancel()
+	s.commit(ctx, map[tp]bool{e.ps.tp: true})
 }
 
 var _ transport.Extender = (*subscription)(nil)

@@ -30,10 +30,11 @@
 // (handled, deduplicated, retry published, or dead-letter written, each
 // acknowledged by the broker or the database before the record counts as
 // settled). Commits run every Config.CommitInterval, right after a retry
-// or a dead letter (rare, and costly to re-run), on revoke and on Close. When a rebalance revokes a partition, the subscription stops
-// handing out its records, waits up to Config.RevokeWait for the ones in
-// flight, commits the settled prefix and lets go; a lost partition
-// (fenced member) is let go without a commit.
+// or a dead letter (rare, and costly to re-run), on revoke and on Close.
+// When a rebalance revokes a partition, the subscription stops handing out
+// its records, waits up to Config.RevokeWait for the ones in flight,
+// commits the settled prefix and lets go; a lost partition (fenced member)
+// is let go without a commit.
 //
 // # Lease and ack wait
 //

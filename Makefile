@@ -24,7 +24,7 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: runtime-java setup runtime-python test-go test-runtime fuzz-smoke conformance services ## run every test (what CI runs)
+test: runtime-java setup runtime-python test-go test-runtime test-kafka fuzz-smoke conformance services ## run every test (what CI runs)
 	@echo "make test: all suites passed"
 
 runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:msgcontract-runtime into ~/.m2
@@ -43,6 +43,12 @@ test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL,
 test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its PostgreSQL tests
 	cd runtime-go && $(GO) vet ./...
 	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test ./...'
+
+.PHONY: test-kafka
+test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka
+	cd runtime-go && $(GO) vet -tags kafka ./...
+	$(GO) vet -tags kafka ./internal/cli
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -tags kafka -count=1 ./transport/kafka/... && $(GO) test -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -tags kafka -count=1 -run Kafka ./internal/cli'
 
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
@@ -66,11 +72,19 @@ KEEP      ?=
 demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24; KEEP=1 keeps the web console open)
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
 
-chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random
+chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart)
+ifeq ($(TRANSPORT),kafka)
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport kafka -kill-min 2s -kill-max 5s'
+else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
+endif
 
-bench-runtime: ## runtime modes vs bare INSERT loops of the same transaction size on SQLite, side by side
+bench-runtime: ## runtime modes vs bare INSERT loops of the same transaction size on SQLite, side by side (TRANSPORT=kafka: on a Kafka broker)
+ifeq ($(TRANSPORT),kafka)
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000'
+else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
+endif
 
 bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side
 	bash bench/codegen/run.sh

@@ -10,6 +10,7 @@
 #   - the Maven artifacts of the Java harness and the pinned protoc;
 #   - buf (pinned, npm package into .tools/bin) for compare-buf and
 #     bench-breaking.
+#   - the Apache Kafka broker's jars (scripts/kafka-setup.sh) for make test-kafka.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,4 +31,5 @@ bash scripts/setup-python.sh
 bash scripts/setup-registry-client.sh
 bash scripts/setup-java.sh
 bash scripts/install-buf.sh
+bash scripts/kafka-setup.sh >/dev/null
 echo "setup: done"

@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
@@ -23,6 +24,7 @@ import (
 // dlqFlags select a transport's dead-letter destination and filter it.
 type dlqFlags struct {
 	queue, natsURL, stream string
+	kafka, namespace       string
 	filter                 dlq.Filter
 	reason                 string
 }
@@ -31,6 +33,8 @@ func (f *dlqFlags) register(cmd *cobra.Command, filters bool) {
 	cmd.Flags().StringVar(&f.queue, "queue", "", "the embedded SQLite transport's database file")
 	cmd.Flags().StringVar(&f.natsURL, "nats", "", "a NATS JetStream server URL, e.g. nats://127.0.0.1:4222")
 	cmd.Flags().StringVar(&f.stream, "stream", "MSGCONTRACT", "with --nats: the message stream (its dead letters are in STREAM_DLQ)")
+	cmd.Flags().StringVar(&f.kafka, "kafka", "", "Kafka seed brokers, host:port[,host:port...]; dead letters of topic T are in T.dlq")
+	cmd.Flags().StringVar(&f.namespace, "namespace", "", "with --kafka: the transport's topic and group prefix (kafka.Config.Namespace)")
 	if !filters {
 		return
 	}
@@ -62,9 +66,21 @@ func (f *dlqFlags) empty(ids []string) bool {
 
 // open connects to the selected transport's dead-letter store.
 func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
+	named := 0
+	for _, v := range []string{f.queue, f.natsURL, f.kafka} {
+		if v != "" {
+			named++
+		}
+	}
 	switch {
-	case (f.queue == "") == (f.natsURL == ""):
-		return nil, nil, usageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite) or --nats URL"))
+	case named != 1:
+		return nil, nil, usageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite), --nats URL or --kafka BROKERS"))
+	case f.kafka != "":
+		t, err := kafka.New(ctx, kafka.Config{Brokers: strings.Split(f.kafka, ","), Namespace: f.namespace})
+		if err != nil {
+			return nil, nil, usageErr(err)
+		}
+		return t, func() { t.Close() }, nil
 	case f.queue != "":
 		t, err := sqlitequeue.Open(ctx, f.queue, sqlitequeue.Config{})
 		if err != nil {
@@ -99,12 +115,20 @@ last failure times.
 replay re-publishes a record's envelope to its original topic for its
 consumer group, with retry_count and not_before reset and the failure
 history kept; the record stays (marked replayed) until purged. Replaying is
-safe: the consumer's dedup claim makes it effectively once.`,
+safe: the consumer's dedup claim makes it effectively once.
+
+On Kafka (--kafka) the dead letters of topic T are records of T.dlq (value:
+the envelope's bytes, metadata in a header), ids are T/PARTITION/OFFSET,
+and replay and purge write markers to the compacted topic T.dlq.ops
+instead of rewriting T.dlq: purged records disappear from list at once and
+leave the log when T.dlq's retention expires.`,
 		Example: `  msgcontract dlq list --queue .build/demo/queue.db
   msgcontract dlq list --queue queue.db --reason retries_exhausted --group payment-callback
   msgcontract dlq show --queue queue.db 7
   msgcontract dlq replay --queue queue.db 7 8
-  msgcontract dlq purge --queue queue.db --reason decode`,
+  msgcontract dlq purge --queue queue.db --reason decode
+  msgcontract dlq list --kafka 127.0.0.1:9092 --topic order-event
+  msgcontract dlq replay --kafka 127.0.0.1:9092 order-event/0/42`,
 	}
 	cmd.AddCommand(newDLQListCmd(), newDLQShowCmd(), newDLQReplayCmd(), newDLQPurgeCmd())
 	return cmd
@@ -117,7 +141,7 @@ func newDLQListCmd() *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "list [--queue FILE | --nats URL] [filters]",
+		Use:   "list [--queue FILE | --nats URL | --kafka BROKERS] [filters]",
 		Short: "List dead-lettered messages, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -177,7 +201,7 @@ func oneLine(s string, n int) string {
 func newDLQShowCmd() *cobra.Command {
 	var f dlqFlags
 	cmd := &cobra.Command{
-		Use:   "show [--queue FILE | --nats URL] ID",
+		Use:   "show [--queue FILE | --nats URL | --kafka BROKERS] ID",
 		Short: "Show one dead-lettered message with its decoded envelope",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -214,7 +238,7 @@ func newDLQReplayCmd() *cobra.Command {
 		all bool
 	)
 	cmd := &cobra.Command{
-		Use:   "replay [--queue FILE | --nats URL] (ID... | filters | --all)",
+		Use:   "replay [--queue FILE | --nats URL | --kafka BROKERS] (ID... | filters | --all)",
 		Short: "Re-publish dead-lettered messages to their original topic",
 		Long: `replay re-publishes each selected record's envelope to its original topic
 for its consumer group, with retry_count and not_before reset and the
@@ -277,7 +301,7 @@ func newDLQPurgeCmd() *cobra.Command {
 		all bool
 	)
 	cmd := &cobra.Command{
-		Use:   "purge [--queue FILE | --nats URL] (ID... | filters | --all)",
+		Use:   "purge [--queue FILE | --nats URL | --kafka BROKERS] (ID... | filters | --all)",
 		Short: "Delete dead-lettered messages for good",
 		Long: `purge deletes the selected records. It refuses to run without IDs, a
 filter or --all, so that a typo never empties the dead-letter queue.`,

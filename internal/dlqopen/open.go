@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
@@ -27,8 +28,16 @@ type Store interface {
 //	path/to/queue.db, sqlite:path/to/queue.db   the embedded SQLite queue file
 //	nats://host:4222[?stream=NAME&prefix=P]     NATS JetStream (stream defaults
 //	                                            to MSGCONTRACT, prefix to msgcontract)
+//	kafka://host:9092[,host:9092][?namespace=N] Apache Kafka (dead letters of topic
+//	                                            T in T.dlq); TLS/SASL need kafka.New
 func Open(ctx context.Context, target string) (Store, error) {
 	switch {
+	case strings.HasPrefix(target, "kafka://"):
+		u, err := url.Parse(target)
+		if err != nil {
+			return nil, fmt.Errorf("dlqopen: %q: %w", target, err)
+		}
+		return kafka.New(ctx, kafka.Config{Brokers: strings.Split(u.Host, ","), Namespace: u.Query().Get("namespace")})
 	case strings.HasPrefix(target, "nats://") || strings.HasPrefix(target, "tls://"):
 		u, err := url.Parse(target)
 		if err != nil {
@@ -47,7 +56,7 @@ func Open(ctx context.Context, target string) (Store, error) {
 		}
 		return natsStore{tr, nc}, nil
 	case strings.Contains(target, "://"):
-		return nil, fmt.Errorf("dlqopen: unsupported address %q: use a SQLite queue file path or nats://host:port", target)
+		return nil, fmt.Errorf("dlqopen: unsupported address %q: use a SQLite queue file path, nats://host:port or kafka://host:port", target)
 	default:
 		path := strings.TrimPrefix(target, "sqlite:")
 		tr, err := sqlitequeue.Open(ctx, path, sqlitequeue.Config{})

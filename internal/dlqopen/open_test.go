@@ -27,7 +27,7 @@ func TestOpenSQLite(t *testing.T) {
 		}
 		s.Close()
 	}
-	if _, err := dlqopen.Open(ctx, "kafka://x"); err == nil {
+	if _, err := dlqopen.Open(ctx, "amqp://x"); err == nil {
 		t.Error("want an error for an unsupported scheme")
 	}
 }

@@ -25,7 +25,7 @@ func matrix() []struct {
 	br    brokerKind
 	batch bool
 } {
-	return []struct {
+	return append([]struct {
 		db    dbBackend
 		br    brokerKind
 		batch bool
@@ -35,7 +35,7 @@ func matrix() []struct {
 		{postgresBackend, sqliteBroker, false},
 		{postgresBackend, sqliteBroker, true},
 		{sqliteBackend, natsBroker, false},
-	}
+	}, kafkaMatrix()...)
 }
 
 func forMatrix(t *testing.T, run func(t *testing.T, be dbBackend, bk brokerKind)) {

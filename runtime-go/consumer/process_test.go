@@ -59,8 +59,13 @@ func runChild(mode string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	var tr transport.Subscriber
-	if url := os.Getenv(childNATSEnv); url != "" {
+	tr, isKafka, err := kafkaChildTransport(ctx)
+	if isKafka {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	} else if url := os.Getenv(childNATSEnv); url != "" {
 		nc, err := nats.Connect(url)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -120,6 +125,7 @@ func startChild(t *testing.T, mode, id string, p *processFixture) *child {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+mode, childIDEnv+"="+id, childBizEnv+"="+p.bizPath,
 		childQueueEnv+"="+p.queuePath, childNATSEnv+"="+p.natsURL)
+	cmd.Env = append(cmd.Env, p.childEnv...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -172,6 +178,7 @@ func (c *child) kill() {
 // processes.
 type processFixture struct {
 	bizPath, queuePath, natsURL string
+	childEnv                    []string // more variables for the children
 	db                          *sql.DB
 	pub                         transport.Publisher
 	backlog                     func() (int, error)
@@ -190,6 +197,10 @@ func newProcessFixture(t *testing.T, transportName string) *processFixture {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	if transportName == "kafka" {
+		openKafkaProcess(t, p)
+		return p
+	}
 	if transportName == "natsjs" {
 		nc := startNATS(t)
 		p.natsURL = nc.ConnectedUrl()
@@ -243,7 +254,7 @@ func (p *processFixture) drained() bool {
 	return err == nil && n == 0
 }
 
-var processTransports = []string{"sqlitequeue", "natsjs"}
+var processTransports = append([]string{"sqlitequeue", "natsjs"}, kafkaProcessTransports()...)
 
 // Fault 5: a consumer process SIGKILLed in the middle of its handler
 // loses nothing: after a restart the message is processed exactly once,

@@ -6,6 +6,7 @@ package dlq
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -79,6 +80,16 @@ type Filter struct {
 
 // DefaultLimit is how many records List returns when Filter.Limit is 0.
 const DefaultLimit = 100
+
+// Matches reports whether r passes f's conditions (Limit aside), for
+// stores that filter in Go rather than in a query.
+func (f Filter) Matches(r *Record) bool {
+	eq := func(want, got string) bool { return want == "" || want == got }
+	return eq(f.Topic, r.Topic) && eq(f.Group, r.Group) && eq(f.Handler, r.Handler) &&
+		eq(f.EventType, r.EventType) && eq(f.BizKey, r.BizKey) && eq(string(f.Reason), string(r.Reason)) &&
+		(len(f.IDs) == 0 || slices.Contains(f.IDs, r.ID)) &&
+		(!f.OnlyReplayed || r.ReplayCount > 0) && (!f.ExcludeReplayed || r.ReplayCount == 0)
+}
 
 // Store is a transport's dead-letter destination as tooling sees it.
 type Store interface {

@@ -3,10 +3,10 @@
 // payloads, never deduplicates and never decides about retries: those are
 // the consumer's, so every transport behaves the same.
 //
-// Implementations: transport/sqlitequeue (embedded, the default) and
-// transport/natsjs (NATS JetStream). The shape leaves room for
-// partitioned logs such as Kafka: a Delivery carries its partition and
-// offset, and a Subscription may serialise deliveries of one partition.
+// Implementations: transport/sqlitequeue (embedded, the default),
+// transport/natsjs (NATS JetStream) and transport/kafka (Apache Kafka). A
+// Delivery carries its partition and offset for partitioned logs, and a
+// Subscription may serialise deliveries of one key (kafka does).
 package transport
 
 import (

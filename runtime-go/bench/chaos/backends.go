@@ -18,6 +18,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
@@ -71,6 +72,13 @@ type queue interface {
 
 // openTransport opens the transport for a child process.
 func openTransport(ctx context.Context, cfg config) (transport.Subscriber, func(), error) {
+	if cfg.kafkaNS != "" {
+		tr, err := kafka.New(ctx, kafkaConfig(cfg.kafkaNS))
+		if err != nil {
+			return nil, nil, err
+		}
+		return tr, func() { tr.Close() }, nil
+	}
 	if cfg.natsURL != "" {
 		nc, err := nats.Connect(cfg.natsURL)
 		if err != nil {

@@ -17,7 +17,9 @@
 // (it must equal the number of poison messages). It exits 1 when any of
 // these is off.
 //
-// -transport nats runs the same over NATS JetStream, -business postgres
+// -transport nats runs the same over NATS JetStream; -transport kafka over
+// the Apache Kafka broker scripts/with-kafka.sh started, which it SIGKILLs
+// and restarts once in the middle (make chaos TRANSPORT=kafka); -business postgres
 // keeps effects and claims in PostgreSQL ($MSGCONTRACT_PG_DSN).
 //
 //	go run ./bench/chaos -messages 20000
@@ -40,9 +42,10 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.Int64Var(&cfg.seed, "seed", time.Now().UnixNano(), "random seed")
 	flag.StringVar(&cfg.dir, "dir", "", "working directory (default: a fresh temp dir, removed afterwards)")
-	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue) or nats (an in-process JetStream server)")
+	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue), nats (an in-process JetStream server) or kafka (the broker of scripts/with-kafka.sh, restarted once mid-run)")
 	flag.StringVar(&cfg.business, "business", "sqlite", "business database: sqlite, or postgres at $MSGCONTRACT_PG_DSN")
 	flag.StringVar(&cfg.natsURL, "nats", "", "NATS URL (internal)")
+	flag.StringVar(&cfg.kafkaNS, "kafka-ns", "", "Kafka namespace (internal)")
 	flag.StringVar(&cfg.pgDSN, "pg", "", "PostgreSQL DSN (internal)")
 	child := flag.Bool("child", false, "run as a consumer process (internal)")
 	id := flag.Int("id", 0, "consumer process id (internal)")
@@ -73,4 +76,5 @@ type config struct {
 	dir                   string
 	transport, business   string
 	natsURL, pgDSN        string
+	kafkaNS               string
 }

@@ -19,6 +19,11 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
+// restarter is a queue whose broker the parent restarts mid-run.
+type restarter interface {
+	maybeRestart(pending int) error
+}
+
 type plan struct {
 	deliveries []*envelopepb.Envelope
 	good       map[string]bool // keys that must have exactly one effect
@@ -113,8 +118,14 @@ func runParent(cfg config) (bool, error) {
 			return false, err
 		}
 		q, cfg.natsURL = nq, url
+	case "kafka":
+		kq, err := startKafka(ctx)
+		if err != nil {
+			return false, err
+		}
+		q, cfg.kafkaNS = kq, kq.ns
 	default:
-		return false, fmt.Errorf("-transport %q: want sqlite or nats", cfg.transport)
+		return false, fmt.Errorf("-transport %q: want sqlite, nats or kafka", cfg.transport)
 	}
 	defer q.close()
 	for i := 0; i < len(p.deliveries); i += 1000 {
@@ -130,7 +141,7 @@ func runParent(cfg config) (bool, error) {
 	nextID := 0
 	spawn := func(slot int) error {
 		cmd := exec.Command(os.Args[0], "-child", "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
-			"-handler-delay", cfg.handlerDelay.String(), "-nats", cfg.natsURL, "-pg", cfg.pgDSN)
+			"-handler-delay", cfg.handlerDelay.String(), "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-kafka-ns", cfg.kafkaNS)
 		nextID++
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
@@ -152,6 +163,11 @@ func runParent(cfg config) (bool, error) {
 		}
 		if n == 0 {
 			break
+		}
+		if r, ok := q.(restarter); ok {
+			if err := r.maybeRestart(n); err != nil {
+				return false, err
+			}
 		}
 		if time.Since(start) > cfg.timeout {
 			return false, fmt.Errorf("timed out with %d deliveries pending", n)
@@ -221,6 +237,10 @@ func runParent(cfg config) (bool, error) {
 	fmt.Printf("chaos: %d processes SIGKILLed and restarted in %v (%.0f deliveries/s); %d dead-letter records\n",
 		kills, elapsed.Round(time.Millisecond), float64(len(p.deliveries))/elapsed.Seconds(), deadRecords)
 	ok := duplicates == 0 && lost == 0 && effects == len(p.good) && dead == len(p.poison) && wrongDead == 0 && poisonEffects == 0
+	if kq, isKafka := q.(*kafkaQueue); isKafka && kq.restarts == 0 {
+		ok = false
+		fmt.Println("chaos: FAILED: the broker was never restarted (the run ended before a tenth of it was done?)")
+	}
 	if !ok {
 		fmt.Printf("chaos: FAILED: want effects=%d dead_lettered=%d; %d non-poison keys dead-lettered, %d poison keys with effects\n",
 			len(p.good), len(p.poison), wrongDead, poisonEffects)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -59,7 +58,7 @@ func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error
 			if err != nil {
 				return nil, err
 			}
-			if match(r, f) {
+			if f.Matches(r) {
 				out = append(out, *r)
 			}
 			if len(out) >= limit || seq == last || md.NumPending == 0 {
@@ -80,14 +79,6 @@ const (
 	listBatch = 256
 	listWait  = 2 * time.Second
 )
-
-func match(r *dlq.Record, f dlq.Filter) bool {
-	eq := func(want, got string) bool { return want == "" || want == got }
-	return eq(f.Topic, r.Topic) && eq(f.Group, r.Group) && eq(f.Handler, r.Handler) &&
-		eq(f.EventType, r.EventType) && eq(f.BizKey, r.BizKey) && eq(string(f.Reason), string(r.Reason)) &&
-		(len(f.IDs) == 0 || slices.Contains(f.IDs, r.ID)) &&
-		(!f.OnlyReplayed || r.ReplayCount > 0) && (!f.ExcludeReplayed || r.ReplayCount == 0)
-}
 
 // Get returns the record stored at sequence id.
 func (t *Transport) Get(ctx context.Context, id string) (*dlq.Record, error) {

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs a command with MSGCONTRACT_KAFKA_BROKERS pointing at a throwaway
+# Apache Kafka broker (scripts/kafka-start.sh), and stops the broker
+# afterwards, whatever the command's outcome. MSGCONTRACT_KAFKA_DIR is the
+# broker's dir and MSGCONTRACT_KAFKA_START the start script, for a run that
+# restarts it (kafka-start.sh DIR). The
+# command's exit status is returned.
+#
+#   bash scripts/with-kafka.sh go test ./transport/kafka
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log=$(mktemp)
+brokers=$(bash scripts/kafka-start.sh 2>"$log") || { cat "$log" >&2; exit 1; }
+dir=$(sed -n 's/^kafka-start: broker pid [0-9]* in \(.*\) on .*/\1/p' "$log")
+trap 'p=$(cat "$dir/pid" 2>/dev/null) && { kill "$p"; while kill -0 "$p" 2>/dev/null; do sleep 0.1; done; } >/dev/null 2>&1; rm -rf "$dir" "$log"' EXIT
+export MSGCONTRACT_KAFKA_BROKERS="$brokers" MSGCONTRACT_KAFKA_DIR="$dir" MSGCONTRACT_KAFKA_START="$PWD/scripts/kafka-start.sh"
+"$@"

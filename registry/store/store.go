@@ -53,10 +53,17 @@ type Schema struct {
 	// Descriptor is the serialized FileDescriptorProto of Text.
 	Descriptor []byte
 	References []Reference
+	// fingerprint is Fingerprint() as stored, for schemas read from the
+	// store: comparing a registration against a long history then costs
+	// no hashing.
+	fingerprint string
 }
 
 // Fingerprint identifies a schema's content: type, text and references.
 func (s Schema) Fingerprint() string {
+	if s.fingerprint != "" {
+		return s.fingerprint
+	}
 	refs, _ := json.Marshal(nonNil(s.References))
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", s.Type, s.Text, refs)
@@ -121,12 +128,13 @@ func (s *Store) Register(ctx context.Context, subject string, sc Schema, check C
 	if err != nil {
 		return Registered{}, err
 	}
+	fp := sc.Fingerprint()
+	sc.fingerprint = fp
 	for _, v := range live {
 		if Same(v.Schema, sc) {
 			return Registered{ID: v.Schema.ID, Version: v.Version, Existed: true}, nil
 		}
 	}
-	fp := sc.Fingerprint()
 	if check != nil {
 		if err := check(ctx, live); err != nil {
 			return Registered{}, err
@@ -181,14 +189,14 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-const versionCols = `v.subject, v.version, v.deleted, s.id, s.schema_type, s.schema_text, s.refs, s.descriptor`
+const versionCols = `v.subject, v.version, v.deleted, s.id, s.schema_type, s.schema_text, s.refs, s.descriptor, s.fingerprint`
 
 func scanVersion(sc interface{ Scan(...any) error }) (Version, error) {
 	var (
 		v    Version
 		refs string
 	)
-	if err := sc.Scan(&v.Subject, &v.Version, &v.Deleted, &v.Schema.ID, &v.Schema.Type, &v.Schema.Text, &refs, &v.Schema.Descriptor); err != nil {
+	if err := sc.Scan(&v.Subject, &v.Version, &v.Deleted, &v.Schema.ID, &v.Schema.Type, &v.Schema.Text, &refs, &v.Schema.Descriptor, &v.Schema.fingerprint); err != nil {
 		return Version{}, err
 	}
 	if err := json.Unmarshal([]byte(refs), &v.Schema.References); err != nil {
@@ -344,6 +352,7 @@ func (s *Store) Lookup(ctx context.Context, subject string, sc Schema, deleted b
 	if err != nil {
 		return Version{}, err
 	}
+	sc.fingerprint = sc.Fingerprint()
 	for _, v := range vs {
 		if Same(v.Schema, sc) {
 			return v, nil

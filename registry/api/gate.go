@@ -65,6 +65,10 @@ type heldSlot struct {
 
 type heldSlotKey struct{}
 
+// deadlineKey carries, in a request's context, when its budget for reading
+// the body and compiling its schema runs out.
+type deadlineKey struct{}
+
 // acquire takes a slot, waiting until ctx is done at most.
 func (g *compileGate) acquire(ctx context.Context) error {
 	select {
@@ -80,7 +84,11 @@ func (g *compileGate) release() { <-g.slots }
 // run compiles through the gate, in the slot the request already holds or
 // in one it waits for.
 func (g *compileGate) run(ctx context.Context, compile func(context.Context) (*schema.Parsed, error)) (*schema.Parsed, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	deadline, ok := ctx.Value(deadlineKey{}).(time.Time)
+	if !ok {
+		deadline = time.Now().Add(g.timeout)
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel() // an abandoned compilation sees this and stops
 	if h, ok := ctx.Value(heldSlotKey{}).(*heldSlot); ok && h.g == g && !h.taken {
 		h.taken = true
@@ -182,14 +190,19 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
-			ctx, cancel := context.WithTimeout(r.Context(), g.timeout)
-			defer cancel()
-			deadline, _ := ctx.Deadline()
+			deadline := time.Now().Add(g.timeout)
 			// Not every ResponseWriter supports deadlines (httptest's
-			// recorder does not); the context still bounds the rest.
+			// recorder does not); the compilation's context still has it.
 			_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(deadline)
+			// The deadline bounds reading the body and compiling the
+			// request's schema, not the store reads and the check that
+			// follow, which depend on what is stored, not on the request.
+			ctx := context.WithValue(r.Context(), deadlineKey{}, deadline)
 			if r.ContentLength < 0 || r.ContentLength > smallBody {
-				if err := g.acquire(ctx); err != nil {
+				wait, cancel := context.WithDeadline(ctx, deadline)
+				err := g.acquire(wait)
+				cancel()
+				if err != nil {
 					drain(c)
 					return err
 				}

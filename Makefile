@@ -65,8 +65,8 @@ bench-runtime: ## bare business INSERT loop vs the full runtime on SQLite, side 
 bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side
 	bash bench/codegen/run.sh
 
-bench-registry: ## registry GET /schemas/ids throughput vs a bare echo handler; FULL_TRANSITIVE check latency
-	$(GO) run ./bench/registry
+bench-registry: ## registry GET /schemas/ids vs bare echo; FULL_TRANSITIVE latency; hostile schemas; 100,000-schema scale
+	$(GO) run ./bench/registry -versions 1000
 
 proto: ## regenerate the Go of msgcontract's own protos (no protoc needed)
 	$(GO) run ./internal/tools/genproto

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Errors the store returns; the API maps each to a Confluent error code.
@@ -210,8 +211,12 @@ func scanVersion(sc interface{ Scan(...any) error }) (Version, error) {
 
 // versions lists subject's versions, oldest first.
 func (s *Store) versions(ctx context.Context, q querier, subject string, deleted bool) ([]Version, error) {
-	rows, err := q.QueryContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
-		WHERE v.subject = ? AND (? OR v.deleted = 0) ORDER BY v.version`), subject, deleted)
+	return s.queryVersions(ctx, q, `v.subject = ? AND (? OR v.deleted = 0) ORDER BY v.version`, subject, deleted)
+}
+
+// queryVersions lists the versions, with their schemas, that where selects.
+func (s *Store) queryVersions(ctx context.Context, q querier, where string, args ...any) ([]Version, error) {
+	rows, err := q.QueryContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id WHERE `+where), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -298,21 +303,9 @@ func (s *Store) SchemaByID(ctx context.Context, id int64) (Schema, error) {
 // prefix, by subject and version; soft-deleted ones only when deleted is
 // set.
 func (s *Store) AllVersions(ctx context.Context, prefix string, deleted bool) ([]Version, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
-		WHERE substr(v.subject, 1, ?) = ? AND (? OR v.deleted = 0) ORDER BY v.subject, v.version`), len(prefix), prefix, deleted)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Version
-	for rows.Next() {
-		v, err := scanVersion(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	// substr counts characters in both SQLite and PostgreSQL.
+	return s.queryVersions(ctx, s.db, `substr(v.subject, 1, ?) = ? AND (? OR v.deleted = 0) ORDER BY v.subject, v.version`,
+		utf8.RuneCountInString(prefix), prefix, deleted)
 }
 
 // SubjectVersion names one version of a subject.

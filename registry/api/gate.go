@@ -224,15 +224,18 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 	}
 }
 
-// drain reads what is left of a refused request's body, for at most a
-// second, without looking at it: net/http closes a connection whose
+// drainFor bounds how long a refused request's body is drained.
+const drainFor = 500 * time.Millisecond
+
+// drain reads what is left of a refused request's body, for at most
+// drainFor, without looking at it: net/http closes a connection whose
 // large body was left unread, and clients still writing it then see a
 // reset instead of the answer.
 func drain(c echo.Context) {
-	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(time.Second))
+	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(drainFor))
 	// The unlimited body: http.MaxBytesReader keeps returning the error it
 	// met (a timeout, say), and a body bigger than the limit still has to
-	// be read off the connection. At most a second's worth is.
+	// be read off the connection, for at most drainFor.
 	body, ok := c.Get(rawBodyKey).(io.Reader)
 	if !ok {
 		body = c.Request().Body

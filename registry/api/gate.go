@@ -199,7 +199,10 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 			// follow, which depend on what is stored, not on the request.
 			ctx := context.WithValue(r.Context(), deadlineKey{}, deadline)
 			if r.ContentLength < 0 || r.ContentLength > smallBody {
-				wait, cancel := context.WithDeadline(ctx, deadline)
+				// A large request that finds every slot busy is most likely
+				// one of many: it waits a quarter of its budget, so that a
+				// refusal comes early and the slot's holder keeps its time.
+				wait, cancel := context.WithDeadline(ctx, time.Now().Add(g.timeout/4))
 				err := g.acquire(wait)
 				cancel()
 				if err != nil {

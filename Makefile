@@ -66,7 +66,7 @@ bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files
 	bash bench/codegen/run.sh
 
 bench-registry: ## registry GET /schemas/ids vs bare echo; FULL_TRANSITIVE latency; hostile schemas; 100,000-schema scale
-	$(GO) run ./bench/registry -versions 1000
+	$(GO) run ./bench/registry -versions 1000 -checks 50
 
 proto: ## regenerate the Go of msgcontract's own protos (no protoc needed)
 	$(GO) run ./internal/tools/genproto

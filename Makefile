@@ -103,8 +103,8 @@ bench-breaking: build ## msgcontract breaking vs buf breaking, whole processes o
 rules-doc: ## regenerate docs/compat-rules.md from the rule table and the corpus
 	$(GO) run ./registry/compat/cmd/ruledoc > docs/compat-rules.md
 
-bench-registry: ## registry GET /schemas/ids throughput vs a bare echo handler; FULL_TRANSITIVE check latency
-	$(GO) run ./bench/registry
+bench-registry: ## registry GET /schemas/ids vs bare echo; FULL_TRANSITIVE latency; hostile schemas; 100,000-schema scale
+	$(GO) run ./bench/registry -versions 1000 -checks 50
 
 .PHONY: console-shots
 console-shots: ## run the web console's browser test (headless Chromium) and keep its screenshots in .build/console-shots

@@ -46,7 +46,9 @@ func attack(dir string, d time.Duration) error {
 		return err
 	}
 	defer c.stop()
-	hc := &http.Client{}
+	// The reader has a transport of its own: the attackers' connections
+	// are closed after each refusal, and it must not share their pool.
+	hc, reader := &http.Client{Transport: &http.Transport{}}, &http.Client{Transport: &http.Transport{}}
 	if _, err := callAuth(hc, "POST", c.url+"/subjects/s/versions", body(version(3))); err != nil {
 		return err
 	}
@@ -59,7 +61,7 @@ func attack(dir string, d time.Duration) error {
 			default:
 			}
 			t0 := time.Now()
-			if _, err := call(hc, "GET", c.url+"/subjects/s/versions/latest", nil); err != nil {
+			if _, err := call(reader, "GET", c.url+"/subjects/s/versions/latest", nil); err != nil {
 				panic(err)
 			}
 			lat = append(lat, time.Since(t0))

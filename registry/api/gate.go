@@ -65,6 +65,10 @@ type heldSlot struct {
 
 type heldSlotKey struct{}
 
+// deadlineKey carries, in a request's context, when its budget for reading
+// the body and compiling its schema runs out.
+type deadlineKey struct{}
+
 // acquire takes a slot, waiting until ctx is done at most.
 func (g *compileGate) acquire(ctx context.Context) error {
 	select {
@@ -80,7 +84,11 @@ func (g *compileGate) release() { <-g.slots }
 // run compiles through the gate, in the slot the request already holds or
 // in one it waits for.
 func (g *compileGate) run(ctx context.Context, compile func(context.Context) (*schema.Parsed, error)) (*schema.Parsed, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	deadline, ok := ctx.Value(deadlineKey{}).(time.Time)
+	if !ok {
+		deadline = time.Now().Add(g.timeout)
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel() // an abandoned compilation sees this and stops
 	if h, ok := ctx.Value(heldSlotKey{}).(*heldSlot); ok && h.g == g && !h.taken {
 		h.taken = true
@@ -182,14 +190,22 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
-			ctx, cancel := context.WithTimeout(r.Context(), g.timeout)
-			defer cancel()
-			deadline, _ := ctx.Deadline()
+			deadline := time.Now().Add(g.timeout)
 			// Not every ResponseWriter supports deadlines (httptest's
-			// recorder does not); the context still bounds the rest.
+			// recorder does not); the compilation's context still has it.
 			_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(deadline)
+			// The deadline bounds reading the body and compiling the
+			// request's schema, not the store reads and the check that
+			// follow, which depend on what is stored, not on the request.
+			ctx := context.WithValue(r.Context(), deadlineKey{}, deadline)
 			if r.ContentLength < 0 || r.ContentLength > smallBody {
-				if err := g.acquire(ctx); err != nil {
+				// A large request that finds every slot busy is most likely
+				// one of many: it waits a quarter of its budget, so that a
+				// refusal comes early and the slot's holder keeps its time.
+				wait, cancel := context.WithDeadline(ctx, time.Now().Add(g.timeout/4))
+				err := g.acquire(wait)
+				cancel()
+				if err != nil {
 					drain(c)
 					return err
 				}
@@ -211,15 +227,18 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 	}
 }
 
-// drain reads what is left of a refused request's body, for at most a
-// second, without looking at it: net/http closes a connection whose
+// drainFor bounds how long a refused request's body is drained.
+const drainFor = 500 * time.Millisecond
+
+// drain reads what is left of a refused request's body, for at most
+// drainFor, without looking at it: net/http closes a connection whose
 // large body was left unread, and clients still writing it then see a
 // reset instead of the answer.
 func drain(c echo.Context) {
-	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(time.Second))
+	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(drainFor))
 	// The unlimited body: http.MaxBytesReader keeps returning the error it
 	// met (a timeout, say), and a body bigger than the limit still has to
-	// be read off the connection. At most a second's worth is.
+	// be read off the connection, for at most drainFor.
 	body, ok := c.Get(rawBodyKey).(io.Reader)
 	if !ok {
 		body = c.Request().Body

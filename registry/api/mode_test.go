@@ -8,8 +8,13 @@ import (
 	"github.com/msgcontract/msgcontract/registry/api"
 )
 
-func TestModes(t *testing.T) {
-	c := newServer(t, api.Config{})
+func TestModes(t *testing.T) { testModes(t, newServer(t, api.Config{})) }
+
+// TestModesPostgres covers IMPORT's explicit ids on PostgreSQL, whose id
+// sequence must move past them.
+func TestModesPostgres(t *testing.T) { testModes(t, newPostgresServer(t, api.Config{})) }
+
+func testModes(t *testing.T, c *client) {
 	c.expect("GET", "/mode", nil, 200, 0)
 	c.expect("GET", "/mode/s", nil, 404, api.CodeModeNotFound)
 	if m := c.expect("GET", "/mode/s?defaultToGlobal=true", nil, 200, 0).json(t).(map[string]any)["mode"]; m != "READWRITE" {

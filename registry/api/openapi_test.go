@@ -45,6 +45,7 @@ func TestOpenAPISchemathesis(t *testing.T) {
 		"--no-color",
 	)
 	cmd.Env = append(os.Environ(), "SCHEMATHESIS_HOOKS=", "HYPOTHESIS_STORAGE_DIRECTORY="+t.TempDir())
+	cmd.Dir = t.TempDir() // schemathesis writes a .schemathesis cache where it runs
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("schemathesis found problems (%v):\n%s", err, out)

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Errors the store returns; the API maps each to a Confluent error code.
@@ -53,10 +54,17 @@ type Schema struct {
 	// Descriptor is the serialized FileDescriptorProto of Text.
 	Descriptor []byte
 	References []Reference
+	// fingerprint is Fingerprint() as stored, for schemas read from the
+	// store: comparing a registration against a long history then costs
+	// no hashing.
+	fingerprint string
 }
 
 // Fingerprint identifies a schema's content: type, text and references.
 func (s Schema) Fingerprint() string {
+	if s.fingerprint != "" {
+		return s.fingerprint
+	}
 	refs, _ := json.Marshal(nonNil(s.References))
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", s.Type, s.Text, refs)
@@ -121,12 +129,13 @@ func (s *Store) Register(ctx context.Context, subject string, sc Schema, check C
 	if err != nil {
 		return Registered{}, err
 	}
+	fp := sc.Fingerprint()
+	sc.fingerprint = fp
 	for _, v := range live {
 		if Same(v.Schema, sc) {
 			return Registered{ID: v.Schema.ID, Version: v.Version, Existed: true}, nil
 		}
 	}
-	fp := sc.Fingerprint()
 	if check != nil {
 		if err := check(ctx, live); err != nil {
 			return Registered{}, err
@@ -181,14 +190,14 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-const versionCols = `v.subject, v.version, v.deleted, s.id, s.schema_type, s.schema_text, s.refs, s.descriptor`
+const versionCols = `v.subject, v.version, v.deleted, s.id, s.schema_type, s.schema_text, s.refs, s.descriptor, s.fingerprint`
 
 func scanVersion(sc interface{ Scan(...any) error }) (Version, error) {
 	var (
 		v    Version
 		refs string
 	)
-	if err := sc.Scan(&v.Subject, &v.Version, &v.Deleted, &v.Schema.ID, &v.Schema.Type, &v.Schema.Text, &refs, &v.Schema.Descriptor); err != nil {
+	if err := sc.Scan(&v.Subject, &v.Version, &v.Deleted, &v.Schema.ID, &v.Schema.Type, &v.Schema.Text, &refs, &v.Schema.Descriptor, &v.Schema.fingerprint); err != nil {
 		return Version{}, err
 	}
 	if err := json.Unmarshal([]byte(refs), &v.Schema.References); err != nil {
@@ -202,8 +211,12 @@ func scanVersion(sc interface{ Scan(...any) error }) (Version, error) {
 
 // versions lists subject's versions, oldest first.
 func (s *Store) versions(ctx context.Context, q querier, subject string, deleted bool) ([]Version, error) {
-	rows, err := q.QueryContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
-		WHERE v.subject = ? AND (? OR v.deleted = 0) ORDER BY v.version`), subject, deleted)
+	return s.queryVersions(ctx, q, `v.subject = ? AND (? OR v.deleted = 0) ORDER BY v.version`, subject, deleted)
+}
+
+// queryVersions lists the versions, with their schemas, that where selects.
+func (s *Store) queryVersions(ctx context.Context, q querier, where string, args ...any) ([]Version, error) {
+	rows, err := q.QueryContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id WHERE `+where), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -290,21 +303,9 @@ func (s *Store) SchemaByID(ctx context.Context, id int64) (Schema, error) {
 // prefix, by subject and version; soft-deleted ones only when deleted is
 // set.
 func (s *Store) AllVersions(ctx context.Context, prefix string, deleted bool) ([]Version, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+versionCols+` FROM versions v JOIN schemas s ON s.id = v.schema_id
-		WHERE substr(v.subject, 1, ?) = ? AND (? OR v.deleted = 0) ORDER BY v.subject, v.version`), len(prefix), prefix, deleted)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Version
-	for rows.Next() {
-		v, err := scanVersion(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	// substr counts characters in both SQLite and PostgreSQL.
+	return s.queryVersions(ctx, s.db, `substr(v.subject, 1, ?) = ? AND (? OR v.deleted = 0) ORDER BY v.subject, v.version`,
+		utf8.RuneCountInString(prefix), prefix, deleted)
 }
 
 // SubjectVersion names one version of a subject.
@@ -344,6 +345,7 @@ func (s *Store) Lookup(ctx context.Context, subject string, sc Schema, deleted b
 	if err != nil {
 		return Version{}, err
 	}
+	sc.fingerprint = sc.Fingerprint()
 	for _, v := range vs {
 		if Same(v.Schema, sc) {
 			return v, nil

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"sync"
 
+	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/schema"
 )
 
@@ -28,14 +29,22 @@ type parsedCache struct {
 
 type parsedEntry struct {
 	key parsedKey
-	p   *schema.Parsed
+	c   *compiled
+}
+
+// compiled is a stored schema compiled once, with its form prepared for
+// the compatibility checker, so a transitive check against a long history
+// neither recompiles nor re-indexes any stored version.
+type compiled struct {
+	p    *schema.Parsed
+	prep *compat.Schema
 }
 
 func newParsedCache(max int) *parsedCache {
 	return &parsedCache{max: max, order: list.New(), byKey: map[parsedKey]*list.Element{}}
 }
 
-func (c *parsedCache) get(k parsedKey) (*schema.Parsed, bool) {
+func (c *parsedCache) get(k parsedKey) (*compiled, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.byKey[k]
@@ -43,10 +52,10 @@ func (c *parsedCache) get(k parsedKey) (*schema.Parsed, bool) {
 		return nil, false
 	}
 	c.order.MoveToFront(e)
-	return e.Value.(*parsedEntry).p, true
+	return e.Value.(*parsedEntry).c, true
 }
 
-func (c *parsedCache) put(k parsedKey, p *schema.Parsed) {
+func (c *parsedCache) put(k parsedKey, p *compiled) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byKey[k]; ok {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
@@ -81,9 +80,19 @@ func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Refer
 
 // parse compiles a stored schema, cached by subject and id.
 func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
+	c, err := s.compiled(ctx, subject, sc)
+	if err != nil {
+		return nil, err
+	}
+	return c.p, nil
+}
+
+// compiled returns the stored schema sc compiled under subject, from the
+// cache when it is there.
+func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) (*compiled, error) {
 	key := parsedKey{subject, sc.ID}
-	if p, ok := s.parsed.get(key); ok {
-		return p, nil
+	if c, ok := s.parsed.get(key); ok {
+		return c, nil
 	}
 	// Stored schemas compile outside the request's budget: the result is
 	// cached, so the work serves the next request even if this one gave up,
@@ -93,8 +102,9 @@ func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*s
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
 	}
-	s.parsed.put(key, p)
-	return p, nil
+	c := &compiled{p: p, prep: compat.Prepare(p.Set)}
+	s.parsed.put(key, c)
+	return c, nil
 }
 
 func (s *Server) level(ctx context.Context, subject string) (compat.Level, error) {
@@ -123,27 +133,28 @@ func (s *Server) violations(ctx context.Context, subject string, level compat.Le
 	}
 	sets := make([]*schemaSet, len(history))
 	for i, v := range history {
-		p, err := s.parse(ctx, subject, v.Schema)
+		c, err := s.compiled(ctx, subject, v.Schema)
 		if err != nil {
 			return nil, err
 		}
-		sets[i] = &schemaSet{p, v.Version}
+		sets[i] = &schemaSet{c.prep, v.Version}
 	}
+	prep := compat.Prepare(next.Set)
 	if each {
-		return checkEach(level, sets, next), nil
+		return checkEach(level, sets, prep), nil
 	}
-	return checkSets(level, sets, next), nil
+	return checkSets(level, sets, prep), nil
 }
 
 type schemaSet struct {
-	p       *schema.Parsed
+	prep    *compat.Schema
 	version int
 }
 
 // checkEach checks next against every set on its own, at level's
 // directions, so that a violation repeated against several versions is
 // listed once per version.
-func checkEach(level compat.Level, sets []*schemaSet, next *schema.Parsed) []compat.Violation {
+func checkEach(level compat.Level, sets []*schemaSet, next *compat.Schema) []compat.Violation {
 	single := nonTransitive(level)
 	var out []compat.Violation
 	for _, set := range sets {
@@ -152,12 +163,12 @@ func checkEach(level compat.Level, sets []*schemaSet, next *schema.Parsed) []com
 	return out
 }
 
-func checkSets(level compat.Level, sets []*schemaSet, next *schema.Parsed) []compat.Violation {
-	hist := make([]*model.Set, len(sets))
+func checkSets(level compat.Level, sets []*schemaSet, next *compat.Schema) []compat.Violation {
+	hist := make([]*compat.Schema, len(sets))
 	for i, s := range sets {
-		hist[i] = s.p.Set
+		hist[i] = s.prep
 	}
-	vs := compat.CheckLevel(level, hist, next.Set)
+	vs := compat.CheckSchemas(level, hist, next)
 	for i := range vs {
 		vs[i].Against = sets[vs[i].Against].version
 	}
@@ -237,7 +248,7 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
-	s.parsed.put(parsedKey{subject, reg.ID}, p)
+	s.parsed.put(parsedKey{subject, reg.ID}, &compiled{p: p, prep: compat.Prepare(p.Set)})
 	return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
 }
 

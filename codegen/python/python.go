@@ -25,8 +25,15 @@ import (
 // SupportModule is the file name of the support module.
 const SupportModule = "msgcontract/support.py"
 
+// PayloadHashModule is the file name of the payload hash module.
+const PayloadHashModule = "msgcontract/payload_hash.py"
+
+// IsSupportModule reports whether a generated file is one of the shared
+// support modules rather than a contract module.
+func IsSupportModule(name string) bool { return name == SupportModule || name == PayloadHashModule }
+
 var tmpl = template.Must(template.New("python").ParseFS(templates.FS,
-	"python/header.tmpl", "python/contract.py.tmpl", "python/support.py.tmpl"))
+	"python/header.tmpl", "python/contract.py.tmpl", "python/support.py.tmpl", "python/payload_hash.py.tmpl"))
 
 // Generate renders one contract module per file of set that declares events
 // or state machines, and the support module. Python places modules by
@@ -47,11 +54,17 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		}
 		files = append(files, emit.File{Name: OutputPath(ModulePath(f.Path), "_msgcontract"), Content: out})
 	}
-	out, err := render("support.py.tmpl", map[string]string{"Version": version, "Source": "msgcontract support module"})
-	if err != nil {
-		return nil, err
+	for _, m := range []struct{ tmpl, name, source string }{
+		{"support.py.tmpl", SupportModule, "msgcontract support module"},
+		{"payload_hash.py.tmpl", PayloadHashModule, "msgcontract payload hash module"},
+	} {
+		out, err := render(m.tmpl, map[string]string{"Version": version, "Source": m.source})
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, emit.File{Name: m.name, Content: out})
 	}
-	return append(files, emit.File{Name: SupportModule, Content: out}), nil
+	return files, nil
 }
 
 func render(name string, data any) ([]byte, error) {

@@ -118,7 +118,7 @@ func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir,
 			return nil, err
 		}
 		check = append(check, filepath.Join(root, filepath.FromSlash(f.Name)))
-		if f.Name != python.SupportModule {
+		if !python.IsSupportModule(f.Name) {
 			b.Modules = append(b.Modules, strings.ReplaceAll(strings.TrimSuffix(f.Name, ".py"), "/", "."))
 		}
 	}

@@ -1,7 +1,7 @@
 // Package python emits Python code from the contract model: per contract
 // file a module <name>_msgcontract.py beside protoc's <name>_pb2.py
 // (biz_key rendering, the contract as constants, classification, state
-// machines), and once per output the module msgcontract/support.py
+// machines), and once per output the modules msgcontract/support.py and msgcontract/payload_hash.py
 // (backoff, percent-encoding, envelope codec, DB-API dedup claim, the
 // consumer skeleton). The code is rendered from templates/python; naming
 // rules live in naming.go.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import hashlib
 import math
 import random as _random
 import secrets
@@ -28,6 +27,7 @@ from google.protobuf import json_format as _json_format
 from google.protobuf import message as _message
 from google.protobuf.message import DecodeError as _ProtoDecodeError
 
+from msgcontract import payload_hash as _payload_hash
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 
 SUPPORT_VERSION = 1
@@ -460,11 +460,6 @@ def migrate(conn: Any) -> None:
     conn.commit()
 
 
-def hash_payload(data: bytes) -> str:
-    """The payload identity stored with a claim: lower-case hex SHA-256, as in Go."""
-    return hashlib.sha256(data).hexdigest()
-
-
 def claim(
     conn: Any,
     biz_key: str,
@@ -575,7 +570,7 @@ class Consumer(Generic[M]):
         try:
             claimed = claim(
                 conn, env.biz_key, self.handler_name, env.message_id,
-                hash_payload(env.payload), now, self.paramstyle,
+                _payload_hash.of(message), now, self.paramstyle,
             )
         except Exception:
             conn.rollback()

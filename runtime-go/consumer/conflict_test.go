@@ -139,7 +139,9 @@ func newConflictConsumer(t *testing.T, db *sql.DB, queue *sqlitequeue.Transport,
 		t.Fatal(err)
 	}
 	err = consumer.Register(c, handlerName, newSpec(fastPolicy), func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
-		func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error { return insertEffect(ctx, tx, m.GetValue()) })
+		func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+			return insertEffect(ctx, tx, m.GetValue())
+		})
 	if err != nil {
 		t.Fatal(err)
 	}

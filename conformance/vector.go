@@ -29,6 +29,9 @@ const (
 	KindClassify   = "classify"
 	KindBackoff    = "backoff"
 	KindTransition = "transition"
+	// KindPayloadHash hashes a payload given as proto JSON (Input) or
+	// base64 binary (InputBinary), DESIGN.md "Payload hash".
+	KindPayloadHash = "payload_hash"
 )
 
 // VectorFile is one JSON vector file.
@@ -47,8 +50,11 @@ type Case struct {
 	Name    string `json:"name"`
 	Kind    string `json:"kind"`
 	Message string `json:"message,omitempty"`
-	// Input is the payload in proto JSON (biz_key).
+	// Input is the payload in proto JSON (biz_key, payload_hash).
 	Input json.RawMessage `json:"input,omitempty"`
+	// InputBinary is the payload's binary encoding in base64
+	// (payload_hash); when set, Input is ignored.
+	InputBinary string `json:"input_binary,omitempty"`
 	// Code is the error code (classify); absent means an error with no
 	// code.
 	Code *int32 `json:"code,omitempty"`
@@ -72,6 +78,8 @@ type Result struct {
 	DelayMs    *int64  `json:"delay_ms,omitempty"`
 	DeadLetter *bool   `json:"dead_letter,omitempty"`
 	Result     *string `json:"result,omitempty"`
+	// PayloadHash is DESIGN.md's payload hash (payload_hash).
+	PayloadHash *string `json:"payload_hash,omitempty"`
 }
 
 func (r Result) String() string {
@@ -154,7 +162,7 @@ func LoadFile(path string) (*VectorFile, error) {
 		}
 		seen[c.Name] = true
 		switch c.Kind {
-		case KindBizKey, KindClassify, KindBackoff:
+		case KindBizKey, KindClassify, KindBackoff, KindPayloadHash:
 			if c.Message == "" {
 				return nil, fmt.Errorf("%s: case %q (%s) needs \"message\"", path, c.Name, c.Kind)
 			}

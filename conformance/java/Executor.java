@@ -9,11 +9,13 @@ import io.msgcontract.support.BizKeyException;
 import io.msgcontract.support.Classification;
 import io.msgcontract.support.DecodeException;
 import io.msgcontract.support.EventSpec;
+import io.msgcontract.support.PayloadHash;
 import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.support.StateMachine;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 
 /**
  * The Java conformance executor: reads a JSON array of cases on standard
@@ -61,6 +63,7 @@ public final class Executor {
     }
     switch (kind) {
       case "biz_key" -> bizKey(spec, c, r);
+      case "payload_hash" -> payloadHash(spec, c, r);
       case "classify" -> {
         Classification cl = c.has("code") ? spec.rules().classify(c.get("code").getAsInt()) : spec.rules().noCode();
         r.addProperty("retryable", cl.retryable());
@@ -90,6 +93,17 @@ public final class Executor {
       r.addProperty("error", e.code().name());
     } catch (DecodeException e) {
       r.addProperty("error", "DECODE: " + e.getMessage());
+    }
+  }
+
+  private static <M extends Message> void payloadHash(EventSpec<M> spec, JsonObject c, JsonObject r) {
+    try {
+      M m = c.has("input_binary")
+          ? spec.parseBinary(Base64.getDecoder().decode(c.get("input_binary").getAsString()))
+          : spec.parseJson(c.has("input") ? c.get("input").toString() : "{}");
+      r.addProperty("payload_hash", PayloadHash.of(m));
+    } catch (DecodeException e) {
+      r.addProperty("error", "INVALID_INPUT");
     }
   }
 

@@ -7,12 +7,14 @@ array of results, one per case, on standard output.
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 import sys
 from typing import Any
 
 import msgcontract_runtime as support
+from msgcontract_runtime import payload_hash
 
 
 def main(modules: list[str]) -> None:
@@ -55,6 +57,15 @@ def run(
             return {"error": e.code}
         except support.DecodeError as e:
             return {"error": f"DECODE: {e}"}
+    if kind == "payload_hash":
+        try:
+            if "input_binary" in c:
+                msg = spec.parse_binary(base64.b64decode(c["input_binary"]))
+            else:
+                msg = spec.parse_json(json.dumps(c.get("input", {})))
+        except support.DecodeError:
+            return {"error": "INVALID_INPUT"}
+        return {"payload_hash": payload_hash.of(msg)}
     if kind == "classify":
         cl = spec.rules.classify(int(c["code"])) if "code" in c else spec.rules.no_code()
         return {"retryable": cl.retryable, "range": cl.range_name}

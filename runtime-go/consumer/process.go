@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
@@ -29,7 +31,7 @@ type item struct {
 	env  *envelopepb.Envelope
 	r    *route
 	msg  any
-	hash string // dedup.HashPayload of the payload
+	hash string // dedup.HashMessage of the payload
 	log  *msgLog
 }
 
@@ -72,7 +74,12 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 		}
 		return nil
 	}
-	return &item{d: d, env: env, r: r, msg: msg, hash: dedup.HashPayload(env.GetPayload()), log: log}
+	hash, err := dedup.HashMessage(msg.(proto.Message))
+	if err != nil {
+		c.deadLetterDecode(ctx, sub, d, env, r, err, log)
+		return nil
+	}
+	return &item{d: d, env: env, r: r, msg: msg, hash: hash, log: log}
 }
 
 // runHandler runs the handler with a timeout and turns a panic into an

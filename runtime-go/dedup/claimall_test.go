@@ -4,13 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
 )
 
 // ClaimAll gives each claim the outcome Claim would give it one by one:
@@ -25,15 +23,7 @@ func TestClaimAll(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		dsn := os.Getenv("MSGCONTRACT_PG_DSN")
-		if dsn == "" {
-			t.Skip("MSGCONTRACT_PG_DSN is unset; to run the PostgreSQL case: export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh)")
-		}
-		db, err := pgdb.Open(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := openPG(t)
 		table := fmt.Sprintf("msg_dedup_all_%d", time.Now().UnixNano())
 		defer db.Exec("DROP TABLE IF EXISTS " + table + ", " + table + "_conflict")
 		s, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.Postgres, Table: table})
@@ -51,7 +41,7 @@ func testClaimAll(t *testing.T, s *dedup.Store, db *sql.DB) {
 	ctx := context.Background()
 	now := time.UnixMilli(1_700_000_000_000)
 	c := func(key, id, payload string) dedup.Claim {
-		return dedup.Claim{BizKey: key, Handler: "h", MessageID: id, PayloadHash: dedup.HashPayload([]byte(payload)), At: now}
+		return dedup.Claim{BizKey: key, Handler: "h", MessageID: id, PayloadHash: "hash-" + payload, At: now}
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {

@@ -7,9 +7,7 @@ package dedup
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -126,7 +124,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 // Claim is one message's claim.
 type Claim struct {
 	BizKey, Handler, MessageID string
-	// PayloadHash identifies the payload; see HashPayload.
+	// PayloadHash identifies the payload; see HashMessage.
 	PayloadHash string
 	At          time.Time
 }
@@ -191,12 +189,6 @@ func (s *Store) Cleanup(ctx context.Context, now time.Time) (int64, error) {
 
 // Retention is the configured retention period.
 func (s *Store) Retention() time.Duration { return s.cfg.Retention }
-
-// HashPayload is the payload identity stored with a claim: hex SHA-256.
-func HashPayload(payload []byte) string {
-	h := sha256.Sum256(payload)
-	return hex.EncodeToString(h[:])
-}
 
 // claimChunk bounds the rows of one multi-row claim statement (5
 // parameters each), well below every dialect's parameter limit.

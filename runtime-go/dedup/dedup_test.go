@@ -65,7 +65,7 @@ func TestClaim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := s.Claim(ctx, tx, dedup.Claim{BizKey: "k", Handler: "h", MessageID: id, PayloadHash: dedup.HashPayload([]byte(payload)), At: now})
+		r, err := s.Claim(ctx, tx, dedup.Claim{BizKey: "k", Handler: "h", MessageID: id, PayloadHash: "hash-" + payload, At: now})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,10 +102,9 @@ func TestClaim(t *testing.T) {
 	}
 }
 
-// Several processes starting at once may all create the table; on
-// PostgreSQL that must not fail.
-func TestConcurrentMigratePostgres(t *testing.T) {
-	t.Parallel()
+// openPG opens MSGCONTRACT_PG_DSN for the test, or skips it when unset.
+func openPG(t *testing.T) *sql.DB {
+	t.Helper()
 	dsn := os.Getenv("MSGCONTRACT_PG_DSN")
 	if dsn == "" {
 		t.Skip("MSGCONTRACT_PG_DSN is unset; to run the PostgreSQL case: export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh)")
@@ -114,7 +113,15 @@ func TestConcurrentMigratePostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Several processes starting at once may all create the table; on
+// PostgreSQL that must not fail.
+func TestConcurrentMigratePostgres(t *testing.T) {
+	t.Parallel()
+	db := openPG(t)
 	table := fmt.Sprintf("msg_dedup_mig_%d", time.Now().UnixNano())
 	defer db.Exec("DROP TABLE IF EXISTS " + table)
 	s, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.Postgres, Table: table})

@@ -47,9 +47,9 @@ from msgcontract_runtime.dedup import (
     DEDUP_TABLE,
     claim,
     dedup_insert_sql,
-    hash_payload,
     migrate,
 )
+from msgcontract_runtime import payload_hash
 from msgcontract_runtime.envelope import (
     CONTENT_TYPE_JSON,
     CONTENT_TYPE_PROTO,
@@ -104,7 +104,7 @@ __all__ = [
     "encode",
     "encode_json",
     "escape",
-    "hash_payload",
+    "payload_hash",
     "migrate",
     "new_envelope",
     "new_message_id",

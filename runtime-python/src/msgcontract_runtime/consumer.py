@@ -9,7 +9,8 @@ from typing import Any, Callable, Generic, Union
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.classify import ContractError
-from msgcontract_runtime.dedup import claim, hash_payload
+from msgcontract_runtime import payload_hash
+from msgcontract_runtime.dedup import claim
 from msgcontract_runtime.envelope import decode, payload
 from msgcontract_runtime.event import DecodeError, EventContract, M
 
@@ -108,7 +109,7 @@ class Consumer(Generic[M]):
         try:
             claimed = claim(
                 conn, env.biz_key, self.handler_name, env.message_id,
-                hash_payload(env.payload), now, self.paramstyle,
+                payload_hash.of(message), now, self.paramstyle,
             )
         except Exception:
             conn.rollback()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 DEDUP_TABLE = "msg_dedup"
@@ -38,11 +37,6 @@ def migrate(conn: Any) -> None:
     cur.execute(CREATE_DEDUP_TABLE)
     cur.execute(CREATE_DEDUP_INDEX)
     conn.commit()
-
-
-def hash_payload(data: bytes) -> str:
-    """The payload identity stored with a claim: lower-case hex SHA-256, as in Go."""
-    return hashlib.sha256(data).hexdigest()
 
 
 def claim(

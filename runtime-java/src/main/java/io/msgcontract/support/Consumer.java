@@ -75,7 +75,7 @@ public final class Consumer<M extends Message> {
     boolean claimed;
     try {
       claimed = DedupSql.claim(conn, env.getBizKey(), handlerName, env.getMessageId(),
-          DedupSql.hashPayload(env.getPayload().toByteArray()), now);
+          PayloadHash.of(message), now);
     } catch (SQLException e) {
       conn.rollback();
       throw e;

@@ -1,8 +1,5 @@
 package io.msgcontract.support;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -66,26 +63,5 @@ public final class DedupSql {
       st.setLong(5, createdAtMs);
       return st.executeUpdate() == 1;
     }
-  }
-
-  /** Returns the payload identity stored with a claim: lower-case hex SHA-256, as in Go. */
-  public static String hashPayload(byte[] payload) {
-    MessageDigest md;
-    try {
-      md = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform provides SHA-256", e);
-    }
-    byte[] h = md.digest(payload);
-    StringBuilder s = new StringBuilder(64);
-    for (byte b : h) {
-      s.append(String.format("%02x", b & 0xff));
-    }
-    return s.toString();
-  }
-
-  /** Hashes a UTF-8 string payload. */
-  public static String hashPayload(String payload) {
-    return hashPayload(payload.getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -24,6 +24,9 @@ type Set struct {
 	Diagnostics Diagnostics
 	// displayPaths maps import paths to the paths shown to users.
 	displayPaths map[string]string
+	// imported are the files the named ones import, directly or not,
+	// modelled for cross-file references; nothing is generated for them.
+	imported []*File
 }
 
 // File is one contract file.
@@ -190,9 +193,9 @@ func (s *Set) Event(fullName string) *Event {
 }
 
 // StateMachine returns the state machine whose enum has the full name, or
-// nil.
+// nil. Machines of imported files are found too.
 func (s *Set) StateMachine(fullName string) *StateMachine {
-	for _, f := range s.Files {
+	for _, f := range append(s.Files[:len(s.Files):len(s.Files)], s.imported...) {
 		for _, sm := range f.StateMachines {
 			if string(sm.Desc.FullName()) == fullName {
 				return sm

@@ -28,7 +28,6 @@ type fileGen struct {
 	gofile *protogen.File
 	plugin *protogen.Plugin
 	params emit.Params
-	pkg    *goPackage
 }
 
 func (g *fileGen) newFile() *jen.File {

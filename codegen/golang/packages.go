@@ -60,11 +60,13 @@ func declared(taken map[string]string, enums []*protogen.Enum, msgs []*protogen.
 	}
 }
 
-// claim reports an error when a generated identifier collides with one
-// protoc-gen-go declares in the same package.
+// claim records a generated identifier, or reports an error when it
+// collides with one protoc-gen-go or an earlier generated symbol declares
+// in the same package.
 func (p *goPackage) claim(name, by string) error {
 	if other, ok := p.taken[name]; ok {
-		return fmt.Errorf("generated identifier %s for %s collides with the Go name of %s; rename one of them in the .proto", name, by, other)
+		return fmt.Errorf("generated Go identifier %s for %s collides with the Go name of %s in the same Go package; rename one of them in the .proto", name, by, other)
 	}
+	p.taken[name] = by
 	return nil
 }

@@ -122,7 +122,11 @@ type machine struct {
 	Class, Enum, FullName string
 	Doc                   []string
 	States                []state
+	// Aliases are the allow_alias names, in declaration order.
+	Aliases []alias
 }
+
+type alias struct{ Name, Canonical string }
 
 type state struct {
 	Name string
@@ -171,12 +175,15 @@ func contractData(f *model.File, version string) (*contractFile, error) {
 			FullName: String(string(sm.Desc.FullName())),
 			Doc:      doc(sm.Desc, "The state machine "+string(sm.Desc.FullName())+"."),
 		}
-		for _, s := range sm.States {
-			st := state{Name: String(s.Name)}
-			for _, from := range s.From {
+		for _, n := range sm.Graph() {
+			st := state{Name: String(n.Name)}
+			for _, from := range n.From {
 				st.From = append(st.From, String(from))
 			}
 			m.States = append(m.States, st)
+		}
+		for _, a := range sm.Aliases() {
+			m.Aliases = append(m.Aliases, alias{Name: String(a.Name), Canonical: String(a.Canonical)})
 		}
 		d.Machines = append(d.Machines, m)
 	}

@@ -122,4 +122,3 @@ func plain(t *testing.T, fd protoreflect.FileDescriptor) protoreflect.FileDescri
 	}
 	return out
 }
-

@@ -85,6 +85,9 @@ type machine struct {
 	Const, Func, Enum, FullName string
 	Doc                         []string
 	States                      []state
+	// Aliases are allow_alias names (Name) with their canonical name
+	// (From), in declaration order.
+	Aliases []state
 }
 
 type state struct{ Name, From string }
@@ -138,9 +141,9 @@ func contractData(f *model.File, version string) *contractFile {
 			FullName: String(string(sm.Desc.FullName())),
 			Doc:      doc(sm.Desc, "The state machine "+string(sm.Desc.FullName())+"."),
 		}
-		for _, s := range sm.States {
+		for _, n := range sm.Graph() {
 			var from []string
-			for _, f := range s.From {
+			for _, f := range n.From {
 				from = append(from, String(f))
 			}
 			tuple := "()"
@@ -151,7 +154,10 @@ func contractData(f *model.File, version string) *contractFile {
 			default:
 				tuple = "(" + strings.Join(from, ", ") + ")"
 			}
-			m.States = append(m.States, state{Name: String(s.Name), From: tuple})
+			m.States = append(m.States, state{Name: String(n.Name), From: tuple})
+		}
+		for _, a := range sm.Aliases() {
+			m.Aliases = append(m.Aliases, state{Name: String(a.Name), From: String(a.Canonical)})
 		}
 		d.Machines = append(d.Machines, m)
 	}

@@ -110,8 +110,9 @@ func (m *Module) writeExecutor() error {
 			events = append(events, jen.Lit(ev.Name()).Op(":").Values(jen.Dict{
 				jen.Id("spec"):     jen.Qual(pkg, name+"Spec"),
 				jen.Id("classify"): jen.Qual(pkg, "Classify"+name),
-				jen.Id("newMsg"): jen.Func().Params().Interface(jen.Qual("google.golang.org/protobuf/proto", "Message"), jen.Id("BizKey").Params().Params(jen.String(), jen.Error())).Block(
-					jen.Return(jen.New(jen.Qual(pkg, name))),
+				jen.Id("newMsg"): jen.Func().Params().Id("keyed").Block(
+					jen.Id("m").Op(":=").New(jen.Qual(pkg, name)),
+					jen.Return(jen.Id("keyed").Values(jen.Id("m"), jen.Id("m").Dot(codegen.BizKeyMethod(goMessage(gf, ev.Desc.FullName()))))),
 				),
 			}))
 		}
@@ -160,4 +161,21 @@ func goName(f *protogen.File, full protoreflect.FullName) string {
 		return ""
 	}
 	return walk(f.Enums, f.Messages)
+}
+
+// goMessage finds the protogen message named full in f.
+func goMessage(f *protogen.File, full protoreflect.FullName) *protogen.Message {
+	var walk func(msgs []*protogen.Message) *protogen.Message
+	walk = func(msgs []*protogen.Message) *protogen.Message {
+		for _, m := range msgs {
+			if m.Desc.FullName() == full {
+				return m
+			}
+			if found := walk(m.Messages); found != nil {
+				return found
+			}
+		}
+		return nil
+	}
+	return walk(f.Messages)
 }

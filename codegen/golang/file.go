@@ -3,6 +3,8 @@ package golang
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -106,13 +108,35 @@ func field(m *protogen.Message, fd protoreflect.FieldDescriptor) (*protogen.Fiel
 // leading comment as written, if any.
 func docComment(text string, proto protogen.Comments) *jen.Statement {
 	text = wrap(text)
-	if pc := strings.TrimRight(string(proto), "\n"); strings.TrimSpace(pc) != "" {
+	if pc := strings.TrimRight(commentText(string(proto)), "\n"); strings.TrimSpace(pc) != "" {
 		text += "\n"
 		for _, l := range strings.Split(pc, "\n") {
 			text += "\n" + strings.TrimRight(strings.TrimPrefix(l, " "), " \t")
 		}
 	}
 	return lines(text)
+}
+
+// commentText makes proto comment text safe in // comments: CRLF and lone
+// CR line ends become LF, and characters the Go compiler rejects or
+// gofmt would rewrite (NUL, other controls, a BOM, invalid UTF-8) are
+// written as \uXXXX text.
+func commentText(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\xef\xbf\xbd"):
+			b.WriteString(`\uFFFD`)
+		case r < 0x20 || r == 0x7f || r == 0xfeff || !unicode.IsPrint(r) && !unicode.IsSpace(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // comment renders generated prose as a // comment, rewrapped.

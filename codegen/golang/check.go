@@ -1,6 +1,8 @@
 package golang
 
 import (
+	"fmt"
+
 	"google.golang.org/protobuf/compiler/protogen"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
@@ -27,12 +29,27 @@ func Check(set *model.Set) model.Diagnostics {
 }
 
 func check(set *model.Set, plugin *protogen.Plugin) model.Diagnostics {
-	pkgs := newPackages(set, plugin)
+	pkgs, clashes := newPackages(set, plugin)
 	var ds model.Diagnostics
+	named := map[string]bool{}
+	for _, f := range set.Files {
+		named[f.Path] = true
+	}
+	for _, c := range clashes {
+		if !named[c.desc.ParentFile().Path()] {
+			continue
+		}
+		ds = append(ds, model.Diagnostic{Pos: set.Position(c.desc), Rule: RuleNameCollision, Message: fmt.Sprintf(
+			"protoc-gen-go gives %s and %s the same Go name %s, so the package cannot compile; rename one of them in the .proto",
+			c.first, c.second, c.name)})
+	}
+	// claim reports the first collision of one element's names only: the
+	// rest follow from the same rename.
 	claim := func(pkg *goPackage, pos model.Pos, by string, names ...string) {
 		for _, name := range names {
 			if err := pkg.claim(name, by); err != nil {
 				ds = append(ds, model.Diagnostic{Pos: pos, Rule: RuleNameCollision, Message: err.Error()})
+				return
 			}
 		}
 	}

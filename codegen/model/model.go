@@ -8,6 +8,7 @@ package model
 import (
 	"slices"
 
+	"github.com/bufbuild/protocompile/linker"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
@@ -268,4 +269,20 @@ func (s *Set) StateMachine(fullName string) *StateMachine {
 		}
 	}
 	return nil
+}
+
+// Position is where d is declared, as diagnostics show it (the path the
+// user named, line and column), for checks outside this package.
+// d may come from another view of the same files (protogen's): it is
+// looked up by name in s's registry, whose descriptors carry the source.
+func (s *Set) Position(d protoreflect.Descriptor) Pos {
+	if own, err := s.Registry.FindDescriptorByName(d.FullName()); err == nil {
+		d = own
+	}
+	res, _ := d.ParentFile().(linker.Result)
+	p := position(res, d)
+	if shown, ok := s.displayPaths[p.File]; ok {
+		p.File = shown
+	}
+	return p
 }

@@ -125,12 +125,13 @@ func OutputPath(m, suffix string) string {
 }
 
 // pbImport is the import statement binding the file's _pb2 module to _pb.
-// A module path holding a keyword cannot be written in an import
-// statement; importlib loads it then, as protoc's own output does.
+// A module path holding a keyword or a part that is no identifier (a file
+// named 2fa.proto) cannot be written in an import statement; importlib
+// loads it then, as protoc's own output does.
 func pbImport(protoPath string) string {
 	mod := ModulePath(protoPath) + "_pb2"
 	for _, part := range strings.Split(mod, ".") {
-		if keywords[part] {
+		if keywords[part] || !identifier(part) {
 			return "import importlib\n\n_pb: Any = importlib.import_module(" + String(mod) + ")"
 		}
 	}
@@ -234,4 +235,15 @@ func docText(s string) string {
 // into LF.
 func newlines(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// identifier reports whether s is a Python identifier (ASCII rules, which
+// are what module names from .proto paths can use).
+func identifier(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }

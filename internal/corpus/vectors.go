@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -142,15 +141,30 @@ func bizKeys(ev *model.Event) ([]conformance.Case, error) {
 		}
 		obj[string(part.Leaf().Name())] = value(part.Leaf())
 	}
+	// Required fields outside the key are filled too, so the input parses.
+	fields := ev.Desc.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		if fd := fields.Get(i); fd.Cardinality() == protoreflect.Required && fd.Message() == nil {
+			if _, ok := full[string(fd.Name())]; !ok {
+				full[string(fd.Name())] = value(fd)
+			}
+		}
+	}
 	var out []conformance.Case
-	for name, input := range map[string]map[string]any{"filled": full, "empty": {}} {
+	for _, name := range []string{"empty", "filled"} {
+		input := map[string]any{}
+		if name == "filled" {
+			input = full
+		}
 		raw, err := json.Marshal(input)
 		if err != nil {
 			return nil, err
 		}
 		m := dynamicpb.NewMessage(ev.Desc)
 		if err := protojson.Unmarshal(raw, m); err != nil {
-			return nil, fmt.Errorf("%s: input %s: %w", ev.Name(), raw, err)
+			// An input missing a proto2 required field is not valid
+			// JSON for the message in every language: no case.
+			continue
 		}
 		var want conformance.Result
 		key, err := ev.RenderBizKey(m)
@@ -165,10 +179,6 @@ func bizKeys(ev *model.Event) ([]conformance.Case, error) {
 			Name: ev.Name() + " biz_key " + name, Kind: conformance.KindBizKey,
 			Message: ev.Name(), Input: raw, Expect: want,
 		})
-	}
-	// Map order must not decide the case order.
-	if out[0].Name > out[1].Name {
-		out[0], out[1] = out[1], out[0]
 	}
 	return out, nil
 }
@@ -195,15 +205,3 @@ func value(fd protoreflect.FieldDescriptor) any {
 	}
 }
 
-// Names lists the distinct values of a slice of cases' names, for
-// messages that name what failed.
-func Names(cases []conformance.Case) string {
-	var b strings.Builder
-	for i, c := range cases {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(c.Name)
-	}
-	return b.String()
-}

@@ -9,7 +9,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: all build setup test test-go test-runtime test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 
 all: build
 
@@ -22,7 +22,7 @@ build: ## build bin/msgcontract
 setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: setup test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs)
+test: setup test-go test-runtime test-corpus fuzz-smoke conformance ## run every test (what CI runs)
 	@echo "make test: all suites passed"
 
 test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo)
@@ -33,11 +33,16 @@ test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its Po
 	cd runtime-go && $(GO) vet ./...
 	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test ./...'
 
+test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
+	bash scripts/setup-python.sh >/dev/null
+	$(GO) test -tags corpus -timeout 40m -run 'TestCorpus|TestRandomContracts$$' ./internal/corpus
+
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
 	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=10s -parallel=1
 	$(GO) test ./registry/schema -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 	$(GO) test ./registry/api -run='^$$' -fuzz=FuzzRequests -fuzztime=10s -parallel=1 -fuzzminimizetime=0
+	$(GO) test ./internal/corpus -run='^$$' -fuzz=FuzzEscaping -fuzztime=20s -parallel=1 -fuzzminimizetime=0
 
 VECTORS ?= testdata/conformance
 

@@ -108,7 +108,7 @@ func field(m *protogen.Message, fd protoreflect.FieldDescriptor) (*protogen.Fiel
 // leading comment as written, if any.
 func docComment(text string, proto protogen.Comments) *jen.Statement {
 	text = wrap(text)
-	if pc := strings.TrimRight(commentText(string(proto)), "\n"); strings.TrimSpace(pc) != "" {
+	if pc := strings.TrimRight(string(proto), "\n"); strings.TrimSpace(pc) != "" {
 		text += "\n"
 		for _, l := range strings.Split(pc, "\n") {
 			text += "\n" + strings.TrimRight(strings.TrimPrefix(l, " "), " \t")
@@ -142,10 +142,11 @@ func commentText(s string) string {
 // comment renders generated prose as a // comment, rewrapped.
 func comment(text string) *jen.Statement { return lines(wrap(text)) }
 
-// lines renders text as // lines (never a block comment).
+// lines renders text as // lines (never a block comment); whatever the
+// text holds from the contract is made safe by commentText.
 func lines(text string) *jen.Statement {
 	var b strings.Builder
-	for i, l := range strings.Split(text, "\n") {
+	for i, l := range strings.Split(commentText(text), "\n") {
 		if i > 0 {
 			b.WriteByte('\n')
 		}

@@ -1,3 +1,5 @@
+//go:build corpus
+
 package corpus_test
 
 import (

@@ -161,7 +161,7 @@ func (g *gen) machines() []string {
 			}
 			g.line("  %s = %d%s;", vn, v, opt)
 			names = append(names, vn)
-			if alias && g.r.IntN(3) == 0 {
+			if alias && (g.r.IntN(3) == 0 || v == k && len(names) == v) {
 				an := vn + "_ALIAS"
 				g.line("  %s = %d;", an, v)
 				names = append(names, an)

@@ -22,6 +22,11 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# buf, for the per-package buf generate test of protoc-gen-msgcontract.
+if ! command -v buf >/dev/null 2>&1 && [ ! -x "$(go env GOPATH)/bin/buf" ]; then
+  echo "setup: building buf v1.75.0 from the Go module proxy (a few minutes, once)"
+  go install github.com/bufbuild/buf/cmd/buf@v1.75.0
+fi
 bash scripts/setup-python.sh
 bash scripts/setup-registry-client.sh
 bash scripts/setup-java.sh

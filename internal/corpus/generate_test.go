@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
@@ -20,14 +21,9 @@ func TestRandomContractsGenerate(t *testing.T) {
 	ctx := context.Background()
 	for seed := uint64(1); seed <= 40; seed++ {
 		root := t.TempDir()
-		for path, src := range corpus.Random(seed, 4) {
-			p := filepath.Join(root, filepath.FromSlash(path))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+		srcs := corpus.Random(seed, 4)
+		for _, path := range writeSources(t, root, srcs) {
+			src := srcs[path]
 			set, err := corpus.Lint(ctx, root, path)
 			if err != nil {
 				t.Fatalf("seed %d %s does not compile: %v\n%s", seed, path, err, src)
@@ -47,4 +43,23 @@ func TestRandomContractsGenerate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// writeSources writes srcs (import path → source) under root and returns
+// the paths sorted.
+func writeSources(t *testing.T, root string, srcs map[string]string) []string {
+	t.Helper()
+	var paths []string
+	for path, src := range srcs {
+		p := filepath.Join(root, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	return paths
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,18 +32,7 @@ func TestRandomContracts(t *testing.T) {
 	t.Logf("seed %d (rerun with MSGCONTRACT_SEED=%d)", seed, seed)
 	root := t.TempDir()
 	srcs := corpus.Random(seed, 16)
-	var files []string
-	for path, src := range srcs {
-		p := filepath.Join(root, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, path)
-	}
-	sort.Strings(files)
+	files := writeSources(t, root, srcs)
 	ctx := context.Background()
 	set, err := corpus.Lint(ctx, root, files...)
 	if err != nil {

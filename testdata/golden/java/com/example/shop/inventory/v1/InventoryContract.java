@@ -114,10 +114,21 @@ public final class InventoryContract {
    * event's SPEC.
    */
   private static final class Registry {
-    static final Map<String, EventSpec<?>> EVENTS = Map.ofEntries(
-        Map.entry("shop.inventory.v1.StockDeducted", StockDeducted.SPEC));
+    static final Map<String, EventSpec<?>> EVENTS = byName(new EventSpec<?>[] {
+        StockDeducted.SPEC,
+      }, EventSpec::fullName);
 
-    static final Map<String, StateMachine> STATE_MACHINES = Map.ofEntries();
+    static final Map<String, StateMachine> STATE_MACHINES = byName(new StateMachine[] {
+      }, StateMachine::fullName);
+
+    /** Indexes values by name; an array keeps javac's inference linear. */
+    private static <T> Map<String, T> byName(T[] values, java.util.function.Function<T, String> name) {
+      Map<String, T> out = new java.util.LinkedHashMap<>();
+      for (T v : values) {
+        out.put(name.apply(v), v);
+      }
+      return java.util.Collections.unmodifiableMap(out);
+    }
 
     private Registry() {}
   }

@@ -204,4 +204,3 @@ func value(fd protoreflect.FieldDescriptor) any {
 		return "-9223372036854775808"
 	}
 }
-

@@ -19,13 +19,14 @@ var Langs = []string{"go", "java", "python"}
 
 // Check returns what the emitters cannot represent, positioned like every
 // lint diagnostic: Go identifiers that collide with protoc-gen-go's or
-// with each other, and files whose protoc Java outer class would be no
-// identifier. Java and Python mangle their own names instead (DESIGN.md,
+// with each other, files whose protoc Java outer class would be no
+// identifier, and names protoc's Python stubs cannot hold. Java and Python mangle their own names instead (DESIGN.md,
 // "Name mangling"). Lint and the protoc plugin add these to the
 // model's diagnostics, so a contract lint accepts generates in every
 // language.
 func Check(set *model.Set) model.Diagnostics {
-	return append(golang.Check(set), java.Check(set)...)
+	ds := append(golang.Check(set), java.Check(set)...)
+	return append(ds, python.Check(set)...)
 }
 
 // Lint adds Check's diagnostics to set's, keeping them sorted.

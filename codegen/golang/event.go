@@ -252,7 +252,7 @@ zero opts give a fresh message_id, occurred_at now and a binary payload.`, n.Env
 	f.Func().Id(n.Envelope).Params(
 		jen.Id("m").Op("*").Id(m), jen.Id("opts").Qual(pkgEvent, "Options"),
 	).Params(jen.Op("*").Qual(pkgEnvelopepb, "Envelope"), jen.Error()).Block(
-		jen.List(jen.Id("key"), jen.Err()).Op(":=").Id("m").Dot("BizKey").Call(),
+		jen.List(jen.Id("key"), jen.Err()).Op(":=").Id("m").Dot(keyMethod).Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Qual(pkgEvent, "NewEnvelope").Call(jen.Id(n.Spec), jen.Id("m"), jen.Id("key"), jen.Id("opts"))),
 	)

@@ -166,7 +166,7 @@ message Paid {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(files[0].Content), "func (m *Paid) BizKey_() (string, error)") {
+		if c := string(files[0].Content); !strings.Contains(c, "func (m *Paid) BizKey_() (string, error)") || !strings.Contains(c, "m.BizKey_()") {
 			t.Fatalf("no BizKey_ method in\n%s", files[0].Content)
 		}
 	}

@@ -15,6 +15,11 @@ import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.support.StateMachine;
 import io.msgcontract.support.Transit;
+// java.lang types are imported by name so that a message of this Java
+// package named String or SuppressWarnings (java_multiple_files) cannot
+// shadow them.
+import java.lang.String;
+import java.lang.SuppressWarnings;
 import java.util.List;
 import java.util.Map;
 

@@ -59,6 +59,11 @@ func (g *fileGen) message(md protoreflect.MessageDescriptor) *protogen.Message {
 	return findMessage(f.Messages, md.FullName())
 }
 
+// FindMessage finds the message named name, nested ones included, in f.
+func FindMessage(f *protogen.File, name protoreflect.FullName) *protogen.Message {
+	return findMessage(f.Messages, name)
+}
+
 func findMessage(msgs []*protogen.Message, name protoreflect.FullName) *protogen.Message {
 	for _, m := range msgs {
 		if m.Desc.FullName() == name {

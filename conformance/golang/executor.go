@@ -112,7 +112,7 @@ func (m *Module) writeExecutor() error {
 				jen.Id("classify"): jen.Qual(pkg, "Classify"+name),
 				jen.Id("newMsg"): jen.Func().Params().Id("keyed").Block(
 					jen.Id("m").Op(":=").New(jen.Qual(pkg, name)),
-					jen.Return(jen.Id("keyed").Values(jen.Id("m"), jen.Id("m").Dot(codegen.BizKeyMethod(goMessage(gf, ev.Desc.FullName()))))),
+					jen.Return(jen.Id("keyed").Values(jen.Id("m"), jen.Id("m").Dot(codegen.BizKeyMethod(codegen.FindMessage(gf, ev.Desc.FullName()))))),
 				),
 			}))
 		}
@@ -163,19 +163,3 @@ func goName(f *protogen.File, full protoreflect.FullName) string {
 	return walk(f.Enums, f.Messages)
 }
 
-// goMessage finds the protogen message named full in f.
-func goMessage(f *protogen.File, full protoreflect.FullName) *protogen.Message {
-	var walk func(msgs []*protogen.Message) *protogen.Message
-	walk = func(msgs []*protogen.Message) *protogen.Message {
-		for _, m := range msgs {
-			if m.Desc.FullName() == full {
-				return m
-			}
-			if found := walk(m.Messages); found != nil {
-				return found
-			}
-		}
-		return nil
-	}
-	return walk(f.Messages)
-}

@@ -162,4 +162,3 @@ func goName(f *protogen.File, full protoreflect.FullName) string {
 	}
 	return walk(f.Enums, f.Messages)
 }
-

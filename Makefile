@@ -9,7 +9,7 @@ SHELL := /bin/bash
 GO    ?= go
 BIN   := bin
 
-.PHONY: all build setup runtime-java runtime-python services test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: all build setup runtime-java runtime-python services test test-go test-runtime test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 .PHONY: compat-corpus compare-buf bench-breaking rules-doc
 
 all: build
@@ -24,7 +24,7 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: runtime-java setup runtime-python test-go test-runtime test-kafka fuzz-smoke conformance services ## run every test (what CI runs)
+test: runtime-java setup runtime-python test-go test-runtime test-kafka test-corpus fuzz-smoke conformance services ## run every test (what CI runs)
 	@echo "make test: all suites passed"
 
 runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:msgcontract-runtime into ~/.m2
@@ -50,11 +50,16 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 	$(GO) vet -tags kafka ./internal/cli
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -tags kafka -count=1 ./transport/kafka/... && $(GO) test -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -tags kafka -count=1 -run Kafka ./internal/cli'
 
+test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
+	bash scripts/setup-python.sh >/dev/null
+	$(GO) test -tags corpus -timeout 40m -run 'TestCorpus|TestRandomContracts$$' ./internal/corpus
+
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
 	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=10s -parallel=1
 	$(GO) test ./registry/schema -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 	$(GO) test ./registry/api -run='^$$' -fuzz=FuzzRequests -fuzztime=10s -parallel=1 -fuzzminimizetime=0
+	$(GO) test ./internal/corpus -run='^$$' -fuzz=FuzzEscaping -fuzztime=20s -parallel=1 -fuzzminimizetime=0
 
 VECTORS ?= testdata/conformance
 

@@ -5,21 +5,10 @@
 # idempotent: a protoc already on PATH is only reported.
 #
 #   bash scripts/install-protoc.sh              # protoc (Debian protobuf-compiler)
-#   bash scripts/install-protoc.sh --with-buf   # and buf, built from the Go module proxy
 #
-# PROTOC_DEB_VERSION pins an exact Debian package version (e.g. 3.21.12-11);
-# BUF_VERSION the buf release (default below). buf is optional: the plugin's
-# buf generate test skips without it, and building it takes a few minutes.
+# PROTOC_DEB_VERSION pins an exact Debian package version (e.g. 3.21.12-11).
+# buf comes from scripts/install-buf.sh.
 set -euo pipefail
-
-BUF_VERSION="${BUF_VERSION:-v1.75.0}"
-with_buf=false
-for arg in "$@"; do
-  case "$arg" in
-    --with-buf) with_buf=true ;;
-    *) echo "install-protoc: unknown argument $arg (use --with-buf)" >&2; exit 2 ;;
-  esac
-done
 
 if command -v protoc >/dev/null 2>&1; then
   echo "install-protoc: $(command -v protoc): $(protoc --version)"
@@ -39,11 +28,3 @@ else
   echo "install-protoc: $(command -v protoc): $(protoc --version)"
 fi
 
-if $with_buf; then
-  if command -v buf >/dev/null 2>&1; then
-    echo "install-protoc: $(command -v buf): buf $(buf --version)"
-  else
-    go install "github.com/bufbuild/buf/cmd/buf@${BUF_VERSION}"
-    echo "install-protoc: buf ${BUF_VERSION} in $(go env GOPATH)/bin (add it to PATH)"
-  fi
-fi

@@ -8,8 +8,8 @@
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
 #   - the Maven artifacts of the Java harness and the pinned protoc;
-#   - buf (pinned, npm package into .tools/bin) for compare-buf and
-#     bench-breaking.
+#   - buf (pinned, npm package into .tools/bin) for the buf generate tests,
+#     compare-buf and bench-breaking.
 #   - the Apache Kafka broker's jars (scripts/kafka-setup.sh) for make test-kafka.
 set -euo pipefail
 cd "$(dirname "$0")/.."

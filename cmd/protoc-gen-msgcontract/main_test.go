@@ -187,18 +187,10 @@ func outOrEmpty(t *testing.T, dir string) string {
 
 // TestBufGenerateMatchesGenerate runs the plugin as a local plugin of buf
 // generate (which invokes it once per directory) and compares with
-// msgcontract generate. buf is optional: scripts/install-protoc.sh
-// --with-buf installs it.
+// msgcontract generate. scripts/install-buf.sh (run by scripts/setup.sh)
+// installs buf.
 func TestBufGenerateMatchesGenerate(t *testing.T) {
-	buf, err := exec.LookPath("buf")
-	if err != nil {
-		// go install puts it in GOPATH/bin, which may not be on PATH.
-		out, _ := exec.Command("go", "env", "GOPATH").Output()
-		buf = filepath.Join(strings.TrimSpace(string(out)), "bin", "buf")
-		if _, err := os.Stat(buf); err != nil {
-			t.Skip("buf not found on PATH or in GOPATH/bin; install it with: bash scripts/install-protoc.sh --with-buf")
-		}
-	}
+	buf := tool(t, "buf")
 	work := t.TempDir()
 	plugin := filepath.Join(work, "protoc-gen-msgcontract")
 	build := exec.Command("go", "build", "-o", plugin, ".")

@@ -17,6 +17,24 @@ import (
 // Langs are the supported languages.
 var Langs = []string{"go", "java", "python"}
 
+// Check returns what the emitters cannot represent, positioned like every
+// lint diagnostic: Go identifiers that collide with protoc-gen-go's or
+// with each other, files whose protoc Java outer class would be no
+// identifier, and names protoc's Python stubs cannot hold. Java and Python mangle their own names instead (DESIGN.md,
+// "Name mangling"). Lint and the protoc plugin add these to the
+// model's diagnostics, so a contract lint accepts generates in every
+// language.
+func Check(set *model.Set) model.Diagnostics {
+	ds := append(golang.Check(set), java.Check(set)...)
+	return append(ds, python.Check(set)...)
+}
+
+// Lint adds Check's diagnostics to set's, keeping them sorted.
+func Lint(set *model.Set) {
+	set.Diagnostics = append(set.Diagnostics, Check(set)...)
+	set.Diagnostics.Sort()
+}
+
 // Run generates code for every file of set in p.Lang. The contracts must be
 // free of lint errors. Files are returned sorted by name, each checked
 // with emit.SafeName.

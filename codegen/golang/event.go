@@ -17,24 +17,7 @@ func (g *fileGen) event(f *jen.File, ev *model.Event) error {
 		return fmt.Errorf("event %s: message not found", ev.Name())
 	}
 	n := namesOf(msg)
-	for _, name := range n.all() {
-		if err := g.pkg.claim(name, ev.Name()); err != nil {
-			return err
-		}
-	}
-	for _, fld := range msg.Fields {
-		if fld.GoName == "BizKey" {
-			return fmt.Errorf("event %s: field %s has the Go name BizKey, which collides with the generated BizKey method; rename the field (e.g. to biz_key_value)", ev.Name(), fld.Desc.Name())
-		}
-	}
 	ranges := rangeConsts(n, ev.Rules)
-	for _, rc := range ranges {
-		for _, name := range []string{rc.from, rc.to} {
-			if err := g.pkg.claim(name, ev.Name()); err != nil {
-				return err
-			}
-		}
-	}
 	g.spec(f, ev, n, msg)
 	if err := g.targetState(f, ev, n); err != nil {
 		return err
@@ -44,7 +27,7 @@ func (g *fileGen) event(f *jen.File, ev *model.Event) error {
 	if err := g.bizKey(f, ev, msg); err != nil {
 		return err
 	}
-	g.producer(f, ev, n)
+	g.producer(f, ev, n, BizKeyMethod(msg))
 	g.consumer(f, ev, n)
 	return nil
 }
@@ -97,9 +80,6 @@ func (g *fileGen) targetState(f *jen.File, ev *model.Event, n eventNames) error 
 		return nil
 	}
 	name := n.TargetState
-	if err := g.pkg.claim(name, ev.Name()); err != nil {
-		return err
-	}
 	ed := ev.TargetState.Machine.Desc
 	gf := g.plugin.FilesByPath[ed.ParentFile().Path()]
 	if gf == nil {
@@ -174,9 +154,10 @@ func (g *fileGen) bizKey(f *jen.File, ev *model.Event, msg *protogen.Message) er
 		body = append(body, code)
 	}
 	body = append(body, jen.Return(jen.Id("b").Dot("Key").Call()))
-	f.Add(comment(fmt.Sprintf(`BizKey renders the idempotency key %q. An empty or unset field
-fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512 bytes KEY_TOO_LONG.`, ev.BizKeyTemplate)))
-	f.Func().Params(jen.Id("m").Op("*").Id(msg.GoIdent.GoName)).Id("BizKey").Params().Params(jen.String(), jen.Error()).Block(body...)
+	method := BizKeyMethod(msg)
+	f.Add(comment(fmt.Sprintf(`%s renders the idempotency key %q. An empty or unset field
+fails with a *bizkey.Error coded EMPTY_FIELD, a key over 512 bytes KEY_TOO_LONG.`, method, ev.BizKeyTemplate)))
+	f.Func().Params(jen.Id("m").Op("*").Id(msg.GoIdent.GoName)).Id(method).Params().Params(jen.String(), jen.Error()).Block(body...)
 	return nil
 }
 
@@ -264,14 +245,14 @@ func appendValue(recv jen.Code, leaf *protogen.Field, path string) jen.Code {
 
 // producer renders New<Event>Envelope, Publish<Event> and
 // Write<Event>ToOutbox.
-func (g *fileGen) producer(f *jen.File, ev *model.Event, n eventNames) {
+func (g *fileGen) producer(f *jen.File, ev *model.Event, n eventNames, keyMethod string) {
 	m := n.Msg.GoName
 	f.Add(comment(fmt.Sprintf(`%s wraps m and its biz_key in an envelope for topic %q. The
 zero opts give a fresh message_id, occurred_at now and a binary payload.`, n.Envelope, ev.Topic)))
 	f.Func().Id(n.Envelope).Params(
 		jen.Id("m").Op("*").Id(m), jen.Id("opts").Qual(pkgEvent, "Options"),
 	).Params(jen.Op("*").Qual(pkgEnvelopepb, "Envelope"), jen.Error()).Block(
-		jen.List(jen.Id("key"), jen.Err()).Op(":=").Id("m").Dot("BizKey").Call(),
+		jen.List(jen.Id("key"), jen.Err()).Op(":=").Id("m").Dot(keyMethod).Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Qual(pkgEvent, "NewEnvelope").Call(jen.Id(n.Spec), jen.Id("m"), jen.Id("key"), jen.Id("opts"))),
 	)

@@ -3,6 +3,8 @@ package golang
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -28,7 +30,6 @@ type fileGen struct {
 	gofile *protogen.File
 	plugin *protogen.Plugin
 	params emit.Params
-	pkg    *goPackage
 }
 
 func (g *fileGen) newFile() *jen.File {
@@ -56,6 +57,11 @@ func (g *fileGen) message(md protoreflect.MessageDescriptor) *protogen.Message {
 		return nil
 	}
 	return findMessage(f.Messages, md.FullName())
+}
+
+// FindMessage finds the message named name, nested ones included, in f.
+func FindMessage(f *protogen.File, name protoreflect.FullName) *protogen.Message {
+	return findMessage(f.Messages, name)
 }
 
 func findMessage(msgs []*protogen.Message, name protoreflect.FullName) *protogen.Message {
@@ -116,13 +122,36 @@ func docComment(text string, proto protogen.Comments) *jen.Statement {
 	return lines(text)
 }
 
+// commentText makes proto comment text safe in // comments: CRLF and lone
+// CR line ends become LF, and characters the Go compiler rejects or
+// gofmt would rewrite (NUL, other controls, a BOM, invalid UTF-8) are
+// written as \uXXXX text.
+func commentText(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\xef\xbf\xbd"):
+			b.WriteString(`\uFFFD`)
+		case r < 0x20 || r == 0x7f || r == 0xfeff || !unicode.IsPrint(r) && !unicode.IsSpace(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // comment renders generated prose as a // comment, rewrapped.
 func comment(text string) *jen.Statement { return lines(wrap(text)) }
 
-// lines renders text as // lines (never a block comment).
+// lines renders text as // lines (never a block comment); whatever the
+// text holds from the contract is made safe by commentText.
 func lines(text string) *jen.Statement {
 	var b strings.Builder
-	for i, l := range strings.Split(text, "\n") {
+	for i, l := range strings.Split(commentText(text), "\n") {
 		if i > 0 {
 			b.WriteByte('\n')
 		}

@@ -38,7 +38,9 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkgs := newPackages(set, plugin)
+	if ds := check(set, plugin); len(ds) > 0 {
+		return nil, ds
+	}
 	var gens []*fileGen
 	var names []string
 	for _, mf := range set.Files {
@@ -53,7 +55,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		gens = append(gens, &fileGen{model: mf, gofile: gf, plugin: plugin, params: p, pkg: pkgs.of(gf)})
+		gens = append(gens, &fileGen{model: mf, gofile: gf, plugin: plugin, params: p})
 		names = append(names, name)
 	}
 	// Files render independently (formatting dominates), so they render

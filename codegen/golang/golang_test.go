@@ -91,13 +91,7 @@ func TestGenerateRefuses(t *testing.T) {
 	tests := []struct {
 		name, body, wantErr string
 	}{
-		{name: "field named biz_key", wantErr: "collides with the generated BizKey method", body: `
-message Paid {
-  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
-  string id = 1;
-  string biz_key = 2;
-}`},
-		{name: "message named like a generated symbol", wantErr: "PaidSpec for t.v1.Paid collides with the Go name of t.v1.PaidSpec", body: event + `
+		{name: "message named like a generated symbol", wantErr: "GO_NAME_COLLISION: generated Go identifier PaidSpec for t.v1.Paid collides with the Go name of t.v1.PaidSpec", body: event + `
 message PaidSpec { string x = 1; }`},
 		{name: "no go_package", wantErr: "go_package", body: event},
 	}
@@ -148,6 +142,32 @@ func TestDeterministic(t *testing.T) {
 	for i := range a {
 		if a[i].Name != b[i].Name || string(a[i].Content) != string(b[i].Content) {
 			t.Fatalf("%s differs between runs", a[i].Name)
+		}
+	}
+}
+
+// TestBizKeyMethodAvoidsFields: a field or oneof named biz_key keeps its
+// protoc-gen-go name and the generated method moves aside to BizKey_.
+func TestBizKeyMethodAvoidsFields(t *testing.T) {
+	t.Parallel()
+	const gp = `option go_package = "example.com/t/v1;tv1";`
+	for _, body := range []string{`
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1;
+  string biz_key = 2;
+}`, `
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1;
+  oneof biz_key { string a = 2; int64 b = 3; }
+}`} {
+		files, err := generate.Run(fromSource(t, header+gp+body), emit.Params{Lang: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := string(files[0].Content); !strings.Contains(c, "func (m *Paid) BizKey_() (string, error)") || !strings.Contains(c, "m.BizKey_()") {
+			t.Fatalf("no BizKey_ method in\n%s", files[0].Content)
 		}
 	}
 }

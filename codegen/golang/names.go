@@ -76,7 +76,30 @@ func (n eventNames) all() []string {
 	return []string{n.Spec, n.Classify, n.Envelope, n.Publish, n.Outbox, n.Handler, n.Register}
 }
 
+// BizKeyMethod is the name of the generated method rendering m's biz_key:
+// BizKey, with "_" appended while a field or oneof of m already has that Go
+// name (a field biz_key is Go field BizKey), as protoc-gen-go itself
+// appends "_" to names that would clash with its generated methods.
+func BizKeyMethod(m *protogen.Message) string {
+	taken := map[string]bool{}
+	for _, f := range m.Fields {
+		taken[f.GoName] = true
+	}
+	for _, o := range m.Oneofs {
+		taken[o.GoName] = true
+	}
+	name := "BizKey"
+	for taken[name] {
+		name += "_"
+	}
+	return name
+}
+
 func canTransitName(e *protogen.Enum) string { return "CanTransit" + e.GoIdent.GoName }
+
+// predecessorsName is the unexported table of a state machine; protoc-gen-go
+// declares no unexported package-level name with this prefix.
+func predecessorsName(e *protogen.Enum) string { return "predecessors" + e.GoIdent.GoName }
 
 type rangeConst struct {
 	from, to string
@@ -84,7 +107,8 @@ type rangeConst struct {
 }
 
 // rangeConsts names the From/To constants of each error range; ranges
-// whose names reduce to the same identifier are told apart by their index.
+// whose names reduce to the same identifier are told apart by their index,
+// then by "_" until unique.
 func rangeConsts(n eventNames, rules model.Rules) []rangeConst {
 	seen := map[string]bool{}
 	var out []rangeConst
@@ -92,6 +116,9 @@ func rangeConsts(n eventNames, rules model.Rules) []rangeConst {
 		base := n.Msg.GoName + rangeIdent(r.Name)
 		if seen[base] {
 			base += strconv.Itoa(i)
+		}
+		for seen[base] { // "a", "A" and "a1" all reduce to A1 by now
+			base += "_"
 		}
 		seen[base] = true
 		out = append(out, rangeConst{from: base + "From", to: base + "To", r: r})

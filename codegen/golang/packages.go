@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
@@ -17,8 +18,16 @@ type goPackage struct {
 
 type packages map[protogen.GoImportPath]*goPackage
 
-func newPackages(set *model.Set, plugin *protogen.Plugin) packages {
+// clash is one Go name protoc-gen-go gives two proto elements of a package;
+// its own output would not compile.
+type clash struct {
+	name, first, second string
+	desc                protoreflect.Descriptor
+}
+
+func newPackages(set *model.Set, plugin *protogen.Plugin) (packages, []clash) {
 	ps := packages{}
+	var clashes []clash
 	for _, mf := range set.Files {
 		gf := plugin.FilesByPath[mf.Path]
 		if gf == nil {
@@ -29,42 +38,53 @@ func newPackages(set *model.Set, plugin *protogen.Plugin) packages {
 			p = &goPackage{taken: map[string]string{}}
 			ps[gf.GoImportPath] = p
 		}
-		declared(p.taken, gf.Enums, gf.Messages)
+		clashes = append(clashes, declared(p.taken, gf.Enums, gf.Messages)...)
 	}
-	return ps
+	return ps, clashes
 }
 
 func (ps packages) of(f *protogen.File) *goPackage { return ps[f.GoImportPath] }
 
 // declared records the identifiers protoc-gen-go declares for enums and
 // messages (recursively): types, enum values, oneof wrappers and the
-// <Enum>_name/_value maps.
-func declared(taken map[string]string, enums []*protogen.Enum, msgs []*protogen.Message) {
+// <Enum>_name/_value maps. Names it gives two elements are returned.
+func declared(taken map[string]string, enums []*protogen.Enum, msgs []*protogen.Message) []clash {
+	var clashes []clash
+	take := func(name string, d protoreflect.Descriptor) {
+		full := string(d.FullName())
+		if other, ok := taken[name]; ok && other != full {
+			clashes = append(clashes, clash{name: name, first: other, second: full, desc: d})
+			return
+		}
+		taken[name] = full
+	}
 	for _, e := range enums {
-		full := string(e.Desc.FullName())
-		taken[e.GoIdent.GoName] = full
-		taken[e.GoIdent.GoName+"_name"] = full
-		taken[e.GoIdent.GoName+"_value"] = full
+		take(e.GoIdent.GoName, e.Desc)
+		take(e.GoIdent.GoName+"_name", e.Desc)
+		take(e.GoIdent.GoName+"_value", e.Desc)
 		for _, v := range e.Values {
-			taken[v.GoIdent.GoName] = string(v.Desc.FullName())
+			take(v.GoIdent.GoName, v.Desc)
 		}
 	}
 	for _, m := range msgs {
-		taken[m.GoIdent.GoName] = string(m.Desc.FullName())
+		take(m.GoIdent.GoName, m.Desc)
 		for _, f := range m.Fields {
 			if f.Oneof != nil && !f.Oneof.Desc.IsSynthetic() {
-				taken[f.GoIdent.GoName] = string(f.Desc.FullName())
+				take(f.GoIdent.GoName, f.Desc)
 			}
 		}
-		declared(taken, m.Enums, m.Messages)
+		clashes = append(clashes, declared(taken, m.Enums, m.Messages)...)
 	}
+	return clashes
 }
 
-// claim reports an error when a generated identifier collides with one
-// protoc-gen-go declares in the same package.
+// claim records a generated identifier, or reports an error when it
+// collides with one protoc-gen-go or an earlier generated symbol declares
+// in the same package.
 func (p *goPackage) claim(name, by string) error {
 	if other, ok := p.taken[name]; ok {
-		return fmt.Errorf("generated identifier %s for %s collides with the Go name of %s; rename one of them in the .proto", name, by, other)
+		return fmt.Errorf("generated Go identifier %s for %s collides with the Go name of %s in the same Go package; rename one of them in the .proto", name, by, other)
 	}
+	p.taken[name] = by
 	return nil
 }

@@ -2,7 +2,7 @@ package golang
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -11,16 +11,18 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
-// stateMachine renders CanTransit<Enum>.
+// stateMachine renders the machine as data, predecessors<Enum> (every
+// state by number mapped to its predecessors), and CanTransit<Enum>, which
+// hands the table to runtime-go's statemachine.CanTransit: the rule lives
+// in the runtime once, as in Java and Python.
 func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 	e := g.enum(sm.Desc)
 	if e == nil {
 		return fmt.Errorf("state machine %s: enum not found", sm.Desc.FullName())
 	}
-	if err := g.pkg.claim(canTransitName(e), string(sm.Desc.FullName())); err != nil {
-		return err
-	}
-	// Values by number: aliases (allow_alias) share one case.
+	name, table := canTransitName(e), predecessorsName(e)
+	// Values by number: aliases (allow_alias) are one state, as DESIGN.md
+	// defines; the first declared name stands for the number.
 	values := map[protoreflect.EnumNumber]*protogen.EnumValue{}
 	var numbers []protoreflect.EnumNumber
 	for _, v := range e.Values {
@@ -29,69 +31,40 @@ func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 			numbers = append(numbers, v.Desc.Number())
 		}
 	}
-	// Predecessors of each target, by number, in declaration order.
+	// Predecessors of each number, in declaration order; transitions
+	// declared on several aliases of one number are merged.
 	preds := map[protoreflect.EnumNumber][]protoreflect.EnumNumber{}
 	for _, st := range sm.States {
 		to := st.Desc.Number()
 		for _, from := range st.From {
 			fv := sm.Desc.Values().ByName(protoreflect.Name(from))
-			if fv == nil || contains(preds[to], fv.Number()) || fv.Number() == to {
+			if fv == nil || slices.Contains(preds[to], fv.Number()) || fv.Number() == to {
 				continue
 			}
 			preds[to] = append(preds[to], fv.Number())
 		}
 	}
 	id := func(n protoreflect.EnumNumber) jen.Code { return jen.Id(values[n].GoIdent.GoName) }
-	var known []jen.Code
+	var entries []jen.Code
 	for _, n := range numbers {
-		known = append(known, id(n))
-	}
-	var cases []jen.Code
-	targets := make([]protoreflect.EnumNumber, 0, len(preds))
-	for n := range preds {
-		targets = append(targets, n)
-	}
-	sort.Slice(targets, func(i, j int) bool { return indexOf(numbers, targets[i]) < indexOf(numbers, targets[j]) })
-	for _, to := range targets {
 		var froms []jen.Code
-		for _, from := range preds[to] {
+		for _, from := range preds[n] {
 			froms = append(froms, id(from))
 		}
-		cases = append(cases, jen.Case(id(to)).Block(
-			jen.Switch(jen.Id("from")).Block(
-				jen.Case(froms...).Block(jen.Return(jen.Qual(pkgStateMachine, "Allowed"))),
-			),
-		))
-	}
-	name := canTransitName(e)
-	f.Add(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
-statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, e.GoIdent.GoName), leadingComments(sm.Desc)))
-	body := []jen.Code{
-		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Index().Id(e.GoIdent.GoName).Values(jen.Id("from"), jen.Id("to"))).Block(
-			jen.Switch(jen.Id("s")).Block(
-				jen.Case(known...),
-				jen.Default().Block(jen.Return(jen.Qual(pkgStateMachine, "Illegal"))),
-			),
-		),
-		jen.If(jen.Id("from").Op("==").Id("to")).Block(jen.Return(jen.Qual(pkgStateMachine, "Duplicate"))),
-	}
-	if len(cases) > 0 {
-		body = append(body, jen.Switch(jen.Id("to")).Block(cases...))
-	}
-	body = append(body, jen.Return(jen.Qual(pkgStateMachine, "Illegal")))
-	f.Func().Id(name).Params(jen.List(jen.Id("from"), jen.Id("to")).Id(e.GoIdent.GoName)).Qual(pkgStateMachine, "Transit").Block(body...)
-	return nil
-}
-
-func contains(ns []protoreflect.EnumNumber, n protoreflect.EnumNumber) bool {
-	return indexOf(ns, n) >= 0
-}
-
-func indexOf(ns []protoreflect.EnumNumber, n protoreflect.EnumNumber) int {
-	for i, x := range ns {
-		if x == n {
-			return i
+		val := jen.Nil()
+		if len(froms) > 0 {
+			val = jen.Values(froms...)
 		}
+		entries = append(entries, jen.Add(id(n)).Op(":").Add(val))
 	}
-	return -1
+	enumType := e.GoIdent.GoName
+	f.Add(comment(fmt.Sprintf(`%s is the state machine %s as data: every %s (by number; allow_alias
+names of one number are one state) mapped to the states it may be reached from.`, table, sm.Desc.FullName(), enumType)))
+	f.Var().Id(table).Op("=").Map(jen.Id(enumType)).Index().Id(enumType).Custom(multi, entries...)
+	f.Add(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
+statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, enumType), leadingComments(sm.Desc)))
+	f.Func().Id(name).Params(jen.List(jen.Id("from"), jen.Id("to")).Id(enumType)).Qual(pkgStateMachine, "Transit").Block(
+		jen.Return(jen.Qual(pkgStateMachine, "CanTransit").Call(jen.Id(table), jen.Id("from"), jen.Id("to"))),
+	)
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -102,7 +103,11 @@ type machine struct {
 	Class, Enum, FullName string
 	Doc                   []string
 	States                []state
+	// Aliases are the allow_alias names, in declaration order.
+	Aliases []alias
 }
+
+type alias struct{ Name, Canonical string }
 
 type state struct {
 	Name string
@@ -125,13 +130,14 @@ func contractData(f *model.File, version string) (*contractFile, error) {
 	for _, r := range f.Defaults.Rules.Ranges {
 		d.Ranges = append(d.Ranges, errorRange{From: r.From, To: r.To, Retryable: r.Retryable, Name: String(r.Name)})
 	}
-	for _, e := range f.Events {
+	eventClasses, machineClasses := nestedNames(f)
+	for i, e := range f.Events {
 		target := ""
 		if e.TargetState != nil {
 			target = string(e.TargetState.Machine.Desc.Name()) + "." + string(e.TargetState.Value.Name())
 		}
 		d.Events = append(d.Events, event{
-			Class:       nestedName(e.Desc),
+			Class:       eventClasses[i],
 			Message:     ClassName(e.Desc),
 			FullName:    String(e.Name()),
 			Topic:       String(e.Topic),
@@ -145,19 +151,22 @@ func contractData(f *model.File, version string) (*contractFile, error) {
 			KeyCode:     keyCode(e),
 		})
 	}
-	for _, sm := range f.StateMachines {
+	for i, sm := range f.StateMachines {
 		m := machine{
-			Class:    nestedName(sm.Desc),
+			Class:    machineClasses[i],
 			Enum:     ClassName(sm.Desc),
 			FullName: String(string(sm.Desc.FullName())),
 			Doc:      doc(sm.Desc, "The state machine "+string(sm.Desc.FullName())+"."),
 		}
-		for _, s := range sm.States {
-			st := state{Name: String(s.Name)}
-			for _, from := range s.From {
+		for _, n := range sm.Graph() {
+			st := state{Name: String(n.Name)}
+			for _, from := range n.From {
 				st.From = append(st.From, String(from))
 			}
 			m.States = append(m.States, st)
+		}
+		for _, a := range sm.Aliases() {
+			m.Aliases = append(m.Aliases, alias{Name: String(a.Name), Canonical: String(a.Canonical)})
 		}
 		d.Machines = append(d.Machines, m)
 	}
@@ -181,7 +190,7 @@ func Double(v float64) string {
 // doc returns d's leading proto comment as Javadoc lines (each starting
 // with a space when non-empty), or fallback.
 func doc(d protoreflect.Descriptor, fallback string) []string {
-	text := strings.TrimSpace(d.ParentFile().SourceLocations().ByDescriptor(d).LeadingComments)
+	text := strings.TrimSpace(newlines(d.ParentFile().SourceLocations().ByDescriptor(d).LeadingComments))
 	if text == "" {
 		text = fallback
 	}
@@ -196,11 +205,41 @@ func doc(d protoreflect.Descriptor, fallback string) []string {
 	return lines
 }
 
-// docText makes s safe inside a Javadoc comment.
+// newlines turns CRLF and lone CR line ends (a .proto saved on Windows)
+// into LF.
+func newlines(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// docText makes one line of text safe inside a Javadoc comment, whatever
+// it holds: "*/" cannot end the comment, "@" cannot start a tag, and no
+// backslash is left for javac's \u pre-processing (which would turn
+// "\u002a/" into "*/" or "\u000a" into a line end before lexing);
+// control characters, which javac may treat as line ends or reject, become
+// HTML character references.
 func docText(s string) string {
-	s = strings.ReplaceAll(s, "*/", "*&#47;")
-	s = strings.ReplaceAll(s, "@", "&#64;")
-	return strings.ReplaceAll(s, `\u`, `\\u`)
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '*' && strings.HasPrefix(s[i:], "*/"):
+			b.WriteString("*&#47;")
+		case r == '/' && i > 0 && s[i-1] == '*':
+			// written with the '*' above
+		case r == '@':
+			b.WriteString("&#64;")
+		case r == '\\':
+			b.WriteString("&#92;")
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == utf8.RuneError:
+			fmt.Fprintf(&b, "&#x%x;", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // keyCode returns the statements that feed template parts into builder b

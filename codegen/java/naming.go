@@ -8,14 +8,16 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
 // This file is the one place where proto names become Java names. It
 // follows protoc's Java generator (java/names.cc and name_resolver.cc), so
 // generated contract classes call the accessors protoc actually emitted.
 
-// keywords are Java's reserved words and literals; a proto name equal to
-// one gets a trailing underscore where msgcontract uses it as an identifier.
+// keywords are Java's reserved words and literals; a nested class name
+// equal to one gets a trailing underscore (nestedNames).
 var keywords = map[string]bool{
 	"abstract": true, "assert": true, "boolean": true, "break": true, "byte": true, "case": true,
 	"catch": true, "char": true, "class": true, "const": true, "continue": true, "default": true,
@@ -37,14 +39,6 @@ var forbiddenAccessors = map[string]bool{
 	"class": true, "defaultinstancefortype": true, "parserfortype": true, "descriptorfortype": true,
 	"allfields": true, "unknownfields": true, "initializationerrorstring": true,
 	"cachedsize": true, "serializedsize": true,
-}
-
-// Ident escapes a proto name used as a Java identifier.
-func Ident(name string) string {
-	if keywords[name] {
-		return name + "_"
-	}
-	return name
 }
 
 // camel is protoc's UnderscoresToCamelCase: letters after an underscore,
@@ -79,14 +73,34 @@ func camel(s string, capFirst bool) string {
 }
 
 // accessorBase is the capitalized name protoc uses in a field's accessors:
-// get<Base>(), has<Base>(), get<Base>Value().
+// get<Base>(), has<Base>(), get<Base>Value(). A proto2 group (and an
+// editions delimited field shaped like one) is named after its message
+// type, as protoc's Java generator names it: "group Item" is field "item"
+// with accessors getItem().
 func accessorBase(fd protoreflect.FieldDescriptor) string {
 	name := string(fd.Name())
+	if groupLike(fd) {
+		name = string(fd.Message().Name())
+	}
 	base := camel(name, true)
 	if forbiddenAccessors[strings.ToLower(strings.ReplaceAll(name, "_", ""))] {
 		base += "_"
 	}
 	return base
+}
+
+// groupLike is protoc's IsGroupLike: a delimited message field whose name
+// is its type's name lower-cased, the type declared beside the field.
+func groupLike(fd protoreflect.FieldDescriptor) bool {
+	if fd.Kind() != protoreflect.GroupKind {
+		return false
+	}
+	md := fd.Message()
+	if strings.ToLower(string(md.Name())) != string(fd.Name()) || md.ParentFile().Path() != fd.ParentFile().Path() {
+		return false
+	}
+	// Parent is the containing message, or for an extension its scope.
+	return md.Parent().FullName() == fd.Parent().FullName()
 }
 
 func fileOptions(fd protoreflect.FileDescriptor) *descriptorpb.FileOptions {
@@ -119,19 +133,29 @@ func OuterClass(fd protoreflect.FileDescriptor) string {
 	return name
 }
 
+// topLevelName is protoc's HasConflictingClassName: any message or enum
+// of the file, nested ones included, or any service named name.
 func topLevelName(fd protoreflect.FileDescriptor, name string) bool {
-	for i := 0; i < fd.Messages().Len(); i++ {
-		if string(fd.Messages().Get(i).Name()) == name {
-			return true
-		}
-	}
-	for i := 0; i < fd.Enums().Len(); i++ {
-		if string(fd.Enums().Get(i).Name()) == name {
-			return true
-		}
+	if typeNamed(fd.Messages(), fd.Enums(), name) {
+		return true
 	}
 	for i := 0; i < fd.Services().Len(); i++ {
 		if string(fd.Services().Get(i).Name()) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func typeNamed(msgs protoreflect.MessageDescriptors, enums protoreflect.EnumDescriptors, name string) bool {
+	for i := 0; i < enums.Len(); i++ {
+		if string(enums.Get(i).Name()) == name {
+			return true
+		}
+	}
+	for i := 0; i < msgs.Len(); i++ {
+		m := msgs.Get(i)
+		if string(m.Name()) == name || typeNamed(m.Messages(), m.Enums(), name) {
 			return true
 		}
 	}
@@ -156,17 +180,63 @@ func ClassName(d protoreflect.Descriptor) string {
 }
 
 // ContractClass is the name of the contract class generated for a file:
-// the outer class name plus "Contract".
+// the outer class name plus "Contract", with "_" appended while that is
+// the name of a class protoc generates in the same package from this
+// file (a top-level type under java_multiple_files, or the outer class).
 func ContractClass(fd protoreflect.FileDescriptor) string {
-	return strings.TrimSuffix(OuterClass(fd), "OuterClass") + "Contract"
+	name := strings.TrimSuffix(OuterClass(fd), "OuterClass") + "Contract"
+	for name == OuterClass(fd) || (fileOptions(fd).GetJavaMultipleFiles() && topLevelName(fd, name)) {
+		name += "_"
+	}
+	return name
 }
 
-// nestedName is the name of the nested class generated for an event or
-// state machine: its proto name, nested names joined with "_".
-func nestedName(d protoreflect.Descriptor) string {
-	name := strings.TrimPrefix(string(d.FullName()), string(d.ParentFile().Package()))
-	name = strings.TrimPrefix(name, ".")
-	return Ident(strings.ReplaceAll(name, ".", "_"))
+// contractScope are the simple names the contract class body refers to
+// (support classes, java.lang and java.util types, its private Registry):
+// a nested class of that name would shadow them.
+var contractScope = map[string]bool{
+	"BizKeyBuilder": true, "BizKeyException": true, "Classification": true, "ContractException": true,
+	"ErrorRange": true, "ErrorRules": true, "EventSpec": true, "RetryPolicy": true, "StateMachine": true,
+	"Transit": true, "Version": true, "List": true, "Map": true, "String": true, "Object": true,
+	"SuppressWarnings": true, "Override": true, "Registry": true, "io": true, "java": true,
+}
+
+// nestedNames names the nested classes generated for a file's events and
+// state machines, in that order: the proto name, nested names joined with
+// "_" (Order.Created → Order_Created), then "_" appended while the name
+// is a Java keyword, a name the contract class refers to, the contract
+// class itself, the first segment of a package the class refers to, or
+// the name of an earlier nested class (so Order.Created and Order_Created
+// get Order_Created and Order_Created_).
+func nestedNames(f *model.File) (events, machines []string) {
+	taken := map[string]bool{ContractClass(f.Desc): true}
+	refer := func(d protoreflect.Descriptor) {
+		if first, _, _ := strings.Cut(ClassName(d), "."); first != "" {
+			taken[first] = true
+		}
+	}
+	for _, e := range f.Events {
+		refer(e.Desc)
+	}
+	for _, sm := range f.StateMachines {
+		refer(sm.Desc)
+	}
+	name := func(d protoreflect.Descriptor) string {
+		n := strings.TrimPrefix(strings.TrimPrefix(string(d.FullName()), string(d.ParentFile().Package())), ".")
+		n = strings.ReplaceAll(n, ".", "_")
+		for keywords[n] || contractScope[n] || taken[n] {
+			n += "_"
+		}
+		taken[n] = true
+		return n
+	}
+	for _, e := range f.Events {
+		events = append(events, name(e.Desc))
+	}
+	for _, sm := range f.StateMachines {
+		machines = append(machines, name(sm.Desc))
+	}
+	return events, machines
 }
 
 // String returns s as a Java string literal. Everything outside printable

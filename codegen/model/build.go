@@ -74,6 +74,23 @@ func astNode(res linker.Result, d protoreflect.Descriptor) ast.NodeWithOptions {
 	return n
 }
 
+// index indexes option ext of d, falling back to d's declaration from
+// source info when there is no AST.
+func index(res linker.Result, d protoreflect.Descriptor, ext string) *optIndex {
+	idx := indexOptions(fileNode(res), astNode(res, d), ext)
+	idx.declared = declPos(d)
+	return idx
+}
+
+// position is where d is declared: from the AST when there is one, else
+// from source info.
+func position(res linker.Result, d protoreflect.Descriptor) Pos {
+	if res == nil {
+		return declPos(d)
+	}
+	return nodePos(fileNode(res), astNode(res, d))
+}
+
 func fileNode(res linker.Result) *ast.FileNode {
 	if res == nil {
 		return nil
@@ -83,8 +100,7 @@ func fileNode(res linker.Result) *ast.FileNode {
 
 func (b *builder) file(fd protoreflect.FileDescriptor, res linker.Result, display string) *File {
 	f := &File{Path: fd.Path(), DisplayPath: display, Desc: fd}
-	astFile := fileNode(res)
-	idx := indexOptions(astFile, astNode(res, fd), extDefaults)
+	idx := index(res, fd, extDefaults)
 	f.Defaults = Defaults{Policy: backoff.Default, Rules: Rules{UnclassifiedRetryable: true}}
 	if d, ok := ext[*optionspb.Defaults](fd.Options(), optionspb.E_Defaults); ok {
 		if d.Retry != nil {
@@ -190,24 +206,23 @@ func (b *builder) policy(rp *optionspb.RetryPolicy, idx *optIndex, path string) 
 
 func (b *builder) enum(f *File, ed protoreflect.EnumDescriptor, res linker.Result) {
 	_, isMachine := ext[*optionspb.StateMachine](ed.Options(), optionspb.E_StateMachine)
-	astFile := fileNode(res)
 	var sm *StateMachine
 	if isMachine {
-		sm = &StateMachine{Desc: ed, File: f, Pos: nodePos(astFile, astNode(res, ed))}
+		sm = &StateMachine{Desc: ed, File: f, Pos: position(res, ed)}
 		f.StateMachines = append(f.StateMachines, sm)
 	}
 	values := ed.Values()
 	for i := 0; i < values.Len(); i++ {
 		vd := values.Get(i)
 		tr, hasTr := ext[*optionspb.Transition](vd.Options(), optionspb.E_Transition)
-		idx := indexOptions(astFile, astNode(res, vd), extTransition)
+		idx := index(res, vd, extTransition)
 		if hasTr && !isMachine {
 			b.errorf(idx.pos(""), "TRANSITION_NOT_STATE_MACHINE", "transition on %s, but enum %s is not a state machine; add option (msgcontract.v1.state_machine) = {};", vd.Name(), ed.Name())
 		}
 		if !isMachine {
 			continue
 		}
-		st := &State{Desc: vd, Name: string(vd.Name()), Pos: nodePos(astFile, astNode(res, vd))}
+		st := &State{Desc: vd, Name: string(vd.Name()), Pos: position(res, vd)}
 		if hasTr && vd.Number() == 0 && len(tr.GetFrom()) > 0 {
 			b.errorf(idx.pos(""), "TRANSITION_ZERO", "%s is the zero value of %s and cannot be a transition target; zero means unset", vd.Name(), ed.Name())
 		}
@@ -232,14 +247,12 @@ func (b *builder) message(f *File, md protoreflect.MessageDescriptor, res linker
 	if !ok {
 		return
 	}
-	astFile := fileNode(res)
-	node := astNode(res, md)
-	idx := indexOptions(astFile, node, extEvent)
+	idx := index(res, md, extEvent)
 	e := &Event{
 		Desc: md, File: f,
 		Topic: ev.GetTopic(), EventType: ev.GetEventType(), BizKeyTemplate: ev.GetBizKey(),
 		Policy: f.Defaults.Policy, Rules: f.Defaults.Rules,
-		Pos:       nodePos(astFile, node),
+		Pos:       position(res, md),
 		OptionPos: map[string]Pos{},
 	}
 	for _, k := range []string{"topic", "event_type", "biz_key", "retry", "target_state"} {
@@ -266,7 +279,11 @@ func (b *builder) message(f *File, md protoreflect.MessageDescriptor, res linker
 
 func (b *builder) bizKey(md protoreflect.MessageDescriptor, tmpl string, idx *optIndex) []KeyPart {
 	if !idx.has("biz_key") && tmpl == "" {
-		b.errorf(idx.pos(""), "BIZKEY_MISSING", "event %s has no biz_key; compose one from its fields, e.g. biz_key: \"order_id:{order_id}:%s\"", md.Name(), "EVENT")
+		example := ""
+		if f := keyField(md); f != "" {
+			example = fmt.Sprintf(", e.g. biz_key: \"%s:{%s}\"", f, f)
+		}
+		b.errorf(idx.pos(""), "BIZKEY_MISSING", "event %s has no biz_key; compose one from its string, integer, bool or enum fields%s", md.Name(), example)
 		return nil
 	}
 	segs, err := keytemplate.Parse(tmpl)
@@ -321,8 +338,12 @@ func (b *builder) resolvePath(md protoreflect.MessageDescriptor, path []string, 
 		case !last:
 			cur = fd.Message()
 		case fd.Message() != nil:
-			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is a message (%s); name one of its fields instead, e.g. {%s.id}",
-				strings.Join(path, "."), fd.Name(), fd.Message().FullName(), strings.Join(path, "."))
+			example := ""
+			if f := keyField(fd.Message()); f != "" {
+				example = fmt.Sprintf(", e.g. {%s.%s}", strings.Join(path, "."), f)
+			}
+			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is a message (%s); name one of its fields instead%s",
+				strings.Join(path, "."), fd.Name(), fd.Message().FullName(), example)
 			return nil, false
 		case !keyKind(fd.Kind()):
 			b.errorf(pos, "BIZKEY_FIELD_TYPE", "placeholder {%s}: %s is %s; biz_key fields must be string, an integer kind, bool or enum, because the text of a %s differs between languages",
@@ -340,6 +361,18 @@ func keyKind(k protoreflect.Kind) bool {
 		return false
 	}
 	return true
+}
+
+// keyField is the first field of md a placeholder may name, for hints
+// that must only ever suggest a field that exists; "" when there is none.
+func keyField(md protoreflect.MessageDescriptor) string {
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		if fd := fields.Get(i); !fd.IsList() && !fd.IsMap() && keyKind(fd.Kind()) {
+			return string(fd.Name())
+		}
+	}
+	return ""
 }
 
 func suggest(md protoreflect.MessageDescriptor, name string) string {

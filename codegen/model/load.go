@@ -150,6 +150,12 @@ func (l *loader) positioned(err reporter.ErrorWithPos) string {
 	return fmt.Sprintf("%s: %s", p, msg)
 }
 
+// builtin reports whether path is a well-known type or one of
+// msgcontract's own protos, which declare no contracts.
+func builtin(path string) bool {
+	return strings.HasPrefix(path, "google/protobuf/") || strings.HasPrefix(path, "msgcontract/v1/")
+}
+
 func (l *loader) displayPath(name string) string {
 	if d, ok := l.display[name]; ok {
 		return d
@@ -186,10 +192,24 @@ func (l *loader) build(compiled []protoreflect.FileDescriptor) (*Set, error) {
 		}
 	}
 	b := &builder{set: set}
+	named := map[string]bool{}
 	for _, f := range compiled {
 		res, _ := f.(linker.Result)
 		set.Files = append(set.Files, b.file(f, res, l.displayPath(f.Path())))
+		named[f.Path()] = true
 	}
+	// Imported files are modelled too, so that a target_state may name a
+	// state machine declared in another file, as a monorepo build that
+	// generates one package at a time (protoc, buf, Bazel) requires. Their
+	// own rule violations are reported when they are linted themselves.
+	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if !named[fd.Path()] && !builtin(fd.Path()) {
+			res, _ := fd.(linker.Result)
+			ib := &builder{set: set}
+			set.imported = append(set.imported, ib.file(fd, res, l.displayPath(fd.Path())))
+		}
+		return true
+	})
 	b.resolveTargets()
 	for i := range b.diags {
 		b.diags[i].Pos.File = l.displayPath(b.diags[i].Pos.File)

@@ -6,6 +6,9 @@
 package model
 
 import (
+	"slices"
+
+	"github.com/bufbuild/protocompile/linker"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
@@ -24,6 +27,9 @@ type Set struct {
 	Diagnostics Diagnostics
 	// displayPaths maps import paths to the paths shown to users.
 	displayPaths map[string]string
+	// imported are the files the named ones import, directly or not,
+	// modelled for cross-file references; nothing is generated for them.
+	imported []*File
 }
 
 // File is one contract file.
@@ -158,19 +164,82 @@ func (sm *StateMachine) State(name string) *State {
 	return nil
 }
 
-// CanTransit answers whether an entity in state from may move to state to.
-// Unknown names are Illegal; from == to is Duplicate; a listed predecessor
-// is Allowed; anything else is Illegal.
+// Canonical is the name standing for name's number: the first value
+// declared with that number (under allow_alias several names share one),
+// as protoc's Java enums and protoreflect's ByNumber answer. It is "" for
+// an unknown name.
+func (sm *StateMachine) Canonical(name string) string {
+	v := sm.Desc.Values().ByName(protoreflect.Name(name))
+	if v == nil {
+		return ""
+	}
+	return string(sm.Desc.Values().ByNumber(v.Number()).Name())
+}
+
+// Node is one state of a machine by number: its canonical name and the
+// canonical names of the states it may be reached from.
+type Node struct {
+	Name string
+	From []string
+}
+
+// Graph is the machine by number, as every language's generated code
+// declares it: one node per number in declaration order, transitions
+// declared on any alias of a number merged, a state never its own
+// predecessor (from == to is DUPLICATE).
+func (sm *StateMachine) Graph() []Node {
+	var nodes []Node
+	at := map[string]int{}
+	for _, st := range sm.States {
+		name := sm.Canonical(st.Name)
+		i, ok := at[name]
+		if !ok {
+			i = len(nodes)
+			at[name] = i
+			nodes = append(nodes, Node{Name: name})
+		}
+		for _, from := range st.From {
+			f := sm.Canonical(from)
+			if f == "" || f == name || slices.Contains(nodes[i].From, f) {
+				continue
+			}
+			nodes[i].From = append(nodes[i].From, f)
+		}
+	}
+	return nodes
+}
+
+// Alias is an allow_alias name that is not canonical, with the canonical
+// name of its number.
+type Alias struct{ Name, Canonical string }
+
+// Aliases lists the machine's non-canonical names in declaration order;
+// none for an enum without aliases.
+func (sm *StateMachine) Aliases() []Alias {
+	var out []Alias
+	for _, st := range sm.States {
+		if c := sm.Canonical(st.Name); c != st.Name {
+			out = append(out, Alias{Name: st.Name, Canonical: c})
+		}
+	}
+	return out
+}
+
+// CanTransit answers whether an entity in state from may move to state to,
+// by number (DESIGN.md): names are first mapped to their number, so
+// allow_alias names of one number are one state. Unknown names are
+// Illegal; the same number is Duplicate; a listed predecessor is Allowed;
+// anything else is Illegal.
 func (sm *StateMachine) CanTransit(from, to string) Transit {
-	target, source := sm.State(to), sm.State(from)
-	if target == nil || source == nil {
+	f, t := sm.Canonical(from), sm.Canonical(to)
+	if f == "" || t == "" {
 		return Illegal
 	}
-	if from == to {
+	if f == t {
 		return Duplicate
 	}
-	for _, f := range target.From {
-		if f == from {
+	for _, n := range sm.Graph() {
+		if n.Name == t && slices.Contains(n.From, f) {
 			return Allowed
 		}
 	}
@@ -190,9 +259,9 @@ func (s *Set) Event(fullName string) *Event {
 }
 
 // StateMachine returns the state machine whose enum has the full name, or
-// nil.
+// nil. Machines of imported files are found too.
 func (s *Set) StateMachine(fullName string) *StateMachine {
-	for _, f := range s.Files {
+	for _, f := range append(s.Files[:len(s.Files):len(s.Files)], s.imported...) {
 		for _, sm := range f.StateMachines {
 			if string(sm.Desc.FullName()) == fullName {
 				return sm
@@ -200,4 +269,20 @@ func (s *Set) StateMachine(fullName string) *StateMachine {
 		}
 	}
 	return nil
+}
+
+// Position is where d is declared, as diagnostics show it (the path the
+// user named, line and column), for checks outside this package.
+// d may come from another view of the same files (protogen's): it is
+// looked up by name in s's registry, whose descriptors carry the source.
+func (s *Set) Position(d protoreflect.Descriptor) Pos {
+	if own, err := s.Registry.FindDescriptorByName(d.FullName()); err == nil {
+		d = own
+	}
+	res, _ := d.ParentFile().(linker.Result)
+	p := position(res, d)
+	if shown, ok := s.displayPaths[p.File]; ok {
+		p.File = shown
+	}
+	return p
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bufbuild/protocompile/ast"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // optIndex maps paths inside one option value ("biz_key",
@@ -17,6 +18,9 @@ type optIndex struct {
 	nodes map[string]ast.Node
 	// fallback is the element carrying the option, for paths with no node.
 	fallback ast.Node
+	// declared is the element's position from its descriptor's source
+	// info, used when there is no AST (descriptors from protoc).
+	declared Pos
 }
 
 // indexOptions finds the option named ext (a fully qualified extension name)
@@ -119,8 +123,12 @@ func (idx *optIndex) has(path string) bool {
 	return ok
 }
 
-// pos returns the position of the value at path.
+// pos returns the position of the value at path; without an AST, the
+// position of the element carrying the option.
 func (idx *optIndex) pos(path string) Pos {
+	if idx.file == nil {
+		return idx.declared
+	}
 	return nodePos(idx.file, idx.node(path))
 }
 
@@ -128,6 +136,9 @@ func (idx *optIndex) pos(path string) Pos {
 // path, when the literal is a plain one-piece string without escapes;
 // otherwise the position of the literal itself.
 func (idx *optIndex) posIn(path, value string, off int) Pos {
+	if idx.file == nil {
+		return idx.declared
+	}
 	n := idx.node(path)
 	p := nodePos(idx.file, n)
 	s, ok := n.(*ast.StringLiteralNode)
@@ -160,4 +171,16 @@ func hasOptions(n ast.NodeWithOptions) bool {
 		return n.Options != nil
 	}
 	return true
+}
+
+// declPos is where d is declared according to its file's source info
+// (what protoc sends a plugin), or just the file when it has none. Lines
+// and columns in source info are 0-based.
+func declPos(d protoreflect.Descriptor) Pos {
+	fd := d.ParentFile()
+	p := Pos{File: fd.Path()}
+	if loc := fd.SourceLocations().ByDescriptor(d); loc.Path != nil || loc.StartLine != 0 || loc.StartColumn != 0 {
+		p.Line, p.Col = loc.StartLine+1, loc.StartColumn+1
+	}
+	return p
 }

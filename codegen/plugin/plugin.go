@@ -113,6 +113,7 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 	if err != nil {
 		return nil, err
 	}
+	generate.Lint(set)
 	return generate.Run(set, params)
 }
 

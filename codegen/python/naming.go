@@ -25,14 +25,6 @@ var keywords = map[string]bool{
 	"print": true, // protoc's Python generator treats print as reserved too
 }
 
-// Ident escapes a name used as a Python identifier.
-func Ident(name string) string {
-	if keywords[name] {
-		return name + "_"
-	}
-	return name
-}
-
 // snake turns a CamelCase proto name into snake_case: PaySuccess →
 // pay_success, HTTPRequest → http_request.
 func snake(s string) string {
@@ -59,16 +51,64 @@ func localName(d protoreflect.Descriptor) string {
 	return strings.ReplaceAll(strings.TrimPrefix(name, "."), ".", "_")
 }
 
-// FuncPrefix is the snake_case prefix of an event's or state machine's
-// functions, e.g. pay_success for pay_success_biz_key.
-func FuncPrefix(d protoreflect.Descriptor) string {
-	return snake(localName(d))
+// moduleNames are the module-level names of every contract module that
+// are not derived from an event or state machine.
+var moduleNames = []string{
+	"DEFAULT_RETRY", "RULES", "EVENTS", "STATE_MACHINES", "classify", "classify_no_code", "error",
+	"annotations", "Any", "Union", "importlib", "_mc", "_pb",
 }
 
-// ConstName is the upper-case name of an event's or state machine's
-// constant, e.g. PAY_SUCCESS.
-func ConstName(d protoreflect.Descriptor) string {
-	return Ident(strings.ToUpper(snake(localName(d))))
+// itemNames are the module-level names of one event or state machine:
+// the constant (PAY_SUCCESS) and function prefix (pay_success).
+type itemNames struct{ Const, Func string }
+
+// declared lists every module-level name the item declares.
+func (n itemNames) declared(event bool) []string {
+	if !event {
+		return []string{n.Const, n.Func + "_can_transit"}
+	}
+	return []string{n.Const, n.Const + "_TOPIC", n.Const + "_EVENT_TYPE", n.Const + "_BIZ_KEY_TEMPLATE",
+		n.Const + "_RETRY", n.Func + "_biz_key"}
+}
+
+// names gives the file's events and state machines their module-level
+// names: snake_case of the proto name, nested names joined with "_"
+// (Outer.Inner → OUTER_INNER, outer_inner), then "_" appended to the base
+// while any name it would declare is a keyword or is already declared by
+// the module or by an earlier item. So Order.Created and OrderCreated get
+// ORDER_CREATED and ORDER_CREATED_, and Payment's PAYMENT_RETRY and the
+// event PaymentRetry's PAYMENT_RETRY cannot overwrite each other.
+func names(events, machines []protoreflect.Descriptor) (ev, sm []itemNames) {
+	taken := map[string]bool{}
+	for _, n := range moduleNames {
+		taken[n] = true
+	}
+	assign := func(d protoreflect.Descriptor, event bool) itemNames {
+		base := snake(localName(d))
+		for {
+			n := itemNames{Const: strings.ToUpper(base), Func: base}
+			free := true
+			for _, name := range n.declared(event) {
+				if taken[name] || keywords[name] {
+					free = false
+				}
+			}
+			if free {
+				for _, name := range n.declared(event) {
+					taken[name] = true
+				}
+				return n
+			}
+			base += "_"
+		}
+	}
+	for _, d := range events {
+		ev = append(ev, assign(d, true))
+	}
+	for _, d := range machines {
+		sm = append(sm, assign(d, false))
+	}
+	return ev, sm
 }
 
 // ModulePath is protoc's module path for a .proto file without the _pb2
@@ -85,12 +125,13 @@ func OutputPath(m, suffix string) string {
 }
 
 // pbImport is the import statement binding the file's _pb2 module to _pb.
-// A module path holding a keyword cannot be written in an import
-// statement; importlib loads it then, as protoc's own output does.
+// A module path holding a keyword or a part that is no identifier (a file
+// named 2fa.proto) cannot be written in an import statement; importlib
+// loads it then, as protoc's own output does.
 func pbImport(protoPath string) string {
 	mod := ModulePath(protoPath) + "_pb2"
 	for _, part := range strings.Split(mod, ".") {
-		if keywords[part] {
+		if keywords[part] || !identifier(part) {
 			return "import importlib\n\n_pb: Any = importlib.import_module(" + String(mod) + ")"
 		}
 	}
@@ -101,10 +142,25 @@ func pbImport(protoPath string) string {
 }
 
 // ClassRef is the expression naming a message or enum class through the
-// _pb module alias: _pb.Outer.Inner.
+// _pb module alias: _pb.Outer.Inner. protoc's Python classes keep their
+// proto names, so a name that is a Python keyword (message "None" or
+// "from") is reached with getattr.
 func ClassRef(d protoreflect.Descriptor) string {
 	name := strings.TrimPrefix(string(d.FullName()), string(d.ParentFile().Package()))
-	return "_pb." + strings.TrimPrefix(name, ".")
+	ref := "_pb"
+	for _, part := range strings.Split(strings.TrimPrefix(name, "."), ".") {
+		ref = attr(ref, part)
+	}
+	return ref
+}
+
+// TypeRef is ClassRef for a type annotation: Any where the class can only
+// be reached with getattr, which mypy cannot follow.
+func TypeRef(d protoreflect.Descriptor) string {
+	if ref := ClassRef(d); !strings.Contains(ref, "getattr(") {
+		return ref
+	}
+	return "Any"
 }
 
 // attr reads field name of the message expression owner.
@@ -146,8 +202,48 @@ func String(s string) string {
 	return b.String()
 }
 
-// docText makes s safe inside a triple-quoted docstring.
+// docText makes one line of text safe inside a """docstring""", whatever
+// it holds: backslashes and every double quote are escaped (a quote at
+// either end would otherwise merge with the delimiters), and characters
+// Python would reject in source or read as a line end (NUL, CR, form
+// feed, other controls, U+2028/2029, a BOM) become escapes.
 func docText(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	return strings.ReplaceAll(s, `"""`, `\"\"\"`)
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == '"':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff || !unicode.IsPrint(r) && r > 0x7f:
+			if r > 0xffff {
+				fmt.Fprintf(&b, `\U%08x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// newlines turns CRLF and lone CR line ends (a .proto saved on Windows)
+// into LF.
+func newlines(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// identifier reports whether s is a Python identifier (ASCII rules, which
+// are what module names from .proto paths can use).
+func identifier(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -80,15 +80,18 @@ type errorRange struct {
 }
 
 type event struct {
-	Const, Func, Message, FullName, FullNameDoc, Topic, EventType, Template, TemplateDoc, TargetState, Retry string
-	OwnRetry                                                                                                 bool
-	Doc, KeyCode                                                                                             []string
+	Const, Func, Message, MessageType, FullName, FullNameDoc, Topic, EventType, Template, TemplateDoc, TargetState, Retry string
+	OwnRetry                                                                                                              bool
+	Doc, KeyCode                                                                                                          []string
 }
 
 type machine struct {
 	Const, Func, Enum, FullName string
 	Doc                         []string
 	States                      []state
+	// Aliases are allow_alias names (Name) with their canonical name
+	// (From), in declaration order.
+	Aliases []state
 }
 
 type state struct{ Name, From string }
@@ -113,15 +116,24 @@ func contractData(f *model.File, version string) *contractFile {
 	for _, r := range f.Defaults.Rules.Ranges {
 		d.Ranges = append(d.Ranges, errorRange{From: r.From, To: r.To, Retryable: pyBool(r.Retryable), Name: String(r.Name)})
 	}
+	var evDescs, smDescs []protoreflect.Descriptor
 	for _, e := range f.Events {
+		evDescs = append(evDescs, e.Desc)
+	}
+	for _, sm := range f.StateMachines {
+		smDescs = append(smDescs, sm.Desc)
+	}
+	evNames, smNames := names(evDescs, smDescs)
+	for i, e := range f.Events {
 		target := ""
 		if e.TargetState != nil {
 			target = string(e.TargetState.Machine.Desc.Name()) + "." + string(e.TargetState.Value.Name())
 		}
 		d.Events = append(d.Events, event{
-			Const:       ConstName(e.Desc),
-			Func:        Ident(FuncPrefix(e.Desc)),
+			Const:       evNames[i].Const,
+			Func:        evNames[i].Func,
 			Message:     ClassRef(e.Desc),
+			MessageType: TypeRef(e.Desc),
 			FullName:    String(e.Name()),
 			FullNameDoc: docText(e.Name()),
 			Topic:       String(e.Topic),
@@ -135,17 +147,17 @@ func contractData(f *model.File, version string) *contractFile {
 			KeyCode:     keyCode(e),
 		})
 	}
-	for _, sm := range f.StateMachines {
+	for i, sm := range f.StateMachines {
 		m := machine{
-			Const:    ConstName(sm.Desc),
-			Func:     Ident(FuncPrefix(sm.Desc)),
+			Const:    smNames[i].Const,
+			Func:     smNames[i].Func,
 			Enum:     ClassRef(sm.Desc),
 			FullName: String(string(sm.Desc.FullName())),
 			Doc:      doc(sm.Desc, "The state machine "+string(sm.Desc.FullName())+"."),
 		}
-		for _, s := range sm.States {
+		for _, n := range sm.Graph() {
 			var from []string
-			for _, f := range s.From {
+			for _, f := range n.From {
 				from = append(from, String(f))
 			}
 			tuple := "()"
@@ -156,7 +168,10 @@ func contractData(f *model.File, version string) *contractFile {
 			default:
 				tuple = "(" + strings.Join(from, ", ") + ")"
 			}
-			m.States = append(m.States, state{Name: String(s.Name), From: tuple})
+			m.States = append(m.States, state{Name: String(n.Name), From: tuple})
+		}
+		for _, a := range sm.Aliases() {
+			m.Aliases = append(m.Aliases, state{Name: String(a.Name), From: String(a.Canonical)})
 		}
 		d.Machines = append(d.Machines, m)
 	}
@@ -179,7 +194,7 @@ func Float(v float64) string {
 
 // doc returns d's leading proto comment as docstring lines, or fallback.
 func doc(d protoreflect.Descriptor, fallback string) []string {
-	text := strings.TrimSpace(d.ParentFile().SourceLocations().ByDescriptor(d).LeadingComments)
+	text := strings.TrimSpace(newlines(d.ParentFile().SourceLocations().ByDescriptor(d).LeadingComments))
 	if text == "" {
 		text = fallback
 	}

@@ -85,8 +85,9 @@ func writeExecutor(m *gobuild.Module) error {
 			events = append(events, jen.Lit(ev.Name()).Op(":").Values(jen.Dict{
 				jen.Id("spec"):     jen.Qual(pkg, name+"Spec"),
 				jen.Id("classify"): jen.Qual(pkg, "Classify"+name),
-				jen.Id("newMsg"): jen.Func().Params().Interface(jen.Qual("google.golang.org/protobuf/proto", "Message"), jen.Id("BizKey").Params().Params(jen.String(), jen.Error())).Block(
-					jen.Return(jen.New(jen.Qual(pkg, name))),
+				jen.Id("newMsg"): jen.Func().Params().Id("keyed").Block(
+					jen.Id("m").Op(":=").New(jen.Qual(pkg, name)),
+					jen.Return(jen.Id("keyed").Values(jen.Id("m"), jen.Id("m").Dot(codegen.BizKeyMethod(codegen.FindMessage(gf, ev.Desc.FullName()))))),
 				),
 			}))
 		}

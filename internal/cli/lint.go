@@ -29,7 +29,13 @@ func newLintCmd() *cobra.Command {
   - error ranges do not overlap and have from <= to;
   - retry durations parse, max_retries is within 0..30, multiplier >= 1;
   - transitions name values of their own enum, never the zero value;
-    target_state names a value of a state-machine enum.
+    target_state names a value of a state-machine enum, in this file or
+    an imported one;
+  - every target language can represent the contract: no generated Go
+    identifier collides with one protoc-gen-go declares (or two elements
+    protoc-gen-go names alike), and protoc's Java outer class is an
+    identifier. Java and Python rename their own clashing names instead
+    (docs/DESIGN.md, "Name mangling per language").
 
 Each problem is printed as one line, FILE:LINE:COL: RULE: message, pointing
 at the offending value. Exit status: 0 clean, 1 any problem (including a

@@ -33,6 +33,11 @@ func TestLintGolden(t *testing.T) {
 		t.Fatalf("want at least 15 lint cases, found %d (%v)", len(files), err)
 	}
 	wantRule := map[string]string{
+		"java_field_descriptor": "JAVA_FIELD_NAME",
+		"python_keyword_value":  "PYTHON_KEYWORD_NAME",
+		"2fa_outer_class":       "JAVA_OUTER_CLASS",
+		"go_type_clash":         "GO_NAME_COLLISION",
+		"hint_real_fields":      "BIZKEY_MISSING", "go_name_collision": "GO_NAME_COLLISION",
 		"placeholder_float": "BIZKEY_FIELD_TYPE", "placeholder_double": "BIZKEY_FIELD_TYPE",
 		"placeholder_bytes": "BIZKEY_FIELD_TYPE", "placeholder_repeated": "BIZKEY_FIELD_TYPE",
 		"placeholder_map": "BIZKEY_FIELD_TYPE", "placeholder_message": "BIZKEY_FIELD_TYPE",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
@@ -34,5 +35,6 @@ func (p *protoFlags) load(cmd *cobra.Command, files []string, stderr io.Writer, 
 		}
 		return nil, &exitError{code: ExitUsage, err: err}
 	}
+	generate.Lint(set)
 	return set, nil
 }

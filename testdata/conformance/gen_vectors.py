@@ -227,4 +227,32 @@ c = [
 ]
 write("transitions.json", ["conf/state/v1/ticket.proto"], c)
 ntr = len(c)
+
+# ---------------------------------------------------------------- aliases
+# allow_alias: states compare by number (DESIGN.md). CREATED/NEW are 1,
+# SHIPPED/SENT are 3; a transition declared on any alias holds for the
+# number: 3 may be reached from 2 (on SHIPPED) and from 1 (on SENT).
+def al(name, f, t, res):
+    return {"name": name, "kind": "transition", "enum": "conf.state.v1.Shipment", "from": f, "to": t,
+            "expect": {"result": res}}
+
+c = [
+    al("alias-equal-names-are-duplicate", "CREATED", "NEW", "DUPLICATE"),
+    al("alias-equal-names-reversed", "NEW", "CREATED", "DUPLICATE"),
+    al("alias-shipped-sent-duplicate", "SHIPPED", "SENT", "DUPLICATE"),
+    al("alias-from-declared-on-alias", "CREATED", "PACKED", "ALLOWED"),
+    al("alias-from-canonical-name", "NEW", "PACKED", "ALLOWED"),
+    al("alias-into-canonical", "PACKED", "SHIPPED", "ALLOWED"),
+    al("alias-into-alias", "PACKED", "SENT", "ALLOWED"),
+    al("alias-transition-on-alias-holds-for-number", "NEW", "SHIPPED", "ALLOWED"),
+    al("alias-transition-on-alias-by-its-name", "CREATED", "SENT", "ALLOWED"),
+    al("alias-out-of-canonical", "SHIPPED", "DELIVERED", "ALLOWED"),
+    al("alias-out-of-alias", "SENT", "DELIVERED", "ALLOWED"),
+    al("alias-backwards", "SENT", "PACKED", "ILLEGAL"),
+    al("alias-skip", "NEW", "DELIVERED", "ILLEGAL"),
+    al("alias-zero", "SHIPMENT_UNSPECIFIED", "NEW", "ILLEGAL"),
+    al("alias-unknown", "SHIPPED", "LOST", "ILLEGAL"),
+]
+write("aliases.json", ["conf/state/v1/alias.proto"], c)
+ntr += len(c)
 print(nkeys, npol, ncl, ntr, nkeys + npol + ncl + ntr)

@@ -26,11 +26,14 @@ class StateMachine:
     full_name: str
     predecessors: Mapping[str, Sequence[str]]
     enum_type: Optional[_descriptor.EnumDescriptor] = None
+    aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """allow_alias names mapped to the canonical name of their number."""
 
     def can_transit(self, from_state: Union[str, int], to_state: Union[str, int]) -> Transit:
         """Answers whether an entity in from_state may move to to_state.
 
-        States are value names or numbers. Unknown states are ILLEGAL; equal
+        States are value names or numbers, compared by number: allow_alias
+        names of one number are one state. Unknown states are ILLEGAL; equal
         states are DUPLICATE; a listed predecessor is ALLOWED; anything else
         is ILLEGAL.
         """
@@ -44,9 +47,9 @@ class StateMachine:
 
     def _name(self, state: Union[str, int]) -> str:
         if isinstance(state, str):
-            return state
+            return self.aliases.get(state, state)
         if self.enum_type is not None:
             v = self.enum_type.values_by_number.get(state)
             if v is not None:
-                return str(v.name)
+                return self.aliases.get(str(v.name), str(v.name))
         return ""

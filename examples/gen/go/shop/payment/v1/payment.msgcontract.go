@@ -23,40 +23,24 @@ import (
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
 const _ = event.IsAtLeastVersion0_1_0
 
+// predecessorsOrderState is the state machine shop.payment.v1.OrderState as
+// data: every OrderState (by number; allow_alias names of one number are one
+// state) mapped to the states it may be reached from.
+var predecessorsOrderState = map[OrderState][]OrderState{
+	OrderState_ORDER_STATE_UNSPECIFIED: nil,
+	OrderState_PAYING:                  nil,
+	OrderState_PAID:                    {OrderState_PAYING},
+	OrderState_REFUNDING:               {OrderState_PAID},
+	OrderState_REFUNDED:                {OrderState_REFUNDING},
+}
+
 // CanTransitOrderState says whether an entity may move from one OrderState to
 // another: statemachine.Allowed, statemachine.Duplicate (from == to) or
 // statemachine.Illegal.
 //
 // OrderState is the lifecycle of an order's payment.
 func CanTransitOrderState(from, to OrderState) statemachine.Transit {
-	for _, s := range []OrderState{from, to} {
-		switch s {
-		case OrderState_ORDER_STATE_UNSPECIFIED, OrderState_PAYING, OrderState_PAID, OrderState_REFUNDING, OrderState_REFUNDED:
-		default:
-			return statemachine.Illegal
-		}
-	}
-	if from == to {
-		return statemachine.Duplicate
-	}
-	switch to {
-	case OrderState_PAID:
-		switch from {
-		case OrderState_PAYING:
-			return statemachine.Allowed
-		}
-	case OrderState_REFUNDING:
-		switch from {
-		case OrderState_PAID:
-			return statemachine.Allowed
-		}
-	case OrderState_REFUNDED:
-		switch from {
-		case OrderState_REFUNDING:
-			return statemachine.Allowed
-		}
-	}
-	return statemachine.Illegal
+	return statemachine.CanTransit(predecessorsOrderState, from, to)
 }
 
 // PaySuccessSpec is the contract of PaySuccess as data: topic "order-event",

@@ -23,40 +23,24 @@ import (
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
 const _ = event.IsAtLeastVersion0_1_0
 
+// predecessorsPhase is the state machine edge.keys.v1.Phase as data: every
+// Phase (by number; allow_alias names of one number are one state) mapped to
+// the states it may be reached from.
+var predecessorsPhase = map[Phase][]Phase{
+	Phase_PHASE_UNSPECIFIED: nil,
+	Phase_NEW:               nil,
+	Phase_RUNNING:           {Phase_NEW, Phase_PAUSED},
+	Phase_PAUSED:            {Phase_RUNNING},
+	Phase_DONE:              {Phase_RUNNING, Phase_PAUSED},
+}
+
 // CanTransitPhase says whether an entity may move from one Phase to another:
 // statemachine.Allowed, statemachine.Duplicate (from == to) or
 // statemachine.Illegal.
 //
 // Phase is a state machine with a branch and a join.
 func CanTransitPhase(from, to Phase) statemachine.Transit {
-	for _, s := range []Phase{from, to} {
-		switch s {
-		case Phase_PHASE_UNSPECIFIED, Phase_NEW, Phase_RUNNING, Phase_PAUSED, Phase_DONE:
-		default:
-			return statemachine.Illegal
-		}
-	}
-	if from == to {
-		return statemachine.Duplicate
-	}
-	switch to {
-	case Phase_RUNNING:
-		switch from {
-		case Phase_NEW, Phase_PAUSED:
-			return statemachine.Allowed
-		}
-	case Phase_PAUSED:
-		switch from {
-		case Phase_RUNNING:
-			return statemachine.Allowed
-		}
-	case Phase_DONE:
-		switch from {
-		case Phase_RUNNING, Phase_PAUSED:
-			return statemachine.Allowed
-		}
-	}
-	return statemachine.Illegal
+	return statemachine.CanTransit(predecessorsPhase, from, to)
 }
 
 // ScalarsSpec is the contract of Scalars as data: topic "edge-scalars", event

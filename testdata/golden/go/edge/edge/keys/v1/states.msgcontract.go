@@ -14,38 +14,21 @@ import (
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
 const _ = event.IsAtLeastVersion0_1_0
 
+// predecessorsLight is the state machine edge.keys.v1.Light as data: every
+// Light (by number; allow_alias names of one number are one state) mapped to
+// the states it may be reached from.
+var predecessorsLight = map[Light][]Light{
+	Light_LIGHT_UNSPECIFIED: nil,
+	Light_LIGHT_GREEN:       {Light_LIGHT_RED},
+	Light_LIGHT_YELLOW:      {Light_LIGHT_GREEN},
+	Light_LIGHT_RED:         {Light_LIGHT_YELLOW},
+}
+
 // CanTransitLight says whether an entity may move from one Light to another:
 // statemachine.Allowed, statemachine.Duplicate (from == to) or
 // statemachine.Illegal.
 //
 // Light cycles; the zero value is never a state to move from or to.
 func CanTransitLight(from, to Light) statemachine.Transit {
-	for _, s := range []Light{from, to} {
-		switch s {
-		case Light_LIGHT_UNSPECIFIED, Light_LIGHT_GREEN, Light_LIGHT_YELLOW, Light_LIGHT_RED:
-		default:
-			return statemachine.Illegal
-		}
-	}
-	if from == to {
-		return statemachine.Duplicate
-	}
-	switch to {
-	case Light_LIGHT_GREEN:
-		switch from {
-		case Light_LIGHT_RED:
-			return statemachine.Allowed
-		}
-	case Light_LIGHT_YELLOW:
-		switch from {
-		case Light_LIGHT_GREEN:
-			return statemachine.Allowed
-		}
-	case Light_LIGHT_RED:
-		switch from {
-		case Light_LIGHT_YELLOW:
-			return statemachine.Allowed
-		}
-	}
-	return statemachine.Illegal
+	return statemachine.CanTransit(predecessorsLight, from, to)
 }

@@ -15,6 +15,11 @@ import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.support.StateMachine;
 import io.msgcontract.support.Transit;
+// java.lang types are imported by name so that a message of this Java
+// package named String or SuppressWarnings (java_multiple_files) cannot
+// shadow them.
+import java.lang.String;
+import java.lang.SuppressWarnings;
 import java.util.List;
 import java.util.Map;
 
@@ -115,10 +120,21 @@ public final class InventoryContract {
    * event's SPEC.
    */
   private static final class Registry {
-    static final Map<String, EventSpec<?>> EVENTS = Map.ofEntries(
-        Map.entry("shop.inventory.v1.StockDeducted", StockDeducted.SPEC));
+    static final Map<String, EventSpec<?>> EVENTS = byName(new EventSpec<?>[] {
+        StockDeducted.SPEC,
+      }, EventSpec::fullName);
 
-    static final Map<String, StateMachine> STATE_MACHINES = Map.ofEntries();
+    static final Map<String, StateMachine> STATE_MACHINES = byName(new StateMachine[] {
+      }, StateMachine::fullName);
+
+    /** Indexes values by name; an array keeps javac's inference linear. */
+    private static <T> Map<String, T> byName(T[] values, java.util.function.Function<T, String> name) {
+      Map<String, T> out = new java.util.LinkedHashMap<>();
+      for (T v : values) {
+        out.put(name.apply(v), v);
+      }
+      return java.util.Collections.unmodifiableMap(out);
+    }
 
     private Registry() {}
   }

@@ -15,6 +15,11 @@ import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.support.StateMachine;
 import io.msgcontract.support.Transit;
+// java.lang types are imported by name so that a message of this Java
+// package named String or SuppressWarnings (java_multiple_files) cannot
+// shadow them.
+import java.lang.String;
+import java.lang.SuppressWarnings;
 import java.util.List;
 import java.util.Map;
 
@@ -191,12 +196,13 @@ public final class PaymentContract {
    */
   public static final class OrderState {
     /** Every state mapped to the states it may be reached from. */
-    public static final StateMachine MACHINE = new StateMachine("shop.payment.v1.OrderState", Map.ofEntries(
-        Map.entry("ORDER_STATE_UNSPECIFIED", List.of()),
-        Map.entry("PAYING", List.of()),
-        Map.entry("PAID", List.of("PAYING")),
-        Map.entry("REFUNDING", List.of("PAID")),
-        Map.entry("REFUNDED", List.of("REFUNDING"))));
+    public static final StateMachine MACHINE = new StateMachine("shop.payment.v1.OrderState", rows(new String[][] {
+        {"ORDER_STATE_UNSPECIFIED"},
+        {"PAYING"},
+        {"PAID", "PAYING"},
+        {"REFUNDING", "PAID"},
+        {"REFUNDED", "REFUNDING"},
+      }));
 
     private OrderState() {}
 
@@ -215,6 +221,28 @@ public final class PaymentContract {
     }
   }
 
+  /**
+   * Reads rows of {state, predecessor...} into a machine's table. Arrays,
+   * not nested Map.entry and List.of calls, keep javac's type inference
+   * linear in the number of states.
+   */
+  private static Map<String, List<String>> rows(String[][] rows) {
+    Map<String, List<String>> table = new java.util.LinkedHashMap<>();
+    for (String[] row : rows) {
+      table.put(row[0], List.of(row).subList(1, row.length));
+    }
+    return table;
+  }
+
+  /** Reads rows of {alias, canonical name} into a map. */
+  private static Map<String, String> aliases(String[][] rows) {
+    Map<String, String> table = new java.util.LinkedHashMap<>();
+    for (String[] row : rows) {
+      table.put(row[0], row[1]);
+    }
+    return table;
+  }
+
   /** Every event of the file by its message's full proto name. */
   public static Map<String, EventSpec<?>> events() {
     return Registry.EVENTS;
@@ -231,13 +259,24 @@ public final class PaymentContract {
    * event's SPEC.
    */
   private static final class Registry {
-    static final Map<String, EventSpec<?>> EVENTS = Map.ofEntries(
-        Map.entry("shop.payment.v1.PaySuccess", PaySuccess.SPEC),
-        Map.entry("shop.payment.v1.RefundRequested", RefundRequested.SPEC),
-        Map.entry("shop.payment.v1.RefundSuccess", RefundSuccess.SPEC));
+    static final Map<String, EventSpec<?>> EVENTS = byName(new EventSpec<?>[] {
+        PaySuccess.SPEC,
+        RefundRequested.SPEC,
+        RefundSuccess.SPEC,
+      }, EventSpec::fullName);
 
-    static final Map<String, StateMachine> STATE_MACHINES = Map.ofEntries(
-        Map.entry("shop.payment.v1.OrderState", OrderState.MACHINE));
+    static final Map<String, StateMachine> STATE_MACHINES = byName(new StateMachine[] {
+        OrderState.MACHINE,
+      }, StateMachine::fullName);
+
+    /** Indexes values by name; an array keeps javac's inference linear. */
+    private static <T> Map<String, T> byName(T[] values, java.util.function.Function<T, String> name) {
+      Map<String, T> out = new java.util.LinkedHashMap<>();
+      for (T v : values) {
+        out.put(name.apply(v), v);
+      }
+      return java.util.Collections.unmodifiableMap(out);
+    }
 
     private Registry() {}
   }

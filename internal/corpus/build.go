@@ -1,0 +1,71 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/conformance"
+	"github.com/msgcontract/msgcontract/conformance/golang"
+	"github.com/msgcontract/msgcontract/conformance/java"
+	"github.com/msgcontract/msgcontract/conformance/python"
+)
+
+// Lint loads files (import paths relative to root) as msgcontract lint
+// does, emitter checks included.
+func Lint(ctx context.Context, root string, files ...string) (*model.Set, error) {
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = root + string(os.PathSeparator) + f
+	}
+	set, err := model.Load(ctx, model.Config{ImportPaths: []string{root}}, paths...)
+	if err != nil {
+		return nil, err
+	}
+	generate.Lint(set)
+	return set, nil
+}
+
+// Check builds the set's files in Go (then go vet), Java (javac
+// -Xlint:all -Werror) and Python (mypy --strict), once per language for
+// the whole set, and runs cases in each. It returns the runner's report
+// and an error naming every language that did not pass every case.
+func Check(ctx context.Context, root string, files []string, cases []conformance.Case, work string) (string, error) {
+	vf := &conformance.VectorFile{ProtoRoot: root, Files: files, Cases: cases, Path: "corpus.json", ProtoDir: root}
+	exs := []conformance.Executor{
+		{Lang: "go", Run: vetted},
+		{Lang: "java", Run: java.Run},
+		{Lang: "python", Run: python.Run},
+	}
+	var out bytes.Buffer
+	var failed []string
+	for _, s := range conformance.Run(ctx, &out, []*conformance.VectorFile{vf}, exs, work) {
+		if s.Failed > 0 || s.Passed != len(cases) {
+			failed = append(failed, s.Line())
+		}
+	}
+	if len(failed) > 0 {
+		return out.String(), fmt.Errorf("%s", strings.Join(failed, "; "))
+	}
+	return out.String(), nil
+}
+
+// vetted is the Go executor followed by go vet over the generated module.
+func vetted(ctx context.Context, vf *conformance.VectorFile, dir string) ([]conformance.Result, error) {
+	res, err := golang.Run(ctx, vf, dir)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, "go", "vet", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go vet: %v\n%s", err, out)
+	}
+	return res, nil
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,6 +68,13 @@ func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
 	case (f.queue == "") == (f.natsURL == ""):
 		return nil, nil, usageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite) or --nats URL"))
 	case f.queue != "":
+		// Opening creates a queue that does not exist: a mistyped path
+		// would show an empty dead-letter list instead of an error.
+		if _, err := os.Stat(f.queue); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, usageErr(fmt.Errorf("--queue %s: no such file; name the queue file the services use", f.queue))
+		} else if err != nil {
+			return nil, nil, usageErr(fmt.Errorf("--queue: %w", err))
+		}
 		t, err := sqlitequeue.Open(ctx, f.queue, sqlitequeue.Config{})
 		if err != nil {
 			return nil, nil, usageErr(fmt.Errorf("open %s: %w", f.queue, err))

@@ -59,7 +59,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || p.Lang == "" {
-				return usageErr(errors.New("generate needs --lang and --out; see --help"))
+				return usageErr(errors.New("--lang and --out are required; see --help"))
 			}
 			switch p.Paths {
 			case "", "import", "source_relative":
@@ -69,7 +69,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			// generate is a short batch run that allocates much and keeps
 			// little: fewer collections save about a fifth of its CPU.
 			debug.SetGCPercent(400)
-			set, err := pf.load(cmd, args, cmd.ErrOrStderr(), ExitUsage)
+			set, err := pf.load(cmd, args)
 			if err != nil {
 				return err
 			}

@@ -6,12 +6,16 @@
 # Everything either needs is installed by the targets themselves.
 
 SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 GO    ?= go
 BIN   := bin
+# Each suite writes its summary line here; `make test` prints them last.
+SUMMARY := .build/test-summary
+TESTSUMMARY = $(GO) build -o $(BIN)/testsummary ./internal/tools/testsummary && $(BIN)/testsummary
 
-.PHONY: all build setup test test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: all build setup test summary-reset test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 
-all: build
+all: build ## the default: build bin/msgcontract
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -19,19 +23,22 @@ help: ## list targets
 build: ## build bin/msgcontract
 	$(GO) build -o $(BIN)/msgcontract ./cmd/msgcontract
 
-setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
+setup: ## install what the tests need: protoc, PostgreSQL, Redis (apt), buf (Go proxy), Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: setup test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs)
-	@echo "make test: all suites passed"
+test: summary-reset setup test-go test-runtime fuzz-smoke conformance ## run every test (what CI runs); ends with one line per suite
+	@bash scripts/test-summary.sh $(SUMMARY)
 
-test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo)
+summary-reset: ## forget the previous run's per-suite summary lines
+	rm -rf $(SUMMARY)
+
+test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo, JUnit, pytest)
 	$(GO) vet ./...
-	bash scripts/with-postgres.sh $(GO) test ./...
+	bash scripts/with-postgres.sh $(GO) test -json ./... | $(TESTSUMMARY) -suite go -dir $(SUMMARY)
 
 test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its PostgreSQL tests
 	cd runtime-go && $(GO) vet ./...
-	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test ./...'
+	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test -json ./...' | $(TESTSUMMARY) -suite runtime-go -dir $(SUMMARY)
 
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
@@ -43,7 +50,9 @@ VECTORS ?= testdata/conformance
 
 conformance: ## run the conformance vectors in Go, Java and Python (VECTORS=dir)
 	bash scripts/setup-python.sh >/dev/null
-	$(GO) run ./conformance/cmd/conformance $(VECTORS)
+	mkdir -p $(SUMMARY)
+	$(GO) run ./conformance/cmd/conformance $(VECTORS) | tee $(SUMMARY)/conformance.log
+	grep '^conformance-' $(SUMMARY)/conformance.log | sort > $(SUMMARY)/conformance.txt
 
 lint-examples: build ## lint the example contracts and print their retry schedules
 	$(BIN)/msgcontract lint --explain -I examples/proto \
@@ -78,5 +87,5 @@ golden: ## refresh golden files after an intended output change
 examples-gen: ## regenerate the example contracts' Go under examples/gen (no protoc needed)
 	$(GO) run ./internal/tools/genexamples
 
-clean:
-	rm -rf $(BIN)
+clean: ## remove bin/ and the test summary
+	rm -rf $(BIN) $(SUMMARY)

@@ -1,15 +1,20 @@
 package java_test
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/conformance/java"
+	"github.com/msgcontract/msgcontract/internal/testsummary"
 )
 
 //go:embed testdata/ConsumerTest.java
@@ -57,7 +62,28 @@ func TestMavenJUnit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("mvn test: %v\n%s", err, out)
 	}
-	t.Logf("%s", lastLines(out, 8))
+	// Surefire counts what ran: a test Maven did not find (a renamed
+	// class, a wrong -Dgen.test) would otherwise pass as "nothing failed".
+	ran, err := surefireCount(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, lastLines(out, 20))
+	}
+	if want := bytes.Count(consumerTest, []byte("@Test\n")); ran != want {
+		t.Fatalf("surefire ran %d JUnit tests, want the %d of ConsumerTest.java\n%s", ran, want, lastLines(out, 20))
+	}
+	testsummary.Report(t, "java", fmt.Sprintf("%d tests", ran))
+}
+
+// surefireTotal is surefire's closing line after "Results:".
+var surefireTotal = regexp.MustCompile(`(?m)^\[INFO\] Tests run: (\d+), Failures: 0, Errors: 0, Skipped: 0$`)
+
+// surefireCount returns how many JUnit tests ran, none failed or skipped.
+func surefireCount(out []byte) (int, error) {
+	m := surefireTotal.FindAllSubmatch(out, -1)
+	if len(m) == 0 {
+		return 0, fmt.Errorf("mvn test: no surefire total \"Tests run: N, Failures: 0, Errors: 0, Skipped: 0\" in its output")
+	}
+	return strconv.Atoi(string(m[len(m)-1][1]))
 }
 
 func lastLines(b []byte, n int) []byte {

@@ -23,8 +23,8 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/gengo"
 )
 
 // ModulePath is the module path of generated modules. Generated packages
@@ -61,12 +61,14 @@ func WriteModule(set *model.Set, runtimeDir, dir string) (*Module, error) {
 		}
 		return true
 	})
-	pb, err := gengo.Generate(gengo.Request("module="+ModulePath, all...))
+	pb, err := pbgo.Generate(emit.Params{Module: ModulePath}, all...)
 	if err != nil {
 		return nil, err
 	}
-	if err := gengo.WriteFiles(dir, pb); err != nil {
-		return nil, err
+	for _, f := range pb {
+		if err := emit.WriteFile(dir, f); err != nil {
+			return nil, err
+		}
 	}
 	var contracts []protoreflect.FileDescriptor
 	for _, f := range set.Files {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
@@ -204,10 +203,14 @@ func newDLQShowCmd() *cobra.Command {
 				return err
 			}
 			view := map[string]any{"record": rec}
-			if env, err := envelope.Unmarshal(rec.Envelope); err == nil {
-				b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(env)
-				view["envelope"] = json.RawMessage(b)
-			} else {
+			env, err := envelope.Unmarshal(rec.Envelope)
+			if err == nil {
+				var b []byte
+				if b, err = envelope.MarshalJSON(env); err == nil {
+					view["envelope"] = json.RawMessage(b)
+				}
+			}
+			if err != nil {
 				view["envelope_error"] = err.Error()
 			}
 			return writeJSON(cmd.OutOrStdout(), view)

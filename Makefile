@@ -71,7 +71,7 @@ chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIG
 bench-runtime: ## bare business INSERT loop vs the full runtime on SQLite, side by side
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 
-bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side
+bench-codegen: ## generate --lang go --with-pb vs protoc --go_out --msgcontract_out (same files) and vs protoc --go_out alone; wall and CPU
 	bash bench/codegen/run.sh
 
 bench-registry: ## registry GET /schemas/ids throughput vs a bare echo handler; FULL_TRANSITIVE check latency

@@ -63,6 +63,7 @@ ORDERS    ?= 24
 
 demo: ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24)
 	bash scripts/setup-python.sh
+	bash scripts/setup-java.sh
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random

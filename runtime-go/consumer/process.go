@@ -215,7 +215,12 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 		return
 	}
 	c.cfg.Metrics.IncDeadLettered(handler, rec.EventType)
-	log.Error("msgcontract: dead-lettered", "reason", string(reason), "code", code, "attempts", rec.Attempts, "err", rec.Error)
+	// A dead letter is an outcome the contract foresees (a poison message,
+	// a non-retryable code, retries spent), kept for a human in the dlq
+	// store and counted by the metrics: a warning with a short reason,
+	// the record holds the whole error.
+	log.Warn("msgcontract: dead-lettered", "reason", string(reason), "code", code, "attempts", rec.Attempts,
+		"err", logLine(rec.Error))
 }
 
 // infraFailure hands a delivery back when the database failed: the

@@ -30,7 +30,8 @@ mvn -B -f "$pom" -Dgen.main="$empty" -Dgen.test="$empty" \
 mvn_pid=$!
 # Follow the log while Maven runs, so a first run shows each download.
 tail -n +1 -f --pid="$mvn_pid" "$empty/mvn.log" | sed -u 's/\x1b\[[0-9;]*m//g' |
-  grep --line-buffered -E '^Downloaded from|^\[(ERROR|WARNING)\]' | sed -u 's/^/setup-java: /'
+  grep --line-buffered -E '^\[INFO\] Downloaded from|^\[(ERROR|WARNING)\]' |
+  sed -u -e 's/^\[INFO\] //' -e 's/^/setup-java: /'
 wait "$mvn_pid"
 status=$?
 set -e

@@ -132,17 +132,7 @@ func GoPackage(protoPath, goPackage string) (importPath, name string) {
 // into the module.
 func relocate(set *model.Set) (*protoregistry.Files, error) {
 	fdset := &descriptorpb.FileDescriptorSet{}
-	seen := map[string]bool{}
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		imps := fd.Imports()
-		for i := 0; i < imps.Len(); i++ {
-			add(imps.Get(i).FileDescriptor)
-		}
+	for _, fd := range pbgo.WithImports(set.Descriptors()...) {
 		fdp := protodesc.ToFileDescriptorProto(fd)
 		if relocated(fd.Path()) {
 			if fdp.Options == nil {
@@ -152,9 +142,6 @@ func relocate(set *model.Set) (*protoregistry.Files, error) {
 			fdp.Options.GoPackage = proto.String(ip + ";" + name)
 		}
 		fdset.File = append(fdset.File, fdp)
-	}
-	for _, f := range set.Files {
-		add(f.Desc)
 	}
 	return protodesc.NewFiles(fdset)
 }

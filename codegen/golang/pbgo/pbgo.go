@@ -50,6 +50,20 @@ func Request(parameter string, files ...protoreflect.FileDescriptor) *pluginpb.C
 	if parameter != "" {
 		req.Parameter = &parameter
 	}
+	for _, fd := range WithImports(files...) {
+		req.ProtoFile = append(req.ProtoFile, protodesc.ToFileDescriptorProto(fd))
+	}
+	for _, fd := range files {
+		req.FileToGenerate = append(req.FileToGenerate, fd.Path())
+	}
+	return req
+}
+
+// WithImports returns files and every file they import, transitively,
+// each once and after the files it imports: the order protoc lists them
+// in a request.
+func WithImports(files ...protoreflect.FileDescriptor) []protoreflect.FileDescriptor {
+	var out []protoreflect.FileDescriptor
 	seen := map[string]bool{}
 	var add func(fd protoreflect.FileDescriptor)
 	add = func(fd protoreflect.FileDescriptor) {
@@ -61,13 +75,12 @@ func Request(parameter string, files ...protoreflect.FileDescriptor) *pluginpb.C
 		for i := 0; i < imports.Len(); i++ {
 			add(imports.Get(i).FileDescriptor)
 		}
-		req.ProtoFile = append(req.ProtoFile, protodesc.ToFileDescriptorProto(fd))
+		out = append(out, fd)
 	}
 	for _, fd := range files {
 		add(fd)
-		req.FileToGenerate = append(req.FileToGenerate, fd.Path())
 	}
-	return req
+	return out
 }
 
 // Generate runs protoc-gen-go on files with p's paths= and module= and

@@ -17,16 +17,7 @@ stamp=.venv/.requirements-dev.sha256
 want="$(sha256sum requirements-dev.txt | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   echo "setup-python: installing requirements-dev.txt into .venv ($(grep -oE '^[a-z-]+' requirements-dev.txt | paste -sd' ')); the first time takes minutes"
-  # pip's own progress: one line per package collected and installed.
-  set +e
-  .venv/bin/python -m pip install --progress-bar off --disable-pip-version-check -r requirements-dev.txt |
-    grep --line-buffered -E '^(Collecting|Installing|Successfully)'
-  status=("${PIPESTATUS[@]}")
-  set -e
-  if ((status[0] != 0)); then
-    echo "setup-python: pip failed (exit ${status[0]}); its errors are above" >&2
-    exit "${status[0]}"
-  fi
+  bash scripts/pip-install.sh setup-python .venv -r requirements-dev.txt
   echo "$want" >"$stamp"
 fi
 .venv/bin/python -m grpc_tools.protoc --version

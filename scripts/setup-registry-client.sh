@@ -18,16 +18,8 @@ reqs="confluent-kafka==2.6.1 requests==2.32.3 protobuf==5.28.3 grpcio-tools==1.6
 stamp=.venv-registry/.pins
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$reqs" ]; then
   echo "setup-registry-client: installing $reqs into .venv-registry; the first time takes minutes"
-  set +e
   # shellcheck disable=SC2086 # the pins are separate arguments
-  .venv-registry/bin/python -m pip install --progress-bar off --disable-pip-version-check $reqs |
-    grep --line-buffered -E '^(Collecting|Installing|Successfully)'
-  status=("${PIPESTATUS[@]}")
-  set -e
-  if ((status[0] != 0)); then
-    echo "setup-registry-client: pip failed (exit ${status[0]}); its errors are above" >&2
-    exit "${status[0]}"
-  fi
+  bash scripts/pip-install.sh setup-registry-client .venv-registry $reqs
   echo "$reqs" >"$stamp"
 fi
 .venv-registry/bin/python -c 'import confluent_kafka; print("confluent-kafka", confluent_kafka.version()[0])'

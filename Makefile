@@ -11,7 +11,7 @@ GO    ?= go
 BIN   := bin
 # Each suite writes its summary line here; `make test` prints them last.
 SUMMARY := .build/test-summary
-TESTSUMMARY = $(GO) build -o $(BIN)/testsummary ./internal/tools/testsummary && $(BIN)/testsummary
+TESTSUMMARY := $(BIN)/testsummary
 
 .PHONY: all build setup test summary-reset test-go test-runtime fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 
@@ -34,10 +34,12 @@ summary-reset: ## forget the previous run's per-suite summary lines
 
 test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo, JUnit, pytest)
 	$(GO) vet ./...
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-postgres.sh $(GO) test -json ./... | $(TESTSUMMARY) -suite go -dir $(SUMMARY)
 
 test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its PostgreSQL tests
 	cd runtime-go && $(GO) vet ./...
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test -json ./...' | $(TESTSUMMARY) -suite runtime-go -dir $(SUMMARY)
 
 fuzz-smoke: ## run the parser fuzz targets briefly

@@ -6,13 +6,17 @@
 # Everything either needs is installed by the targets themselves.
 
 SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 GO    ?= go
 BIN   := bin
+# Each suite writes its summary line here; `make test` prints them last.
+SUMMARY := .build/test-summary
+TESTSUMMARY := $(BIN)/testsummary
 
-.PHONY: all build setup runtime-java runtime-python services test test-go test-runtime test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: all build setup runtime-java runtime-python services test summary-reset test-go test-runtime test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 .PHONY: compat-corpus compare-buf bench-breaking rules-doc
 
-all: build
+all: build ## the default: build bin/msgcontract
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -21,38 +25,51 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 	$(GO) build -o $(BIN)/msgcontract ./cmd/msgcontract
 	$(GO) build -o $(BIN)/protoc-gen-msgcontract ./cmd/protoc-gen-msgcontract
 
-setup: ## install what the tests need: protoc and PostgreSQL (apt), Python venvs, Maven artifacts
+setup: ## install what the tests need: protoc, PostgreSQL, Redis, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: runtime-java setup runtime-python test-go test-runtime test-kafka test-corpus fuzz-smoke conformance services ## run every test (what CI runs)
-	@echo "make test: all suites passed"
+test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
+	@bash scripts/test-summary.sh $(SUMMARY)
+
+summary-reset: ## forget the previous run's per-suite summary lines
+	rm -rf $(SUMMARY)
 
 runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:msgcontract-runtime into ~/.m2
-	bash scripts/install-runtime-java.sh
+	mkdir -p $(SUMMARY)
+	bash scripts/install-runtime-java.sh | tee $(SUMMARY)/runtime-java.log
+	grep -h '^java-runtime: ' $(SUMMARY)/runtime-java.log > $(SUMMARY)/java-runtime.txt || true
 
 runtime-python: ## test (pytest, mypy --strict) and install msgcontract-runtime into .venv
-	bash scripts/install-runtime-python.sh
+	mkdir -p $(SUMMARY)
+	bash scripts/install-runtime-python.sh | tee $(SUMMARY)/runtime-python.log
+	grep -h '^python-runtime: ' $(SUMMARY)/runtime-python.log > $(SUMMARY)/python-runtime.txt || true
 
 services: build runtime-java runtime-python ## build and run examples/services/{go,java,python} from copies outside the repo, by the README's steps
-	bash scripts/test-services.sh
+	mkdir -p $(SUMMARY)
+	bash scripts/test-services.sh | tee $(SUMMARY)/services.log
+	grep '^services-[a-z]*: ' $(SUMMARY)/services.log > $(SUMMARY)/services.txt
 
-test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo)
+test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo, JUnit, pytest)
 	$(GO) vet ./...
-	bash scripts/with-postgres.sh $(GO) test ./...
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-postgres.sh $(GO) test -json ./... | $(TESTSUMMARY) -suite go -dir $(SUMMARY)
 
 test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its PostgreSQL tests
 	cd runtime-go && $(GO) vet ./...
-	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test ./...'
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test -json ./...' | $(TESTSUMMARY) -suite runtime-go -dir $(SUMMARY)
 
 .PHONY: test-kafka
 test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka
 	cd runtime-go && $(GO) vet -tags kafka ./...
 	$(GO) vet -tags kafka ./internal/cli
-	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -tags kafka -count=1 ./transport/kafka/... && $(GO) test -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -tags kafka -count=1 -run Kafka ./internal/cli'
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
 test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
 	bash scripts/setup-python.sh >/dev/null
-	$(GO) test -tags corpus -timeout 40m -run 'TestCorpus|TestRandomContracts$$' ./internal/corpus
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	$(GO) test -json -tags corpus -timeout 40m -run 'TestCorpus|TestRandomContracts$$' ./internal/corpus | $(TESTSUMMARY) -suite corpus -dir $(SUMMARY)
 
 fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
@@ -64,7 +81,9 @@ fuzz-smoke: ## run the parser fuzz targets briefly
 VECTORS ?= testdata/conformance
 
 conformance: runtime-java runtime-python ## run the conformance vectors in Go, Java and Python (VECTORS=dir)
-	$(GO) run ./conformance/cmd/conformance $(VECTORS)
+	mkdir -p $(SUMMARY)
+	$(GO) run ./conformance/cmd/conformance $(VECTORS) | tee $(SUMMARY)/conformance.log
+	grep '^conformance-' $(SUMMARY)/conformance.log | sort > $(SUMMARY)/conformance.txt
 
 lint-examples: build ## lint the example contracts and print their retry schedules
 	$(BIN)/msgcontract lint --explain -I examples/proto \
@@ -75,6 +94,7 @@ ORDERS    ?= 24
 KEEP      ?=
 
 demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24; KEEP=1 keeps the web console open)
+	bash scripts/setup-java.sh
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart)
@@ -91,7 +111,7 @@ else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 endif
 
-bench-codegen: ## msgcontract generate --lang go vs protoc --go_out on 202 files, side by side
+bench-codegen: ## generate --lang go --with-pb vs protoc --go_out --msgcontract_out (same files) and vs protoc --go_out alone; wall and CPU
 	bash bench/codegen/run.sh
 
 compat-corpus: ## the compatibility corpus (testdata/compat, 200+ previous/current pairs) and the rule doc's freshness
@@ -126,5 +146,5 @@ golden: ## refresh golden files after an intended output change
 examples-gen: ## regenerate the example contracts' Go under examples/gen (no protoc needed)
 	$(GO) run ./internal/tools/genexamples
 
-clean:
-	rm -rf $(BIN)
+clean: ## remove bin/ and the test summary
+	rm -rf $(BIN) $(SUMMARY)

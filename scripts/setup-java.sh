@@ -23,9 +23,26 @@ fi
 empty="$(mktemp -d)"
 trap 'rm -rf "$empty"' EXIT
 # Building with no sources resolves the dependencies and the compiler and
-# surefire plugins; dependency:get fetches protoc.
-mvn -B -q -f "$pom" -Dgen.main="$empty" -Dgen.test="$empty" \
+# surefire plugins; dependency:get fetches protoc. Maven's own progress is
+# one "Downloaded from central" line per artifact, shown (the first run
+# only has any); its ANSI reset codes are stripped from the log.
+echo "setup-java: resolving the Java toolchain (protobuf-java, JUnit 5, sqlite-jdbc, Maven plugins, protoc 29.0) into ~/.m2; the first time takes minutes"
+set +e
+mvn -B -f "$pom" -Dgen.main="$empty" -Dgen.test="$empty" \
   -DskipTests test dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$empty/classpath.txt" \
-  dependency:get -Dartifact="com.google.protobuf:protoc:4.29.0:exe:$classifier"
+  dependency:get -Dartifact="com.google.protobuf:protoc:4.29.0:exe:$classifier" >"$empty/mvn.log" 2>&1 &
+mvn_pid=$!
+# Follow the log while Maven runs, so a first run shows each download.
+tail -n +1 -f --pid="$mvn_pid" "$empty/mvn.log" | sed -u 's/\x1b\[[0-9;]*m//g' |
+  grep --line-buffered -E '^\[INFO\] Downloaded from|^\[(ERROR|WARNING)\]' |
+  sed -u -e 's/^\[INFO\] //' -e 's/^/setup-java: /'
+wait "$mvn_pid"
+status=$?
+set -e
+if ((status != 0)); then
+  sed 's/\x1b\[[0-9;]*m//g' "$empty/mvn.log" | tail -n 40 >&2
+  echo "setup-java: mvn failed (exit $status); its last lines are above" >&2
+  exit "$status"
+fi
 echo "setup-java: $(tr ':' '\n' <"$empty/classpath.txt" | wc -l) jars and protoc 29.0 ($classifier) in the local Maven repository"

@@ -10,12 +10,14 @@ if ! command -v "$PYTHON" >/dev/null; then
   PYTHON=python3
 fi
 if [ ! -x .venv/bin/python ]; then
+  echo "setup-python: creating .venv with $("$PYTHON" --version)"
   "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.requirements-dev.sha256
 want="$(sha256sum requirements-dev.txt | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+  echo "setup-python: installing requirements-dev.txt into .venv ($(grep -oE '^[a-z-]+' requirements-dev.txt | paste -sd' ')); the first time takes minutes"
+  bash scripts/pip-install.sh setup-python .venv -r requirements-dev.txt
   echo "$want" >"$stamp"
 fi
 .venv/bin/python -m grpc_tools.protoc --version

@@ -17,8 +17,9 @@ fi
 reqs="confluent-kafka==2.6.1 requests==2.32.3 protobuf==5.28.3 grpcio-tools==1.68.1 schemathesis==4.32.5"
 stamp=.venv-registry/.pins
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$reqs" ]; then
+  echo "setup-registry-client: installing $reqs into .venv-registry; the first time takes minutes"
   # shellcheck disable=SC2086 # the pins are separate arguments
-  .venv-registry/bin/python -m pip install --quiet --disable-pip-version-check $reqs
+  bash scripts/pip-install.sh setup-registry-client .venv-registry $reqs
   echo "$reqs" >"$stamp"
 fi
 .venv-registry/bin/python -c 'import confluent_kafka; print("confluent-kafka", confluent_kafka.version()[0])'

@@ -1,9 +1,13 @@
-// Command codegen times `msgcontract generate --lang go` against
-// `protoc --go_out` on the same files: the example contracts plus a
-// synthetic corpus of 200 contract files. It prints both times (the
-// median of -runs runs each) and the closing line
+// Command codegen times three ways of generating the Go of the same
+// files (the example contracts plus a synthetic corpus of 200 contract
+// files): `msgcontract generate --lang go --with-pb`, which writes both
+// the .pb.go and the .msgcontract.go files; `protoc --go_out
+// --msgcontract_out`, which writes the same files (checked byte for
+// byte, but for the header line naming protoc's version); and `protoc --go_out` alone. It prints wall and CPU times (the
+// median of -runs runs each) and two closing lines
 //
-//	ratio generate-go/protoc-go=X
+//	ratio generate-with-pb/protoc-go+msgcontract=X (cpu Y)
+//	ratio generate-with-pb/protoc-go-alone=X (cpu Y)
 //
 // Run it with `make bench-codegen` (bench/codegen/run.sh), which installs
 // protoc and protoc-gen-go first. The ratio is measured and reported,
@@ -11,11 +15,13 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -54,10 +60,13 @@ func run(repo string, nfiles, runs int, keep bool) error {
 		defer os.RemoveAll(work)
 	}
 	bin := filepath.Join(work, "msgcontract")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/msgcontract")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	plugin := filepath.Join(work, "protoc-gen-msgcontract")
+	for target, pkg := range map[string]string{bin: "./cmd/msgcontract", plugin: "./cmd/protoc-gen-msgcontract"} {
+		build := exec.Command("go", "build", "-o", target, pkg)
+		build.Dir = repo
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
 	}
 	corpus := filepath.Join(work, "proto")
 	protos, err := writeCorpus(corpus, nfiles)
@@ -68,38 +77,117 @@ func run(repo string, nfiles, runs int, keep bool) error {
 	for _, f := range []string{"shop/payment/v1/payment.proto", "shop/inventory/v1/inventory.proto"} {
 		protos = append(protos, filepath.Join(examples, filepath.FromSlash(f)))
 	}
-	gen := func(out string) *exec.Cmd {
-		args := []string{"generate", "--lang", "go", "--quiet", "--out", out, "-I", corpus, "-I", examples}
-		return exec.Command(bin, append(args, protos...)...)
+	includes := []string{"-I", corpus, "-I", examples}
+	protocArgs := func(outs ...string) []string {
+		args := []string{"--plugin=protoc-gen-go=" + protocGenGo, "--plugin=protoc-gen-msgcontract=" + plugin}
+		args = append(args, outs...)
+		args = append(args, includes...)
+		return append(append(args, "-I", filepath.Join(repo, "contracts")), protos...)
 	}
-	pgo := func(out string) *exec.Cmd {
-		args := []string{"--plugin=protoc-gen-go=" + protocGenGo, "--go_out=" + out,
-			"-I", corpus, "-I", examples, "-I", filepath.Join(repo, "contracts")}
-		return exec.Command(protoc, append(args, protos...)...)
+	tools := []tool{
+		{name: "msgcontract generate --lang go --with-pb", cmd: func(out string) *exec.Cmd {
+			args := append([]string{"generate", "--lang", "go", "--with-pb", "--quiet", "--out", out}, includes...)
+			return exec.Command(bin, append(args, protos...)...)
+		}},
+		{name: "protoc --go_out --msgcontract_out", cmd: func(out string) *exec.Cmd {
+			return exec.Command(protoc, protocArgs("--go_out="+out, "--msgcontract_out=lang=go:"+out)...)
+		}},
+		{name: "protoc --go_out", cmd: func(out string) *exec.Cmd {
+			return exec.Command(protoc, protocArgs("--go_out="+out)...)
+		}},
 	}
-	// One untimed run each warms the page cache.
-	var genWall, pgoWall, genCPU, pgoCPU []time.Duration
+	// Runs alternate between the tools, so that a change in the machine's
+	// load touches all of them alike; the first (untimed) run of each warms
+	// the page cache.
 	for i := 0; i <= runs; i++ {
-		dg, err := timed(gen, filepath.Join(work, fmt.Sprintf("gen-%d", i)))
-		if err != nil {
-			return err
-		}
-		dp, err := timed(pgo, filepath.Join(work, fmt.Sprintf("pgo-%d", i)))
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			genWall, pgoWall = append(genWall, dg.wall), append(pgoWall, dp.wall)
-			genCPU, pgoCPU = append(genCPU, dg.cpu), append(pgoCPU, dp.cpu)
+		for j := range tools {
+			s, err := timed(tools[j].cmd, filepath.Join(work, fmt.Sprintf("%d-%d", j, i)))
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				tools[j].wall, tools[j].cpu = append(tools[j].wall, s.wall), append(tools[j].cpu, s.cpu)
+			}
 		}
 	}
-	g, p := median(genWall), median(pgoWall)
+	// The first two write the same files; check it, so the comparison is
+	// of equal work.
+	n, err := sameTree(filepath.Join(work, "0-0"), filepath.Join(work, "1-0"))
+	if err != nil {
+		return fmt.Errorf("%s and %s wrote different output: %w", tools[0].name, tools[1].name, err)
+	}
 	fmt.Printf("files: %d (%d synthetic + 2 examples), runs: %d, median of each\n", len(protos), nfiles, runs)
-	fmt.Printf("msgcontract generate --lang go: wall %v cpu %v (wall runs %v)\n", g.Round(time.Millisecond), median(genCPU).Round(time.Millisecond), rounded(genWall))
-	fmt.Printf("protoc --go_out:                wall %v cpu %v (wall runs %v)\n", p.Round(time.Millisecond), median(pgoCPU).Round(time.Millisecond), rounded(pgoWall))
-	fmt.Printf("cpu ratio generate-go/protoc-go=%.2f\n", float64(median(genCPU))/float64(median(pgoCPU)))
-	fmt.Printf("ratio generate-go/protoc-go=%.2f\n", float64(g)/float64(p))
+	for _, t := range tools {
+		fmt.Printf("%-42s wall %8v  cpu %8v  (wall runs %v)\n", t.name+":", median(t.wall).Round(time.Millisecond),
+			median(t.cpu).Round(time.Millisecond), rounded(t.wall))
+	}
+	fmt.Printf("output: %s and %s wrote the same %d files (byte for byte but the protoc version line)\n", tools[0].name, tools[1].name, n)
+	ratio := func(label string, a, b tool) {
+		fmt.Printf("ratio %s=%.2f (cpu %.2f)\n", label, float64(median(a.wall))/float64(median(b.wall)),
+			float64(median(a.cpu))/float64(median(b.cpu)))
+	}
+	ratio("generate-with-pb/protoc-go+msgcontract", tools[0], tools[1])
+	ratio("generate-with-pb/protoc-go-alone", tools[0], tools[2])
 	return nil
+}
+
+// tool is one way of generating the corpus's Go, with its timed runs.
+type tool struct {
+	name      string
+	cmd       func(out string) *exec.Cmd
+	wall, cpu []time.Duration
+}
+
+// protocVersion is the header line protoc-gen-go writes with the
+// compiler's version: "(unknown)" when run in-process, protoc's own
+// version under protoc. It is the one line allowed to differ.
+var protocVersion = regexp.MustCompile(`(?m)^// \tprotoc {8}.*$`)
+
+func withoutProtocVersion(b []byte) []byte { return protocVersion.ReplaceAll(b, nil) }
+
+// sameTree reports how many files a and b hold, or an error naming the
+// first file that differs or is missing on one side.
+func sameTree(a, b string) (int, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(a, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(a, path)
+		files[rel], err = os.ReadFile(path)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = filepath.WalkDir(b, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(b, path)
+		want, ok := files[rel]
+		if !ok {
+			return fmt.Errorf("%s only in the second", rel)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(withoutProtocVersion(got), withoutProtocVersion(want)) {
+			return fmt.Errorf("%s differs", rel)
+		}
+		delete(files, rel)
+		n++
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for rel := range files {
+		return 0, fmt.Errorf("%s only in the first", rel)
+	}
+	return n, nil
 }
 
 // sample is one timed run: wall-clock time, and the CPU time (user plus

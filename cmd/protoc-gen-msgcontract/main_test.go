@@ -142,7 +142,7 @@ message Paid {
 		{name: "lint errors", src: strings.Replace(good, `"{id}"`, `"{nope}"`, 1), flags: []string{"--lang", "go"},
 			wantCode: 1, wantErr: "BIZKEY_UNKNOWN_FIELD"},
 		{name: "does not compile", src: good + "message {", flags: []string{"--lang", "go"}, wantCode: 2},
-		{name: "no lang", src: good, wantCode: 2, wantErr: "needs --lang and --out"},
+		{name: "no lang", src: good, wantCode: 2, wantErr: "msgcontract generate: --lang and --out are required"},
 		{name: "unknown lang", src: good, flags: []string{"--lang", "cobol"}, wantCode: 2, wantErr: `unknown language "cobol"`},
 		{name: "bad paths", src: good, flags: []string{"--lang", "go", "--paths", "up"}, wantCode: 2, wantErr: "--paths"},
 		{name: "hostile go_package", src: strings.Replace(good, "example.com/t/v1;tv1", "../../x;x", 1),

@@ -4,7 +4,9 @@ package emit
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -29,6 +31,9 @@ type Params struct {
 	Module string
 	// Version is the generator version written into file headers.
 	Version string
+	// WithPB, Go only, also generates protoc-gen-go's .pb.go files for
+	// the same contracts, with the same Paths and Module.
+	WithPB bool
 }
 
 // SafeName checks that a generated file name stays inside the output
@@ -41,4 +46,17 @@ func SafeName(name string) error {
 		return fmt.Errorf("generated file name %q escapes the output directory; fix the file's go_package/java_package option", name)
 	}
 	return nil
+}
+
+// WriteFile writes f under dir, creating folders as needed. It checks
+// f's name with SafeName again: this is the line that touches the disk.
+func WriteFile(dir string, f File) error {
+	if err := SafeName(f.Name); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, filepath.FromSlash(f.Name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, f.Content, 0o644)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/golang"
+	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 	"github.com/msgcontract/msgcontract/codegen/java"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/codegen/python"
@@ -35,12 +36,16 @@ func Lint(set *model.Set) {
 	set.Diagnostics.Sort()
 }
 
-// Run generates code for every file of set in p.Lang. The contracts must be
-// free of lint errors. Files are returned sorted by name, each checked
-// with emit.SafeName.
+// Run generates code for every file of set in p.Lang, and with p.WithPB
+// (Go only) protoc-gen-go's .pb.go files too. The contracts must be free
+// of lint errors. Files are returned sorted by name, each checked with
+// emit.SafeName.
 func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
 	if len(set.Diagnostics) > 0 {
 		return nil, fmt.Errorf("contracts have %d lint error(s); run msgcontract lint:\n%w", len(set.Diagnostics), set.Diagnostics)
+	}
+	if p.WithPB && p.Lang != "go" {
+		return nil, fmt.Errorf("--with-pb writes Go protobuf code; use it with --lang go, not %q", p.Lang)
 	}
 	var (
 		files []emit.File
@@ -58,6 +63,13 @@ func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if p.WithPB {
+		pb, err := pbgo.Generate(p, set.Descriptors()...)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, pb...)
 	}
 	for _, f := range files {
 		if err := emit.SafeName(f.Name); err != nil {

@@ -22,8 +22,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/gengo"
 )
 
 // Suffix ends the name of every generated Go file.
@@ -93,18 +93,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 // see them when invoked with p's paths= and module= parameters. Executors
 // and tests use it to find the Go identifiers of messages and enums.
 func Plugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
-	var params []string
-	if p.Paths != "" {
-		params = append(params, "paths="+p.Paths)
-	}
-	if p.Module != "" {
-		params = append(params, "module="+p.Module)
-	}
-	fds := make([]protoreflect.FileDescriptor, len(set.Files))
-	for i, f := range set.Files {
-		fds[i] = f.Desc
-	}
-	req := gengo.Request(strings.Join(params, ","), fds...)
+	req := pbgo.Request(pbgo.Parameter(p), set.Descriptors()...)
 	// Source info is most of a request's size and is only read for
 	// comments, which leadingComments takes from the model's descriptors.
 	for _, f := range req.ProtoFile {

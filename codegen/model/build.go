@@ -1,8 +1,8 @@
 package model
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -161,21 +161,23 @@ func (b *builder) rules(d *optionspb.Defaults, idx *optIndex) Rules {
 }
 
 // policy resolves a retry policy; unset fields take built-in defaults.
+// It reads the contract's text (durations must parse, in whole
+// milliseconds); what makes a policy valid is backoff.Policy.Validate's
+// to say, the runtime's own check, whose every FieldError becomes a
+// diagnostic at that field. An invalid field falls back to its default so
+// that --explain still has a policy to show.
 func (b *builder) policy(rp *optionspb.RetryPolicy, idx *optIndex, path string) backoff.Policy {
 	p := backoff.Default
 	dur := func(field, v string, dst *int64) {
 		if v == "" {
 			return
 		}
-		fpath := path + "." + field
 		d, err := time.ParseDuration(v)
 		switch {
 		case err != nil:
-			b.errorf(idx.pos(fpath), "RETRY_DURATION", "%s %q is not a duration; write e.g. \"500ms\", \"1s\" or \"1m30s\"", field, v)
-		case d < 0:
-			b.errorf(idx.pos(fpath), "RETRY_DURATION", "%s %q is negative", field, v)
+			b.errorf(idx.pos(path+"."+field), "RETRY_DURATION", "%s %q is not a duration; write e.g. \"500ms\", \"1s\" or \"1m30s\"", field, v)
 		case d%time.Millisecond != 0:
-			b.errorf(idx.pos(fpath), "RETRY_DURATION", "%s %q is not a whole number of milliseconds", field, v)
+			b.errorf(idx.pos(path+"."+field), "RETRY_DURATION", "%s %q is not a whole number of milliseconds", field, v)
 		default:
 			*dst = d.Milliseconds()
 		}
@@ -185,23 +187,50 @@ func (b *builder) policy(rp *optionspb.RetryPolicy, idx *optIndex, path string) 
 	dur("max_delay", rp.GetMaxDelay(), &p.MaxDelayMs)
 	if rp.Multiplier != nil {
 		p.Multiplier = rp.GetMultiplier()
-		if !(p.Multiplier >= 1) || math.IsInf(p.Multiplier, 0) {
-			b.errorf(idx.pos(path+".multiplier"), "RETRY_MULTIPLIER", "multiplier %v must be a finite number >= 1", p.Multiplier)
-			p.Multiplier = backoff.Default.Multiplier
-		}
 	}
 	if rp.MaxRetries != nil {
-		n := rp.GetMaxRetries()
-		if n < 0 || n > backoff.MaxRetriesLimit {
-			b.errorf(idx.pos(path+".max_retries"), "RETRY_MAX_RETRIES", "max_retries %d is outside 0..%d; past 30 retries the wait is years, dead-letter instead", n, backoff.MaxRetriesLimit)
-		} else {
-			p.MaxRetries = int(n)
+		p.MaxRetries = int(rp.GetMaxRetries())
+	}
+	err := p.Validate()
+	if err == nil {
+		return p
+	}
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var fe *backoff.FieldError
+		if !errors.As(e, &fe) {
+			b.errorf(idx.pos(path), "RETRY_POLICY", "%v", e)
+			continue
+		}
+		b.errorf(idx.pos(path+"."+fe.Field), policyRule(fe.Err), "%s", fe.Msg)
+		switch fe.Field {
+		case "base_delay":
+			p.BaseMs = backoff.Default.BaseMs
+		case "jitter":
+			p.JitterMs = backoff.Default.JitterMs
+		case "max_delay":
+			p.MaxDelayMs = backoff.Default.MaxDelayMs
+		case "multiplier":
+			p.Multiplier = backoff.Default.Multiplier
+		case "max_retries":
+			p.MaxRetries = backoff.Default.MaxRetries
 		}
 	}
-	if p.MaxDelayMs < p.BaseMs {
-		b.errorf(idx.pos(path+".max_delay"), "RETRY_MAX_DELAY", "max_delay %dms is below base_delay %dms; raise max_delay or lower base_delay", p.MaxDelayMs, p.BaseMs)
-	}
 	return p
+}
+
+// policyRule is the lint rule of a backoff.Validate sentinel.
+func policyRule(sentinel error) string {
+	switch sentinel {
+	case backoff.ErrNegative:
+		return "RETRY_DURATION"
+	case backoff.ErrMultiplier:
+		return "RETRY_MULTIPLIER"
+	case backoff.ErrMaxRetries:
+		return "RETRY_MAX_RETRIES"
+	case backoff.ErrMaxBelowBase:
+		return "RETRY_MAX_DELAY"
+	}
+	return "RETRY_POLICY"
 }
 
 func (b *builder) enum(f *File, ed protoreflect.EnumDescriptor, res linker.Result) {

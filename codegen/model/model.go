@@ -246,6 +246,15 @@ func (sm *StateMachine) CanTransit(from, to string) Transit {
 	return Illegal
 }
 
+// Descriptors returns the descriptors of the set's files, in order.
+func (s *Set) Descriptors() []protoreflect.FileDescriptor {
+	fds := make([]protoreflect.FileDescriptor, len(s.Files))
+	for i, f := range s.Files {
+		fds[i] = f.Desc
+	}
+	return fds
+}
+
 // Event returns the event whose message has the full name, or nil.
 func (s *Set) Event(fullName string) *Event {
 	for _, f := range s.Files {

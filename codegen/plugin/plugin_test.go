@@ -10,9 +10,9 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/codegen/plugin"
-	"github.com/msgcontract/msgcontract/internal/gengo"
 )
 
 func loadExamples(t *testing.T) *model.Set {
@@ -52,7 +52,7 @@ func TestGenerateMatchesCLI(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.param, func(t *testing.T) {
 			t.Parallel()
-			resp := plugin.Generate(gengo.Request(tc.param, fds...), "v9")
+			resp := plugin.Generate(pbgo.Request(tc.param, fds...), "v9")
 			if tc.wantErr != "" {
 				if !strings.Contains(resp.GetError(), tc.wantErr) {
 					t.Fatalf("error = %q, want one containing %q", resp.GetError(), tc.wantErr)
@@ -101,7 +101,7 @@ message E {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := plugin.Generate(gengo.Request("", set.Files[0].Desc), "dev")
+	resp := plugin.Generate(pbgo.Request("", set.Files[0].Desc), "dev")
 	if !strings.Contains(resp.GetError(), "BIZKEY_FIELD_TYPE") {
 		t.Fatalf("error = %q, want the lint finding", resp.GetError())
 	}
@@ -126,7 +126,7 @@ message Paid {
 	for _, lang := range []string{"java", "python"} {
 		t.Run(lang, func(t *testing.T) {
 			t.Parallel()
-			resp := plugin.Generate(gengo.Request("lang="+lang, set.Files[0].Desc), "dev")
+			resp := plugin.Generate(pbgo.Request("lang="+lang, set.Files[0].Desc), "dev")
 			if resp.Error != nil {
 				t.Fatal(resp.GetError())
 			}

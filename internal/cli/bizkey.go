@@ -38,9 +38,9 @@ exits 1. Exits 2 on usage errors, an unknown message or a malformed payload.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if message == "" || payload == "" {
-				return usageErr(errors.New("bizkey needs --message and --json; see --help"))
+				return usageErr(errors.New("--message and --json are required; see --help"))
 			}
-			set, err := pf.load(cmd, args, cmd.ErrOrStderr(), ExitUsage)
+			set, err := pf.load(cmd, args)
 			if err != nil {
 				return err
 			}

@@ -68,7 +68,7 @@ docs/compat-rules.md.`,
 		Args: argsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if against == "" {
-				return usageErr(errors.New("breaking needs --against PREV, a directory of .proto files or a registry URL with --subject"))
+				return usageErr(errors.New("--against PREV is required: a directory of .proto files, or a registry URL with --subject"))
 			}
 			lvl, err := compat.ParseLevel(level)
 			if err != nil {
@@ -95,7 +95,7 @@ docs/compat-rules.md.`,
 				if history, err = registryHistory(ctx, &client.Client{URL: against, Token: token}, subject, lvl); err != nil {
 					return usageErr(err)
 				}
-				if next, err = pf.load(cmd, []string{current}, cmd.ErrOrStderr(), ExitUsage); err != nil {
+				if next, err = pf.load(cmd, []string{current}); err != nil {
 					return err
 				}
 			} else {
@@ -164,7 +164,7 @@ func loadDir(cmd *cobra.Command, pf protoFlags, dir string) (*model.Set, error) 
 	}
 	sort.Strings(files)
 	dirPF := protoFlags{importPaths: append([]string{dir}, pf.importPaths...)}
-	return dirPF.load(cmd, files, cmd.ErrOrStderr(), ExitUsage)
+	return dirPF.load(cmd, files)
 }
 
 // registryHistory fetches the versions of subject that level compares

@@ -6,19 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/msgcontract/msgcontract/internal/dlqopen"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
-	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
-	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
-	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
 // dlqFlags select a transport's dead-letter destination and filter it.
@@ -66,39 +63,40 @@ func (f *dlqFlags) empty(ids []string) bool {
 
 // open connects to the selected transport's dead-letter store.
 func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
-	named := 0
-	for _, v := range []string{f.queue, f.natsURL, f.kafka} {
-		if v != "" {
-			named++
-		}
-	}
-	switch {
+	var target string
+	switch named := countSet(f.queue, f.natsURL, f.kafka); {
 	case named != 1:
 		return nil, nil, usageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite), --nats URL or --kafka BROKERS"))
 	case f.kafka != "":
-		t, err := kafka.New(ctx, kafka.Config{Brokers: strings.Split(f.kafka, ","), Namespace: f.namespace})
-		if err != nil {
-			return nil, nil, usageErr(err)
-		}
-		return t, func() { t.Close() }, nil
+		target = "kafka://" + f.kafka + "?namespace=" + url.QueryEscape(f.namespace)
 	case f.queue != "":
-		t, err := sqlitequeue.Open(ctx, f.queue, sqlitequeue.Config{})
-		if err != nil {
-			return nil, nil, usageErr(fmt.Errorf("open %s: %w", f.queue, err))
-		}
-		return t, func() { t.Close() }, nil
+		target = "sqlite:" + f.queue
 	default:
-		nc, err := nats.Connect(f.natsURL, nats.Timeout(5*time.Second))
+		u, err := url.Parse(f.natsURL)
 		if err != nil {
-			return nil, nil, usageErr(fmt.Errorf("connect %s: %w", f.natsURL, err))
+			return nil, nil, usageErr(fmt.Errorf("--nats %s: %w", f.natsURL, err))
 		}
-		t, err := natsjs.New(ctx, natsjs.Config{Conn: nc, Stream: f.stream})
-		if err != nil {
-			nc.Close()
-			return nil, nil, usageErr(err)
-		}
-		return t, nc.Close, nil
+		q := u.Query()
+		q.Set("stream", f.stream)
+		u.RawQuery = q.Encode()
+		target = u.String()
 	}
+	st, err := dlqopen.Open(ctx, target)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	return st, func() { st.Close() }, nil
+}
+
+// countSet counts the non-empty strings of vs.
+func countSet(vs ...string) int {
+	n := 0
+	for _, v := range vs {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func newDLQCmd() *cobra.Command {
@@ -219,10 +217,14 @@ func newDLQShowCmd() *cobra.Command {
 				return err
 			}
 			view := map[string]any{"record": rec}
-			if env, err := envelope.Unmarshal(rec.Envelope); err == nil {
-				b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(env)
-				view["envelope"] = json.RawMessage(b)
-			} else {
+			env, err := envelope.Unmarshal(rec.Envelope)
+			if err == nil {
+				var b []byte
+				if b, err = envelope.MarshalJSON(env); err == nil {
+					view["envelope"] = json.RawMessage(b)
+				}
+			}
+			if err != nil {
 				view["envelope_error"] = err.Error()
 			}
 			return writeJSON(cmd.OutOrStdout(), view)

@@ -70,6 +70,11 @@ func TestDLQCommands(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `"biz_key": "order_id:1:PAY_SUCCESS"`) || !strings.Contains(out, `"retry_count": 6`) {
 		t.Fatalf("show: exit %d\n%s", code, out)
 	}
+	// Times that were set are shown; a time never set (not replayed yet)
+	// is left out rather than shown as 0001-01-01.
+	if !strings.Contains(out, `"first_failed_at": "`) || strings.Contains(out, "last_replayed_at") || strings.Contains(out, "0001-01-01") {
+		t.Errorf("show: want first_failed_at and no never-set last_replayed_at:\n%s", out)
+	}
 	if code, _, errOut = run(t, "dlq", "show", "--queue", q, "99"); code != ExitFindings || !strings.Contains(errOut, "no dead-letter record 99") {
 		t.Fatalf("show unknown: exit %d %s", code, errOut)
 	}

@@ -3,28 +3,21 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
-	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/gengo"
 )
 
 func newGenerateCmd() *cobra.Command {
 	var (
-		pf     protoFlags
-		out    string
-		p      emit.Params
-		quiet  bool
-		withPB bool
+		pf    protoFlags
+		out   string
+		p     emit.Params
+		quiet bool
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --lang go|java|python --out DIR [-I DIR]... FILE...",
@@ -59,7 +52,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || p.Lang == "" {
-				return usageErr(errors.New("generate needs --lang and --out; see --help"))
+				return usageErr(errors.New("--lang and --out are required; see --help"))
 			}
 			switch p.Paths {
 			case "", "import", "source_relative":
@@ -69,7 +62,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			// generate is a short batch run that allocates much and keeps
 			// little: fewer collections save about a fifth of its CPU.
 			debug.SetGCPercent(400)
-			set, err := pf.load(cmd, args, cmd.ErrOrStderr(), ExitUsage)
+			set, err := pf.load(cmd, args)
 			if err != nil {
 				return err
 			}
@@ -85,23 +78,12 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			if err != nil {
 				return usageErr(err)
 			}
-			if withPB {
-				if p.Lang != "go" {
-					return usageErr(errors.New("--with-pb writes Go protobuf code; use it with --lang go"))
-				}
-				pb, err := protocGenGo(set, p)
-				if err != nil {
-					return usageErr(err)
-				}
-				files = append(files, pb...)
-				sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
-			}
 			if len(files) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "msgcontract generate: no events or state machines in these files; nothing written")
 				return nil
 			}
 			for _, f := range files {
-				if err := writeFile(out, f); err != nil {
+				if err := emit.WriteFile(out, f); err != nil {
 					return &exitError{code: ExitUsage, err: err}
 				}
 				if !quiet {
@@ -117,45 +99,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	fl.StringVar(&out, "out", "", "output directory; created when missing")
 	fl.StringVar(&p.Paths, "paths", "", `where files go: "import" (default: by go_package) or "source_relative" (by the .proto's path)`)
 	fl.StringVar(&p.Module, "module", "", "Go only: strip this module path prefix from output paths, like protoc-gen-go's module=")
-	fl.BoolVar(&withPB, "with-pb", false, "Go only: also write protoc-gen-go's .pb.go files (no protoc needed)")
+	fl.BoolVar(&p.WithPB, "with-pb", false, "Go only: also write protoc-gen-go's .pb.go files (no protoc needed)")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not print the written files")
 	return cmd
-}
-
-// protocGenGo runs protoc-gen-go as a library on set's files with the
-// same paths= and module=.
-func protocGenGo(set *model.Set, p emit.Params) ([]emit.File, error) {
-	var params []string
-	if p.Paths != "" {
-		params = append(params, "paths="+p.Paths)
-	}
-	if p.Module != "" {
-		params = append(params, "module="+p.Module)
-	}
-	fds := make([]protoreflect.FileDescriptor, len(set.Files))
-	for i, f := range set.Files {
-		fds[i] = f.Desc
-	}
-	pb, err := gengo.Generate(gengo.Request(strings.Join(params, ","), fds...))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]emit.File, len(pb))
-	for i, f := range pb {
-		out[i] = emit.File{Name: f.GetName(), Content: []byte(f.GetContent())}
-	}
-	return out, nil
-}
-
-// writeFile writes f under dir. Names were checked by generate.Run; the
-// check is repeated here because this is the line that touches the disk.
-func writeFile(dir string, f emit.File) error {
-	if err := emit.SafeName(f.Name); err != nil {
-		return err
-	}
-	path := filepath.Join(dir, filepath.FromSlash(f.Name))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, f.Content, 0o644)
 }

@@ -37,9 +37,11 @@ func newLintCmd() *cobra.Command {
     identifier. Java and Python rename their own clashing names instead
     (docs/DESIGN.md, "Name mangling per language").
 
-Each problem is printed as one line, FILE:LINE:COL: RULE: message, pointing
-at the offending value. Exit status: 0 clean, 1 any problem (including a
-file that does not compile), 2 usage error.
+Each problem is printed to stdout as one line, FILE:LINE:COL: RULE:
+message, pointing at the offending value; stderr gets their count. A file
+that cannot be read or compiled gets its positioned errors on stderr and
+no rule is checked. Exit status: 0 clean, 1 problems found, 2 a file that
+cannot be read or compiled, or a usage error.
 
 --explain also prints, per event, its topic, event type, biz_key and the
 retry schedule with the worst-case time before a message is dead-lettered.`,
@@ -47,7 +49,7 @@ retry schedule with the worst-case time before a message is dead-lettered.`,
   msgcontract lint --explain -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, err := pf.load(cmd, args, cmd.ErrOrStderr(), ExitFindings)
+			set, err := pf.load(cmd, args)
 			if err != nil {
 				return err
 			}

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -21,19 +20,22 @@ func (p *protoFlags) register(cmd *cobra.Command) {
 		"directory imports are resolved against, like protoc's -I (repeatable; default: the current directory).\nmsgcontract/v1/options.proto and the well-known types need none")
 }
 
-// load compiles files. Compile errors are printed to stderr one per line
-// and returned as an exitError with code.
-func (p *protoFlags) load(cmd *cobra.Command, files []string, stderr io.Writer, code int) (*model.Set, error) {
+// load compiles files. Input that cannot be read or compiled exits 2
+// (ExitUsage): compile errors are printed to stderr, one positioned error
+// per line, then a line counting them.
+func (p *protoFlags) load(cmd *cobra.Command, files []string) (*model.Set, error) {
 	set, err := model.Load(cmd.Context(), model.Config{ImportPaths: p.importPaths}, files...)
 	if err != nil {
 		var ce *model.CompileError
 		if errors.As(err, &ce) {
+			stderr := cmd.ErrOrStderr()
 			for _, e := range ce.Errors {
 				fmt.Fprintln(stderr, e)
 			}
-			return nil, &exitError{code: code, silent: true}
+			n := len(ce.Errors)
+			return nil, usageErr(fmt.Errorf("%d compile error%s; nothing checked", n, plural(n)))
 		}
-		return nil, &exitError{code: ExitUsage, err: err}
+		return nil, usageErr(err)
 	}
 	generate.Lint(set)
 	return set, nil

@@ -40,7 +40,7 @@ meaning: registry/README.md.`,
   msgcontract registry check --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErr(errors.New("registry needs a subcommand: serve, push or check; see --help"))
+			return usageErr(errors.New("a subcommand is required: serve, push or check; see --help"))
 		},
 	}
 	cmd.AddCommand(newRegistryServeCmd(), newRegistryPushCmd(), newRegistryCheckCmd())
@@ -91,7 +91,7 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if db == "" {
-				return usageErr(errors.New("registry serve needs --db FILE, the SQLite database to keep schemas in"))
+				return usageErr(errors.New("--db is required: a SQLite file or a postgres:// URL to keep schemas in"))
 			}
 			token, err := readToken(tokenFile)
 			if err != nil {
@@ -220,7 +220,7 @@ func (f *registryFlags) prepare(cmd *cobra.Command, file string) (*client.Client
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
-	set, err := f.load(cmd, []string{file}, cmd.ErrOrStderr(), ExitUsage)
+	set, err := f.load(cmd, []string{file})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -409,7 +409,7 @@ msgcontract breaking.`,
 func argsBetween(min, max int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.RangeArgs(min, max)(cmd, args); err != nil {
-			return usageErr(fmt.Errorf("%s: %w; see --help", cmd.CommandPath(), err))
+			return usageErr(fmt.Errorf("%w; see --help", err))
 		}
 		return nil
 	}

@@ -19,7 +19,7 @@ const (
 	// breaking changes, a key that could not be rendered).
 	ExitFindings = 1
 	// ExitUsage: bad flags or arguments, or inputs that cannot be read or
-	// compiled where the command distinguishes that from findings.
+	// compiled.
 	ExitUsage = 2
 )
 
@@ -52,18 +52,24 @@ var Version = "dev"
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
+	}
+	// Every message names the command it comes from, once:
+	// "msgcontract lint: ...". Errors themselves do not repeat it.
+	prefix := root.Name()
+	if cmd != nil {
+		prefix = cmd.CommandPath()
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if !ee.silent && ee.err != nil {
-			fmt.Fprintln(stderr, "msgcontract:", ee.err)
+			fmt.Fprintf(stderr, "%s: %v\n", prefix, ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "msgcontract:", err)
+	fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
 	return ExitUsage
 }
 
@@ -79,7 +85,8 @@ generates producer and consumer code for every language from it, and
 guards its evolution with a schema registry.
 
 Exit codes: 0 success; 1 findings (lint errors, breaking changes, a key
-that cannot be rendered); 2 usage errors or inputs that cannot be read.`,
+that cannot be rendered); 2 usage errors or inputs that cannot be read
+or compiled. Findings go to stdout, errors to stderr.`,
 		Example: `  msgcontract lint --explain -I examples/proto examples/proto/shop/payment/v1/payment.proto
   msgcontract bizkey -I examples/proto --message shop.payment.v1.PaySuccess \
       --json '{"order_id":"20250101_0001","amount":10000}' examples/proto/shop/payment/v1/payment.proto
@@ -103,7 +110,7 @@ that cannot be rendered); 2 usage errors or inputs that cannot be read.`,
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
-			return usageErr(fmt.Errorf("%s: %w; see --help", cmd.CommandPath(), err))
+			return usageErr(fmt.Errorf("%w; see --help", err))
 		}
 		return nil
 	}
@@ -112,7 +119,7 @@ func minArgs(n int) cobra.PositionalArgs {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageErr(fmt.Errorf("%s: %w; see --help", cmd.CommandPath(), err))
+			return usageErr(fmt.Errorf("%w; see --help", err))
 		}
 		return nil
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgcontract/msgcontract/internal/toolchain/java"
 	"github.com/msgcontract/msgcontract/internal/corpus"
+	"github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
 // imported are corpus files that are only imported, never named, so that

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/msgcontract/msgcontract/internal/toolchain/java"
 	"github.com/msgcontract/msgcontract/internal/corpus"
+	"github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
 // TestRandomContracts is the property test: random contracts (keywords,

@@ -4,8 +4,11 @@ package dlqopen
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/nats-io/nats.go"
@@ -59,6 +62,13 @@ func Open(ctx context.Context, target string) (Store, error) {
 		return nil, fmt.Errorf("dlqopen: unsupported address %q: use a SQLite queue file path, nats://host:port or kafka://host:port", target)
 	default:
 		path := strings.TrimPrefix(target, "sqlite:")
+		// Opening creates a queue that does not exist: a mistyped path
+		// would show an empty dead-letter list instead of an error.
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file; name the queue file the services use", path)
+		} else if err != nil {
+			return nil, fmt.Errorf("dlqopen: %w", err)
+		}
 		tr, err := sqlitequeue.Open(ctx, path, sqlitequeue.Config{})
 		if err != nil {
 			return nil, err

@@ -3,6 +3,8 @@ package dlqopen_test
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,12 +13,19 @@ import (
 
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
 func TestOpenSQLite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, target := range []string{filepath.Join(t.TempDir(), "q.db"), "sqlite:" + filepath.Join(t.TempDir(), "q.db")} {
+	path := filepath.Join(t.TempDir(), "q.db")
+	q, err := sqlitequeue.Open(ctx, path, sqlitequeue.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	for _, target := range []string{path, "sqlite:" + path} {
 		s, err := dlqopen.Open(ctx, target)
 		if err != nil {
 			t.Fatal(err)
@@ -26,6 +35,12 @@ func TestOpenSQLite(t *testing.T) {
 			t.Errorf("%s: %v %v", target, recs, err)
 		}
 		s.Close()
+	}
+	missing := filepath.Join(t.TempDir(), "missing.db")
+	if _, err := dlqopen.Open(ctx, missing); err == nil {
+		t.Error("want an error for a queue file that does not exist")
+	} else if _, serr := os.Stat(missing); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("opening a missing queue created %s", missing)
 	}
 	if _, err := dlqopen.Open(ctx, "amqp://x"); err == nil {
 		t.Error("want an error for an unsupported scheme")

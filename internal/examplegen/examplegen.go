@@ -7,12 +7,9 @@ import (
 	"context"
 	"path/filepath"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
-
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/gengo"
 )
 
 // Module is the Go module the example code belongs to.
@@ -36,20 +33,5 @@ func Files(ctx context.Context, root string) ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fds := make([]protoreflect.FileDescriptor, len(set.Files))
-	for i, f := range set.Files {
-		fds[i] = f.Desc
-	}
-	pb, err := gengo.Generate(gengo.Request("module="+Module, fds...))
-	if err != nil {
-		return nil, err
-	}
-	out, err := generate.Run(set, emit.Params{Lang: "go", Module: Module})
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range pb {
-		out = append(out, emit.File{Name: f.GetName(), Content: []byte(f.GetContent())})
-	}
-	return out, nil
+	return generate.Run(set, emit.Params{Lang: "go", Module: Module, WithPB: true})
 }

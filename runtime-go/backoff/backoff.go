@@ -30,23 +30,58 @@ type Policy struct {
 // retries (63 s of delays plus up to 6 s of jitter).
 var Default = Policy{BaseMs: 1000, Multiplier: 2, JitterMs: 1000, MaxDelayMs: 60000, MaxRetries: 6}
 
-// Validate reports every problem of p joined into one error.
+// Sentinels that a Validate error's FieldErrors unwrap to.
+var (
+	// ErrNegative: a delay is below zero.
+	ErrNegative = errors.New("negative delay")
+	// ErrMultiplier: the multiplier is not a finite number >= 1.
+	ErrMultiplier = errors.New("multiplier out of range")
+	// ErrMaxRetries: max retries is outside 0..MaxRetriesLimit.
+	ErrMaxRetries = errors.New("max retries out of range")
+	// ErrMaxBelowBase: the cap is below the first delay.
+	ErrMaxBelowBase = errors.New("max delay below base delay")
+)
+
+// FieldError is one problem of a Policy: which field, as contracts spell
+// it (base_delay, jitter, max_delay, multiplier, max_retries), and a
+// message that says what to do. It unwraps to one of the Err sentinels.
+type FieldError struct {
+	Field string
+	Err   error
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Msg }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Validate reports every problem of p joined into one error, each a
+// *FieldError. It is the one statement of what a valid policy is: the
+// runtime calls it when a handler is registered, and msgcontract lint
+// calls it on every policy of a contract, turning each FieldError into a
+// diagnostic at the field's position.
 func (p Policy) Validate() error {
 	var errs []error
-	if p.BaseMs < 0 {
-		errs = append(errs, fmt.Errorf("base delay %dms is negative", p.BaseMs))
+	add := func(field string, sentinel error, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: field, Err: sentinel, Msg: fmt.Sprintf(format, args...)})
 	}
-	if p.JitterMs < 0 {
-		errs = append(errs, fmt.Errorf("jitter %dms is negative", p.JitterMs))
-	}
-	if p.MaxDelayMs < 0 {
-		errs = append(errs, fmt.Errorf("max delay %dms is negative", p.MaxDelayMs))
+	for _, d := range []struct {
+		field string
+		ms    int64
+	}{{"base_delay", p.BaseMs}, {"jitter", p.JitterMs}, {"max_delay", p.MaxDelayMs}} {
+		if d.ms < 0 {
+			add(d.field, ErrNegative, "%s %dms is negative", d.field, d.ms)
+		}
 	}
 	if !(p.Multiplier >= 1) || math.IsInf(p.Multiplier, 0) {
-		errs = append(errs, fmt.Errorf("multiplier %v must be a finite number >= 1", p.Multiplier))
+		add("multiplier", ErrMultiplier, "multiplier %v must be a finite number >= 1", p.Multiplier)
 	}
 	if p.MaxRetries < 0 || p.MaxRetries > MaxRetriesLimit {
-		errs = append(errs, fmt.Errorf("max retries %d must be within 0..%d", p.MaxRetries, MaxRetriesLimit))
+		add("max_retries", ErrMaxRetries, "max_retries %d is outside 0..%d; past %d retries the wait is years, dead-letter instead",
+			p.MaxRetries, MaxRetriesLimit, MaxRetriesLimit)
+	}
+	if p.MaxDelayMs >= 0 && p.BaseMs >= 0 && p.MaxDelayMs < p.BaseMs {
+		add("max_delay", ErrMaxBelowBase, "max_delay %dms is below base_delay %dms; raise max_delay or lower base_delay",
+			p.MaxDelayMs, p.BaseMs)
 	}
 	return errors.Join(errs...)
 }

@@ -1,6 +1,11 @@
 package backoff
 
-import "testing"
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+)
 
 func TestDelay(t *testing.T) {
 	t.Parallel()
@@ -56,5 +61,45 @@ func TestDeadLetterAndWorstCase(t *testing.T) {
 	}
 	if err := (Policy{BaseMs: 1, Multiplier: 0.5, MaxRetries: 31}).Validate(); err == nil {
 		t.Error("Validate accepted multiplier 0.5 and 31 retries")
+	}
+}
+
+func TestValidateNamesEachField(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		p    Policy
+		want map[string]error // field -> sentinel
+	}{
+		{"default", Default, map[string]error{}},
+		{"negative delays", Policy{BaseMs: -1, JitterMs: -2, MaxDelayMs: -3, Multiplier: 2},
+			map[string]error{"base_delay": ErrNegative, "jitter": ErrNegative, "max_delay": ErrNegative}},
+		{"multiplier and retries", Policy{BaseMs: 1, MaxDelayMs: 1, Multiplier: 0.5, MaxRetries: 31},
+			map[string]error{"multiplier": ErrMultiplier, "max_retries": ErrMaxRetries}},
+		{"infinite multiplier, negative retries", Policy{Multiplier: math.Inf(1), MaxRetries: -1},
+			map[string]error{"multiplier": ErrMultiplier, "max_retries": ErrMaxRetries}},
+		{"cap below base", Policy{BaseMs: 2000, MaxDelayMs: 1000, Multiplier: 2},
+			map[string]error{"max_delay": ErrMaxBelowBase}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := map[string]error{}
+			if err := tt.p.Validate(); err != nil {
+				for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+					var fe *FieldError
+					if !errors.As(e, &fe) {
+						t.Fatalf("%v is not a *FieldError", e)
+					}
+					if !errors.Is(e, fe.Err) || fe.Error() == "" {
+						t.Errorf("%s: %v does not unwrap to its sentinel or has no message", fe.Field, e)
+					}
+					got[fe.Field] = fe.Err
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("fields %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -38,6 +38,3 @@ func (r Rules) Code(code int32) Result {
 
 // NoCode classifies an error that carries no code.
 func (r Rules) NoCode() Result { return Result{Retryable: r.UnclassifiedRetryable} }
-
-// Decode classifies a payload that failed to decode: never retryable.
-func Decode() Result { return Result{} }

@@ -32,7 +32,7 @@ func TestRules(t *testing.T) {
 		t.Errorf("wrapped coded error classified %+v", got)
 	}
 	strict := Rules{UnclassifiedRetryable: false}
-	if strict.Err(fmt.Errorf("no code")).Retryable || Decode().Retryable {
-		t.Error("NON_RETRYABLE unclassified or decode failure classified retryable")
+	if strict.Err(fmt.Errorf("no code")).Retryable {
+		t.Error("error without a code classified retryable under NON_RETRYABLE")
 	}
 }

@@ -165,7 +165,12 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 		return
 	}
 	c.cfg.Metrics.IncDeadLettered(handler, rec.EventType)
-	log.get().Error("msgcontract: dead-lettered", "reason", string(reason), "code", code, "attempts", rec.Attempts, "err", rec.Error)
+	// A dead letter is an outcome the contract foresees (a poison message,
+	// a non-retryable code, retries spent), kept for a human in the dlq
+	// store and counted by the metrics: a warning with a short reason,
+	// the record holds the whole error.
+	log.get().Warn("msgcontract: dead-lettered", "reason", string(reason), "code", code, "attempts", rec.Attempts,
+		"err", logLine(rec.Error))
 }
 
 // infraFailure hands an item back when the database failed: the message

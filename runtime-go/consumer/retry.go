@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -38,4 +39,14 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// logLine shortens an error message for a log line: its first line, at
+// most 160 bytes.
+func logLine(s string) string {
+	first, _, cut := strings.Cut(s, "\n")
+	if short := truncate(first, 160); cut || short != first {
+		return short + "…"
+	}
+	return first
 }

@@ -55,14 +55,15 @@ type Record struct {
 	// for decode failures.
 	Attempts int `json:"attempts"`
 	// FirstFailedAt and LastFailedAt bracket the failures.
-	FirstFailedAt time.Time `json:"first_failed_at"`
-	LastFailedAt  time.Time `json:"last_failed_at"`
+	FirstFailedAt time.Time `json:"first_failed_at,omitzero"`
+	LastFailedAt  time.Time `json:"last_failed_at,omitzero"`
 	// DeadAt is when the record was written.
-	DeadAt time.Time `json:"dead_at"`
+	DeadAt time.Time `json:"dead_at,omitzero"`
 	// ReplayCount counts replays; LastReplayedAt is zero when never
-	// replayed. Replayed records are kept as history until purged.
+	// replayed. Replayed records are kept as history until purged. A
+	// time never set is left out of the JSON form.
 	ReplayCount    int       `json:"replay_count"`
-	LastReplayedAt time.Time `json:"last_replayed_at"`
+	LastReplayedAt time.Time `json:"last_replayed_at,omitzero"`
 }
 
 // Filter selects records. Zero fields match everything.

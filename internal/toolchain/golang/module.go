@@ -23,8 +23,8 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/gengo"
 )
 
 // ModulePath is the module path of generated modules. Generated packages
@@ -61,12 +61,14 @@ func WriteModule(set *model.Set, runtimeDir, dir string) (*Module, error) {
 		}
 		return true
 	})
-	pb, err := gengo.Generate(gengo.Request("module="+ModulePath, all...))
+	pb, err := pbgo.Generate(emit.Params{Module: ModulePath}, all...)
 	if err != nil {
 		return nil, err
 	}
-	if err := gengo.WriteFiles(dir, pb); err != nil {
-		return nil, err
+	for _, f := range pb {
+		if err := emit.WriteFile(dir, f); err != nil {
+			return nil, err
+		}
 	}
 	var contracts []protoreflect.FileDescriptor
 	for _, f := range set.Files {
@@ -130,17 +132,7 @@ func GoPackage(protoPath, goPackage string) (importPath, name string) {
 // into the module.
 func relocate(set *model.Set) (*protoregistry.Files, error) {
 	fdset := &descriptorpb.FileDescriptorSet{}
-	seen := map[string]bool{}
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		imps := fd.Imports()
-		for i := 0; i < imps.Len(); i++ {
-			add(imps.Get(i).FileDescriptor)
-		}
+	for _, fd := range pbgo.WithImports(set.Descriptors()...) {
 		fdp := protodesc.ToFileDescriptorProto(fd)
 		if relocated(fd.Path()) {
 			if fdp.Options == nil {
@@ -150,9 +142,6 @@ func relocate(set *model.Set) (*protoregistry.Files, error) {
 			fdp.Options.GoPackage = proto.String(ip + ";" + name)
 		}
 		fdset.File = append(fdset.File, fdp)
-	}
-	for _, f := range set.Files {
-		add(f.Desc)
 	}
 	return protodesc.NewFiles(fdset)
 }

@@ -3,10 +3,14 @@ package python_test
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/internal/testsummary"
 	"github.com/msgcontract/msgcontract/internal/toolchain/python"
 )
 
@@ -37,5 +41,22 @@ func TestPytest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pytest: %v\n%s", err, out)
 	}
-	t.Logf("%s", out)
+	// pytest's closing line counts what ran; a test it did not collect
+	// would otherwise pass unnoticed.
+	m := pytestTotal.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("pytest: no closing line \"N passed in Xs\" (with nothing skipped or failed):\n%s", out)
+	}
+	ran, _ := strconv.Atoi(string(m[1]))
+	if want := len(pytestDef.FindAllStringIndex(paymentTest, -1)); ran != want {
+		t.Fatalf("pytest passed %d tests, want the %d of test_payment_contract.py:\n%s", ran, want, out)
+	}
+	testsummary.Report(t, "python", fmt.Sprintf("%d passed", ran))
 }
+
+var (
+	// pytestTotal is pytest -q's closing line when every test passed.
+	pytestTotal = regexp.MustCompile(`(?m)^(\d+) passed(?:, \d+ warnings?)? in [0-9.]+s$`)
+	// pytestDef is a test function at the top level of the test file.
+	pytestDef = regexp.MustCompile(`(?m)^def test_`)
+)

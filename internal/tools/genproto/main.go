@@ -13,7 +13,8 @@ import (
 
 	"github.com/bufbuild/protocompile"
 
-	"github.com/msgcontract/msgcontract/internal/gengo"
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 )
 
 func main() {
@@ -39,15 +40,15 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		out, err := gengo.Generate(gengo.Request("module="+t.module, files[0]))
+		out, err := pbgo.Generate(emit.Params{Module: t.module}, files[0])
 		if err != nil {
 			return err
 		}
-		if err := gengo.WriteFiles(filepath.FromSlash(t.dir), out); err != nil {
-			return err
-		}
 		for _, f := range out {
-			fmt.Println("wrote", filepath.Join(t.dir, f.GetName()))
+			if err := emit.WriteFile(filepath.FromSlash(t.dir), f); err != nil {
+				return err
+			}
+			fmt.Println("wrote", filepath.Join(t.dir, f.Name))
 		}
 	}
 	return nil

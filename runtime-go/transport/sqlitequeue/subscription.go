@@ -1,6 +1,7 @@
 package sqlitequeue
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -280,4 +281,10 @@ func (s *subscription) Extend(ctx context.Context, ds ...*transport.Delivery) er
 		}
 	}
 	return nil
+}
+
+// sortByOffset orders deliveries by queue row id: RETURNING promises no
+// order.
+func sortByOffset(ds []*transport.Delivery) {
+	slices.SortFunc(ds, func(a, b *transport.Delivery) int { return cmp.Compare(a.Offset, b.Offset) })
 }

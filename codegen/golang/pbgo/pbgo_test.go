@@ -1,4 +1,4 @@
-package gengo_test
+package pbgo_test
 
 import (
 	"context"
@@ -8,14 +8,15 @@ import (
 
 	"github.com/bufbuild/protocompile"
 
-	"github.com/msgcontract/msgcontract/internal/gengo"
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 )
 
 // TestCommittedProtoGoIsFresh fails when the committed Go of msgcontract's
 // own protos differs from what `make proto` would write now.
 func TestCommittedProtoGoIsFresh(t *testing.T) {
 	t.Parallel()
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	comp := protocompile.Compiler{
 		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
 			ImportPaths: []string{filepath.Join(root, "contracts")},
@@ -30,17 +31,17 @@ func TestCommittedProtoGoIsFresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := gengo.Generate(gengo.Request("module="+target.module, files[0]))
+		out, err := pbgo.Generate(emit.Params{Module: target.module}, files[0])
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range out {
-			path := filepath.Join(root, target.dir, filepath.FromSlash(f.GetName()))
+			path := filepath.Join(root, target.dir, filepath.FromSlash(f.Name))
 			committed, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatalf("%v (run make proto)", err)
 			}
-			if string(committed) != f.GetContent() {
+			if string(committed) != string(f.Content) {
 				t.Errorf("%s is stale: run make proto and commit the result", path)
 			}
 		}

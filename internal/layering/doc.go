@@ -1,0 +1,14 @@
+// Package layering holds only a test: it checks that no package of the
+// tool module imports a package of a higher layer. The layers, lowest
+// first:
+//
+//  1. contracts/... and the runtime-go module: what generated code and
+//     services link;
+//  2. codegen/...: the contract model and the generators;
+//  3. registry/...: the schema registry, built on the model;
+//  4. conformance/... and internal/...: the CLI, the harnesses, the tools;
+//  5. cmd/..., examples/..., bench/...: programs, which nothing imports.
+//
+// A package may import its own layer and lower ones, never internal/...
+// from codegen or registry (registry/internal is registry's own).
+package layering

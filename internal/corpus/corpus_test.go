@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/internal/corpus"
-	"github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
 // imported are corpus files that are only imported, never named, so that
@@ -21,7 +20,6 @@ var imported = map[string]bool{"corpus/xstates/v1/xstates.proto": true}
 // its Go, Java and Python build cleanly and agree with the model on every
 // derived case.
 func TestCorpus(t *testing.T) {
-	t.Cleanup(java.Cleanup)
 	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "corpus", "proto"))
 	if err != nil {
 		t.Fatal(err)

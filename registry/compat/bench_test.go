@@ -32,3 +32,29 @@ func BenchmarkFullTransitive(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFullTransitivePrepared checks a contract against 1,000 earlier
+// versions prepared once, as the registry keeps them: version n has n
+// fields, so the work grows with the square of the history.
+func BenchmarkFullTransitivePrepared(b *testing.B) {
+	version := func(n int) string {
+		var sb strings.Builder
+		sb.WriteString(contractBase)
+		sb.WriteString("message Extra {\n")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&sb, "  string f%d = %d;\n", i, i+1)
+		}
+		sb.WriteString("}\n")
+		return sb.String()
+	}
+	history := make([]*compat.Schema, 1000)
+	for i := range history {
+		history[i] = compat.Prepare(load(b, version(i+1)))
+	}
+	next := compat.Prepare(load(b, version(1001)))
+	for b.Loop() {
+		if vs := compat.CheckSchemas(compat.FullTransitive, history, next); len(vs) > 0 {
+			b.Fatal(vs)
+		}
+	}
+}

@@ -211,6 +211,35 @@ func GetEditionDefaults(edition descriptorpb.Edition) *descriptorpb.FeatureSet {
 //
 //	editions.GetEditionDefaults(edition).ProtoReflect().Get(feature)
 func GetFeatureDefault(edition descriptorpb.Edition, container protoreflect.MessageType, feature protoreflect.FieldDescriptor) (protoreflect.Value, error) {
+	// Scalar defaults are immutable values: parse each once. Message
+	// values are mutable, so every caller gets a fresh one.
+	scalar := feature.Kind() != protoreflect.MessageKind && feature.Kind() != protoreflect.GroupKind
+	key := scalarDefaultKey{edition, container.Descriptor().FullName(), feature.FullName()}
+	if scalar {
+		if v, ok := scalarDefaults.Load(key); ok {
+			return v.(protoreflect.Value), nil
+		}
+	}
+	v, err := getFeatureDefault(edition, container, feature)
+	if err == nil && scalar {
+		scalarDefaults.Store(key, v)
+	}
+	return v, err
+}
+
+// scalarDefaultKey identifies a scalar feature's default in an edition.
+type scalarDefaultKey struct {
+	edition   descriptorpb.Edition
+	container protoreflect.FullName
+	feature   protoreflect.FullName
+}
+
+// scalarDefaults memoizes GetFeatureDefault for scalar features: parsing
+// the text-format default dominated resolving features (a compatibility
+// check over many versions resolves them for every field).
+var scalarDefaults sync.Map // scalarDefaultKey -> protoreflect.Value
+
+func getFeatureDefault(edition descriptorpb.Edition, container protoreflect.MessageType, feature protoreflect.FieldDescriptor) (protoreflect.Value, error) {
 	opts, ok := feature.Options().(*descriptorpb.FieldOptions)
 	if !ok {
 		// this is most likely impossible except for contrived use cases...

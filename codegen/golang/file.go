@@ -22,7 +22,7 @@ const GeneratorName = "protoc-gen-msgcontract"
 // as connect-go's generated code does, so that compiling against a
 // runtime-go older than the API this generator targets fails at compile
 // time on that line, not deep in a function body.
-func runtimeCheck() *jen.Statement { return jen.Qual(pkgEvent, "IsAtLeastVersion0_1_0") }
+func runtimeCheck() *jen.Statement { return jen.Qual(pkgEvent, "IsAtLeastVersion0_2_0") }
 
 // fileGen renders one contract file.
 type fileGen struct {

@@ -21,7 +21,7 @@ import (
 
 // Compile-time assertion that runtime-go has the API this file needs; if it
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
-const _ = event.IsAtLeastVersion0_1_0
+const _ = event.IsAtLeastVersion0_2_0
 
 // predecessorsOrderState is the state machine shop.payment.v1.OrderState as
 // data: every OrderState (by number; allow_alias names of one number are one

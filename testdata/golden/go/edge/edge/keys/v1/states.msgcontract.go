@@ -12,7 +12,7 @@ import (
 
 // Compile-time assertion that runtime-go has the API this file needs; if it
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
-const _ = event.IsAtLeastVersion0_1_0
+const _ = event.IsAtLeastVersion0_2_0
 
 // predecessorsLight is the state machine edge.keys.v1.Light as data: every
 // Light (by number; allow_alias names of one number are one state) mapped to

@@ -20,7 +20,7 @@ import (
 
 // Compile-time assertion that runtime-go has the API this file needs; if it
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
-const _ = event.IsAtLeastVersion0_1_0
+const _ = event.IsAtLeastVersion0_2_0
 
 // LegacySpec is the contract of Legacy as data: topic "edge-legacy", event
 // type "LEGACY", schema subject "edge-legacy-value" ("<topic>-value",

@@ -20,7 +20,7 @@ import (
 
 // Compile-time assertion that runtime-go has the API this file needs; if it
 // fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
-const _ = event.IsAtLeastVersion0_1_0
+const _ = event.IsAtLeastVersion0_2_0
 
 // ShippedSpec is the contract of Shipped as data: topic "edge-editions", event
 // type "SHIPPED", schema subject "edge-editions-value" ("<topic>-value",

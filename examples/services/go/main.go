@@ -74,7 +74,7 @@ func run() error {
 	}
 	for n := 1; n > 0; {
 		time.Sleep(20 * time.Millisecond)
-		if n, err = queue.Pending(ctx); err != nil {
+		if n, err = queue.Backlog(ctx, ""); err != nil {
 			return err
 		}
 	}

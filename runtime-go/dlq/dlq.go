@@ -6,8 +6,12 @@ package dlq
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 )
 
 // Reason says why a message was dead-lettered. The set is closed.
@@ -109,3 +113,21 @@ type Store interface {
 
 // ErrNotFound is wrapped by Get and Replay for an unknown id.
 var ErrNotFound = errors.New("dlq: record not found")
+
+// ReplayEnvelope returns r's envelope as a replay delivers it again:
+// retry_count and not_before reset, everything else as it was
+// dead-lettered, decoded and encoded. Every store's Replay starts here. An
+// envelope that does not decode has nothing to deliver: fix the producer
+// and purge the record.
+func ReplayEnvelope(r *Record) (env *envelopepb.Envelope, body []byte, err error) {
+	env, err = envelope.Unmarshal(r.Envelope)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dlq replay %s: the envelope does not decode, fix the producer and purge it: %w", r.ID, err)
+	}
+	env.RetryCount, env.NotBefore = 0, 0
+	body, err = envelope.Marshal(env)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dlq replay %s: %w", r.ID, err)
+	}
+	return env, body, nil
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
-	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 )
 
 // headerDLQ holds a dead-letter record's metadata as JSON (dlq.Record
@@ -273,17 +272,12 @@ func (t *Transport) Replay(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	env, err := envelope.Unmarshal(r.Envelope)
+	env, body, err := dlq.ReplayEnvelope(r)
 	if err != nil {
-		return fmt.Errorf("kafka: dlq replay %s: the envelope does not decode, fix the producer and purge it: %w", id, err)
+		return fmt.Errorf("kafka: %w", err)
 	}
 	if r.Group == "" {
 		return fmt.Errorf("kafka: dlq replay %s: the record names no group", id)
-	}
-	env.RetryCount, env.NotBefore = 0, 0
-	body, err := envelope.Marshal(env)
-	if err != nil {
-		return err
 	}
 	retry := t.retryTopic(r.Group, r.Topic)
 	if err := t.ensure(ctx, topicSpec{name: retry}); err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
-	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 )
 
 var _ dlq.Store = (*Transport)(nil)
@@ -118,14 +117,9 @@ func (t *Transport) Replay(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	env, err := envelope.Unmarshal(r.Envelope)
+	_, body, err := dlq.ReplayEnvelope(r)
 	if err != nil {
-		return fmt.Errorf("natsjs: dlq replay %s: the envelope does not decode, fix the producer and purge it: %w", id, err)
-	}
-	env.RetryCount, env.NotBefore = 0, 0
-	body, err := envelope.Marshal(env)
-	if err != nil {
-		return err
+		return fmt.Errorf("natsjs: %w", err)
 	}
 	if err := t.publishRaw(ctx, t.retrySubject(r.Group, r.Topic), body); err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
-	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 )
 
 var _ dlq.Store = (*Transport)(nil)
@@ -153,15 +152,9 @@ func (t *Transport) Replay(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	env, err := envelope.Unmarshal(r.Envelope)
+	_, body, err := dlq.ReplayEnvelope(r)
 	if err != nil {
-		return fmt.Errorf("sqlitequeue: dlq replay %s: the envelope does not decode, fix the producer and purge it: %w", id, err)
-	}
-	env.RetryCount = 0
-	env.NotBefore = 0
-	body, err := envelope.Marshal(env)
-	if err != nil {
-		return err
+		return fmt.Errorf("sqlitequeue: %w", err)
 	}
 	tx, err := t.db.BeginTx(ctx, nil)
 	if err != nil {

@@ -72,8 +72,8 @@ test-corpus: ## build the edge-contract corpus and random contracts in Go, Java 
 	$(GO) test -json -tags corpus -timeout 40m -run 'TestCorpus|TestRandomContracts$$' ./internal/corpus | $(TESTSUMMARY) -suite corpus -dir $(SUMMARY)
 
 fuzz-smoke: ## run the parser fuzz targets briefly
-	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1
-	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=10s -parallel=1
+	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1 -fuzzminimizetime=0
+	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 	$(GO) test ./registry/schema -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 	$(GO) test ./registry/api -run='^$$' -fuzz=FuzzRequests -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 	$(GO) test ./internal/corpus -run='^$$' -fuzz=FuzzEscaping -fuzztime=20s -parallel=1 -fuzzminimizetime=0

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/registry/api"
@@ -122,6 +123,9 @@ func TestSIGKILLDuringWrites(t *testing.T) {
 	}
 	wg.Wait()
 	_ = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the server ended with %v, not by SIGKILL: the crash did not happen", cmd.ProcessState)
+	}
 
 	_, url = startServer(t, db)
 	c = &client{t: t, url: url}

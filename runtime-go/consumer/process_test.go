@@ -173,6 +173,22 @@ func (c *child) kill() {
 	}
 }
 
+// sigkill is the fault itself: it SIGKILLs the child and fails the test
+// unless the child really ended by that signal. A child that had already
+// exited (crashed, or finished early; a zombie still takes the signal)
+// would make the fault test prove nothing about a kill.
+func (c *child) sigkill(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatalf("SIGKILL: %v", err)
+	}
+	_ = c.cmd.Wait()
+	ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the child ended with %v, not by SIGKILL: the fault did not happen", c.cmd.ProcessState)
+	}
+}
+
 // processFixture is a business database on disk and a transport (the
 // SQLite queue file, or a NATS server in this process) shared with child
 // processes.
@@ -275,7 +291,7 @@ func testFault5(t *testing.T, transportName string) {
 	p.publish(t, "order:5")
 	a := startChild(t, "hang", "A", p)
 	a.expect(t, "IN_HANDLER retry_count=1")
-	a.kill()
+	a.sigkill(t)
 	if got := p.scalar(t, `SELECT count(*) FROM effects`); got != 0 {
 		t.Fatalf("effects after the kill = %d, want 0 (the handler's transaction never committed)", got)
 	}
@@ -324,7 +340,7 @@ func testFault6(t *testing.T, transportName string) {
 	a := startChild(t, "normal", "A", p)
 	startChild(t, "normal", "B", p)
 	waitFor(t, "a third of the work done", func() bool { return p.scalar(t, `SELECT count(*) FROM effects`) >= n/3 })
-	a.kill()
+	a.sigkill(t)
 	killedAt := p.scalar(t, `SELECT count(*) FROM effects WHERE note = 'A'`)
 	waitFor(t, "every message processed", func() bool {
 		return p.scalar(t, `SELECT count(DISTINCT biz_key) FROM effects`) == n && p.drained()

@@ -177,6 +177,9 @@ func runParent(cfg config) (bool, error) {
 		slot := rng.IntN(len(procs))
 		_ = procs[slot].Process.Signal(syscall.SIGKILL)
 		_ = procs[slot].Wait()
+		if ws, ok := procs[slot].ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			return false, fmt.Errorf("consumer process in slot %d ended with %v, not by the SIGKILL: a child exited on its own", slot, procs[slot].ProcessState)
+		}
 		kills++
 		if err := spawn(slot); err != nil {
 			return false, err

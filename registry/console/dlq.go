@@ -13,13 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/msgcontract/msgcontract/registry/store"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
-	"github.com/msgcontract/msgcontract/runtime-go/event"
 )
 
 // Reasons lists dead-letter reasons for the filter.
@@ -158,7 +156,7 @@ func (c *Console) decode(ctx context.Context, rec *dlq.Record) envView {
 	}
 	payload := env.GetPayload()
 	env.Payload = nil // shown decoded below
-	b, _ := protojson.MarshalOptions{UseProtoNames: true}.Marshal(env)
+	b, _ := envelope.MarshalJSON(env)
 	v.Envelope = indent(b)
 	env.Payload = payload
 	v.OccurredAt = time.UnixMilli(env.GetOccurredAt()).UTC()
@@ -196,11 +194,11 @@ func (c *Console) decode(ctx context.Context, rec *dlq.Record) envView {
 				continue
 			}
 			m := dynamicpb.NewMessage(e.Desc)
-			if err := event.DecodePayload(env, m); err != nil {
+			if err := envelope.DecodePayload(env, m); err != nil {
 				v.PayloadError = fmt.Sprintf("the payload does not decode as %s: %v", e.Name(), err)
 				return v
 			}
-			out, _ := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}.Marshal(m)
+			out, _ := envelope.MarshalPayloadForDisplay(m)
 			v.Payload = indent(out)
 			return v
 		}

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 )
@@ -40,7 +41,7 @@ func Register[T proto.Message](c *Consumer, handlerName string, spec *event.Spec
 		spec: spec,
 		decode: func(env *envelopepb.Envelope) (any, error) {
 			m := newMsg()
-			if err := event.DecodePayload(env, m); err != nil {
+			if err := envelope.DecodePayload(env, m); err != nil {
 				return nil, err
 			}
 			return m, nil

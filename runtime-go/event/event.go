@@ -8,18 +8,12 @@ import (
 	"encoding/hex"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
-)
-
-// Content types of an envelope payload.
-const (
-	ContentTypeProto = "application/protobuf"
-	ContentTypeJSON  = "application/json"
 )
 
 // Spec is one event's contract as data. Generated code declares one per
@@ -43,7 +37,7 @@ type Options struct {
 	// OccurredAt defaults to now.
 	OccurredAt time.Time
 	// JSON encodes the payload as proto JSON with proto field names
-	// instead of binary protobuf.
+	// instead of binary protobuf (envelope.EncodePayload).
 	JSON bool
 	// Traceparent and Tracestate carry W3C trace context.
 	Traceparent, Tracestate string
@@ -52,17 +46,7 @@ type Options struct {
 // NewEnvelope wraps payload, whose business key bizKey the producer has
 // rendered from the contract template.
 func NewEnvelope(spec *Spec, payload proto.Message, bizKey string, opts Options) (*envelopepb.Envelope, error) {
-	var (
-		body []byte
-		err  error
-		ct   = ContentTypeProto
-	)
-	if opts.JSON {
-		ct = ContentTypeJSON
-		body, err = protojson.MarshalOptions{UseProtoNames: true}.Marshal(payload)
-	} else {
-		body, err = proto.MarshalOptions{Deterministic: true}.Marshal(payload)
-	}
+	body, ct, err := envelope.EncodePayload(payload, opts.JSON)
 	if err != nil {
 		return nil, err
 	}
@@ -89,14 +73,6 @@ func NewEnvelope(spec *Spec, payload proto.Message, bizKey string, opts Options)
 		env.Trace = &envelopepb.TraceContext{Traceparent: opts.Traceparent, Tracestate: opts.Tracestate}
 	}
 	return env, nil
-}
-
-// DecodePayload decodes env's payload into m by its content type.
-func DecodePayload(env *envelopepb.Envelope, m proto.Message) error {
-	if env.GetContentType() == ContentTypeJSON {
-		return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(env.GetPayload(), m)
-	}
-	return proto.Unmarshal(env.GetPayload(), m)
 }
 
 // NewMessageID returns 32 random hex digits.

@@ -20,6 +20,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/bizkey"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
@@ -187,7 +188,7 @@ func producer() {
 	check("envelope fields", words(env.GetBizKey(), env.GetEventType(), env.GetTopic(), env.GetSchemaSubject(), env.GetMessageId(), env.GetOccurredAt(), env.GetTrace().GetTraceparent()),
 		"order_id:o%201:PAY_SUCCESS PAY_SUCCESS order-event order-event-value id-1 1700000000000 00-abc-def-01")
 	var back paymentv1.PaySuccess
-	check("payload round trip", words(event.DecodePayload(env, &back), proto.Equal(&back, m)), "<nil> true")
+	check("payload round trip", words(envelope.DecodePayload(env, &back), proto.Equal(&back, m)), "<nil> true")
 
 	env, err = paymentv1.NewPaySuccessEnvelope(m, event.Options{JSON: true})
 	check("JSON payload uses proto names", err == nil && strings.Contains(string(env.GetPayload()), `"order_id"`), true)

@@ -75,7 +75,7 @@ func TestPythonJetStreamAdapter(t *testing.T) {
 
 	start := time.Now()
 	var stderr bytes.Buffer
-	cmd := pb.Command(ctx, filepath.Join(pb.Root, "natsqueue_interop.py"), tr.srv.ClientURL(), pyGroup, tp)
+	cmd := pb.Command(ctx, filepath.Join(pb.Root, "natsqueue_interop.py"), tr.srv.URL(), pyGroup, tp)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs/natsserver"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -87,23 +87,17 @@ func (t *sqliteTransport) deadLetters(ctx context.Context, group string) ([]dlq.
 // Python service connects to the same server with nats-py.
 type natsTransport struct {
 	*natsjs.Transport
-	srv *server.Server
+	srv *natsserver.Server
 	nc  *nats.Conn
 }
 
 func openNATS(ctx context.Context, storeDir string) (*natsTransport, error) {
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT,
-		JetStream: true, StoreDir: storeDir, NoLog: true, NoSigs: true})
+	srv, err := natsserver.Start(storeDir)
 	if err != nil {
-		return nil, fmt.Errorf("nats server: %w", err)
+		return nil, err
 	}
-	go srv.Start()
 	t := &natsTransport{srv: srv}
-	if !srv.ReadyForConnections(30 * time.Second) {
-		t.Close()
-		return nil, fmt.Errorf("nats server: not ready after 30s")
-	}
-	if t.nc, err = nats.Connect(srv.ClientURL()); err != nil {
+	if t.nc, err = srv.Connect(); err != nil {
 		t.Close()
 		return nil, err
 	}
@@ -118,10 +112,10 @@ func openNATS(ctx context.Context, storeDir string) (*natsTransport, error) {
 }
 
 func (t *natsTransport) describe() string {
-	return "an in-process NATS JetStream server (" + t.srv.ClientURL() + ")"
+	return "an in-process NATS JetStream server (" + t.srv.URL() + ")"
 }
 
-func (t *natsTransport) pythonArgs() []string { return []string{"--nats", t.srv.ClientURL()} }
+func (t *natsTransport) pythonArgs() []string { return []string{"--nats", t.srv.URL()} }
 
 // queued sums the groups' backlogs: messages of their durable consumers
 // not yet delivered, plus those delivered and not yet acknowledged
@@ -149,7 +143,6 @@ func (t *natsTransport) Close() error {
 	if t.nc != nil {
 		t.nc.Close()
 	}
-	t.srv.Shutdown()
-	t.srv.WaitForShutdown()
+	t.srv.Close()
 	return nil
 }

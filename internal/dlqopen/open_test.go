@@ -7,12 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs/natsserver"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -49,18 +47,13 @@ func TestOpenSQLite(t *testing.T) {
 
 func TestOpenNATS(t *testing.T) {
 	t.Parallel()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	ns, err := natsserver.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	defer ns.Shutdown()
+	defer ns.Close()
 	ctx := context.Background()
-	s, err := dlqopen.Open(ctx, ns.ClientURL()+"?stream=CUSTOM&prefix=app")
+	s, err := dlqopen.Open(ctx, ns.URL()+"?stream=CUSTOM&prefix=app")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/console"
 	"github.com/msgcontract/msgcontract/registry/store"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs/natsserver"
 )
 
 // TestNATSDeadLetters: over NATS JetStream, opened by address as
@@ -26,18 +24,13 @@ import (
 // letter, decodes its payload with the registered schema and replays it.
 func TestNATSDeadLetters(t *testing.T) {
 	t.Parallel()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	ns, err := natsserver.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	go ns.Start()
-	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(30 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
+	t.Cleanup(ns.Close)
 	ctx := context.Background()
-	nc, err := nats.Connect(ns.ClientURL())
+	nc, err := ns.Connect()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +50,12 @@ func TestNATSDeadLetters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dl, err := dlqopen.Open(ctx, ns.ClientURL())
+	dl, err := dlqopen.Open(ctx, ns.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dl.Close() })
-	ui, err := console.New(console.Config{Store: st, API: srv, DLQ: dl, DLQName: ns.ClientURL()})
+	ui, err := console.New(console.Config{Store: st, API: srv, DLQ: dl, DLQName: ns.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

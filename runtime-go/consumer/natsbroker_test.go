@@ -5,33 +5,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs/natsserver"
 )
 
 // startNATS runs a real JetStream server in-process, storing in a temp dir.
 func startNATS(t *testing.T) *nats.Conn {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
-	})
+	ns, err := natsserver.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
+	nc, err := ns.Connect()
 	if err != nil {
+		ns.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		nc.Close()
-		ns.Shutdown()
-		ns.WaitForShutdown()
+		ns.Close()
 	})
 	return nc
 }

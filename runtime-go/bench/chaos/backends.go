@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
@@ -20,6 +19,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs/natsserver"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -111,7 +111,7 @@ func (q sqliteQueue) deadLetters(ctx context.Context) ([]dlq.Record, error) {
 func (q sqliteQueue) close() { q.tr.Close() }
 
 type natsQueue struct {
-	ns *server.Server
+	ns *natsserver.Server
 	nc *nats.Conn
 	tr *natsjs.Transport
 }
@@ -119,17 +119,13 @@ type natsQueue struct {
 // startNATS runs a JetStream server in the parent process, storing in dir;
 // the children connect to its URL.
 func startNATS(ctx context.Context, dir string) (*natsQueue, string, error) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: filepath.Join(dir, "nats"), NoLog: true, NoSigs: true})
+	ns, err := natsserver.Start(filepath.Join(dir, "nats"))
 	if err != nil {
 		return nil, "", err
 	}
-	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
-		return nil, "", fmt.Errorf("nats server did not start")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
+	nc, err := ns.Connect()
 	if err != nil {
+		ns.Close()
 		return nil, "", err
 	}
 	tr, err := natsjs.New(ctx, natsjs.Config{Conn: nc, AckWait: lease})
@@ -141,7 +137,7 @@ func startNATS(ctx context.Context, dir string) (*natsQueue, string, error) {
 	if _, err := tr.Subscribe(ctx, group, []string{benchmsg.Topic}); err != nil {
 		return nil, "", err
 	}
-	return &natsQueue{ns: ns, nc: nc, tr: tr}, ns.ClientURL(), nil
+	return &natsQueue{ns: ns, nc: nc, tr: tr}, ns.URL(), nil
 }
 
 func (q *natsQueue) publish(ctx context.Context, envs []*envelopepb.Envelope) error {
@@ -158,5 +154,5 @@ func (q *natsQueue) deadLetters(ctx context.Context) ([]dlq.Record, error) {
 }
 func (q *natsQueue) close() {
 	q.nc.Close()
-	q.ns.Shutdown()
+	q.ns.Close()
 }

@@ -6,11 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs/natsserver"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/transporttest"
 )
 
@@ -53,20 +51,16 @@ func TestBacklogRightAfterPublish(t *testing.T) {
 // port and returns a Transport on it, with AckWait lease.
 func newTransport(t *testing.T, lease time.Duration) *natsjs.Transport {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	ns, err := natsserver.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
-		t.Fatal("nats server did not start")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
+	nc, err := ns.Connect()
 	if err != nil {
+		ns.Close()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() })
+	t.Cleanup(func() { nc.Close(); ns.Close() })
 	tr, err := natsjs.New(context.Background(), natsjs.Config{Conn: nc, AckWait: lease, FetchWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -21,14 +21,24 @@ import (
 //go:embed Executor.java
 var executorSource string
 
+// Executor runs vector files in Java with a toolchain its owner shares
+// between runs (and closes).
+type Executor struct {
+	Tools *javabuild.Shared
+}
+
 // Run generates and compiles Java for vf's protos in workDir and runs every
 // case in one JVM, returning one result per case in case order.
-func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]conformance.Result, error) {
+func (e Executor) Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]conformance.Result, error) {
+	tools, err := e.Tools.Tools(ctx)
+	if err != nil {
+		return nil, err
+	}
 	set, err := conformance.LoadModel(ctx, vf)
 	if err != nil {
 		return nil, err
 	}
-	b, err := javabuild.Compile(ctx, set, []string{vf.ProtoDir}, workDir, map[string]string{
+	b, err := tools.Compile(ctx, set, []string{vf.ProtoDir}, workDir, map[string]string{
 		"io/msgcontract/conformance/Executor.java": executorSource,
 		"io/msgcontract/conformance/Registry.java": registry(set),
 	})

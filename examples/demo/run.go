@@ -102,7 +102,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	jb, err := javabuild.Compile(ctx, set, []string{protoDir}, filepath.Join(work, "java"),
+	javaTools, err := javabuild.Resolve(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("java toolchain: %w", err)
+	}
+	defer javaTools.Close()
+	jb, err := javaTools.Compile(ctx, set, []string{protoDir}, filepath.Join(work, "java"),
 		map[string]string{"com/example/shop/orders/OrderService.java": string(javaSrc)})
 	if err != nil {
 		return nil, fmt.Errorf("java build: %w", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/msgcontract/msgcontract/conformance/golang"
 	"github.com/msgcontract/msgcontract/conformance/java"
 	"github.com/msgcontract/msgcontract/conformance/python"
+	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
 // Lint loads files (import paths relative to root) as msgcontract lint
@@ -35,11 +36,12 @@ func Lint(ctx context.Context, root string, files ...string) (*model.Set, error)
 // -Xlint:all -Werror) and Python (mypy --strict), once per language for
 // the whole set, and runs cases in each. It returns the runner's report
 // and an error naming every language that did not pass every case.
-func Check(ctx context.Context, root string, files []string, cases []conformance.Case, work string) (string, error) {
+// javaTools is the Java toolchain, resolved once by the caller's Shared.
+func Check(ctx context.Context, javaTools *javabuild.Shared, root string, files []string, cases []conformance.Case, work string) (string, error) {
 	vf := &conformance.VectorFile{ProtoRoot: root, Files: files, Cases: cases, Path: "corpus.json", ProtoDir: root}
 	exs := []conformance.Executor{
 		{Lang: "go", Run: vetted},
-		{Lang: "java", Run: java.Run},
+		{Lang: "java", Run: java.Executor{Tools: javaTools}.Run},
 		{Lang: "python", Run: python.Run},
 	}
 	var out bytes.Buffer

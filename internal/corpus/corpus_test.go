@@ -53,7 +53,7 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := corpus.Check(ctx, root, files, cases, t.TempDir())
+	report, err := corpus.Check(ctx, javaTools, root, files, cases, t.TempDir())
 	t.Logf("%d contracts, %d cases\n%s", len(files), len(cases), tail(report, 400))
 	if err != nil {
 		t.Fatal(err)

@@ -9,11 +9,13 @@ import (
 	"github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
-// TestMain removes the Java toolchain's temporary directory once every
-// test is done: the toolchain is resolved once per process and shared by
-// the tests, so no single test may remove it.
+// javaTools is the Java toolchain every corpus test shares: resolving it
+// takes a Maven run, so it is resolved once per test process, and TestMain
+// removes it once every test is done (no single test may).
+var javaTools = &java.Shared{}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	java.Cleanup()
+	javaTools.Close()
 	os.Exit(code)
 }

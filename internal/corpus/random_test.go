@@ -62,7 +62,7 @@ func TestRandomContracts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := corpus.Check(ctx, root, accepted, cases, t.TempDir())
+	report, err := corpus.Check(ctx, javaTools, root, accepted, cases, t.TempDir())
 	t.Logf("%d random contracts, %d accepted, %d cases\n%s", len(files), len(accepted), len(cases), tail(report, 400))
 	if err != nil {
 		for _, f := range accepted {

@@ -23,12 +23,6 @@ import (
 	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
-// executors maps each language to its executor.
-var executors = map[string]func(context.Context, *conformance.VectorFile, string) ([]conformance.Result, error){
-	"go":     golang.Run,
-	"java":   java.Run,
-	"python": python.Run,
-}
 
 func main() {
 	langs := flag.String("lang", "go,java,python", "comma-separated languages to run")
@@ -53,6 +47,14 @@ func run(ctx context.Context, dir string, langs []string, keep bool) int {
 		fmt.Fprintf(os.Stderr, "conformance: no vector files (*.json) under %s\n", dir)
 		return 2
 	}
+	javaTools := &javabuild.Shared{}
+	defer javaTools.Close()
+	// Each language's executor.
+	executors := map[string]func(context.Context, *conformance.VectorFile, string) ([]conformance.Result, error){
+		"go":     golang.Run,
+		"java":   java.Executor{Tools: javaTools}.Run,
+		"python": python.Run,
+	}
 	var exs []conformance.Executor
 	for _, l := range langs {
 		run, ok := executors[l]
@@ -72,7 +74,6 @@ func run(ctx context.Context, dir string, langs []string, keep bool) int {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	defer javabuild.Cleanup()
 	code := 0
 	for _, s := range conformance.Run(ctx, os.Stdout, files, exs, work) {
 		if s.Failed > 0 {

@@ -41,7 +41,7 @@ func (b *Build) Classpath() string {
 // classes (for every proto file set compiled except msgcontract's own,
 // which the runtime jar holds, with importPaths) under pb-java, and msgcontract's output under gen-java.
 // It returns the two directories.
-func Sources(ctx context.Context, tools *Toolchain, set *model.Set, importPaths []string, workDir string) (pbSrc, genSrc string, files []emit.File, err error) {
+func (tools *Toolchain) Sources(ctx context.Context, set *model.Set, importPaths []string, workDir string) (pbSrc, genSrc string, files []emit.File, err error) {
 	files, err = generate.Run(set, emit.Params{Lang: "java", Version: "conformance"})
 	if err != nil {
 		return "", "", nil, err
@@ -85,12 +85,8 @@ func Sources(ctx context.Context, tools *Toolchain, set *model.Set, importPaths 
 // it together with extra sources (name → content). Generated code and extra
 // sources must compile cleanly under -Xlint:all -Werror; protoc's output is
 // compiled in a first javac run without lint.
-func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir string, extra map[string]string) (*Build, error) {
-	tools, err := Tools(ctx)
-	if err != nil {
-		return nil, err
-	}
-	pbSrc, genSrc, files, err := Sources(ctx, tools, set, importPaths, workDir)
+func (tools *Toolchain) Compile(ctx context.Context, set *model.Set, importPaths []string, workDir string, extra map[string]string) (*Build, error) {
+	pbSrc, genSrc, files, err := tools.Sources(ctx, set, importPaths, workDir)
 	if err != nil {
 		return nil, err
 	}

@@ -28,10 +28,11 @@ func TestMavenJUnit(t *testing.T) {
 		t.Skip("builds with Maven; skipped with -short")
 	}
 	ctx := context.Background()
-	tools, err := java.Tools(ctx)
+	tools, err := java.Resolve(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { tools.Close() })
 	root := filepath.Join("..", "..", "..", "examples", "proto")
 	set, err := model.Load(ctx, model.Config{ImportPaths: []string{root}},
 		filepath.Join(root, "shop", "payment", "v1", "payment.proto"),
@@ -40,7 +41,7 @@ func TestMavenJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	pbSrc, genSrc, _, err := java.Sources(ctx, tools, set, []string{root}, work)
+	pbSrc, genSrc, _, err := tools.Sources(ctx, set, []string{root}, work)
 	if err != nil {
 		t.Fatal(err)
 	}

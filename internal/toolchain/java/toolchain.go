@@ -44,19 +44,28 @@ type Toolchain struct {
 	Javac, Java string
 }
 
-var (
-	toolOnce sync.Once
-	tool     *Toolchain
-	toolErr  error
-)
+// Shared resolves the toolchain on first use and hands the same one to
+// every later caller, so that a process building Java many times (the
+// conformance runner, the corpus tests) resolves it once. Its owner calls
+// Close when done. The zero value is ready to use.
+type Shared struct {
+	once  sync.Once
+	tools *Toolchain
+	err   error
+}
 
-// Tools resolves the toolchain once per process, into a temporary
-// directory kept until the process exits. It needs mvn and a JDK 17 on
-// PATH and io.msgcontract:msgcontract-runtime in the local Maven repository
-// (make runtime-java); the first run downloads from Maven Central into ~/.m2.
-func Tools(ctx context.Context) (*Toolchain, error) {
-	toolOnce.Do(func() { tool, toolErr = resolve(ctx) })
-	return tool, toolErr
+// Tools resolves the toolchain on the first call and returns it.
+func (s *Shared) Tools(ctx context.Context) (*Toolchain, error) {
+	s.once.Do(func() { s.tools, s.err = Resolve(ctx) })
+	return s.tools, s.err
+}
+
+// Close removes the toolchain's directory, if it was resolved.
+func (s *Shared) Close() error {
+	if s.tools == nil {
+		return nil
+	}
+	return s.tools.Close()
 }
 
 func protocClassifier() (string, error) {
@@ -68,7 +77,11 @@ func protocClassifier() (string, error) {
 	return osName + "-" + arch, nil
 }
 
-func resolve(ctx context.Context) (*Toolchain, error) {
+// Resolve resolves the toolchain into a new temporary directory, which
+// Close removes. It needs mvn and a JDK 17 on PATH and
+// io.msgcontract:msgcontract-runtime in the local Maven repository (make
+// runtime-java); the first run downloads from Maven Central into ~/.m2.
+func Resolve(ctx context.Context) (_ *Toolchain, err error) {
 	for _, bin := range []string{"mvn", "javac", "java"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			return nil, fmt.Errorf("java toolchain: %s is not on PATH; install a JDK 17 and Maven 3.8+ (scripts/setup-java.sh and make runtime-java resolve the rest)", bin)
@@ -83,6 +96,11 @@ func resolve(ctx context.Context) (*Toolchain, error) {
 		return nil, err
 	}
 	t := &Toolchain{Dir: dir, Include: filepath.Join(dir, "include"), Javac: "javac", Java: "java"}
+	defer func() {
+		if err != nil {
+			t.Close()
+		}
+	}()
 	if err := os.WriteFile(filepath.Join(dir, "pom.xml"), pom, 0o644); err != nil {
 		return nil, err
 	}
@@ -155,9 +173,7 @@ func extractProtos(jar, prefix, dst string) error {
 	return nil
 }
 
-// Cleanup removes the toolchain's temporary directory.
-func Cleanup() {
-	if tool != nil {
-		os.RemoveAll(tool.Dir)
-	}
+// Close removes the toolchain's temporary directory.
+func (t *Toolchain) Close() error {
+	return os.RemoveAll(t.Dir)
 }

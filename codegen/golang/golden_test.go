@@ -1,16 +1,13 @@
 package golang_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/emit/emittest"
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
@@ -90,70 +87,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := filepath.Join(repoRoot, "testdata", "golden", "go", tc.name)
-			if *update {
-				if err := os.RemoveAll(dir); err != nil {
-					t.Fatal(err)
-				}
-				for _, f := range files {
-					p := filepath.Join(dir, filepath.FromSlash(f.Name))
-					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(p, f.Content, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				return
-			}
-			want := readTree(t, dir)
-			got := map[string][]byte{}
-			for _, f := range files {
-				got[f.Name] = f.Content
-			}
-			for _, name := range sortedKeys(got) {
-				w, ok := want[name]
-				switch {
-				case !ok:
-					t.Errorf("%s: generated but has no golden file; run go test ./codegen/golang -update", name)
-				case !bytes.Equal(w, got[name]):
-					t.Errorf("%s: stale golden file; run go test ./codegen/golang -update and review the diff", name)
-				}
-			}
-			for _, name := range sortedKeys(want) {
-				if _, ok := got[name]; !ok {
-					t.Errorf("%s: golden file is no longer generated; run go test ./codegen/golang -update", name)
-				}
-			}
+			emittest.Golden(t, dir, files, *update, "go test ./codegen/golang -update")
 		})
 	}
-}
-
-func readTree(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = b
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sortedKeys(m map[string][]byte) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -1,14 +1,13 @@
 package java_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/emit/emittest"
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
@@ -37,37 +36,5 @@ func generateExamples(t *testing.T) []emit.File {
 func TestGolden(t *testing.T) {
 	files := generateExamples(t)
 	root := filepath.Join("..", "..", "testdata", "golden", "java")
-	if *update {
-		if err := os.RemoveAll(root); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want := map[string]bool{}
-	for _, f := range files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		want[p] = true
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Content, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(p)
-		if err != nil {
-			t.Errorf("stale generated files: %v; run go test ./codegen/java -update", err)
-			continue
-		}
-		if !bytes.Equal(got, f.Content) {
-			t.Errorf("stale generated file %s; run go test ./codegen/java -update", p)
-		}
-	}
-	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !want[p] {
-			t.Errorf("stale generated file %s is no longer generated; run go test ./codegen/java -update", p)
-		}
-		return nil
-	})
+	emittest.Golden(t, root, files, *update, "go test ./codegen/java -update")
 }

@@ -3,13 +3,13 @@ package main_test
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/msgcontract/msgcontract/codegen/emit/emittest"
 	"github.com/msgcontract/msgcontract/internal/cli"
 )
 
@@ -90,22 +90,10 @@ func TestProtocMatchesGenerate(t *testing.T) {
 	}
 }
 
+// tree reads a generated tree; a missing dir is an empty tree.
 func tree(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return emittest.ReadTree(t, dir)
 }
 
 // TestGenerateCommand pins msgcontract generate's exit codes and output;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Starts a throwaway MariaDB server for the MySQL tests and prints its DSN
-# (go-sql-driver form) on stdout; everything else goes to stderr:
+# Starts a throwaway MariaDB server for the MySQL tests and prints its DSN,
+# a mysql://user:password@127.0.0.1:PORT/mysql URL that runtime-go's
+# mysqldb.Open, the Java test and the Python test all read, on stdout;
+# everything else goes to stderr:
 #
 #   export MSGCONTRACT_MYSQL_DSN=$(bash scripts/mariadb-start.sh)
 #
@@ -71,4 +73,4 @@ mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot -e "
 
 log "server in $dir on 127.0.0.1:$port (pid $pid)"
 log "stop with: kill $pid; while kill -0 $pid 2>/dev/null; do sleep 0.1; done; rm -rf $dir"
-echo "msgcontract:msgcontract@tcp(127.0.0.1:$port)/mysql"
+echo "mysql://msgcontract:msgcontract@127.0.0.1:$port/mysql"

@@ -33,19 +33,7 @@ if ! server=$(find_server) || ! command -v mariadb-install-db >/dev/null; then
   server=$(find_server) || { log "mariadb-server installed but no mariadbd found"; exit 1; }
 fi
 
-free_port() {
-  if command -v python3 >/dev/null; then
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-    return
-  fi
-  local p
-  for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  log "no free port found"; exit 1
-}
-port=$(free_port)
+port=$(bash "$(dirname "$0")/free-port.sh")
 dir=$(mktemp -d "${TMPDIR:-/tmp}/msgcontract-mariadb.XXXXXX")
 user=$(id -un)
 

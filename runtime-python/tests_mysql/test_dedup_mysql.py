@@ -67,14 +67,18 @@ def test_keys_are_bytes(conn: Any) -> None:
     conn.commit()
 
 
-def test_duplicate_runs_handler_once(conn: Any) -> None:
+def test_failed_handler_rolls_back_its_claim(conn: Any) -> None:
     mc.migrate(conn)
-    seen: list[str] = []
-    c = mc.Consumer(SPEC, "h", lambda tx, m, e: seen.append(m.range))
+    calls: list[str] = []
+
+    def handle(tx: Any, m: Any, e: Any) -> None:
+        calls.append(m.range)
+        if len(calls) == 1:
+            raise RuntimeError("first attempt fails")
+
+    c = mc.Consumer(SPEC, "h", handle)
     body = _body("a")
-    assert c.process(conn, body) == mc.Ack()
+    assert isinstance(c.process(conn, body), mc.DeadLetter)
+    assert c.process(conn, body) == mc.Ack(), "the failed attempt's claim must have been rolled back"
     assert c.process(conn, body) == mc.Ack(deduplicated=True)
-    assert seen == ["a"]
-    cur = conn.cursor()
-    cur.execute("SELECT COUNT(*) FROM msg_dedup")
-    assert cur.fetchone() == (1,)
+    assert calls == ["a", "a"]

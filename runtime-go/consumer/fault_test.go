@@ -17,6 +17,13 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 )
 
+// matrixEntry is one (database, transport, mode) of the fault matrix.
+type matrixEntry = struct {
+	db    dbBackend
+	br    brokerKind
+	batch bool
+}
+
 // matrix is every (database, transport) pair tests 1, 2, 3 and 7 run on;
 // -tags kafka and -tags mysql add theirs.
 // A batch entry runs the consumer in its default mode (one transaction per

@@ -5,11 +5,7 @@ package consumer_test
 // Without -tags mysql the MySQL entries are not built: make test-mysql
 // runs them against a throwaway MariaDB (see mysql_on_test.go).
 
-func mysqlMatrix() []struct {
-	db    dbBackend
-	br    brokerKind
-	batch bool
-} {
+func mysqlMatrix() []matrixEntry {
 	return nil
 }
 

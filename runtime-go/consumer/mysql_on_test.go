@@ -18,16 +18,8 @@ var mysqlBackend = dbBackend{"mysql", func(t *testing.T) (*sql.DB, sqldb.Dialect
 
 // mysqlMatrix adds MySQL/MariaDB to the fault matrix when built with
 // -tags mysql, per message and batched.
-func mysqlMatrix() []struct {
-	db    dbBackend
-	br    brokerKind
-	batch bool
-} {
-	return []struct {
-		db    dbBackend
-		br    brokerKind
-		batch bool
-	}{
+func mysqlMatrix() []matrixEntry {
+	return []matrixEntry{
 		{mysqlBackend, sqliteBroker, false},
 		{mysqlBackend, sqliteBroker, true},
 	}

@@ -47,6 +47,9 @@ mariadb-install-db "${opts[@]}" --auth-root-authentication-method=normal --skip-
   --skip-log-bin --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --max-connections=500 \
   --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci >/dev/null 2>&1 &
 pid=$!
+started=0
+# A server that did not come up ready is not left behind.
+trap '[[ $started == 1 ]] || { kill "$pid" 2>/dev/null || true; }' EXIT
 
 for _ in $(seq 600); do
   if mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot -e 'SELECT 1' >/dev/null 2>&1; then break; fi
@@ -59,6 +62,7 @@ mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot -e "
   GRANT ALL PRIVILEGES ON *.* TO 'msgcontract'@'127.0.0.1' WITH GRANT OPTION;" >&2 \
   || { cat "$dir/server.log" >&2; exit 1; }
 
+started=1
 log "server in $dir on 127.0.0.1:$port (pid $pid)"
 log "stop with: kill $pid; while kill -0 $pid 2>/dev/null; do sleep 0.1; done; rm -rf $dir"
 echo "mysql://msgcontract:msgcontract@127.0.0.1:$port/mysql"

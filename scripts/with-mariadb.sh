@@ -10,5 +10,6 @@ log=$(mktemp)
 dsn=$(bash scripts/mariadb-start.sh 2>"$log") || { cat "$log" >&2; exit 1; }
 stop=$(sed -n 's/^mariadb-start: stop with: //p' "$log")
 trap 'eval "$stop" >/dev/null 2>&1 || true; rm -f "$log"' EXIT
+trap 'exit 130' INT TERM
 export MSGCONTRACT_MYSQL_DSN="$dsn"
 "$@"

@@ -106,8 +106,10 @@ demo: runtime-java runtime-python ## the payment-callback system end to end (TRA
 	bash scripts/setup-java.sh
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
 
-chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart)
-ifeq ($(TRANSPORT),kafka)
+chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart; BUSINESS=mysql: claims and effects in MariaDB)
+ifeq ($(BUSINESS),mysql)
+	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -business mysql'
+else ifeq ($(TRANSPORT),kafka)
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport kafka -kill-min 2s -kill-max 5s'
 else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000

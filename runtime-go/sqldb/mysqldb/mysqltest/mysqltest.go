@@ -29,29 +29,44 @@ func DSN(tb testing.TB) string {
 	if base == "" {
 		tb.Skip(SkipReason)
 	}
-	cfg, err := mysqldb.ParseDSN(base)
+	dsn, drop, err := Create(base)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { _ = drop() })
+	return dsn
+}
+
+// Create creates a database with a fresh name on the server of base (a
+// DSN mysqldb.Open accepts) and returns a DSN (driver form) that selects
+// it, and a function that drops it.
+func Create(base string) (dsn string, drop func() error, err error) {
+	cfg, err := mysqldb.ParseDSN(base)
+	if err != nil {
+		return "", nil, err
+	}
 	admin, err := mysqldb.Open(base)
 	if err != nil {
-		tb.Fatal(err)
+		return "", nil, err
 	}
 	defer admin.Close()
 	var n [6]byte
 	_, _ = rand.Read(n[:])
 	name := "t_" + hex.EncodeToString(n[:])
 	if _, err := admin.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4"); err != nil {
-		tb.Fatal(err)
+		return "", nil, err
 	}
-	tb.Cleanup(func() {
-		if db, err := mysqldb.Open(base); err == nil {
-			_, _ = db.Exec("DROP DATABASE " + name)
-			db.Close()
+	drop = func() error {
+		db, err := mysqldb.Open(base)
+		if err != nil {
+			return err
 		}
-	})
+		defer db.Close()
+		_, err = db.Exec("DROP DATABASE " + name)
+		return err
+	}
 	cfg.DBName = name
-	return cfg.FormatDSN()
+	return cfg.FormatDSN(), drop, nil
 }
 
 // Open opens a fresh database (see DSN) through mysqldb.Open and closes it

@@ -13,7 +13,7 @@ BIN   := bin
 SUMMARY := .build/test-summary
 TESTSUMMARY := $(BIN)/testsummary
 
-.PHONY: all build setup runtime-java runtime-python services test summary-reset test-go test-runtime test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: all build setup runtime-java runtime-python services test summary-reset test-go test-runtime test-mysql test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
 .PHONY: compat-corpus compare-buf bench-breaking rules-doc
 
 all: build ## the default: build bin/msgcontract
@@ -25,10 +25,10 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 	$(GO) build -o $(BIN)/msgcontract ./cmd/msgcontract
 	$(GO) build -o $(BIN)/protoc-gen-msgcontract ./cmd/protoc-gen-msgcontract
 
-setup: ## install what the tests need: protoc, PostgreSQL, Redis, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
+setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-mysql test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 summary-reset: ## forget the previous run's per-suite summary lines
@@ -66,6 +66,14 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
+test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://
+	bash scripts/setup-python.sh >/dev/null
+	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.2.4
+	cd runtime-go && $(GO) vet -tags mysql ./...
+	$(GO) vet -tags mysql ./internal/cli ./internal/mysqlit
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ./dedup ./outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ./consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli ./internal/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
+
 test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
 	bash scripts/setup-python.sh >/dev/null
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
@@ -77,6 +85,7 @@ fuzz-smoke: ## run the parser fuzz targets briefly
 	$(GO) test ./registry/schema -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 	$(GO) test ./registry/api -run='^$$' -fuzz=FuzzRequests -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 	$(GO) test ./internal/corpus -run='^$$' -fuzz=FuzzEscaping -fuzztime=20s -parallel=1 -fuzzminimizetime=0
+	cd runtime-go && $(GO) test ./sqldb/mysqldb -run='^$$' -fuzz=FuzzRebind -fuzztime=10s -parallel=1 -fuzzminimizetime=0
 
 VECTORS ?= testdata/conformance
 
@@ -97,8 +106,10 @@ demo: runtime-java runtime-python ## the payment-callback system end to end (TRA
 	bash scripts/setup-java.sh
 	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
 
-chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart)
-ifeq ($(TRANSPORT),kafka)
+chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart; BUSINESS=mysql: claims and effects in MariaDB)
+ifeq ($(BUSINESS),mysql)
+	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -business mysql'
+else ifeq ($(TRANSPORT),kafka)
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport kafka -kill-min 2s -kill-max 5s'
 else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000

@@ -46,19 +46,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/msgcontract-pg.XXXXXX")
 chmod 755 "$dir"
 [[ ${#run_as[@]} -gt 0 ]] && chown postgres "$dir"
 
-free_port() {
-  if command -v python3 >/dev/null; then
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-    return
-  fi
-  local p
-  for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  log "no free port found"; exit 1
-}
-port=$(free_port)
+port=$(bash "$(dirname "$0")/free-port.sh")
 
 "${run_as[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }

@@ -3,8 +3,9 @@
 #   - Debian packages: protoc (protobuf-compiler, libprotobuf-dev) for the
 #     protoc-gen-msgcontract end-to-end test, PostgreSQL for the runtime's and
 #     the registry's PostgreSQL tests, redis-server for the Redis pre-filter
-#     test, Chromium for the registry console's browser test (one apt-get
-#     update, only when something is missing);
+#     test, mariadb-server for make test-mysql, Chromium for the registry
+#     console's browser test (one apt-get update, only when something is
+#     missing);
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
 #   - the Maven artifacts of the Java harness and the pinned protoc;
@@ -18,6 +19,7 @@ missing=()
 command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler libprotobuf-dev)
 ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v mariadbd >/dev/null 2>&1 || [[ -x /usr/sbin/mariadbd ]] || missing+=(mariadb-server)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if ((${#missing[@]})); then
   sudo=""

@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 )
@@ -32,7 +33,8 @@ took effect, the later one was acknowledged without running the handler,
 and the runtime recorded both messages' ids and payload hashes in the same
 transaction.`,
 		Example: `  msgcontract dedup conflicts --db .build/demo/payments.db
-  msgcontract dedup conflicts --db postgres://user@127.0.0.1:5432/shop --handler record-payment --json`,
+  msgcontract dedup conflicts --db postgres://user@127.0.0.1:5432/shop --handler record-payment --json
+  msgcontract dedup conflicts --db mysql://user:secret@127.0.0.1:3306/shop --since 24h`,
 	}
 	cmd.AddCommand(newDedupConflictsCmd())
 	return cmd
@@ -76,7 +78,7 @@ func newDedupConflictsCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dsn, "db", "", "the business database: a SQLite file (or sqlite:FILE) or postgres://...")
+	cmd.Flags().StringVar(&dsn, "db", "", "the business database: a SQLite file (or sqlite:FILE), postgres://... or mysql://user:password@host:port/db")
 	cmd.Flags().StringVar(&table, "table", dedup.DefaultTable, "the claim table; conflicts are in TABLE_conflict")
 	cmd.Flags().StringVar(&flt.Handler, "handler", "", "only conflicts of this handler")
 	cmd.Flags().StringVar(&flt.BizKey, "biz-key", "", "only conflicts of this biz_key")
@@ -87,19 +89,26 @@ func newDedupConflictsCmd() *cobra.Command {
 }
 
 // openBusinessDB opens a business database by DSN: postgres:// or
-// postgresql:// URLs through pgx, anything else as an existing SQLite file.
+// postgresql:// URLs through pgx, mysql:// URLs (MySQL, MariaDB) through
+// mysqldb, anything else as an existing SQLite file.
 func openBusinessDB(dsn string) (*sql.DB, sqldb.Dialect, error) {
 	switch {
 	case dsn == "":
-		return nil, 0, usageErr(errors.New("--db is required: a SQLite file or a postgres:// URL"))
+		return nil, 0, usageErr(errors.New("--db is required: a SQLite file, a postgres:// or a mysql:// URL"))
 	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
 		db, err := pgdb.Open(dsn)
 		if err != nil {
 			return nil, 0, usageErr(err)
 		}
 		return db, sqldb.Postgres, nil
+	case strings.HasPrefix(dsn, "mysql://"):
+		db, err := mysqldb.Open(dsn)
+		if err != nil {
+			return nil, 0, usageErr(err)
+		}
+		return db, sqldb.MySQL, nil
 	case strings.Contains(dsn, "://"):
-		return nil, 0, usageErr(fmt.Errorf("--db %q: unsupported; use a SQLite file path or a postgres:// URL", dsn))
+		return nil, 0, usageErr(fmt.Errorf("--db %q: unsupported; use a SQLite file path, a postgres:// or a mysql:// URL", dsn))
 	default:
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		if _, err := os.Stat(path); err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,31 +16,12 @@ import (
 
 func TestDedupConflicts(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "business.db")
 	db, err := sqlitedb.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.SQLite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	if err := store.RecordConflict(ctx, tx, dedup.Conflict{BizKey: "order:1:PAID", Handler: "record-payment",
-		MessageID: "m2", PayloadHash: "bbbb", PriorMessageID: "m1", PriorPayloadHash: "aaaa", PriorClaimedAt: at, SeenAt: at}); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	recordConflict(t, db, sqldb.SQLite)
 	db.Close()
 
 	code, out, errOut := run(t, "dedup", "conflicts", "--db", path)
@@ -60,5 +42,31 @@ func TestDedupConflicts(t *testing.T) {
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Errorf("a missing --db was created: %v", err)
+	}
+}
+
+// recordConflict migrates the dedup tables in db and records one conflict
+// of handler record-payment under order:1:PAID (winner m1, loser m2).
+func recordConflict(t *testing.T, db *sql.DB, d sqldb.Dialect) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := dedup.New(dedup.Config{DB: db, Dialect: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := store.RecordConflict(ctx, tx, dedup.Conflict{BizKey: "order:1:PAID", Handler: "record-payment",
+		MessageID: "m2", PayloadHash: "bbbb", PriorMessageID: "m1", PriorPayloadHash: "aaaa", PriorClaimedAt: at, SeenAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -17,7 +17,15 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 )
 
-// matrix is every (database, transport) pair tests 1, 2, 3 and 7 run on.
+// matrixEntry is one (database, transport, mode) of the fault matrix.
+type matrixEntry = struct {
+	db    dbBackend
+	br    brokerKind
+	batch bool
+}
+
+// matrix is every (database, transport) pair tests 1, 2, 3 and 7 run on;
+// -tags kafka and -tags mysql add theirs.
 // A batch entry runs the consumer in its default mode (one transaction per
 // fetch, savepoints after a failure); the others with PerMessageTx.
 func matrix() []struct {
@@ -35,7 +43,7 @@ func matrix() []struct {
 		{postgresBackend, sqliteBroker, false},
 		{postgresBackend, sqliteBroker, true},
 		{sqliteBackend, natsBroker, false},
-	}, kafkaMatrix()...)
+	}, append(kafkaMatrix(), mysqlMatrix()...)...)
 }
 
 func forMatrix(t *testing.T, run func(t *testing.T, be dbBackend, bk brokerKind)) {
@@ -311,7 +319,7 @@ func TestFault4DeadLetterAtOnce(t *testing.T) {
 // failed one is retried, not dropped as a duplicate.
 func TestBatchIsolatesFailures(t *testing.T) {
 	t.Parallel()
-	for _, be := range []dbBackend{sqliteBackend, postgresBackend} {
+	for _, be := range append([]dbBackend{sqliteBackend, postgresBackend}, mysqlBackends()...) {
 		t.Run(be.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, be, sqliteBroker, fastPolicy)

@@ -20,12 +20,13 @@ import (
 // A handler that times out inside a shared transaction rolls back to its
 // savepoint only. Message 3 fails first, which sends the batch to the
 // savepoint pass; there message 5 times out in the middle of a query. On
-// PostgreSQL the query is cancelled on the server (pgdb.Open), so the
-// connection and the transaction survive: the eight others commit in that
+// PostgreSQL the query is cancelled on the server (pgdb.Open), on MySQL
+// killed with KILL QUERY (mysqldb.Open), so the connection and the
+// transaction survive: the eight others commit in that
 // transaction, nothing is handed back, and 3 and 5 are retried.
 func TestBatchHandlerTimeoutKeepsTheBatch(t *testing.T) {
 	t.Parallel()
-	for _, be := range []dbBackend{sqliteBackend, postgresBackend} {
+	for _, be := range append([]dbBackend{sqliteBackend, postgresBackend}, mysqlBackends()...) {
 		t.Run(be.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, be, sqliteBroker, fastPolicy)
@@ -40,8 +41,12 @@ func TestBatchHandlerTimeoutKeepsTheBatch(t *testing.T) {
 					case "3":
 						return errors.New("first attempt fails")
 					case "5":
-						if f.dialect == sqldb.Postgres {
+						switch f.dialect {
+						case sqldb.Postgres:
 							_, err := tx.ExecContext(ctx, `SELECT pg_sleep(60)`)
+							return err
+						case sqldb.MySQL:
+							_, err := tx.ExecContext(ctx, `SELECT SLEEP(60)`)
 							return err
 						}
 						<-ctx.Done()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 )
 
 // Conflict is a durable record of a key conflict: a message arrived under
@@ -34,20 +36,21 @@ type conflictSQL struct {
 	insert, list, deleteOld string
 }
 
-func newConflictSQL(t string) conflictSQL {
+func newConflictSQL(d sqldb.Dialect, t string) conflictSQL {
 	const cols = "biz_key, handler, message_id, payload_hash, prior_message_id, prior_payload_hash, prior_claimed_at, seen_at"
 	return conflictSQL{
 		ddl: []string{
 			"CREATE TABLE IF NOT EXISTS " + t + " (" +
-				"biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, payload_hash TEXT NOT NULL, " +
+				"biz_key " + d.Key(MaxBizKeyBytes) + " NOT NULL, handler " + d.Key(MaxNameBytes) + " NOT NULL, " +
+				"message_id " + d.Key(MaxNameBytes) + " NOT NULL, payload_hash TEXT NOT NULL, " +
 				"prior_message_id TEXT NOT NULL, prior_payload_hash TEXT NOT NULL, " +
 				"prior_claimed_at BIGINT NOT NULL, seen_at BIGINT NOT NULL, " +
 				"PRIMARY KEY (biz_key, handler, message_id))",
-			"CREATE INDEX IF NOT EXISTS " + t + "_seen_at ON " + t + " (seen_at)",
+			d.CreateIndex(t+"_seen_at", t, "seen_at"),
 		},
 		// A redelivery of the same losing message records nothing new.
-		insert: "INSERT INTO " + t + " (" + cols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) " +
-			"ON CONFLICT (biz_key, handler, message_id) DO NOTHING",
+		insert: "INSERT INTO " + t + " (" + cols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)" +
+			d.OnConflictDoNothing("biz_key, handler, message_id"),
 		list:      "SELECT " + cols + " FROM " + t,
 		deleteOld: "DELETE FROM " + t + " WHERE seen_at < $1",
 	}

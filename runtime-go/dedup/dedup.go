@@ -91,28 +91,39 @@ func New(cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	t := cfg.Table
+	t, d := cfg.Table, cfg.Dialect
 	return &Store{
 		cfg: cfg,
 		insert: "INSERT INTO " + t + " (biz_key, handler, message_id, payload_hash, created_at) " +
-			"VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING",
-		lookup:     "SELECT message_id, payload_hash, created_at FROM " + t + " WHERE biz_key = $1 AND handler = $2",
+			"VALUES ($1, $2, $3, $4, $5)" + d.OnConflictDoNothing("biz_key, handler"),
+		lookup: "SELECT message_id, payload_hash, created_at FROM " + t + " WHERE biz_key = $1 AND handler = $2" +
+			d.LockingRead(),
 		deleteOld:  "DELETE FROM " + t + " WHERE created_at < $1",
-		conflict:   newConflictSQL(cfg.ConflictTable),
+		conflict:   newConflictSQL(d, cfg.ConflictTable),
 		insertMany: "INSERT INTO " + t + " (biz_key, handler, message_id, payload_hash, created_at) VALUES ",
 	}, nil
 }
 
+// Key column limits on MySQL, where a key is VARBINARY (see
+// sqldb.Dialect.Key): a biz_key of at most MaxBizKeyBytes bytes and a
+// handler name or message id of at most MaxNameBytes. The conflict
+// table's key (biz_key, handler, message_id) is then 1534 bytes, within
+// InnoDB's 3072. SQLite and PostgreSQL take any length.
+const (
+	MaxBizKeyBytes = 1024
+	MaxNameBytes   = 255
+)
+
 // Migrate creates the claim and conflict tables and their indexes if they
 // do not exist.
 func (s *Store) Migrate(ctx context.Context) error {
-	t := s.cfg.Table
+	t, d := s.cfg.Table, s.cfg.Dialect
 	stmts := []string{
 		"CREATE TABLE IF NOT EXISTS " + t + " (" +
-			"biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, " +
-			"payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, " +
-			"PRIMARY KEY (biz_key, handler))" + s.cfg.Dialect.ClusteredKey(),
-		"CREATE INDEX IF NOT EXISTS " + t + "_created_at ON " + t + " (created_at)",
+			"biz_key " + d.Key(MaxBizKeyBytes) + " NOT NULL, handler " + d.Key(MaxNameBytes) + " NOT NULL, " +
+			"message_id TEXT NOT NULL, payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, " +
+			"PRIMARY KEY (biz_key, handler))" + d.ClusteredKey(),
+		d.CreateIndex(t+"_created_at", t, "created_at"),
 	}
 	err := sqldb.Migrate(ctx, s.cfg.DB, s.cfg.Dialect, append(stmts, s.conflict.ddl...)...)
 	if err != nil {
@@ -223,6 +234,12 @@ func (s *Store) ClaimAll(ctx context.Context, tx *sql.Tx, cs []Claim) ([]Result,
 			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5)
 			args = append(args, c.BizKey, c.Handler, c.MessageID, c.PayloadHash, c.At.UnixMilli())
 		}
+		if s.cfg.Dialect == sqldb.MySQL {
+			if err := s.claimChunkMySQL(ctx, tx, q.String(), args, chunk, order, out[lo:]); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		q.WriteString(" ON CONFLICT (biz_key, handler) DO NOTHING RETURNING biz_key, handler")
 		rows, err := tx.QueryContext(ctx, q.String(), args...)
 		if err != nil {
@@ -256,4 +273,43 @@ func (s *Store) ClaimAll(ctx context.Context, tx *sql.Tx, cs []Claim) ([]Result,
 		}
 	}
 	return out, nil
+}
+
+// claimChunkMySQL claims a chunk on MySQL, which has no INSERT ...
+// RETURNING: the multi-row insert (q, args) runs inside a savepoint, and
+// when it affected a row per claim every claim won. Otherwise it is
+// rolled back to the savepoint and the chunk is claimed one statement at
+// a time, in the same key order.
+func (s *Store) claimChunkMySQL(ctx context.Context, tx *sql.Tx, q string, args []any, chunk []Claim, order []int,
+	out []Result) error {
+	const sp = "mc_claim_all"
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
+		return fmt.Errorf("dedup: claim: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, q+s.cfg.Dialect.OnConflictDoNothing("biz_key, handler"), args...)
+	if err != nil {
+		return fmt.Errorf("dedup: claim: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("dedup: claim: %w", err)
+	}
+	if n == int64(len(chunk)) {
+		for i := range chunk {
+			out[i] = Result{Claimed: true}
+		}
+		_, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT "+sp)
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+sp); err != nil {
+		return fmt.Errorf("dedup: claim: %w", err)
+	}
+	for _, j := range order {
+		r, err := s.Claim(ctx, tx, chunk[j])
+		if err != nil {
+			return err
+		}
+		out[j] = r
+	}
+	return nil
 }

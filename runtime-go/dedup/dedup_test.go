@@ -56,8 +56,14 @@ func contains(s, sub string) bool {
 
 func TestClaim(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	s, db := newStore(t)
+	testClaim(t, s, db)
+}
+
+// testClaim claims one key through rollback, commit, duplicate, conflict
+// and cleanup; s has a retention of an hour.
+func testClaim(t *testing.T, s *dedup.Store, db *sql.DB) {
+	ctx := context.Background()
 	now := time.UnixMilli(1_700_000_000_000)
 	claim := func(id, payload string, commit bool) dedup.Result {
 		t.Helper()

@@ -54,10 +54,10 @@ func Migrate(ctx context.Context, db *sql.DB, d sqldb.Dialect) error {
 			topic TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL,
 			envelope `+d.Blob()+` NOT NULL,
 			created_at BIGINT NOT NULL, sent_at BIGINT NOT NULL DEFAULT 0)`,
-		`CREATE INDEX IF NOT EXISTS `+Table+`_pending ON `+Table+` (sent_at, id)`,
+		d.CreateIndex(Table+`_pending`, Table, `sent_at, id`),
 		`CREATE TABLE IF NOT EXISTS `+lockTable+` (
-			name TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL)`,
-		`INSERT INTO `+lockTable+` (name, owner, lease_until) VALUES ('relay', '', 0) ON CONFLICT (name) DO NOTHING`)
+			name `+d.Key(64)+` PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL)`,
+		`INSERT INTO `+lockTable+` (name, owner, lease_until) VALUES ('relay', '', 0)`+d.OnConflictDoNothing(`name`))
 	if err != nil {
 		return fmt.Errorf("outbox: migrate: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb/mysqltest"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
@@ -46,7 +47,8 @@ func (f *flaky) Publish(ctx context.Context, topic string, env *envelopepb.Envel
 }
 
 // openDB returns a fresh business database of the dialect; PostgreSQL
-// gets a schema of its own in MSGCONTRACT_PG_DSN's database.
+// gets a schema of its own in MSGCONTRACT_PG_DSN's database, MySQL a
+// database of its own (mysqltest).
 func openDB(t *testing.T, d sqldb.Dialect) *sql.DB {
 	t.Helper()
 	if d == sqldb.SQLite {
@@ -56,6 +58,9 @@ func openDB(t *testing.T, d sqldb.Dialect) *sql.DB {
 		}
 		t.Cleanup(func() { db.Close() })
 		return db
+	}
+	if d == sqldb.MySQL {
+		return mysqltest.Open(t)
 	}
 	dsn := os.Getenv("MSGCONTRACT_PG_DSN")
 	if dsn == "" {

@@ -190,7 +190,14 @@ func (r *Relay) lead(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("outbox: leader lock (did you run outbox.Migrate?): %w", err)
 	}
 	n, err := res.RowsAffected()
-	return n == 1, err
+	if err != nil || n == 1 || r.cfg.Dialect != sqldb.MySQL {
+		return n == 1, err
+	}
+	// MySQL counts changed rows, not matched ones: a renewal within the
+	// same millisecond changes nothing.
+	var owner string
+	err = r.cfg.DB.QueryRowContext(ctx, `SELECT owner FROM `+lockTable+` WHERE name = 'relay'`).Scan(&owner)
+	return err == nil && owner == r.owner, err
 }
 
 // Pending counts rows not yet sent.

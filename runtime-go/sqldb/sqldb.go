@@ -2,17 +2,21 @@
 // dialects it speaks and an opener for SQLite with the settings concurrent
 // consumers need.
 //
-// Statements shared by both dialects use $1, $2, ... placeholders, which
-// PostgreSQL (pgx) and SQLite (go-sqlite3) both accept. SQLite numbers
-// "$N" parameters by first appearance, not by N, so a shared statement
-// must mention $1, $2, ... first in that order. SQLite-only statements use
-// ?N, which SQLite binds by N. Only DDL differs by dialect.
+// Statements shared by the dialects use $1, $2, ... placeholders, which
+// PostgreSQL (pgx) and SQLite (go-sqlite3) accept, and which MySQL's
+// driver adapter (sqldb/mysqldb) rewrites to ? with the arguments
+// reordered. SQLite numbers "$N" parameters by first appearance, not by
+// N, so a shared statement must mention $1, $2, ... first in that order.
+// SQLite-only statements use ?N, which SQLite binds by N. DDL, "insert
+// unless the key exists" and locking reads differ by dialect: see the
+// Dialect methods.
 package sqldb
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // Dialect is the SQL flavour of a database.
@@ -23,6 +27,9 @@ const (
 	SQLite Dialect = iota + 1
 	// Postgres via github.com/jackc/pgx/v5/stdlib (driver name "pgx").
 	Postgres
+	// MySQL and MariaDB (InnoDB) via sqldb/mysqldb, which wraps
+	// github.com/go-sql-driver/mysql.
+	MySQL
 )
 
 func (d Dialect) String() string {
@@ -31,30 +38,38 @@ func (d Dialect) String() string {
 		return "sqlite"
 	case Postgres:
 		return "postgres"
+	case MySQL:
+		return "mysql"
 	}
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
 
 // Validate reports an unknown dialect.
 func (d Dialect) Validate() error {
-	if d != SQLite && d != Postgres {
-		return fmt.Errorf("sqldb: unknown dialect %d: use sqldb.SQLite or sqldb.Postgres", int(d))
+	if d != SQLite && d != Postgres && d != MySQL {
+		return fmt.Errorf("sqldb: unknown dialect %d: use sqldb.SQLite, sqldb.Postgres or sqldb.MySQL", int(d))
 	}
 	return nil
 }
 
 // Blob is the binary column type of the dialect.
 func (d Dialect) Blob() string {
-	if d == Postgres {
+	switch d {
+	case Postgres:
 		return "BYTEA"
+	case MySQL:
+		return "LONGBLOB"
 	}
 	return "BLOB"
 }
 
 // Serial is the auto-increment primary key column of the dialect.
 func (d Dialect) Serial() string {
-	if d == Postgres {
+	switch d {
+	case Postgres:
 		return "BIGSERIAL PRIMARY KEY"
+	case MySQL:
+		return "BIGINT AUTO_INCREMENT PRIMARY KEY"
 	}
 	return "INTEGER PRIMARY KEY AUTOINCREMENT"
 }
@@ -70,15 +85,71 @@ func (d Dialect) ClusteredKey() string {
 	return ""
 }
 
+// Key is the type of a text column that is part of a key, at most n
+// bytes long. SQLite and PostgreSQL index TEXT of any length; InnoDB
+// indexes at most 3072 bytes per key (DYNAMIC row format, the default
+// since MySQL 5.7 and MariaDB 10.2), so on MySQL it is VARBINARY(n):
+// bytes compared as bytes, as on the other dialects (no collation folds
+// case or pads spaces), with n chosen so a whole key fits.
+func (d Dialect) Key(n int) string {
+	if d == MySQL {
+		return fmt.Sprintf("VARBINARY(%d)", n)
+	}
+	return "TEXT"
+}
+
+// OnConflictDoNothing is the clause that makes an INSERT keep an existing
+// row with the same key (cols, the key's columns) and affect no row. On
+// MySQL it is ON DUPLICATE KEY UPDATE with a no-op assignment (not INSERT
+// IGNORE, which would also turn a too-long value into a warning); its
+// "0 rows affected" needs clientFoundRows off, as mysqldb.Open sets it.
+func (d Dialect) OnConflictDoNothing(cols string) string {
+	if d == MySQL {
+		first, _, _ := strings.Cut(cols, ",")
+		first = strings.TrimSpace(first)
+		return " ON DUPLICATE KEY UPDATE " + first + " = " + first
+	}
+	return " ON CONFLICT (" + cols + ") DO NOTHING"
+}
+
+// LockingRead is the suffix of a SELECT that must see the latest
+// committed row even in a transaction's later statements: on MySQL,
+// whose default REPEATABLE READ would otherwise read the transaction's
+// first snapshot, FOR UPDATE. PostgreSQL's READ COMMITTED and SQLite's
+// single writer read the latest row anyway.
+func (d Dialect) LockingRead() string {
+	if d == MySQL {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// CreateIndex is the statement that creates an index if it does not
+// exist. MySQL has no CREATE INDEX IF NOT EXISTS: Migrate skips the
+// statement there when the index exists.
+func (d Dialect) CreateIndex(name, table, cols string) string {
+	if d == MySQL {
+		return "CREATE INDEX " + name + " ON " + table + " (" + cols + ")"
+	}
+	return "CREATE INDEX IF NOT EXISTS " + name + " ON " + table + " (" + cols + ")"
+}
+
 // Rebind rewrites a statement written with $1, $2, ... placeholders for
-// the dialect. SQLite and PostgreSQL take it as it is.
+// the dialect. Every dialect takes it as it is: on MySQL the driver
+// adapter (mysqldb) rewrites it.
 func (d Dialect) Rebind(q string) string { return q }
 
 // Migrate runs DDL statements in one transaction. On PostgreSQL it first
 // takes a transaction-scoped advisory lock, because concurrent
 // CREATE ... IF NOT EXISTS from several starting processes can otherwise
-// fail with a unique violation in the catalog.
+// fail with a unique violation in the catalog. On MySQL, where DDL
+// commits implicitly, it runs the statements on one connection holding a
+// named lock (GET_LOCK) instead, and skips a CREATE INDEX (see
+// CreateIndex) whose index exists.
 func Migrate(ctx context.Context, db *sql.DB, d Dialect, stmts ...string) error {
+	if d == MySQL {
+		return migrateMySQL(ctx, db, stmts)
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -95,4 +166,38 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect, stmts ...string) error 
 		}
 	}
 	return tx.Commit()
+}
+
+func migrateMySQL(ctx context.Context, db *sql.DB, stmts []string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var got sql.NullInt64
+	if err := conn.QueryRowContext(ctx, `SELECT GET_LOCK('msgcontract_migrate', 60)`).Scan(&got); err != nil {
+		return err
+	}
+	if got.Int64 != 1 {
+		return fmt.Errorf("sqldb: migrate: the lock msgcontract_migrate was not free within 60 s")
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DO RELEASE_LOCK('msgcontract_migrate')`)
+	for _, s := range stmts {
+		// CREATE INDEX <name> ON <table> (...), as CreateIndex writes it.
+		if f := strings.Fields(s); len(f) > 4 && f[0] == "CREATE" && f[1] == "INDEX" && f[3] == "ON" {
+			var n int
+			err := conn.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.statistics
+				WHERE table_schema = DATABASE() AND table_name = ? AND index_name = ?`, f[4], f[2]).Scan(&n)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				continue
+			}
+		}
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
@@ -29,9 +30,13 @@ const group = "chaos"
 // come back after it.
 const lease = 3 * time.Second
 
-// openBusiness opens the business database: the SQLite file in dir, or
-// PostgreSQL at pgDSN.
+// openBusiness opens the business database: the SQLite file in dir,
+// PostgreSQL at pgDSN or MySQL at mysqlDSN.
 func openBusiness(cfg config) (*sql.DB, sqldb.Dialect, error) {
+	if cfg.mysqlDSN != "" {
+		db, err := mysqldb.Open(cfg.mysqlDSN)
+		return db, sqldb.MySQL, err
+	}
 	if cfg.pgDSN != "" {
 		db, err := pgdb.Open(cfg.pgDSN)
 		return db, sqldb.Postgres, err

@@ -20,7 +20,8 @@
 // -transport nats runs the same over NATS JetStream; -transport kafka over
 // the Apache Kafka broker scripts/with-kafka.sh started, which it SIGKILLs
 // and restarts once in the middle (make chaos TRANSPORT=kafka); -business postgres
-// keeps effects and claims in PostgreSQL ($MSGCONTRACT_PG_DSN).
+// keeps effects and claims in PostgreSQL ($MSGCONTRACT_PG_DSN), -business mysql
+// in MySQL/MariaDB ($MSGCONTRACT_MYSQL_DSN, e.g. under scripts/with-mariadb.sh).
 //
 //	go run ./bench/chaos -messages 20000
 package main
@@ -43,10 +44,11 @@ func main() {
 	flag.Int64Var(&cfg.seed, "seed", time.Now().UnixNano(), "random seed")
 	flag.StringVar(&cfg.dir, "dir", "", "working directory (default: a fresh temp dir, removed afterwards)")
 	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue), nats (an in-process JetStream server) or kafka (the broker of scripts/with-kafka.sh, restarted once mid-run)")
-	flag.StringVar(&cfg.business, "business", "sqlite", "business database: sqlite, or postgres at $MSGCONTRACT_PG_DSN")
+	flag.StringVar(&cfg.business, "business", "sqlite", "business database: sqlite, postgres at $MSGCONTRACT_PG_DSN, or mysql at $MSGCONTRACT_MYSQL_DSN")
 	flag.StringVar(&cfg.natsURL, "nats", "", "NATS URL (internal)")
 	flag.StringVar(&cfg.kafkaNS, "kafka-ns", "", "Kafka namespace (internal)")
 	flag.StringVar(&cfg.pgDSN, "pg", "", "PostgreSQL DSN (internal)")
+	flag.StringVar(&cfg.mysqlDSN, "mysql", "", "MySQL DSN (internal)")
 	child := flag.Bool("child", false, "run as a consumer process (internal)")
 	id := flag.Int("id", 0, "consumer process id (internal)")
 	flag.Parse()
@@ -76,5 +78,6 @@ type config struct {
 	dir                   string
 	transport, business   string
 	natsURL, pgDSN        string
+	mysqlDSN              string
 	kafkaNS               string
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb/mysqltest"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -93,8 +94,18 @@ func runParent(cfg config) (bool, error) {
 		if cfg.pgDSN, err = freshPostgres(dsn); err != nil {
 			return false, err
 		}
+	case "mysql":
+		base := os.Getenv(mysqltest.Env)
+		if base == "" {
+			return false, fmt.Errorf("-business mysql needs %s (run under scripts/with-mariadb.sh)", mysqltest.Env)
+		}
+		var drop func() error
+		if cfg.mysqlDSN, drop, err = mysqltest.Create(base); err != nil {
+			return false, err
+		}
+		defer drop()
 	default:
-		return false, fmt.Errorf("-business %q: want sqlite or postgres", cfg.business)
+		return false, fmt.Errorf("-business %q: want sqlite, postgres or mysql", cfg.business)
 	}
 	db, _, err := openBusiness(cfg)
 	if err != nil {
@@ -141,7 +152,7 @@ func runParent(cfg config) (bool, error) {
 	nextID := 0
 	spawn := func(slot int) error {
 		cmd := exec.Command(os.Args[0], "-child", "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
-			"-handler-delay", cfg.handlerDelay.String(), "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-kafka-ns", cfg.kafkaNS)
+			"-handler-delay", cfg.handlerDelay.String(), "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-mysql", cfg.mysqlDSN, "-kafka-ns", cfg.kafkaNS)
 		nextID++
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {

@@ -1,0 +1,108 @@
+//go:build mysql
+
+// Package mysqlit runs the Java and Python runtimes' MySQL tests (the
+// dedup claim on MariaDB) for make test-mysql, as subtests named after
+// each JUnit or pytest case, so the suite's count includes them. It needs
+// MSGCONTRACT_MYSQL_DSN (scripts/with-mariadb.sh), Maven and the project's
+// .venv with PyMySQL.
+package mysqlit
+
+import (
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var root = filepath.Join("..", "..")
+
+// TestJavaDedupSqlOnMySQL runs runtime-java's DedupSqlMySqlIT.
+func TestJavaDedupSqlOnMySQL(t *testing.T) {
+	needServer(t)
+	dir := filepath.Join(root, "runtime-java")
+	reports := filepath.Join(dir, "target", "surefire-reports")
+	_ = os.RemoveAll(reports)
+	cmd := exec.Command("mvn", "-B", "-q", "-Dstyle.color=never", "test", "-Dtest=DedupSqlMySqlIT")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mvn test -Dtest=DedupSqlMySqlIT: %v\n%s", err, out)
+	}
+	src := filepath.Join(dir, "src", "test", "java", "io", "msgcontract", "support", "DedupSqlMySqlIT.java")
+	report(t, filepath.Join(reports, "TEST-io.msgcontract.support.DedupSqlMySqlIT.xml"), src, `(?m)^\s*@Test\b`)
+}
+
+// TestPythonDedupOnMySQL runs runtime-python's tests_mysql with pytest.
+func TestPythonDedupOnMySQL(t *testing.T) {
+	needServer(t)
+	dir := filepath.Join(root, "runtime-python")
+	py, err := filepath.Abs(filepath.Join(root, ".venv", "bin", "python"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xmlOut := filepath.Join(t.TempDir(), "pytest.xml")
+	cmd := exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml="+xmlOut, "tests_mysql")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PYTHONPATH=src"+string(os.PathListSeparator)+"tests")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pytest tests_mysql: %v\n%s", err, out)
+	}
+	report(t, xmlOut, filepath.Join(dir, "tests_mysql", "test_dedup_mysql.py"), `(?m)^def test_`)
+}
+
+func needServer(t *testing.T) {
+	if os.Getenv("MSGCONTRACT_MYSQL_DSN") == "" {
+		t.Fatal("MSGCONTRACT_MYSQL_DSN is unset: run under scripts/with-mariadb.sh (make test-mysql)")
+	}
+}
+
+type testcase struct {
+	Name    string    `xml:"name,attr"`
+	Failure *struct{} `xml:"failure"`
+	Error   *struct{} `xml:"error"`
+	Skipped *struct{} `xml:"skipped"`
+}
+
+// report turns each test case of a JUnit XML report into a subtest, and
+// checks that as many ran as the source declares (pattern counts them).
+func report(t *testing.T, path, src, pattern string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases  []testcase `xml:"testcase"`
+		Suites []struct {
+			Cases []testcase `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	cases := doc.Cases
+	for _, s := range doc.Suites {
+		cases = append(cases, s.Cases...)
+	}
+	code, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(regexp.MustCompile(pattern).FindAllIndex(code, -1)); len(cases) != want {
+		t.Fatalf("%s: %d test cases ran, %s declares %d", path, len(cases), filepath.Base(src), want)
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.Name, " ", "_"), func(t *testing.T) {
+			switch {
+			case c.Failure != nil || c.Error != nil:
+				t.Errorf("failed (see %s)", path)
+			case c.Skipped != nil:
+				t.Errorf("skipped")
+			}
+		})
+	}
+}

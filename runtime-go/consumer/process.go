@@ -15,6 +15,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -114,14 +115,18 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 	now := c.cfg.Now()
 	next := int(env.GetRetryCount()) + 1
 	if res.Retryable && !r.spec.Policy.DeadLetter(next) {
-		retry := retryEnvelope(env, herr, code, res, now, r.spec.Policy.Delay(next, c.cfg.Rand()))
+		delayMs := r.spec.Policy.Delay(next, c.cfg.Rand())
+		retry := retryEnvelope(env, herr, code, res, now, delayMs)
 		if err := sub.Retry(ctx, d, retry); err != nil {
 			log.get().Error("msgcontract: retry publish failed; the delivery will come back", "err", err)
 			return
 		}
-		c.cfg.Metrics.IncRetried(r.name, et)
-		log.get().Warn("msgcontract: handler failed, retry scheduled", "err", herr, "code", code,
-			"range", res.Range, "next_retry", next, "not_before", time.UnixMilli(retry.NotBefore).UTC())
+		delay := time.Duration(delayMs) * time.Millisecond
+		c.cfg.Metrics.Inc(r.name, et, metrics.OutcomeRetryScheduled)
+		c.cfg.Metrics.ObserveRetryDelay(r.name, et, delay)
+		log.get().Warn("msgcontract: handler failed, retry scheduled", "outcome", metrics.OutcomeRetryScheduled,
+			"err", herr, "code", code, "range", res.Range, "next_retry", next,
+			"delay_seconds", delay.Seconds(), "not_before", time.UnixMilli(retry.NotBefore).UTC())
 		return
 	}
 	reason := dlq.ReasonRetriesExhausted
@@ -164,12 +169,12 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 		log.get().Error("msgcontract: dead-letter failed; the delivery will come back", "err", err)
 		return
 	}
-	c.cfg.Metrics.IncDeadLettered(handler, rec.EventType)
+	c.cfg.Metrics.Inc(handler, rec.EventType, metrics.OutcomeDeadLettered)
 	// A dead letter is an outcome the contract foresees (a poison message,
 	// a non-retryable code, retries spent), kept for a human in the dlq
 	// store and counted by the metrics: a warning with a short reason,
 	// the record holds the whole error.
-	log.get().Warn("msgcontract: dead-lettered", "reason", string(reason), "code", code, "attempts", rec.Attempts,
+	log.get().Warn("msgcontract: dead-lettered", "outcome", metrics.OutcomeDeadLettered, "reason", string(reason), "code", code, "attempts", rec.Attempts,
 		"err", logLine(rec.Error))
 }
 
@@ -209,8 +214,8 @@ func (c *Consumer) prefiltered(ctx context.Context, sub transport.Subscription, 
 		// A conflict: the database records it durably.
 		return false
 	}
-	c.cfg.Metrics.IncDeduped(it.r.name, it.env.GetEventType())
-	it.log.get().Debug("msgcontract: deduplicated by the prefilter", "prior_message_id", prior)
+	c.cfg.Metrics.Inc(it.r.name, it.env.GetEventType(), metrics.OutcomeDeduplicated)
+	it.log.get().Debug("msgcontract: deduplicated by the prefilter", "outcome", metrics.OutcomeDeduplicated, "prior_message_id", prior)
 	c.ack(ctx, sub, it.d, it.log)
 	return true
 }

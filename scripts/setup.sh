@@ -3,8 +3,9 @@
 #   - Debian packages: protoc (protobuf-compiler, libprotobuf-dev) for the
 #     protoc-gen-msgcontract end-to-end test, PostgreSQL for the runtime's and
 #     the registry's PostgreSQL tests, redis-server for the Redis pre-filter
-#     test, Chromium for the registry console's browser test (one apt-get
-#     update, only when something is missing);
+#     test, Chromium for the registry console's browser test, prometheus
+#     (promtool for ops/'s rule tests, the server for make test-obs) (one
+#     apt-get update, only when something is missing);
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
 #   - the Maven artifacts of the Java harness and the pinned protoc;
@@ -19,6 +20,7 @@ command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler libprotobuf-dev
 ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 if ((${#missing[@]})); then
   sudo=""
   [[ "$(id -u)" == 0 ]] || sudo=sudo

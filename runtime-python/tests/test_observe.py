@@ -56,5 +56,6 @@ def test_metrics_and_log_lines_use_the_shared_names() -> None:
     retry = json.loads(lines[2])
     assert (retry["outcome"], retry["code"], retry["delay_seconds"]) == ("retry_scheduled", 50301, 1.0)
     dead = json.loads(lines[3])
-    assert (dead["outcome"], dead["reason"], dead["code"], dead["event_type"] if "event_type" in dead else "") == (
-        "dead_lettered", "decode", -3, "")
+    assert (dead["outcome"], dead["reason"], dead["code"], dead["handler"], "event_type" in dead) == (
+        "dead_lettered", "decode", -3, "", False)
+    assert 'msgcontract_messages_processed_total{event_type="",handler="",outcome="dead_lettered"} 1.0' in text

@@ -64,7 +64,8 @@ MAX_ERROR_MESSAGE = 512
 class Outcome:
     """One delivery's outcome, as an observer sees it (docs/DESIGN.md, "Observability").
 
-    event_type is "" and envelope None when the envelope did not decode;
+    handler and event_type are "" and envelope None when the envelope did not
+    decode (as in Go, where routing needs it);
     handler_seconds is NaN when the handler did not run.
     """
 
@@ -138,19 +139,20 @@ class Consumer(Generic[M]):
         d = self._decide(conn, body, run)
         if self.observer is not None and not isinstance(d, Defer):
             env = run["env"]
+            # An envelope that did not decode belongs to no handler, as in Go.
             self.observer(Outcome(
-                self.handler_name, self.spec.topic, env.event_type if env is not None else "",
-                env, d, run["seconds"],
+                self.handler_name if env is not None else "", self.spec.topic,
+                env.event_type if env is not None else "", env, d, run["seconds"],
             ))
         return d
 
     def _decide(self, conn: Any, body: bytes, run: dict[str, Any]) -> Decision:
         try:
             env = decode(body)
+            run["env"] = env
             message = payload(self.spec, env)
         except DecodeError as e:
             return DeadLetter("decode", CODE_DECODE, _truncate(str(e)), 0)
-        run["env"] = env
         now = self.clock_ms()
         if env.not_before > now:
             return Defer(env.not_before)

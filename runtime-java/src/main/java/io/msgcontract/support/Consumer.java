@@ -81,8 +81,10 @@ public final class Consumer<M extends Message> {
     Run run = new Run();
     Decision d = decide(conn, body, run);
     if (!(d instanceof Decision.Defer)) {
-      String eventType = run.env == null ? "" : run.env.getEventType();
-      observer.observe(new Observer.Outcome(handlerName, spec.topic(), eventType, run.env, d, run.handlerSeconds));
+      // An envelope that did not decode belongs to no handler, as in Go.
+      observer.observe(run.env == null
+          ? new Observer.Outcome("", spec.topic(), "", null, d, run.handlerSeconds)
+          : new Observer.Outcome(handlerName, spec.topic(), run.env.getEventType(), run.env, d, run.handlerSeconds));
     }
     return d;
   }
@@ -98,11 +100,11 @@ public final class Consumer<M extends Message> {
     M message;
     try {
       env = Envelopes.decode(body);
+      run.env = env;
       message = Envelopes.payload(spec, env);
     } catch (DecodeException e) {
       return new Decision.DeadLetter("decode", CODE_DECODE, truncate(e.getMessage()), 0);
     }
-    run.env = env;
     long now = clockMs.getAsLong();
     if (env.getNotBefore() > now) {
       return new Decision.Defer(env.getNotBefore());

@@ -86,6 +86,8 @@ class ObserveTest {
         lines.get(0).replaceFirst("\"time\":\"[^\"]*\"", "\"time\":\"x\""));
     assertTrue(lines.get(2).contains("\"outcome\":\"retry_scheduled\",\"code\":50301,\"delay_seconds\":1.0"), lines.get(2));
     assertTrue(lines.get(3).contains("\"outcome\":\"dead_lettered\",\"reason\":\"decode\",\"code\":-3"), lines.get(3));
+    assertTrue(lines.get(3).contains("\"handler\":\"\",\"topic\":\"errors\",\"outcome\""), lines.get(3));
+    assertTrue(text.contains("msgcontract_messages_processed_total{event_type=\"\",handler=\"\",outcome=\"dead_lettered\"} 1"), text);
   }
 
   private static String ok(List<String> lines) {

@@ -38,10 +38,14 @@ const (
 	NameConsumerLag     = "msgcontract_consumer_lag_messages"
 )
 
-// Buckets shared with the Java and Python runtimes.
+// Buckets shared with the Java and Python runtimes. No edge is an integer
+// or below 0.001: there the three Prometheus clients write le differently
+// ("1" / "1.0", "0.0005" / "5.0E-4"), Prometheus 2 keeps le as written, and
+// sum by (le) across languages would split buckets. Retry edges sit half a
+// second above the exponential delays contracts produce (1, 2, 4 ... s).
 var (
-	HandlerDurationBuckets = prometheus.ExponentialBuckets(0.0005, 2, 16)
-	RetryDelayBuckets      = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}
+	HandlerDurationBuckets = prometheus.ExponentialBuckets(0.001, 2, 16)
+	RetryDelayBuckets      = []float64{0.25, 0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 64.5, 128.5, 256.5, 512.5, 1024.5, 2048.5, 4096.5}
 )
 
 // Metrics are the runtime's counters and histograms:

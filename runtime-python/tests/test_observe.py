@@ -43,7 +43,7 @@ def test_metrics_and_log_lines_use_the_shared_names() -> None:
     }, text
     for outcome in ("handled", "deduplicated", "retry_scheduled", "dead_lettered"):
         assert f'outcome="{outcome}"}} 1.0' in text, outcome
-    assert 'msgcontract_retry_delay_seconds_bucket{event_type="ERROR_SEEN",handler="h",le="1.0"} 1.0' in text
+    assert 'msgcontract_retry_delay_seconds_bucket{event_type="ERROR_SEEN",handler="h",le="1.5"} 1.0' in text
 
     assert len(lines) == 4
     first = json.loads(lines[0])

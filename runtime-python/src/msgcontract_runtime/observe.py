@@ -17,10 +17,18 @@ from typing import Any, Callable, Optional
 
 from msgcontract_runtime.consumer import DeadLetter, Observer, Outcome, Retry
 
-HANDLER_DURATION_BUCKETS = tuple(0.0005 * 2**i for i in range(16))
-"""0.5 ms doubling, 16 buckets, as in Go and Java."""
+def _exponential(start: float, factor: float, count: int) -> tuple[float, ...]:
+    b = [start]
+    for _ in range(count - 1):
+        b.append(b[-1] * factor)  # as Go's ExponentialBuckets computes them
+    return tuple(b)
 
-RETRY_DELAY_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
+
+HANDLER_DURATION_BUCKETS = _exponential(0.001, 2, 16)
+"""1 ms doubling, 16 buckets, as in Go and Java (no integer edge and none
+below 0.001, so every client writes the same le text)."""
+
+RETRY_DELAY_BUCKETS = (0.25, 0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 64.5, 128.5, 256.5, 512.5, 1024.5, 2048.5, 4096.5)
 """Retry delay buckets in seconds, as in Go and Java."""
 
 

@@ -16,11 +16,15 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
  * as {@code prometheus-metrics-exporter-httpserver}).
  */
 public final class PrometheusMetrics implements Observer {
-  /** Handler duration buckets: 0.5 ms doubling, 16 buckets, as in Go and Python. */
-  static final double[] HANDLER_BUCKETS = exponential(0.0005, 2, 16);
+  /**
+   * Handler duration buckets: 1 ms doubling, 16 buckets, as in Go and Python (no integer edge and
+   * none below 0.001, so every client writes the same le text).
+   */
+  static final double[] HANDLER_BUCKETS = exponential(0.001, 2, 16);
 
   /** Retry delay buckets in seconds, as in Go and Python. */
-  static final double[] RETRY_BUCKETS = {0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
+  static final double[] RETRY_BUCKETS = {
+    0.25, 0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 64.5, 128.5, 256.5, 512.5, 1024.5, 2048.5, 4096.5};
 
   private final Counter processed;
   private final Histogram handlerDuration;
@@ -70,8 +74,9 @@ public final class PrometheusMetrics implements Observer {
 
   static double[] exponential(double start, double factor, int count) {
     double[] b = new double[count];
-    for (int i = 0; i < count; i++) {
-      b[i] = start * Math.pow(factor, i);
+    b[0] = start;
+    for (int i = 1; i < count; i++) {
+      b[i] = b[i - 1] * factor; // as Go's ExponentialBuckets computes them
     }
     return b;
   }

@@ -77,7 +77,7 @@ class ObserveTest {
     for (String outcome : List.of("handled", "deduplicated", "retry_scheduled", "dead_lettered")) {
       assertTrue(text.contains("outcome=\"" + outcome + "\"} 1"), outcome + " in\n" + text);
     }
-    assertTrue(text.contains("msgcontract_retry_delay_seconds_bucket{event_type=\"ERROR_SEEN\",handler=\"h\",le=\"1.0\"} 1"), text);
+    assertTrue(text.contains("msgcontract_retry_delay_seconds_bucket{event_type=\"ERROR_SEEN\",handler=\"h\",le=\"1.5\"} 1"), text);
     assertEquals(4, lines.size(), lines.toString());
     assertEquals("{\"time\":\"x\",\"level\":\"INFO\",\"msg\":\"msgcontract: handled\",\"handler\":\"h\","
         + "\"topic\":\"errors\",\"message_id\":\"" + ok(lines) + "\",\"biz_key\":\"range:ok\",\"retry_count\":0,"

@@ -3,6 +3,8 @@ package consumer
 import (
 	"log/slog"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
@@ -11,7 +13,10 @@ import (
 // nothing, and slog.Logger.With is not free at tens of thousands of
 // messages a second.
 type msgLog struct {
-	base    *slog.Logger
+	base *slog.Logger
+	// span is the delivery's consumer span, nil when tracing is off;
+	// every outcome ends it (tracing.End).
+	span    trace.Span
 	d       *transport.Delivery
 	env     *envelopepb.Envelope
 	handler string

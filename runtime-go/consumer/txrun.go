@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -224,15 +225,18 @@ func (c *Consumer) committed(ctx context.Context, run *txRun) {
 		switch run.outcomes[i] {
 		case processed:
 			c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeHandled)
+			tracing.End(it.log.span, metrics.OutcomeHandled, nil)
 			c.record(ctx, it, it.env.GetMessageId(), it.hash)
 		case deduped:
 			if res := run.priors[i]; res.Conflict {
 				c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeConflict)
+				tracing.End(it.log.span, metrics.OutcomeConflict, nil)
 				it.log.get().Warn("msgcontract: key conflict recorded: a duplicate biz_key carries a different payload "+
 					"(producer bug); the first message won, this one is acknowledged",
 					"outcome", metrics.OutcomeConflict, "prior_message_id", res.PriorMessageID)
 			} else {
 				c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeDeduplicated)
+				tracing.End(it.log.span, metrics.OutcomeDeduplicated, nil)
 				// The claim is committed (PostgreSQL waits for a
 				// concurrent claimer to finish), so the prefilter may
 				// learn it.

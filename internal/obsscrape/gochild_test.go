@@ -29,6 +29,10 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
+// traceparent is the producer's W3C trace context on message b in every
+// language; its ids must reach the log lines as trace_id and span_id.
+const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
 // goChild is the Go side: the scenario of testdata/ObsMain.java and
 // testdata/obs_python.py on runtime-go's consumer over the embedded queue,
 // then /metrics on an ephemeral loopback port, printed as "port N", until
@@ -86,6 +90,7 @@ func goChild() error {
 	if err != nil {
 		return err
 	}
+	b.Trace = &envelopepb.TraceContext{Traceparent: traceparent}
 	for _, env := range []*envelopepb.Envelope{a, a, b} {
 		if err := queue.Publish(ctx, spec.Topic, env); err != nil {
 			return err

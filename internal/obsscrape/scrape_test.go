@@ -40,6 +40,9 @@ type child struct {
 	name  string
 	port  string
 	stdin io.WriteCloser
+	// stderr is the file the child logs to: complete once it printed its
+	// port, since every runtime writes its log lines unbuffered.
+	stderr string
 }
 
 // start runs cmd, waits for its "port N" line and stops it at cleanup.
@@ -53,8 +56,14 @@ func start(t *testing.T, name string, cmd *exec.Cmd) *child {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	errPath := filepath.Join(t.TempDir(), name+".log")
+	errFile, err := os.Create(errPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errFile.Close()
+	cmd.Stderr = errFile
+	stderr := func() string { b, _ := os.ReadFile(errPath); return string(b) }
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -69,7 +78,7 @@ func start(t *testing.T, name string, cmd *exec.Cmd) *child {
 			<-done
 		}
 		if t.Failed() {
-			t.Logf("%s stderr:\n%s", name, stderr.String())
+			t.Logf("%s stderr:\n%s", name, stderr())
 		}
 	})
 	lines := make(chan string, 1)
@@ -86,11 +95,11 @@ func start(t *testing.T, name string, cmd *exec.Cmd) *child {
 	case p, ok := <-lines:
 		if !ok {
 			_ = cmd.Wait()
-			t.Fatalf("%s exited without serving metrics:\n%s", name, stderr.String())
+			t.Fatalf("%s exited without serving metrics:\n%s", name, stderr())
 		}
-		return &child{name: name, port: p, stdin: stdin}
+		return &child{name: name, port: p, stdin: stdin, stderr: errPath}
 	case <-time.After(3 * time.Minute):
-		t.Fatalf("%s: no metrics port after 3 minutes:\n%s", name, stderr.String())
+		t.Fatalf("%s: no metrics port after 3 minutes:\n%s", name, stderr())
 	}
 	return nil
 }
@@ -317,5 +326,57 @@ func TestSameSeriesFromEveryLanguage(t *testing.T) {
 	dlq, err := query(metrics.NameDLQMessages)
 	if err != nil || len(dlq) != 1 || dlq[0].Value[1] != "1" {
 		t.Errorf("go DLQ gauge: %v %v, want one series at 1", dlq, err)
+	}
+
+	// The JSON log lines of the retry and of the dead letter carry the
+	// same fields with the same values in every language.
+	for _, c := range children {
+		checkLogLines(t, c)
+	}
+}
+
+// checkLogLines finds c's JSON log lines for the retry and the dead letter
+// and checks the shared fields of docs/DESIGN.md.
+func checkLogLines(t *testing.T, c *child) {
+	t.Helper()
+	b, err := os.ReadFile(c.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]map[string]any{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var f map[string]any
+		if json.Unmarshal([]byte(line), &f) != nil {
+			continue
+		}
+		if o, _ := f["outcome"].(string); o == "retry_scheduled" || o == "dead_lettered" {
+			found[o] = f
+		}
+	}
+	want := map[string]map[string]any{
+		"retry_scheduled": {"handler": "obs", "topic": "obs", "biz_key": "range:b", "event_type": "OBS_EVENT",
+			"retry_count": 0.0, "code": 50301.0, "delay_seconds": 1.0, "error": "code 50301: ledger down",
+			"trace_id": traceparent[3:35], "span_id": traceparent[36:52]},
+		"dead_lettered": {"topic": "obs", "reason": "decode", "code": -3.0},
+	}
+	for outcome, fields := range want {
+		f := found[outcome]
+		if f == nil {
+			t.Errorf("%s: no JSON log line with outcome %s in\n%s", c.name, outcome, b)
+			continue
+		}
+		for k, v := range fields {
+			if f[k] != v {
+				t.Errorf("%s %s log line: %s = %#v, want %#v (line %v)", c.name, outcome, k, f[k], v, f)
+			}
+		}
+		if outcome == "retry_scheduled" {
+			if id, _ := f["message_id"].(string); len(id) != 32 {
+				t.Errorf("%s %s log line: message_id = %#v", c.name, outcome, f["message_id"])
+			}
+		}
+		if _, ok := f["error"].(string); !ok {
+			t.Errorf("%s %s log line has no error field: %v", c.name, outcome, f)
+		}
 	}
 }

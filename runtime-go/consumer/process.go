@@ -137,7 +137,7 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 		c.cfg.Metrics.ObserveRetryDelay(r.name, et, delay)
 		tracing.End(log.span, metrics.OutcomeRetryScheduled, herr, tracing.KeyRetryDelay.Float64(delay.Seconds()))
 		log.get().Warn("msgcontract: handler failed, retry scheduled", "outcome", metrics.OutcomeRetryScheduled,
-			"err", herr, "code", code, "range", res.Range, "next_retry", next,
+			"error", herr, "code", code, "range", res.Range, "next_retry", next,
 			"delay_seconds", delay.Seconds(), "not_before", time.UnixMilli(retry.NotBefore).UTC())
 		return
 	}
@@ -189,7 +189,7 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 	// store and counted by the metrics: a warning with a short reason,
 	// the record holds the whole error.
 	log.get().Warn("msgcontract: dead-lettered", "outcome", metrics.OutcomeDeadLettered, "reason", string(reason), "code", code, "attempts", rec.Attempts,
-		"err", logLine(rec.Error))
+		"error", logLine(rec.Error))
 }
 
 // infraFailure hands an item back when the database failed: the message

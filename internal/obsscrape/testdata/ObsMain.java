@@ -16,6 +16,7 @@ import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.v1.Envelope;
 import io.msgcontract.v1.LastError;
+import io.msgcontract.v1.TraceContext;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +25,8 @@ import java.sql.DriverManager;
 import java.util.List;
 
 public class ObsMain {
+  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
   public static void main(String[] args) throws Exception {
     EventSpec<LastError> spec = new EventSpec<>("msgcontract.v1.LastError", "obs", "OBS_EVENT", "range:{range}",
         new RetryPolicy(1000, 2.0, 0, 60000, 1),
@@ -48,8 +51,9 @@ public class ObsMain {
       byte[] a = Envelopes.encode(Envelopes.newEnvelope(spec, LastError.newBuilder().setRange("a").build(), now));
       c.process(conn, a);
       c.process(conn, a);
-      Decision d = c.process(conn,
-          Envelopes.encode(Envelopes.newEnvelope(spec, LastError.newBuilder().setRange("b").build(), now)));
+      Envelope b = Envelopes.newEnvelope(spec, LastError.newBuilder().setRange("b").build(), now).toBuilder()
+          .setTrace(TraceContext.newBuilder().setTraceparent(TRACEPARENT)).build();
+      Decision d = c.process(conn, Envelopes.encode(b));
       // The transport's part: deliver the retry when it is due.
       Envelope next = ((Decision.Retry) d).nextEnvelope();
       Thread.sleep(Math.max(0, next.getNotBefore() - System.currentTimeMillis()) + 10);

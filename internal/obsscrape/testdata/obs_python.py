@@ -32,6 +32,9 @@ SPEC = mc.EventContract(
 )
 
 
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
 def handler(tx: object, m: envelope_pb2.LastError, env: envelope_pb2.Envelope) -> None:
     if m.range == "b" and env.retry_count == 0:
         raise SPEC.rules.error(50301, "ledger down")
@@ -46,7 +49,9 @@ def main() -> None:
     a = mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range="a")))
     c.process(conn, a)
     c.process(conn, a)
-    d = c.process(conn, mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range="b"))))
+    b = mc.new_envelope(SPEC, envelope_pb2.LastError(range="b"))
+    b.trace.traceparent = TRACEPARENT
+    d = c.process(conn, mc.encode(b))
     assert isinstance(d, mc.Retry), d
     # The transport's part: deliver the retry when it is due.
     time.sleep(max(0, d.next_envelope.not_before / 1000 - time.time()) + 0.01)

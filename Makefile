@@ -28,7 +28,7 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-mysql test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-mysql test-obs test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 summary-reset: ## forget the previous run's per-suite summary lines
@@ -73,6 +73,12 @@ test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-
 	$(GO) vet -tags mysql ./internal/cli ./internal/mysqlit
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ./dedup ./outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ./consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli ./internal/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
+.PHONY: test-obs
+test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a Go, a Java and a Python consumer: the same metric series, labels, counts and buckets from each (internal/obsscrape)
+	command -v prometheus >/dev/null || bash scripts/setup.sh
+	$(GO) vet -tags obs ./internal/obsscrape
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	$(GO) test -json -tags obs -count=1 ./internal/obsscrape | $(TESTSUMMARY) -suite obs -dir $(SUMMARY)
 
 test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
 	bash scripts/setup-python.sh >/dev/null

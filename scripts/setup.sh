@@ -4,7 +4,8 @@
 #     protoc-gen-msgcontract end-to-end test, PostgreSQL for the runtime's and
 #     the registry's PostgreSQL tests, redis-server for the Redis pre-filter
 #     test, mariadb-server for make test-mysql, Chromium for the registry
-#     console's browser test (one apt-get update, only when something is
+#     console's browser test, prometheus (promtool for ops/'s rule tests, the
+#     server for make test-obs) (one apt-get update, only when something is
 #     missing);
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
@@ -21,6 +22,7 @@ ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v mariadbd >/dev/null 2>&1 || [[ -x /usr/sbin/mariadbd ]] || missing+=(mariadb-server)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 if ((${#missing[@]})); then
   sudo=""
   [[ "$(id -u)" == 0 ]] || sudo=sudo

@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 )
 
@@ -154,8 +155,9 @@ func summarize(ctx context.Context, ordersDB, paymentDB *sql.DB, reconPath strin
 	}
 	r.DeadLetterReasons = deadLetterReasons(dead)
 	r.Go = serviceStats{
-		processed: sumCounter(reg, "msgcontract_processed_total"), deduped: sumCounter(reg, "msgcontract_deduped_total"),
-		retried: sumCounter(reg, "msgcontract_retried_total"), deadLettered: r.DeadLettered,
+		processed: sumCounter(reg, metrics.OutcomeHandled),
+		deduped:   sumCounter(reg, metrics.OutcomeDeduplicated) + sumCounter(reg, metrics.OutcomeConflict),
+		retried:   sumCounter(reg, metrics.OutcomeRetryScheduled), deadLettered: r.DeadLettered,
 	}
 	stats := map[string]*int{"processed": &r.Py.processed, "deduped": &r.Py.deduped, "retried": &r.Py.retried}
 	for name, dst := range stats {
@@ -284,18 +286,24 @@ func column(ctx context.Context, db *sql.DB, query string, args ...any) ([]strin
 	return out, rows.Err()
 }
 
-func sumCounter(reg *prometheus.Registry, name string) int {
+// sumCounter sums msgcontract_messages_processed_total over the series of
+// one outcome.
+func sumCounter(reg *prometheus.Registry, outcome string) int {
 	families, err := reg.Gather()
 	if err != nil {
 		return -1
 	}
 	total := 0.0
 	for _, f := range families {
-		if f.GetName() != name {
+		if f.GetName() != metrics.NameProcessed {
 			continue
 		}
 		for _, m := range f.GetMetric() {
-			total += m.GetCounter().GetValue()
+			for _, l := range m.GetLabel() {
+				if l.GetName() == metrics.LabelOutcome && l.GetValue() == outcome {
+					total += m.GetCounter().GetValue()
+				}
+			}
 		}
 	}
 	return int(total)

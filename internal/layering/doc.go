@@ -7,7 +7,8 @@
 //  2. codegen/...: the contract model and the generators;
 //  3. registry/...: the schema registry, built on the model;
 //  4. conformance/... and internal/...: the CLI, the harnesses, the tools;
-//  5. cmd/..., examples/..., bench/...: programs, which nothing imports.
+//  5. cmd/..., examples/..., bench/...: programs, which nothing imports;
+//     ops/: the operations files and their test.
 //
 // A package may import its own layer and lower ones, never internal/...
 // from codegen or registry (registry/internal is registry's own).

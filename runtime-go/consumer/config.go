@@ -11,6 +11,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -76,6 +77,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics defaults to nil: nothing recorded.
 	Metrics *metrics.Metrics
+	// Tracer, when set, starts a consumer span per delivery that continues
+	// the envelope's trace (package tracing); nil traces nothing.
+	Tracer *tracing.Tracer
 	// Now is the clock, for not_before and failure times. Defaults to
 	// time.Now.
 	Now func() time.Time

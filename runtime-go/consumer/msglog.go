@@ -3,6 +3,8 @@ package consumer
 import (
 	"log/slog"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
@@ -11,7 +13,10 @@ import (
 // nothing, and slog.Logger.With is not free at tens of thousands of
 // messages a second.
 type msgLog struct {
-	base    *slog.Logger
+	base *slog.Logger
+	// span is the delivery's consumer span, nil when tracing is off;
+	// every outcome ends it (tracing.End).
+	span    trace.Span
 	d       *transport.Delivery
 	env     *envelopepb.Envelope
 	handler string
@@ -20,7 +25,8 @@ type msgLog struct {
 
 // get returns the logger with the message's attributes: transport id,
 // topic, and once decoded message id, biz_key, retry count, event type,
-// traceparent and handler.
+// the producing span's trace_id and span_id (from traceparent) and
+// handler: the field names of docs/DESIGN.md ("Observability").
 func (m *msgLog) get() *slog.Logger {
 	if m.l != nil {
 		return m.l
@@ -29,8 +35,8 @@ func (m *msgLog) get() *slog.Logger {
 	if env := m.env; env != nil {
 		args = append(args, "message_id", env.GetMessageId(), "biz_key", env.GetBizKey(),
 			"retry_count", env.GetRetryCount(), "event_type", env.GetEventType())
-		if tp := env.GetTrace().GetTraceparent(); tp != "" {
-			args = append(args, "traceparent", tp)
+		if traceID, spanID, ok := traceIDs(env.GetTrace().GetTraceparent()); ok {
+			args = append(args, "trace_id", traceID, "span_id", spanID)
 		}
 	}
 	if m.handler != "" {
@@ -38,4 +44,13 @@ func (m *msgLog) get() *slog.Logger {
 	}
 	m.l = m.base.With(args...)
 	return m.l
+}
+
+// traceIDs splits a W3C traceparent (version-traceid-spanid-flags) into
+// its trace and span ids; ok is false for anything else.
+func traceIDs(tp string) (traceID, spanID string, ok bool) {
+	if len(tp) < 55 || tp[2] != '-' || tp[35] != '-' || tp[52] != '-' {
+		return "", "", false
+	}
+	return tp[3:35], tp[36:52], true
 }

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
@@ -15,6 +16,8 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -47,6 +50,9 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 		return nil
 	}
 	log.env = env
+	if c.cfg.Tracer != nil {
+		_, log.span = c.cfg.Tracer.StartProcess(ctx, d.Topic, c.cfg.Group, env)
+	}
 	// The topic it was delivered from decides; the envelope's own topic
 	// is the fallback for transports that cannot tell.
 	topic := d.Topic
@@ -69,9 +75,11 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 
 	// Step 2: not yet due.
 	if nb := env.GetNotBefore(); nb > c.cfg.Now().UnixMilli() {
-		if err := sub.Defer(ctx, d, time.UnixMilli(nb)); err != nil {
+		err := sub.Defer(ctx, d, time.UnixMilli(nb))
+		if err != nil {
 			log.get().Error("msgcontract: defer failed", "err", err)
 		}
+		tracing.End(log.span, "deferred", err)
 		return nil
 	}
 	hash, err := dedup.HashMessage(msg.(proto.Message))
@@ -86,6 +94,9 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 // error with CodePanic.
 func (c *Consumer) runHandler(ctx context.Context, tx *sql.Tx, env *envelopepb.Envelope, r *route, msg any,
 	log *msgLog) (err error) {
+	if log.span != nil {
+		ctx = trace.ContextWithSpan(ctx, log.span) // the handler's spans are the consumer span's children
+	}
 	hctx, cancel := context.WithTimeout(withEnvelope(ctx, env), c.cfg.HandlerTimeout)
 	defer cancel()
 	defer func() {
@@ -114,14 +125,20 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 	now := c.cfg.Now()
 	next := int(env.GetRetryCount()) + 1
 	if res.Retryable && !r.spec.Policy.DeadLetter(next) {
-		retry := retryEnvelope(env, herr, code, res, now, r.spec.Policy.Delay(next, c.cfg.Rand()))
+		delayMs := r.spec.Policy.Delay(next, c.cfg.Rand())
+		retry := retryEnvelope(env, herr, code, res, now, delayMs)
 		if err := sub.Retry(ctx, d, retry); err != nil {
 			log.get().Error("msgcontract: retry publish failed; the delivery will come back", "err", err)
+			tracing.End(log.span, "handed_back", err)
 			return
 		}
-		c.cfg.Metrics.IncRetried(r.name, et)
-		log.get().Warn("msgcontract: handler failed, retry scheduled", "err", herr, "code", code,
-			"range", res.Range, "next_retry", next, "not_before", time.UnixMilli(retry.NotBefore).UTC())
+		delay := time.Duration(delayMs) * time.Millisecond
+		c.cfg.Metrics.Inc(r.name, et, metrics.OutcomeRetryScheduled)
+		c.cfg.Metrics.ObserveRetryDelay(r.name, et, delay)
+		tracing.End(log.span, metrics.OutcomeRetryScheduled, herr, tracing.KeyRetryDelay.Float64(delay.Seconds()))
+		log.get().Warn("msgcontract: handler failed, retry scheduled", "outcome", metrics.OutcomeRetryScheduled,
+			"error", herr, "code", code, "range", res.Range, "next_retry", next,
+			"delay_seconds", delay.Seconds(), "not_before", time.UnixMilli(retry.NotBefore).UTC())
 		return
 	}
 	reason := dlq.ReasonRetriesExhausted
@@ -162,15 +179,17 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 	}
 	if err := sub.DeadLetter(ctx, d, rec); err != nil {
 		log.get().Error("msgcontract: dead-letter failed; the delivery will come back", "err", err)
+		tracing.End(log.span, "handed_back", err)
 		return
 	}
-	c.cfg.Metrics.IncDeadLettered(handler, rec.EventType)
+	c.cfg.Metrics.Inc(handler, rec.EventType, metrics.OutcomeDeadLettered)
+	tracing.End(log.span, metrics.OutcomeDeadLettered, errors.New(rec.Error), tracing.KeyDeadLetter.String(string(reason)))
 	// A dead letter is an outcome the contract foresees (a poison message,
 	// a non-retryable code, retries spent), kept for a human in the dlq
 	// store and counted by the metrics: a warning with a short reason,
 	// the record holds the whole error.
-	log.get().Warn("msgcontract: dead-lettered", "reason", string(reason), "code", code, "attempts", rec.Attempts,
-		"err", logLine(rec.Error))
+	log.get().Warn("msgcontract: dead-lettered", "outcome", metrics.OutcomeDeadLettered, "reason", string(reason), "code", code, "attempts", rec.Attempts,
+		"error", logLine(rec.Error))
 }
 
 // infraFailure hands an item back when the database failed: the message
@@ -179,6 +198,7 @@ func (c *Consumer) infraFailure(ctx context.Context, sub transport.Subscription,
 	it.log.get().Error("msgcontract: database failure, message handed back", "step", step, "err", err,
 		"delay", c.cfg.InfraRetryDelay)
 	c.cfg.Metrics.IncHandedBack(it.r.name, it.env.GetEventType())
+	tracing.End(it.log.span, "handed_back", err)
 	if derr := sub.Defer(ctx, it.d, c.cfg.Now().Add(c.cfg.InfraRetryDelay)); derr != nil {
 		it.log.get().Error("msgcontract: defer failed", "err", derr)
 	}
@@ -209,8 +229,9 @@ func (c *Consumer) prefiltered(ctx context.Context, sub transport.Subscription, 
 		// A conflict: the database records it durably.
 		return false
 	}
-	c.cfg.Metrics.IncDeduped(it.r.name, it.env.GetEventType())
-	it.log.get().Debug("msgcontract: deduplicated by the prefilter", "prior_message_id", prior)
+	c.cfg.Metrics.Inc(it.r.name, it.env.GetEventType(), metrics.OutcomeDeduplicated)
+	tracing.End(it.log.span, metrics.OutcomeDeduplicated, nil)
+	it.log.get().Debug("msgcontract: deduplicated by the prefilter", "outcome", metrics.OutcomeDeduplicated, "prior_message_id", prior)
 	c.ack(ctx, sub, it.d, it.log)
 	return true
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -222,21 +224,24 @@ func (c *Consumer) committed(ctx context.Context, run *txRun) {
 		et := it.env.GetEventType()
 		switch run.outcomes[i] {
 		case processed:
-			c.cfg.Metrics.IncProcessed(it.r.name, et)
+			c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeHandled)
+			tracing.End(it.log.span, metrics.OutcomeHandled, nil)
 			c.record(ctx, it, it.env.GetMessageId(), it.hash)
 		case deduped:
-			c.cfg.Metrics.IncDeduped(it.r.name, et)
 			if res := run.priors[i]; res.Conflict {
-				c.cfg.Metrics.IncKeyConflict(it.r.name, et)
+				c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeConflict)
+				tracing.End(it.log.span, metrics.OutcomeConflict, nil)
 				it.log.get().Warn("msgcontract: key conflict recorded: a duplicate biz_key carries a different payload "+
 					"(producer bug); the first message won, this one is acknowledged",
-					"prior_message_id", res.PriorMessageID)
+					"outcome", metrics.OutcomeConflict, "prior_message_id", res.PriorMessageID)
 			} else {
+				c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeDeduplicated)
+				tracing.End(it.log.span, metrics.OutcomeDeduplicated, nil)
 				// The claim is committed (PostgreSQL waits for a
 				// concurrent claimer to finish), so the prefilter may
 				// learn it.
 				c.record(ctx, it, res.PriorMessageID, it.hash)
-				it.log.get().Debug("msgcontract: deduplicated", "prior_message_id", res.PriorMessageID)
+				it.log.get().Debug("msgcontract: deduplicated", "outcome", metrics.OutcomeDeduplicated, "prior_message_id", res.PriorMessageID)
 			}
 		}
 	}

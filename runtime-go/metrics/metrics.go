@@ -1,4 +1,6 @@
-// Package metrics holds the runtime's Prometheus metrics. They are
+// Package metrics holds the runtime's Prometheus metrics, named as in
+// docs/DESIGN.md ("Observability"), the vocabulary the Java and Python
+// runtimes, the alert rules and the dashboard in ops/ share. They are
 // registered on a registry the caller supplies; the runtime registers
 // nothing globally. A nil *Metrics is valid and records nothing.
 package metrics
@@ -9,46 +11,81 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Label names of every metric.
+// Label names.
 const (
 	LabelHandler   = "handler"
 	LabelEventType = "event_type"
+	LabelOutcome   = "outcome"
+)
+
+// Outcomes: the values of the outcome label, disjoint, one per delivery
+// that reached a final outcome.
+const (
+	OutcomeHandled        = "handled"
+	OutcomeDeduplicated   = "deduplicated"
+	OutcomeRetryScheduled = "retry_scheduled"
+	OutcomeDeadLettered   = "dead_lettered"
+	OutcomeConflict       = "conflict"
+)
+
+// Metric names.
+const (
+	NameProcessed       = "msgcontract_messages_processed_total"
+	NameHandedBack      = "msgcontract_messages_handed_back_total"
+	NameHandlerDuration = "msgcontract_handler_duration_seconds"
+	NameRetryDelay      = "msgcontract_retry_delay_seconds"
+	NameDLQMessages     = "msgcontract_dlq_messages"
+	NameConsumerLag     = "msgcontract_consumer_lag_messages"
+)
+
+// Buckets shared with the Java and Python runtimes. No edge is an integer
+// or below 0.001: there the three Prometheus clients write le differently
+// ("1" / "1.0", "0.0005" / "5.0E-4"), Prometheus 2 keeps le as written, and
+// sum by (le) across languages would split buckets. Retry edges sit half a
+// second above the exponential delays contracts produce (1, 2, 4 ... s).
+var (
+	HandlerDurationBuckets = prometheus.ExponentialBuckets(0.001, 2, 16)
+	RetryDelayBuckets      = []float64{0.25, 0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 64.5, 128.5, 256.5, 512.5, 1024.5, 2048.5, 4096.5}
 )
 
 // Metrics are the runtime's counters and histograms:
 //
-//	msgcontract_processed_total        handler ran and its transaction committed
-//	msgcontract_deduped_total          claim already held: skipped and acked
-//	msgcontract_retried_total          failure republished for a later retry
-//	msgcontract_dead_lettered_total    message moved to the dead-letter destination
-//	msgcontract_key_conflicts_total    duplicate key with a different payload (producer bug), recorded
-//	msgcontract_handed_back_total      the database failed (begin, claim, commit): handed back, no retry counted
-//	msgcontract_handler_duration_seconds  handler run time, successful or not
+//	msgcontract_messages_processed_total{outcome}  one per delivery with a final outcome
+//	msgcontract_messages_handed_back_total         the database failed (begin, claim, commit): handed back, no retry counted
+//	msgcontract_handler_duration_seconds           handler run time, successful or not
+//	msgcontract_retry_delay_seconds                backoff delay of each retry scheduled
+//
+// Processed, Deduped, Retried, DeadLettered and KeyConflicts are
+// msgcontract_messages_processed_total curried with their outcome; each
+// takes the handler and event type labels.
 type Metrics struct {
-	Processed, Deduped, Retried, DeadLettered, KeyConflicts, HandedBack *prometheus.CounterVec
-	HandlerDuration                                                     *prometheus.HistogramVec
+	Messages                                                *prometheus.CounterVec
+	Processed, Deduped, Retried, DeadLettered, KeyConflicts *prometheus.CounterVec
+	HandedBack                                              *prometheus.CounterVec
+	HandlerDuration, RetryDelay                             *prometheus.HistogramVec
 }
 
 // New creates the metrics and registers them on reg.
 func New(reg prometheus.Registerer) (*Metrics, error) {
 	labels := []string{LabelHandler, LabelEventType}
-	counter := func(name, help string) *prometheus.CounterVec {
-		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "msgcontract", Name: name, Help: help}, labels)
-	}
 	m := &Metrics{
-		Processed:    counter("processed_total", "Messages whose handler ran and whose transaction committed."),
-		Deduped:      counter("deduped_total", "Messages skipped because their (biz_key, handler) claim already existed."),
-		Retried:      counter("retried_total", "Failed messages republished for a later retry."),
-		DeadLettered: counter("dead_lettered_total", "Messages moved to the dead-letter destination."),
-		KeyConflicts: counter("key_conflicts_total", "Duplicates whose payload differs from the claimed message's: two messages under one key, a producer bug."),
-		HandedBack:   counter("handed_back_total", "Messages handed back to the transport unprocessed because the database failed (begin, claim, savepoint or commit); they come back without counting a retry."),
-		HandlerDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "msgcontract", Name: "handler_duration_seconds",
-			Help:    "Handler run time, successful or not.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
-		}, labels),
+		Messages: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameProcessed,
+			Help: "Deliveries that reached a final outcome: handled, deduplicated, retry_scheduled, dead_lettered or conflict."},
+			[]string{LabelHandler, LabelEventType, LabelOutcome}),
+		HandedBack: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameHandedBack,
+			Help: "Messages handed back to the transport unprocessed because the database failed (begin, claim, savepoint or commit); they come back without counting a retry."},
+			labels),
+		HandlerDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: NameHandlerDuration,
+			Help: "Handler run time, successful or not.", Buckets: HandlerDurationBuckets}, labels),
+		RetryDelay: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: NameRetryDelay,
+			Help: "Backoff delay of each retry scheduled.", Buckets: RetryDelayBuckets}, labels),
 	}
-	for _, c := range []prometheus.Collector{m.Processed, m.Deduped, m.Retried, m.DeadLettered, m.KeyConflicts, m.HandedBack, m.HandlerDuration} {
+	outcome := func(o string) *prometheus.CounterVec {
+		return m.Messages.MustCurryWith(prometheus.Labels{LabelOutcome: o})
+	}
+	m.Processed, m.Deduped, m.Retried = outcome(OutcomeHandled), outcome(OutcomeDeduplicated), outcome(OutcomeRetryScheduled)
+	m.DeadLettered, m.KeyConflicts = outcome(OutcomeDeadLettered), outcome(OutcomeConflict)
+	for _, c := range []prometheus.Collector{m.Messages, m.HandedBack, m.HandlerDuration, m.RetryDelay} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -56,49 +93,17 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-func inc(v *prometheus.CounterVec, handler, eventType string) {
-	v.WithLabelValues(handler, eventType).Inc()
-}
-
-// IncProcessed counts a processed message.
-func (m *Metrics) IncProcessed(handler, eventType string) {
+// Inc counts a delivery's final outcome (one of the Outcome constants).
+func (m *Metrics) Inc(handler, eventType, outcome string) {
 	if m != nil {
-		inc(m.Processed, handler, eventType)
-	}
-}
-
-// IncDeduped counts a deduplicated message.
-func (m *Metrics) IncDeduped(handler, eventType string) {
-	if m != nil {
-		inc(m.Deduped, handler, eventType)
-	}
-}
-
-// IncRetried counts a retry.
-func (m *Metrics) IncRetried(handler, eventType string) {
-	if m != nil {
-		inc(m.Retried, handler, eventType)
-	}
-}
-
-// IncDeadLettered counts a dead-lettered message.
-func (m *Metrics) IncDeadLettered(handler, eventType string) {
-	if m != nil {
-		inc(m.DeadLettered, handler, eventType)
-	}
-}
-
-// IncKeyConflict counts a key conflict.
-func (m *Metrics) IncKeyConflict(handler, eventType string) {
-	if m != nil {
-		inc(m.KeyConflicts, handler, eventType)
+		m.Messages.WithLabelValues(handler, eventType, outcome).Inc()
 	}
 }
 
 // IncHandedBack counts a message handed back after a database failure.
 func (m *Metrics) IncHandedBack(handler, eventType string) {
 	if m != nil {
-		inc(m.HandedBack, handler, eventType)
+		m.HandedBack.WithLabelValues(handler, eventType).Inc()
 	}
 }
 
@@ -106,5 +111,12 @@ func (m *Metrics) IncHandedBack(handler, eventType string) {
 func (m *Metrics) ObserveHandler(handler, eventType string, d time.Duration) {
 	if m != nil {
 		m.HandlerDuration.WithLabelValues(handler, eventType).Observe(d.Seconds())
+	}
+}
+
+// ObserveRetryDelay records the backoff delay of a retry scheduled.
+func (m *Metrics) ObserveRetryDelay(handler, eventType string, d time.Duration) {
+	if m != nil {
+		m.RetryDelay.WithLabelValues(handler, eventType).Observe(d.Seconds())
 	}
 }

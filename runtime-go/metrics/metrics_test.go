@@ -2,14 +2,18 @@ package metrics_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 )
 
+// The names, labels and outcome values are docs/DESIGN.md's vocabulary,
+// which the Java and Python runtimes and ops/ share.
 func TestNamesAndLabels(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
@@ -17,22 +21,27 @@ func TestNamesAndLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.IncProcessed("h", "E")
-	m.IncDeduped("h", "E")
-	m.IncRetried("h", "E")
-	m.IncDeadLettered("h", "E")
-	m.IncKeyConflict("h", "E")
+	for _, o := range []string{metrics.OutcomeHandled, metrics.OutcomeDeduplicated, metrics.OutcomeRetryScheduled,
+		metrics.OutcomeDeadLettered, metrics.OutcomeConflict} {
+		m.Inc("h", "E", o)
+	}
+	m.IncHandedBack("h", "E")
 	m.ObserveHandler("h", "E", time.Millisecond)
+	m.ObserveRetryDelay("h", "E", 2*time.Second)
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	var names, outcomes []string
 	for _, f := range families {
 		names = append(names, f.GetName())
 		for _, metric := range f.GetMetric() {
 			var labels []string
 			for _, l := range metric.GetLabel() {
+				if l.GetName() == metrics.LabelOutcome {
+					outcomes = append(outcomes, l.GetValue())
+					continue
+				}
 				labels = append(labels, l.GetName()+"="+l.GetValue())
 			}
 			if !slices.Equal(labels, []string{"event_type=E", "handler=h"}) {
@@ -40,12 +49,17 @@ func TestNamesAndLabels(t *testing.T) {
 			}
 		}
 	}
-	want := []string{
-		"msgcontract_dead_lettered_total", "msgcontract_deduped_total", "msgcontract_handler_duration_seconds",
-		"msgcontract_key_conflicts_total", "msgcontract_processed_total", "msgcontract_retried_total",
-	}
+	want := []string{metrics.NameHandlerDuration, metrics.NameHandedBack, metrics.NameProcessed, metrics.NameRetryDelay}
 	if !slices.Equal(names, want) {
 		t.Errorf("metric names = %v, want %v", names, want)
+	}
+	slices.Sort(outcomes)
+	if got := strings.Join(outcomes, ","); got != "conflict,dead_lettered,deduplicated,handled,retry_scheduled" {
+		t.Errorf("outcomes = %s", got)
+	}
+	// The curried vectors count into the one counter.
+	if got := testutil.ToFloat64(m.Retried.WithLabelValues("h", "E")); got != 1 {
+		t.Errorf("retry_scheduled = %v, want 1", got)
 	}
 	// A second registration on the same registry is an error, not a panic.
 	if _, err := metrics.New(reg); err == nil {
@@ -53,6 +67,8 @@ func TestNamesAndLabels(t *testing.T) {
 	}
 	// A nil *Metrics records nothing and does not panic.
 	var none *metrics.Metrics
-	none.IncProcessed("h", "E")
+	none.Inc("h", "E", metrics.OutcomeHandled)
 	none.ObserveHandler("h", "E", time.Second)
+	none.ObserveRetryDelay("h", "E", time.Second)
+	none.IncHandedBack("h", "E")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 )
 
 // Table is the outbox table's name.
@@ -26,10 +27,15 @@ const lockTable = "msg_outbox_lock"
 
 // Write stores env in the outbox within tx, the business transaction. The
 // envelope's topic (env.topic, set by event.NewEnvelope) is where the relay
-// publishes it. The table must exist: see Migrate.
+// publishes it. The table must exist: see Migrate. An envelope without
+// trace context gets ctx's span context (tracing.Inject), so consumers
+// continue the producer's trace; without a span in ctx nothing changes.
 func Write(ctx context.Context, tx *sql.Tx, env *envelopepb.Envelope) error {
 	if env.GetTopic() == "" {
 		return fmt.Errorf("outbox: envelope %s has no topic; build it with event.NewEnvelope", env.GetMessageId())
+	}
+	if env.GetTrace().GetTraceparent() == "" {
+		tracing.Inject(ctx, env)
 	}
 	body, err := envelope.Marshal(env)
 	if err != nil {

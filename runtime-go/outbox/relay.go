@@ -8,9 +8,13 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -34,6 +38,10 @@ type RelayConfig struct {
 	// SentRetention is how long sent rows are kept before deletion.
 	// Defaults to 24 h.
 	SentRetention time.Duration
+	// Tracer, when set, wraps each publish in a producer span that
+	// continues the trace the producer wrote into the envelope and is
+	// injected in its place (package tracing); nil traces nothing.
+	Tracer *tracing.Tracer
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now defaults to time.Now.
@@ -164,7 +172,7 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 		}
 		env, err := envelope.Unmarshal(x.body)
 		if err == nil {
-			err = r.cfg.Publisher.Publish(ctx, x.topic, env)
+			err = r.publish(ctx, x.topic, env)
 		}
 		if err != nil {
 			blocked[x.key] = true
@@ -181,6 +189,21 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 }
 
 // lead takes or renews the leader lock.
+// publish publishes env, in a producer span when the relay traces.
+func (r *Relay) publish(ctx context.Context, topic string, env *envelopepb.Envelope) error {
+	if r.cfg.Tracer == nil {
+		return r.cfg.Publisher.Publish(ctx, topic, env)
+	}
+	ctx, span := r.cfg.Tracer.StartPublish(ctx, topic, env)
+	defer span.End()
+	err := r.cfg.Publisher.Publish(ctx, topic, env)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	return err
+}
+
 func (r *Relay) lead(ctx context.Context) (bool, error) {
 	now := r.cfg.Now()
 	res, err := r.cfg.DB.ExecContext(ctx, `UPDATE `+lockTable+` SET owner = $1, lease_until = $2

@@ -135,7 +135,7 @@ func TestPrefilter(t *testing.T) {
 	// A different payload under the key goes to the database, which
 	// records the conflict.
 	publish("k1", "different")
-	wait("conflict deduplicated", func() bool { return count(m.Deduped) == 1 })
+	wait("conflict settled", func() bool { return count(m.KeyConflicts) == 1 })
 	var conflicts int
 	if err := db.QueryRow(`SELECT count(*) FROM msg_dedup_conflict`).Scan(&conflicts); err != nil || conflicts != 1 {
 		t.Errorf("conflict records = %d (%v), want 1", conflicts, err)
@@ -148,7 +148,7 @@ func TestPrefilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	publish("k1", "ok")
-	wait("deduped", func() bool { return count(m.Deduped) == 2 })
+	wait("deduped", func() bool { return count(m.Deduped) == 1 })
 	var n int
 	_ = db.QueryRow(`SELECT count(*) FROM effects`).Scan(&n)
 	if n != 1 {

@@ -67,7 +67,7 @@ type Config struct {
 	// polls them until their offsets are committed; polling stops while
 	// it is reached. Defaults to 20,000.
 	MaxBuffered int
-	// Registerer, when set, gets msgcontract_kafka_consumer_lag
+	// Registerer, when set, gets msgcontract_consumer_lag_messages
 	// {group,topic,partition}: records behind the high watermark after
 	// each fetch.
 	Registerer prometheus.Registerer

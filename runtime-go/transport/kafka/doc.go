@@ -84,7 +84,7 @@
 //
 // The consumer's metrics are the same as on every transport; with
 // Config.Registerer the subscription also sets
-// msgcontract_kafka_consumer_lag{group,topic,partition} after each fetch,
+// msgcontract_consumer_lag_messages{group,topic,partition} after each fetch,
 // and Transport.Backlog reports the group's uncommitted records as the
 // broker sees them.
 package kafka

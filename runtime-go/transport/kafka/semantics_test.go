@@ -119,7 +119,7 @@ func TestCommitsOnlyTheSettledPrefix(t *testing.T) {
 	}
 	nothing(t, s2, 300*time.Millisecond)
 	mfs, err := reg.Gather()
-	if err != nil || len(mfs) != 1 || mfs[0].GetName() != "msgcontract_kafka_consumer_lag" {
+	if err != nil || len(mfs) != 1 || mfs[0].GetName() != "msgcontract_consumer_lag_messages" {
 		t.Fatalf("lag metric: %v %v", mfs, err)
 	}
 	if v := mfs[0].GetMetric()[0].GetGauge().GetValue(); v != 0 {

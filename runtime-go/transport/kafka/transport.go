@@ -67,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	}
 	if cfg.Registerer != nil {
 		t.lag = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: "msgcontract", Subsystem: "kafka", Name: "consumer_lag",
+			Namespace: "msgcontract", Name: "consumer_lag_messages",
 			Help: "Records of a partition behind its high watermark, after this consumer's last fetch.",
 		}, []string{"group", "topic", "partition"})
 		if err := cfg.Registerer.Register(t.lag); err != nil {

@@ -12,6 +12,8 @@ rules that Go and Java follow too, one module per concern:
 - ``envelope``: the envelope codec (JSON always with proto field names);
 - ``dedup``: the dedup claim table on a DB-API connection;
 - ``consumer``: a transport-neutral consumer skeleton;
+- ``observe``: metrics (``[prometheus]`` extra) and JSON log lines in the
+  vocabulary shared with Go and Java (not imported here: import it to use it);
 - ``version``: the import-time check generated modules run;
 - ``include``: where msgcontract's own .proto files are, for protoc's -I.
 
@@ -39,6 +41,8 @@ from msgcontract_runtime.consumer import (
     DeadLetter,
     Decision,
     Defer,
+    Observer,
+    Outcome,
     Retry,
 )
 from msgcontract_runtime.dedup import (
@@ -92,6 +96,8 @@ __all__ = [
     "EventContract",
     "NonRetryableError",
     "Retry",
+    "Observer",
+    "Outcome",
     "RetryPolicy",
     "RetryableError",
     "StateMachine",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import random as _random
 import time
-from typing import Any, Callable, Generic, Union
+from typing import Any, Callable, Generic, Optional, Union
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.classify import ContractError
@@ -59,6 +60,39 @@ MAX_ERROR_MESSAGE = 512
 """The largest last_error message kept, in bytes, as in the Go runtime."""
 
 
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """One delivery's outcome, as an observer sees it (docs/DESIGN.md, "Observability").
+
+    handler and event_type are "" and envelope None when the envelope did not
+    decode (as in Go, where routing needs it);
+    handler_seconds is NaN when the handler did not run.
+    """
+
+    handler: str
+    topic: str
+    event_type: str
+    envelope: Optional[_envelope_pb2.Envelope]
+    decision: Decision
+    handler_seconds: float
+
+    @property
+    def label(self) -> Optional[str]:
+        """The outcome label: handled, deduplicated, retry_scheduled, dead_lettered; None when deferred."""
+        d = self.decision
+        if isinstance(d, Ack):
+            return "deduplicated" if d.deduplicated else "handled"
+        if isinstance(d, Retry):
+            return "retry_scheduled"
+        if isinstance(d, DeadLetter):
+            return "dead_lettered"
+        return None
+
+
+Observer = Callable[[Outcome], None]
+"""Told every final outcome: msgcontract_runtime.observe has metrics and JSON logs."""
+
+
 def _truncate(s: str) -> str:
     b = s.encode("utf-8")
     if len(b) <= MAX_ERROR_MESSAGE:
@@ -84,6 +118,7 @@ class Consumer(Generic[M]):
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         rand: Callable[[], float] = _random.random,
         paramstyle: str = "qmark",
+        observer: Optional[Observer] = None,
     ) -> None:
         self.spec = spec
         self.handler_name = handler_name
@@ -91,15 +126,30 @@ class Consumer(Generic[M]):
         self.clock_ms = clock_ms
         self.rand = rand
         self.paramstyle = paramstyle
+        self.observer = observer
 
     def process(self, conn: Any, body: bytes) -> Decision:
         """Processes one delivered body; the consumer commits or rolls back conn.
 
         A database error propagates: the message is not at fault and the
-        caller hands the delivery back without counting a retry.
+        caller hands the delivery back without counting a retry. The
+        observer, if any, is told every decision but Defer.
         """
+        run: dict[str, Any] = {"env": None, "seconds": math.nan}
+        d = self._decide(conn, body, run)
+        if self.observer is not None and not isinstance(d, Defer):
+            env = run["env"]
+            # An envelope that did not decode belongs to no handler, as in Go.
+            self.observer(Outcome(
+                self.handler_name if env is not None else "", self.spec.topic,
+                env.event_type if env is not None else "", env, d, run["seconds"],
+            ))
+        return d
+
+    def _decide(self, conn: Any, body: bytes, run: dict[str, Any]) -> Decision:
         try:
             env = decode(body)
+            run["env"] = env
             message = payload(self.spec, env)
         except DecodeError as e:
             return DeadLetter("decode", CODE_DECODE, _truncate(str(e)), 0)
@@ -117,11 +167,14 @@ class Consumer(Generic[M]):
         if not claimed:
             conn.rollback()
             return Ack(deduplicated=True)
+        start = time.perf_counter()
         try:
             self.handler(conn, message, env)
         except Exception as e:  # handlers may fail in any way; every failure is classified
+            run["seconds"] = time.perf_counter() - start
             conn.rollback()
             return self._fail(env, e, now)
+        run["seconds"] = time.perf_counter() - start
         # A failed commit is the database's failure, not the message's: it
         # propagates and the delivery is handed back uncounted.
         conn.commit()

@@ -52,7 +52,8 @@ func InsertEffect(ctx context.Context, tx *sql.Tx, note string) error {
 	return err
 }
 
-// Processed reads msgcontract_processed_total for the bench handler.
+// Processed reads msgcontract_messages_processed_total{outcome="handled"}
+// for the bench handler.
 func Processed(m *metrics.Metrics) int {
 	return int(testutil.ToFloat64(m.Processed.WithLabelValues(Handler, EventType)))
 }

@@ -32,6 +32,7 @@ public final class Consumer<M extends Message> {
   private final Handler<M> handler;
   private final LongSupplier clockMs;
   private final DoubleSupplier random;
+  private final Observer observer;
 
   /**
    * Returns a consumer of spec's event running handler under handlerName, the
@@ -41,11 +42,28 @@ public final class Consumer<M extends Message> {
    */
   public Consumer(EventSpec<M> spec, String handlerName, Handler<M> handler, LongSupplier clockMs,
       DoubleSupplier random) {
+    this(spec, handlerName, handler, clockMs, random, Observer.NONE);
+  }
+
+  private Consumer(EventSpec<M> spec, String handlerName, Handler<M> handler, LongSupplier clockMs,
+      DoubleSupplier random, Observer observer) {
     this.spec = spec;
     this.handlerName = handlerName;
     this.handler = handler;
     this.clockMs = clockMs;
     this.random = random;
+    this.observer = observer;
+  }
+
+  /**
+   * Returns this consumer with observer told every outcome (metrics, logs; see
+   * {@code io.msgcontract.observe}).
+   *
+   * @param observer the observer
+   * @return a consumer like this one that reports to observer
+   */
+  public Consumer<M> withObserver(Observer observer) {
+    return new Consumer<>(spec, handlerName, handler, clockMs, random, observer);
   }
 
   /** Like the full constructor with the system clock and Math.random. */
@@ -60,10 +78,29 @@ public final class Consumer<M extends Message> {
    * delivery back without counting a retry.
    */
   public Decision process(Connection conn, byte[] body) throws SQLException {
+    Run run = new Run();
+    Decision d = decide(conn, body, run);
+    if (!(d instanceof Decision.Defer)) {
+      // An envelope that did not decode belongs to no handler, as in Go.
+      observer.observe(run.env == null
+          ? new Observer.Outcome("", spec.topic(), "", null, d, run.handlerSeconds)
+          : new Observer.Outcome(handlerName, spec.topic(), run.env.getEventType(), run.env, d, run.handlerSeconds));
+    }
+    return d;
+  }
+
+  /** What process learned on the way to its decision, for the observer. */
+  private static final class Run {
+    Envelope env;
+    double handlerSeconds = Double.NaN;
+  }
+
+  private Decision decide(Connection conn, byte[] body, Run run) throws SQLException {
     Envelope env;
     M message;
     try {
       env = Envelopes.decode(body);
+      run.env = env;
       message = Envelopes.payload(spec, env);
     } catch (DecodeException e) {
       return new Decision.DeadLetter("decode", CODE_DECODE, truncate(e.getMessage()), 0);
@@ -85,11 +122,13 @@ public final class Consumer<M extends Message> {
       return new Decision.Ack(true);
     }
     Exception failure = null;
+    long start = System.nanoTime();
     try {
       handler.handle(conn, message, env);
     } catch (Exception e) { // handlers may fail in any way; every failure is classified
       failure = e;
     }
+    run.handlerSeconds = (System.nanoTime() - start) / 1e9;
     if (failure == null) {
       // A failed commit is the database's failure, not the message's: it
       // propagates and the delivery is handed back uncounted.

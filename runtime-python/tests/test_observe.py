@@ -1,0 +1,61 @@
+"""The vocabulary of docs/DESIGN.md ("Observability") from the Python runtime."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import prometheus_client
+from prometheus_client import CollectorRegistry
+
+import msgcontract_runtime as mc
+from msgcontract.v1 import envelope_pb2
+from msgcontract_runtime.observe import JsonLog, PrometheusMetrics, fan_out
+from test_runtime import SPEC
+
+
+def test_metrics_and_log_lines_use_the_shared_names() -> None:
+    reg = CollectorRegistry()
+    lines: list[str] = []
+
+    def handler(tx: object, m: envelope_pb2.LastError, env: object) -> None:
+        if m.range == "fail":
+            raise SPEC.rules.error(50301, "ledger down")
+
+    c = mc.Consumer(SPEC, "h", handler, clock_ms=lambda: 10_000, rand=lambda: 0.0,
+                    observer=fan_out(PrometheusMetrics(reg), JsonLog(lines.append)))
+    conn = sqlite3.connect(":memory:")
+    mc.migrate(conn)
+    ok = mc.new_envelope(SPEC, envelope_pb2.LastError(range="ok"), occurred_at_ms=1)
+    ok.trace.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    c.process(conn, mc.encode(ok))
+    c.process(conn, mc.encode(ok))
+    c.process(conn, mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range="fail"), occurred_at_ms=1)))
+    c.process(conn, b"not an envelope")
+
+    text = prometheus_client.generate_latest(reg).decode()
+    series = {line.split("{")[0].split(" ")[0] for line in text.splitlines() if line and not line.startswith("#")}
+    assert series == {
+        "msgcontract_handler_duration_seconds_bucket", "msgcontract_handler_duration_seconds_count",
+        "msgcontract_handler_duration_seconds_sum", "msgcontract_messages_processed_total",
+        "msgcontract_retry_delay_seconds_bucket", "msgcontract_retry_delay_seconds_count",
+        "msgcontract_retry_delay_seconds_sum",
+    }, text
+    for outcome in ("handled", "deduplicated", "retry_scheduled", "dead_lettered"):
+        assert f'outcome="{outcome}"}} 1.0' in text, outcome
+    assert 'msgcontract_retry_delay_seconds_bucket{event_type="ERROR_SEEN",handler="h",le="1.5"} 1.0' in text
+
+    assert len(lines) == 4
+    first = json.loads(lines[0])
+    del first["time"]
+    assert first == {
+        "level": "INFO", "msg": "msgcontract: handled", "handler": "h", "topic": "errors",
+        "message_id": ok.message_id, "biz_key": "range:ok", "retry_count": 0, "event_type": "ERROR_SEEN",
+        "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "span_id": "00f067aa0ba902b7", "outcome": "handled",
+    }
+    retry = json.loads(lines[2])
+    assert (retry["outcome"], retry["code"], retry["delay_seconds"]) == ("retry_scheduled", 50301, 1.0)
+    dead = json.loads(lines[3])
+    assert (dead["outcome"], dead["reason"], dead["code"], dead["handler"], "event_type" in dead) == (
+        "dead_lettered", "decode", -3, "", False)
+    assert 'msgcontract_messages_processed_total{event_type="",handler="",outcome="dead_lettered"} 1.0' in text

@@ -410,6 +410,10 @@ class KafkaLoop:
                 self._waiting[key].append(m)  # its key waits for an earlier record
                 continue
             self._run_key(key, collections.deque([m]))
+            self._commit_due()
+        self._commit_due()
+
+    def _commit_due(self) -> None:
         if time.monotonic() - self._last_commit >= self.commit_interval_s:
             self.commit()
             self._last_commit = time.monotonic()

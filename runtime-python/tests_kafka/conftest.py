@@ -36,7 +36,7 @@ def namespace() -> str:
 
 def generate_payment(out: pathlib.Path) -> pathlib.Path:
     """protoc's Python for examples/proto/shop/payment/v1/payment.proto into out."""
-    import grpc_tools
+    import grpc_tools  # type: ignore[import-untyped]
 
     wkt = pathlib.Path(grpc_tools.__file__).parent / "_proto"
     out.mkdir(parents=True, exist_ok=True)
@@ -51,7 +51,7 @@ def generate_payment(out: pathlib.Path) -> pathlib.Path:
 def pb(tmp_path_factory: pytest.TempPathFactory) -> Any:
     out = generate_payment(tmp_path_factory.mktemp("gen"))
     sys.path.insert(0, str(out))
-    from shop.payment.v1 import payment_pb2
+    from shop.payment.v1 import payment_pb2  # type: ignore[import-not-found]
 
     return payment_pb2
 

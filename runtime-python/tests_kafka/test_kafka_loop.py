@@ -114,8 +114,7 @@ def test_two_members_share_partitions_once(tmp_path: pathlib.Path, spec: Any, pb
         wait(lambda: all(lp.assigned for lp in loops), step, "both members hold partitions")
         for i in range(40):
             publish_pay(pub, spec, pb, f"o-{i}", times=2)
-        total = lambda: sum(lp.counts.processed + lp.counts.deduped for lp in loops)  # noqa: E731
-        wait(lambda: total() >= 80, step, "80 deliveries")
+        wait(lambda: sum(lp.counts.processed + lp.counts.deduped for lp in loops) >= 80, step, "80 deliveries")
     finally:
         pub.close()
         for lp in loops:

@@ -20,7 +20,7 @@ from kafkahelp import effects, sqlite_db
 def main() -> None:
     brokers, ns, db_path, gen, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     sys.path.insert(0, gen)
-    from shop.payment.v1 import payment_pb2
+    from shop.payment.v1 import payment_pb2  # type: ignore[import-not-found]
 
     spec = pay_success_spec(payment_pb2)
     db = sqlite_db(db_path)

@@ -52,17 +52,19 @@ func newWire(c *ConfluentConfig) *wire {
 }
 
 // subject is the registry subject the event's schema is under: the
-// envelope's schema_subject, else Confluent's TopicNameStrategy.
-func subject(env *envelopepb.Envelope, kafkaTopic string) string {
+// envelope's schema_subject (generated producers set it), else
+// Confluent's TopicNameStrategy on the user's topic, as the generated
+// specs default to.
+func subject(env *envelopepb.Envelope, topic string) string {
 	if s := env.GetSchemaSubject(); s != "" {
 		return s
 	}
-	return kafkaTopic + "-value"
+	return topic + "-value"
 }
 
 // frame returns the record value and envelope header of env on topic
-// (the user's topic; kafkaTopic its name on the cluster).
-func (w *wire) frame(ctx context.Context, topic, kafkaTopic string, env *envelopepb.Envelope) ([]byte, kgo.RecordHeader, error) {
+// (the user's topic, without the namespace).
+func (w *wire) frame(ctx context.Context, topic string, env *envelopepb.Envelope) ([]byte, kgo.RecordHeader, error) {
 	if ct := env.GetContentType(); ct != "" && ct != event.ContentTypeProto {
 		return nil, kgo.RecordHeader{}, fmt.Errorf("kafka: the Confluent wire format needs a binary protobuf payload, not %s", ct)
 	}
@@ -70,7 +72,7 @@ func (w *wire) frame(ctx context.Context, topic, kafkaTopic string, env *envelop
 	if err != nil {
 		return nil, kgo.RecordHeader{}, err
 	}
-	id, err := w.reg.ID(ctx, subject(env, kafkaTopic), env.GetSchemaVersion())
+	id, err := w.reg.ID(ctx, subject(env, topic), env.GetSchemaVersion())
 	if err != nil {
 		return nil, kgo.RecordHeader{}, fmt.Errorf("kafka: %w", err)
 	}
@@ -123,7 +125,7 @@ var errSchema = errors.New("schema")
 // with the frame's payload, after checking that the frame's schema id
 // belongs to the event's subject. An error wrapping errSchema condemns the
 // record; any other error is the registry's trouble, worth another try.
-func (w *wire) unframe(ctx context.Context, r *kgo.Record) ([]byte, *envelopepb.Envelope, error) {
+func (w *wire) unframe(ctx context.Context, r *kgo.Record, topic string) ([]byte, *envelopepb.Envelope, error) {
 	var head []byte
 	for _, h := range r.Headers {
 		if h.Key == HeaderEnvelope {
@@ -144,7 +146,7 @@ func (w *wire) unframe(ctx context.Context, r *kgo.Record) ([]byte, *envelopepb.
 	if err := proto.Unmarshal(head, env); err != nil {
 		return nil, nil, fmt.Errorf("%w: %s header: %v", errSchema, HeaderEnvelope, err)
 	}
-	if err := w.reg.CheckSubject(ctx, id, subject(env, r.Topic)); err != nil {
+	if err := w.reg.CheckSubject(ctx, id, subject(env, topic)); err != nil {
 		if confluent.IsRefused(err) {
 			return nil, env, fmt.Errorf("%w: %v", errSchema, err)
 		}
@@ -173,7 +175,7 @@ func (s *subscription) unframeAll(ctx context.Context, ds []*transport.Delivery)
 			out = append(out, d)
 			continue
 		}
-		body, env, err := s.t.wire.unframe(ctx, e.rec)
+		body, env, err := s.t.wire.unframe(ctx, e.rec, e.topic)
 		switch {
 		case err == nil:
 			d.Body = body

@@ -125,7 +125,7 @@ func (t *Transport) Publish(ctx context.Context, topic string, env *envelopepb.E
 func (t *Transport) eventRecord(ctx context.Context, topic string, env *envelopepb.Envelope) (*kgo.Record, error) {
 	r := &kgo.Record{Topic: t.topicName(topic), Key: []byte(env.GetBizKey())}
 	if t.wire != nil {
-		value, head, err := t.wire.frame(ctx, topic, r.Topic, env)
+		value, head, err := t.wire.frame(ctx, topic, env)
 		if err != nil {
 			return nil, fmt.Errorf("kafka: publish: %w", err)
 		}

@@ -81,6 +81,12 @@ def _rfc3339(ms: int) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
 
 
+def _copy(env: _envelope_pb2.Envelope) -> _envelope_pb2.Envelope:
+    out = _envelope_pb2.Envelope()
+    out.CopyFrom(env)
+    return out
+
+
 class SchemaRefused(Exception):
     """The registry refused the record's schema id, or it is not the event's subject's."""
 
@@ -126,9 +132,9 @@ class Registry:
             raise SchemaRefused(f"schema id {schema_id} belongs to {subs}, not to the event's subject {subject}")
 
 
-def subject_of(env: _envelope_pb2.Envelope, kafka_topic: str) -> str:
-    """The event's subject: the envelope's schema_subject, else Confluent's TopicNameStrategy."""
-    return env.schema_subject or f"{kafka_topic}-value"
+def subject_of(env: _envelope_pb2.Envelope, topic: str) -> str:
+    """The event's subject: the envelope's schema_subject, else TopicNameStrategy on the user's topic, as in Go."""
+    return env.schema_subject or f"{topic}-value"
 
 
 def _producer_config(brokers: str, extra: Optional[Dict[str, Any]]) -> Dict[str, Any]:
@@ -238,12 +244,15 @@ class KafkaPublisher:
         if env.content_type not in ("", "application/protobuf"):
             raise ValueError(f"kafka: the Confluent wire format needs a binary protobuf payload, not {env.content_type}")
         kafka_topic = self.namespace + topic
-        subject = subject_of(env, kafka_topic)
+        subject = subject_of(env, topic)
+        if not env.schema_subject:  # the header names it, so consumers check the id against it
+            env = _copy(env)
+            env.schema_subject = subject
         k = (spec.message_type, subject)
         ser = self._serializers.get(k)
         if ser is None:
             ser = ProtobufSerializer(spec.message_type, self._sr, {
-                "auto.register.schemas": False, "use.latest.version": True,
+                "auto.register.schemas": False, "use.latest.version": True, "use.deprecated.format": False,
                 "subject.name.strategy": lambda _ctx, _name: subject,
             })
             self._serializers[k] = ser
@@ -448,7 +457,7 @@ class KafkaLoop:
         env: Optional[_envelope_pb2.Envelope] = None
         if wire.is_framed(value):
             try:
-                env = self._unframe(m.topic(), value, headers.get(wire.HEADER_ENVELOPE))
+                env = self._unframe(topic, value, headers.get(wire.HEADER_ENVELOPE))
                 body = encode(env)
             except SchemaRefused as e:
                 self._dead_letter(m, topic, value, env, "", DeadLetter("schema", CODE_SCHEMA, str(e), 0))
@@ -491,7 +500,7 @@ class KafkaLoop:
             self._dead_letter(m, topic, body, env, c.handler_name, d)
         return None
 
-    def _unframe(self, kafka_topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
+    def _unframe(self, topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
         if self._registry is None:
             raise SchemaRefused("a Confluent-framed record, and no registry_url is set")
         try:
@@ -501,7 +510,7 @@ class KafkaLoop:
         if head is None:
             raise SchemaRefused(f"no {wire.HEADER_ENVELOPE} header: the biz_key and event type are the producer's to set")
         env = wire.join(head, payload)
-        self._registry.check_subject(schema_id, subject_of(env, kafka_topic))
+        self._registry.check_subject(schema_id, subject_of(env, topic))
         return env
 
     def _dead_letter(self, m: Message, topic: str, body: bytes, env: Optional[_envelope_pb2.Envelope],

@@ -144,7 +144,7 @@ func sqliteDB(t *testing.T) *sql.DB {
 
 func effects(t *testing.T, db *sql.DB, where string) (n, distinct int) {
 	t.Helper()
-	if err := db.QueryRow(`SELECT count(*), count(DISTINCT biz_key) FROM effects` + where).Scan(&n, &distinct); err != nil {
+	if err := db.QueryRow(`SELECT count(*), count(DISTINCT biz_key) FROM effects`+where).Scan(&n, &distinct); err != nil {
 		t.Fatal(err)
 	}
 	return n, distinct

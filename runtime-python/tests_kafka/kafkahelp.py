@@ -15,7 +15,7 @@ from msgcontract_runtime import kafka as mk
 
 
 def sqlite_db(path: str) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
+    conn = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED", check_same_thread=False)
     mc.migrate(conn)
     conn.execute("CREATE TABLE IF NOT EXISTS effects (biz_key TEXT NOT NULL, order_id TEXT NOT NULL)")
     conn.commit()

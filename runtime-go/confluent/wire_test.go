@@ -8,11 +8,23 @@ import (
 	"slices"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/msgcontract/msgcontract/runtime-go/confluent"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 )
 
 type vectors struct {
+	Records []struct {
+		Name      string          `json:"name"`
+		Envelope  json.RawMessage `json:"envelope"`
+		SchemaID  int32           `json:"schema_id"`
+		Index     []int           `json:"index"`
+		KeyHex    string          `json:"key_hex"`
+		ValueHex  string          `json:"value_hex"`
+		HeaderHex string          `json:"header_hex"`
+	} `json:"records"`
 	Cases []struct {
 		Name       string `json:"name"`
 		SchemaID   int32  `json:"schema_id"`
@@ -22,9 +34,8 @@ type vectors struct {
 	} `json:"cases"`
 }
 
-// TestGoldenFrames checks Frame and Unframe against the vectors the Python
-// runtime checks too.
-func TestGoldenFrames(t *testing.T) {
+func readVectors(t *testing.T) vectors {
+	t.Helper()
 	b, err := os.ReadFile("../../testdata/kafka-wire/frames.json")
 	if err != nil {
 		t.Fatal(err)
@@ -33,9 +44,43 @@ func TestGoldenFrames(t *testing.T) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Cases) == 0 {
-		t.Fatal("no cases")
+	if len(v.Cases) == 0 || len(v.Records) == 0 {
+		t.Fatal("no cases or records")
 	}
+	return v
+}
+
+// TestGoldenRecords: an envelope's record in the Confluent wire format,
+// key, value and msgcontract.envelope header, byte for byte as Python
+// writes it (the transport splits the envelope this way).
+func TestGoldenRecords(t *testing.T) {
+	for _, r := range readVectors(t).Records {
+		env, err := envelope.UnmarshalJSON(r.Envelope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := proto.Clone(env).(*envelopepb.Envelope)
+		head.Payload = nil
+		hb, err := envelope.Marshal(head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hex.EncodeToString(hb); got != r.HeaderHex {
+			t.Errorf("%s: header %s, want %s", r.Name, got, r.HeaderHex)
+		}
+		if got := hex.EncodeToString(confluent.Frame(r.SchemaID, r.Index, env.GetPayload())); got != r.ValueHex {
+			t.Errorf("%s: value %s, want %s", r.Name, got, r.ValueHex)
+		}
+		if got := hex.EncodeToString([]byte(env.GetBizKey())); got != r.KeyHex {
+			t.Errorf("%s: key %s, want %s", r.Name, got, r.KeyHex)
+		}
+	}
+}
+
+// TestGoldenFrames checks Frame and Unframe against the vectors the Python
+// runtime checks too.
+func TestGoldenFrames(t *testing.T) {
+	v := readVectors(t)
 	for _, c := range v.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			payload, _ := hex.DecodeString(c.PayloadHex)

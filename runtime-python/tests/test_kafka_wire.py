@@ -5,12 +5,32 @@ from __future__ import annotations
 import json
 import pathlib
 
+from typing import Any
+
 import pytest
+from google.protobuf import json_format
 
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import wire
 
 VECTORS = pathlib.Path(__file__).resolve().parents[2] / "testdata" / "kafka-wire" / "frames.json"
+
+
+def _records() -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = json.loads(VECTORS.read_text())["records"]
+    assert records
+    return records
+
+
+@pytest.mark.parametrize("rec", _records(), ids=lambda r: str(r["name"]))
+def test_golden_records(rec: dict[str, Any]) -> None:
+    env = envelope_pb2.Envelope()
+    json_format.ParseDict(rec["envelope"], env)
+    head, payload = wire.split(env)
+    assert head.hex() == rec["header_hex"]
+    assert wire.frame(rec["schema_id"], rec["index"], payload).hex() == rec["value_hex"]
+    assert env.biz_key.encode().hex() == rec["key_hex"]
+    assert wire.join(head, payload) == env
 
 
 def _cases() -> list[dict[str, object]]:

@@ -417,6 +417,56 @@ func TestGoAndPythonShareGroup(t *testing.T) {
 	}
 }
 
+// TestPythonDeadLettersInGoStore: dead letters the Python loop writes are
+// records of runtime-go's dlq.Store over T.dlq (what `msgcontract dlq
+// --kafka` lists), and a replay puts the envelope on the group's retry topic.
+func TestPythonDeadLettersInGoStore(t *testing.T) {
+	ns := kafkatest.Namespace()
+	out, err := python(t, "poison", strings.Join(kafkatest.Brokers(t), ","), ns, t.TempDir(),
+		filepath.Join(t.TempDir(), "biz.db")).Output()
+	if err != nil {
+		t.Fatalf("python poison: %v", err)
+	}
+	t.Logf("python: %s", out)
+	tr, err := kafka.New(context.Background(), kafka.Config{Brokers: kafkatest.Brokers(t), Namespace: ns, Partitions: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	ctx := context.Background()
+	recs, err := tr.List(ctx, dlq.Filter{Topic: "order-event"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("records: %+v", recs)
+	}
+	byReason := map[dlq.Reason]dlq.Record{}
+	for _, r := range recs {
+		byReason[r.Reason] = r
+		if r.Group != "recon" || r.Topic != "order-event" || r.DeadAt.IsZero() || r.FirstFailedAt.IsZero() {
+			t.Errorf("record %+v: group, topic or times missing", r)
+		}
+	}
+	dec, ref := byReason[dlq.ReasonDecode], byReason[dlq.ReasonNonRetryable]
+	if dec.Code != consumer.CodeDecode || dec.BizKey != "order_id:garbled:PAY_SUCCESS" {
+		t.Errorf("decode record: %+v", dec)
+	}
+	if ref.Code != 40001 || ref.Attempts != 1 || ref.Handler != "recon.pay" || !strings.Contains(ref.Error, "order unknown") {
+		t.Errorf("non_retryable record: %+v", ref)
+	}
+	env, err := envelope.Unmarshal(ref.Envelope)
+	if err != nil || env.GetBizKey() != "order_id:refused:PAY_SUCCESS" {
+		t.Fatalf("the record keeps the delivered envelope: %v %v", env, err)
+	}
+	if err := tr.Replay(ctx, ref.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tr.Get(ctx, ref.ID); err != nil || got.ReplayCount != 1 {
+		t.Fatalf("after replay: %+v, %v", got, err)
+	}
+}
+
 func withOptions(t *testing.T, dsn, opts string) string {
 	t.Helper()
 	u, err := url.Parse(dsn)

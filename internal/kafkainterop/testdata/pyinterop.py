@@ -3,6 +3,7 @@
   pyinterop.py publish REGISTRY BROKERS NS GEN N   KafkaPublisher (confluent-kafka's ProtobufSerializer):
                                                   N PaySuccess events, each published twice
   pyinterop.py read BROKERS NS GEN N               confluent-kafka's ProtobufDeserializer reads N records
+  pyinterop.py poison BROKERS NS GEN DB           KafkaLoop dead-letters a garbled and a refused event
   pyinterop.py member REGISTRY BROKERS NS GEN DSN STOPFILE
                                                   a KafkaLoop member of group "recon" on PostgreSQL
 """
@@ -102,12 +103,37 @@ def member(registry: str, brokers: str, ns: str, gen: str, dsn: str, stopfile: s
     print(f"member: processed={loop.counts.processed} deduped={loop.counts.deduped}", flush=True)
 
 
+def poison(brokers: str, ns: str, gen: str, db: str) -> None:
+    """A PaySuccess whose payload does not decode and one the handler refuses, dead-lettered by KafkaLoop."""
+    import sqlite3
+
+    pb = payment(gen)
+    spec = pay_success_spec(pb)
+    pub = mk.KafkaPublisher(brokers, namespace=ns, partitions=1)
+    bad = mc.new_envelope(spec, pb.PaySuccess(order_id="garbled"))
+    bad.payload = b"\xff\xff"
+    pub.publish(spec.topic, bad)
+    pub.publish(spec.topic, mc.new_envelope(spec, pb.PaySuccess(order_id="refused")))
+    pub.close()
+    conn = sqlite3.connect(db)
+    mc.migrate(conn)
+
+    def handler(c: Any, m: Any, env: Any) -> None:
+        raise mc.NonRetryableError(40001, "business", "order unknown")
+
+    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler)], conn, namespace=ns, partitions=1)
+    loop.run(lambda: loop.counts.dead_lettered >= 2)
+    print(f"dead-lettered {loop.counts.dead_lettered}")
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "publish":
         publish(args[0], args[1], args[2], args[3], int(args[4]))
     elif cmd == "read":
         read(args[0], args[1], args[2], int(args[3]))
+    elif cmd == "poison":
+        poison(*args)
     elif cmd == "member":
         member(*args)
     else:

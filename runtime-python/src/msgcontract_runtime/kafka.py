@@ -340,6 +340,7 @@ class KafkaLoop:
         self._deferred: List[Tuple[int, int, bytes]] = []  # (due ms, seq, key)
         self._seq = 0
         self._last_commit = time.monotonic()
+        self._closed = False
         self._c.subscribe(names, on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost)
 
     @property
@@ -539,7 +540,10 @@ class KafkaLoop:
         self.commit({(m.topic(), m.partition())})
 
     def close(self) -> None:
-        """Commits what is settled and leaves the group; unsettled records go to the next owner."""
+        """Commits what is settled and leaves the group; unsettled records go to the next owner. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
         self.commit()
         self._c.close()
         self._producer.close()

@@ -439,7 +439,13 @@ class KafkaLoop:
     def _run_key(self, key: bytes, q: Deque[Message]) -> None:
         """Handles q's records in order until one is deferred; the rest wait with it."""
         while q:
-            until = self._handle(q[0])
+            try:
+                until = self._handle(q[0])
+            except (KafkaException, RuntimeError) as e:
+                # the retry copy or dead letter was not acknowledged: the
+                # record stays unsettled and is handled again
+                log.error("msgcontract: kafka publish failed; the record comes again: %s", e)
+                until = self.clock_ms() + INFRA_RETRY_MS
             if until is not None:
                 self._waiting[key] = q
                 self._seq += 1

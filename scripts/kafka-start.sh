@@ -59,8 +59,12 @@ group.consumer.heartbeat.interval.ms=500
 group.min.session.timeout.ms=1000
 log.flush.interval.messages=9223372036854775807
 PROPS
-  # A KRaft cluster id: 16 random bytes, URL-safe base64 without padding.
-  cluster=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  # A KRaft cluster id: 16 random bytes, URL-safe base64 without padding,
+  # drawn again while it starts with '-': StorageTool would read it as a flag.
+  cluster=-
+  while [[ "$cluster" == -* ]]; do
+    cluster=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  done
   java -Xmx256m -cp "$lib/*" kafka.tools.StorageTool format -t "$cluster" \
     -c "$dir/server.properties" >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; rm -rf "$dir"; exit 1; }
 fi

@@ -40,17 +40,17 @@ func (f *dlqFlags) register(cmd *cobra.Command, filters bool) {
 	cmd.Flags().StringVar(&f.filter.Handler, "handler", "", "only records of this handler")
 	cmd.Flags().StringVar(&f.filter.EventType, "event-type", "", "only records of this event type")
 	cmd.Flags().StringVar(&f.filter.BizKey, "biz-key", "", "only records with this biz_key")
-	cmd.Flags().StringVar(&f.reason, "reason", "", "only records dead-lettered for this reason: decode, non_retryable, retries_exhausted, no_handler")
+	cmd.Flags().StringVar(&f.reason, "reason", "", "only records dead-lettered for this reason: decode, non_retryable, retries_exhausted, no_handler, schema")
 }
 
 func (f *dlqFlags) toFilter(ids []string) (dlq.Filter, error) {
 	flt := f.filter
 	flt.IDs = ids
 	switch r := dlq.Reason(f.reason); r {
-	case "", dlq.ReasonDecode, dlq.ReasonNonRetryable, dlq.ReasonRetriesExhausted, dlq.ReasonNoHandler:
+	case "", dlq.ReasonDecode, dlq.ReasonNonRetryable, dlq.ReasonRetriesExhausted, dlq.ReasonNoHandler, dlq.ReasonSchema:
 		flt.Reason = r
 	default:
-		return flt, usageErr(fmt.Errorf("--reason %q: want decode, non_retryable, retries_exhausted or no_handler", f.reason))
+		return flt, usageErr(fmt.Errorf("--reason %q: want decode, non_retryable, retries_exhausted, no_handler or schema", f.reason))
 	}
 	return flt, nil
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // Reasons lists dead-letter reasons for the filter.
-var reasons = []dlq.Reason{dlq.ReasonDecode, dlq.ReasonNonRetryable, dlq.ReasonRetriesExhausted, dlq.ReasonNoHandler}
+var reasons = []dlq.Reason{dlq.ReasonDecode, dlq.ReasonNonRetryable, dlq.ReasonRetriesExhausted, dlq.ReasonNoHandler, dlq.ReasonSchema}
 
 type dlqFilter struct {
 	Topic, Group, EventType, BizKey, Reason, State string
@@ -69,7 +69,7 @@ func readFilter(q url.Values) (dlqFilter, dlq.Filter, error) {
 			ok = ok || string(r) == f.Reason
 		}
 		if !ok {
-			return f, df, fmt.Errorf("reason %q: want one of decode, non_retryable, retries_exhausted, no_handler", f.Reason)
+			return f, df, fmt.Errorf("reason %q: want one of decode, non_retryable, retries_exhausted, no_handler, schema", f.Reason)
 		}
 	}
 	switch f.State {

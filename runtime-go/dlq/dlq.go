@@ -28,6 +28,11 @@ const (
 	// ReasonNoHandler: no handler is registered for the event type on the
 	// topic the message arrived on.
 	ReasonNoHandler Reason = "no_handler"
+	// ReasonSchema: the record's Confluent schema id does not belong to
+	// the event's subject, the registry refused the id, or the framed
+	// record carries no msgcontract envelope header (Kafka with
+	// Config.Confluent). Never retried.
+	ReasonSchema Reason = "schema"
 )
 
 // Record is one dead-lettered message.

@@ -71,6 +71,12 @@ type Config struct {
 	// {group,topic,partition}: records behind the high watermark after
 	// each fetch.
 	Registerer prometheus.Registerer
+	// Confluent, when set, writes event records in the Confluent Schema
+	// Registry wire format: value = the payload framed with its schema
+	// id, header msgcontract.envelope = the rest of the envelope (doc.go).
+	// Consumers read both forms whether it is set or not, but need it to
+	// check a framed record's schema id.
+	Confluent *ConfluentConfig
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now is the clock that turns Defer's time into a delay. Defaults to
@@ -132,6 +138,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Namespace != "" && !legalName(c.Namespace) {
 		errs = append(errs, fmt.Errorf("kafka: Namespace %q may only hold ASCII letters, digits, '.', '_' and '-'", c.Namespace))
+	}
+	if c.Confluent != nil && c.Confluent.RegistryURL == "" {
+		errs = append(errs, errors.New("kafka: Confluent.RegistryURL is required when Confluent is set"))
 	}
 	if c.MaxBuffered < 1 {
 		errs = append(errs, fmt.Errorf("kafka: MaxBuffered %d must be at least 1", c.MaxBuffered))

@@ -80,6 +80,22 @@
 // again after a crash (its offset was not committed yet) is written again;
 // List shows its first copy only, whose state stands for the copies.
 //
+// # Confluent wire format
+//
+// With Config.Confluent, event records (topic T only) are written as
+// Confluent's Protobuf serializers write them, so any Confluent consumer
+// reads them: value = magic 0, schema id, message-index array, then the
+// envelope's payload; header msgcontract.envelope = the envelope without
+// its payload. The schema id is the registry's id of the envelope's
+// schema_subject (else "<topic>-value") at its schema_version (else the
+// latest), cached; the message index comes from the payload message's
+// descriptor, found among the linked-in messages by its
+// (msgcontract.v1.event) option. A subscription joins header and payload
+// back into the envelope after checking that the id belongs to that
+// subject; a record that fails the check is dead-lettered with
+// dlq.ReasonSchema, and one the registry cannot be asked about waits a
+// second. Retry and dead-letter records stay plain envelopes.
+//
 // # Metrics
 //
 // The consumer's metrics are the same as on every transport; with

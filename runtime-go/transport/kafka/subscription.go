@@ -268,6 +268,9 @@ func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery,
 		wake := s.wake
 		s.mu.Unlock()
 		if len(out) > 0 {
+			if out = s.unframeAll(ctx, out); len(out) == 0 {
+				continue // every one was dead-lettered or deferred
+			}
 			return out, nil
 		}
 		timer := time.NewTimer(time.Until(next))

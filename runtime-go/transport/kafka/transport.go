@@ -33,6 +33,7 @@ type Transport struct {
 	adm   *kadm.Client
 	lag   *prometheus.GaugeVec
 	known sync.Map // topic name -> struct{}: checked or created
+	wire  *wire    // nil unless Config.Confluent
 }
 
 var (
@@ -60,7 +61,7 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	t := &Transport{cfg: cfg, cl: cl, adm: kadm.NewClient(cl)}
+	t := &Transport{cfg: cfg, cl: cl, adm: kadm.NewClient(cl), wire: newWire(cfg.Confluent)}
 	if err := t.ping(ctx); err != nil {
 		cl.Close()
 		return nil, err
@@ -111,13 +112,32 @@ func (t *Transport) Close() error {
 
 // Publish publishes env to topic: the record key is env.biz_key, so one
 // key's events go to one partition and stay in order; the value is the
-// encoded envelope.
+// encoded envelope, or with Config.Confluent the framed payload.
 func (t *Transport) Publish(ctx context.Context, topic string, env *envelopepb.Envelope) error {
+	r, err := t.eventRecord(ctx, topic, env)
+	if err != nil {
+		return err
+	}
+	return t.produce(ctx, r)
+}
+
+// eventRecord is env's record on topic.
+func (t *Transport) eventRecord(ctx context.Context, topic string, env *envelopepb.Envelope) (*kgo.Record, error) {
+	r := &kgo.Record{Topic: t.topicName(topic), Key: []byte(env.GetBizKey())}
+	if t.wire != nil {
+		value, head, err := t.wire.frame(ctx, topic, env)
+		if err != nil {
+			return nil, fmt.Errorf("kafka: publish: %w", err)
+		}
+		r.Value, r.Headers = value, []kgo.RecordHeader{head}
+		return r, nil
+	}
 	body, err := envelope.Marshal(env)
 	if err != nil {
-		return fmt.Errorf("kafka: publish: %w", err)
+		return nil, fmt.Errorf("kafka: publish: %w", err)
 	}
-	return t.produce(ctx, &kgo.Record{Topic: t.topicName(topic), Key: []byte(env.GetBizKey()), Value: body})
+	r.Value = body
+	return r, nil
 }
 
 // PublishRaw publishes already encoded bytes to topic without a key.
@@ -134,11 +154,11 @@ func (t *Transport) PublishBatch(ctx context.Context, topic string, envs []*enve
 	}
 	rs := make([]*kgo.Record, len(envs))
 	for i, env := range envs {
-		body, err := envelope.Marshal(env)
+		r, err := t.eventRecord(ctx, topic, env)
 		if err != nil {
-			return fmt.Errorf("kafka: publish: %w", err)
+			return err
 		}
-		rs[i] = &kgo.Record{Topic: name, Key: []byte(env.GetBizKey()), Value: body}
+		rs[i] = r
 	}
 	if err := t.cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
 		return fmt.Errorf("kafka: publish %d records to %s: %w", len(rs), name, err)

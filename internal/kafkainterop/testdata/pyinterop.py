@@ -1,0 +1,140 @@
+"""The Python side of internal/kafkainterop's tests, run by the Go tests with the project's .venv.
+
+  pyinterop.py publish REGISTRY BROKERS NS GEN N   KafkaPublisher (confluent-kafka's ProtobufSerializer):
+                                                  N PaySuccess events, each published twice
+  pyinterop.py read BROKERS NS GEN N               confluent-kafka's ProtobufDeserializer reads N records
+  pyinterop.py poison BROKERS NS GEN DB           KafkaLoop dead-letters a garbled and a refused event
+  pyinterop.py member REGISTRY BROKERS NS GEN DSN STOPFILE
+                                                  a KafkaLoop member of group "recon" on PostgreSQL
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import sys
+import time
+import urllib.request
+import uuid
+from typing import Any
+
+import msgcontract_runtime as mc
+from msgcontract_runtime import kafka as mk
+from msgcontract_runtime import wire
+
+from conftest import generate_payment, pay_success_spec
+
+
+def payment(gen: str) -> Any:
+    generate_payment(pathlib.Path(gen))
+    sys.path.insert(0, gen)
+    from shop.payment.v1 import payment_pb2  # type: ignore[import-not-found]
+
+    return payment_pb2
+
+
+def publish(registry: str, brokers: str, ns: str, gen: str, n: int) -> None:
+    pb = payment(gen)
+    spec = pay_success_spec(pb)
+    pub = mk.KafkaPublisher(brokers, namespace=ns, registry_url=registry, specs=[spec], partitions=2)
+    with urllib.request.urlopen(f"{registry}/subjects/order-event-value/versions/latest") as r:
+        schema_id = json.loads(r.read())["id"]
+    for i in range(n):
+        env = mc.new_envelope(spec, pb.PaySuccess(order_id=f"py-{i}", amount=100 + i, currency="EUR"))
+        value, headers = pub.record(spec.topic, env)
+        # confluent-kafka's serializer wrote exactly the frame msgcontract's wire module writes
+        want = wire.frame(schema_id, wire.message_index(pb.PaySuccess.DESCRIPTOR), value[6:])
+        assert value == want and value[:6] == bytes([0, 0, 0, 0, schema_id, 0]), (value[:8].hex(), want[:8].hex())
+        assert pb.PaySuccess.FromString(value[6:]).order_id == f"py-{i}"
+        assert dict(headers)[wire.HEADER_ENVELOPE]
+        pub.publish(spec.topic, env)
+        pub.publish(spec.topic, env)
+    pub.close()
+    print(f"published {n} twice, schema id {schema_id}")
+
+
+def read(brokers: str, ns: str, gen: str, n: int) -> None:
+    from confluent_kafka import Consumer
+    from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    pb = payment(gen)
+    des = ProtobufDeserializer(pb.PaySuccess, {"use.deprecated.format": False})
+    c = Consumer({"bootstrap.servers": brokers, "group.id": "reader-" + uuid.uuid4().hex,
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    c.subscribe([ns + "order-event"])
+    got = 0
+    end = time.monotonic() + 60
+    while got < n and time.monotonic() < end:
+        m = c.poll(0.5)
+        if m is None or m.error():
+            continue
+        msg = des(m.value(), SerializationContext(m.topic(), MessageField.VALUE))
+        env = wire.join(dict(m.headers())[wire.HEADER_ENVELOPE], m.value()[6:])
+        schema_id = int.from_bytes(m.value()[1:5], "big")
+        print(f"{msg.order_id} {msg.amount} {env.biz_key} {env.schema_subject} {schema_id} {m.key().decode()}")
+        got += 1
+    c.close()
+
+
+def member(registry: str, brokers: str, ns: str, gen: str, dsn: str, stopfile: str) -> None:
+    import psycopg
+
+    pb = payment(gen)
+    spec = pay_success_spec(pb)
+    conn = psycopg.connect(dsn)
+
+    def handler(c: Any, m: Any, env: Any) -> None:
+        c.cursor().execute("INSERT INTO effects (biz_key, who) VALUES (%s, 'py')", (env.biz_key,))
+
+    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler, paramstyle="format")], conn,
+                        namespace=ns, registry_url=registry, partitions=6, session_timeout_ms=6000)
+    last: list[Any] = []
+    try:
+        while not os.path.exists(stopfile):
+            loop.step(0.1)
+            if loop.assigned != last:
+                last = loop.assigned
+                main = [p for t, p in last if t == ns + "order-event"]
+                print("assigned " + ",".join(map(str, main)), flush=True)
+    finally:
+        loop.close()
+    print(f"member: processed={loop.counts.processed} deduped={loop.counts.deduped}", flush=True)
+
+
+def poison(brokers: str, ns: str, gen: str, db: str) -> None:
+    """A PaySuccess whose payload does not decode and one the handler refuses, dead-lettered by KafkaLoop."""
+    import sqlite3
+
+    pb = payment(gen)
+    spec = pay_success_spec(pb)
+    pub = mk.KafkaPublisher(brokers, namespace=ns, partitions=1)
+    bad = mc.new_envelope(spec, pb.PaySuccess(order_id="garbled"))
+    bad.payload = b"\xff\xff"
+    pub.publish(spec.topic, bad)
+    pub.publish(spec.topic, mc.new_envelope(spec, pb.PaySuccess(order_id="refused")))
+    pub.close()
+    conn = sqlite3.connect(db)
+    mc.migrate(conn)
+
+    def handler(c: Any, m: Any, env: Any) -> None:
+        raise mc.NonRetryableError(40001, "business", "order unknown")
+
+    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler)], conn, namespace=ns, partitions=1)
+    loop.run(lambda: loop.counts.dead_lettered >= 2)
+    print(f"dead-lettered {loop.counts.dead_lettered}")
+
+
+if __name__ == "__main__":
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "publish":
+        publish(args[0], args[1], args[2], args[3], int(args[4]))
+    elif cmd == "read":
+        read(args[0], args[1], args[2], int(args[3]))
+    elif cmd == "poison":
+        poison(*args)
+    elif cmd == "member":
+        member(*args)
+    else:
+        sys.exit(f"unknown command {cmd}")

@@ -1,0 +1,155 @@
+package confluent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RefusedError is the registry's answer to a request it refused (an HTTP
+// 4xx: unknown subject, version or id). A consumer dead-letters on it; any
+// other failure (network, 5xx) is the registry's trouble, not the
+// message's, and is worth another try.
+type RefusedError struct {
+	Status    int
+	ErrorCode int
+	Message   string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("schema registry refused: HTTP %d, error_code %d: %s", e.Status, e.ErrorCode, e.Message)
+}
+
+// Client talks to a Confluent-compatible schema registry (msgcontract's
+// own, or Confluent's). It is safe for concurrent use.
+type Client struct {
+	base string
+	http *http.Client
+
+	mu       sync.Mutex
+	ids      map[string]int32   // "subject\x00version" -> id
+	subjects map[int32][]string // id -> subjects holding it
+}
+
+// NewClient returns a client of the registry at baseURL. httpc nil means a
+// client with a 10 s timeout.
+func NewClient(baseURL string, httpc *http.Client) *Client {
+	if httpc == nil {
+		httpc = &http.Client{Timeout: 10 * time.Second}
+	}
+	return &Client{base: strings.TrimRight(baseURL, "/"), http: httpc,
+		ids: map[string]int32{}, subjects: map[int32][]string{}}
+}
+
+// ID returns the schema id of subject's version (0: the latest), cached:
+// a later registration does not change what this client answers for
+// "latest", as with Confluent's use.latest.version and no cache TTL.
+func (c *Client) ID(ctx context.Context, subject string, version int32) (int32, error) {
+	k := subject + "\x00" + strconv.Itoa(int(version))
+	c.mu.Lock()
+	id, ok := c.ids[k]
+	c.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	v := "latest"
+	if version > 0 {
+		v = strconv.Itoa(int(version))
+	}
+	var out struct {
+		ID int32 `json:"id"`
+	}
+	if err := c.get(ctx, "/subjects/"+url.PathEscape(subject)+"/versions/"+v, &out); err != nil {
+		return 0, fmt.Errorf("confluent: id of %s version %s: %w", subject, v, err)
+	}
+	c.mu.Lock()
+	c.ids[k] = out.ID
+	c.mu.Unlock()
+	return out.ID, nil
+}
+
+// Subjects returns the subjects that hold schema id, cached.
+func (c *Client) Subjects(ctx context.Context, id int32) ([]string, error) {
+	c.mu.Lock()
+	s, ok := c.subjects[id]
+	c.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	var out []struct {
+		Subject string `json:"subject"`
+	}
+	if err := c.get(ctx, "/schemas/ids/"+strconv.Itoa(int(id))+"/versions", &out); err != nil {
+		return nil, fmt.Errorf("confluent: subjects of schema id %d: %w", id, err)
+	}
+	for _, o := range out {
+		if !slices.Contains(s, o.Subject) {
+			s = append(s, o.Subject)
+		}
+	}
+	c.mu.Lock()
+	c.subjects[id] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+// CheckSubject returns nil when id belongs to subject, a *RefusedError
+// (wrapped) when it does not or the registry refuses the id, and another
+// error when the registry cannot be asked.
+func (c *Client) CheckSubject(ctx context.Context, id int32, subject string) error {
+	subs, err := c.Subjects(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(subs, subject) {
+		return &RefusedError{Message: fmt.Sprintf("schema id %d belongs to %v, not to the event's subject %s", id, subs, subject)}
+	}
+	return nil
+}
+
+func (c *Client) get(ctx context.Context, path string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/vnd.schemaregistry.v1+json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+		re := &RefusedError{Status: resp.StatusCode, Message: strings.TrimSpace(string(body))}
+		var e struct {
+			ErrorCode int    `json:"error_code"`
+			Message   string `json:"message"`
+		}
+		if json.Unmarshal(body, &e) == nil && e.Message != "" {
+			re.ErrorCode, re.Message = e.ErrorCode, e.Message
+		}
+		return re
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	return json.Unmarshal(body, out)
+}
+
+// IsRefused reports whether err carries the registry's refusal.
+func IsRefused(err error) bool {
+	var re *RefusedError
+	return errors.As(err, &re)
+}

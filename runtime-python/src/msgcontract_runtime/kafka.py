@@ -1,0 +1,555 @@
+"""Kafka for Python services, on confluent-kafka (``pip install msgcontract-runtime[kafka]``).
+
+Laid out exactly as runtime-go/transport/kafka, so Go and Python members can
+share one consumer group and its topics (all under ``namespace``):
+
+- ``T``: events; record key = biz_key, value = the binary envelope, or with a
+  registry the Confluent-framed payload and the envelope without payload in
+  the ``msgcontract.envelope`` header (msgcontract_runtime.wire);
+- ``T.retry.<group>``: retry copies (value: the binary envelope; header
+  ``msgcontract.topic`` = T), delivered again at their ``not_before``;
+- ``T.dlq``: dead letters (value: the delivered envelope; header
+  ``msgcontract.dlq`` = the dlq.Record metadata as JSON, ``msgcontract.topic``).
+
+KafkaLoop commits a partition's offset only up to its first record whose
+outcome is not durable yet (handled and committed in the business database,
+deduplicated, retry copy or dead letter acknowledged by the broker), so a
+crash loses nothing and the dedup claims absorb what comes again. A record
+not due yet waits in memory (its key with it) without stalling other keys.
+Producers are idempotent with acks=all and partition by murmur2 of the key
+(``murmur2_random``), as the Java client and runtime-go do; the group uses
+the cooperative-sticky assignor, runtime-go's (franz-go's) default.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import datetime
+import heapq
+import json
+import logging
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from confluent_kafka import Consumer as _KConsumer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+
+from msgcontract.v1 import envelope_pb2 as _envelope_pb2
+from msgcontract_runtime import wire
+from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Retry
+from msgcontract_runtime.envelope import decode, encode
+from msgcontract_runtime.event import DecodeError, EventContract
+
+log = logging.getLogger("msgcontract.kafka")
+
+HEADER_TOPIC = "msgcontract.topic"
+HEADER_DLQ = "msgcontract.dlq"
+CODE_NO_HANDLER = -4
+CODE_SCHEMA = -5
+DLQ_RETENTION_MS = 30 * 24 * 3600 * 1000
+INFRA_RETRY_MS = 1000
+
+
+def sanitize(s: str) -> str:
+    """Maps s to a legal topic-name fragment, as runtime-go does."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", s)
+
+
+def retry_topic(namespace: str, topic: str, group: str) -> str:
+    return f"{namespace}{topic}.retry.{sanitize(group)}"
+
+
+def dlq_topic(namespace: str, topic: str) -> str:
+    return f"{namespace}{topic}.dlq"
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _rfc3339(ms: int) -> str:
+    t = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def _copy(env: _envelope_pb2.Envelope) -> _envelope_pb2.Envelope:
+    out = _envelope_pb2.Envelope()
+    out.CopyFrom(env)
+    return out
+
+
+class SchemaRefused(Exception):
+    """The registry refused the record's schema id, or it is not the event's subject's."""
+
+
+class RegistryUnavailable(Exception):
+    """The registry could not be asked; the record waits and is tried again."""
+
+
+class Registry:
+    """The registry look-ups a consumer needs, cached for the process, as runtime-go/confluent."""
+
+    def __init__(self, url: str, timeout_s: float = 10.0) -> None:
+        self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+        self._subjects: Dict[int, List[str]] = {}
+
+    def subjects(self, schema_id: int) -> List[str]:
+        if schema_id in self._subjects:
+            return self._subjects[schema_id]
+        req = urllib.request.Request(
+            f"{self.url}/schemas/ids/{schema_id}/versions",
+            headers={"Accept": "application/vnd.schemaregistry.v1+json"},
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                body = json.loads(resp.read())
+        except urllib.error.HTTPError as e:
+            if 400 <= e.code < 500:
+                raise SchemaRefused(f"schema registry refused: HTTP {e.code}: {e.read().decode(errors='replace')}") from e
+            raise RegistryUnavailable(f"schema registry: HTTP {e.code}") from e
+        except (urllib.error.URLError, OSError) as e:
+            raise RegistryUnavailable(f"schema registry: {e}") from e
+        subs: List[str] = []
+        for v in body:
+            if v["subject"] not in subs:
+                subs.append(v["subject"])
+        self._subjects[schema_id] = subs
+        return subs
+
+    def check_subject(self, schema_id: int, subject: str) -> None:
+        subs = self.subjects(schema_id)
+        if subject not in subs:
+            raise SchemaRefused(f"schema id {schema_id} belongs to {subs}, not to the event's subject {subject}")
+
+
+def subject_of(env: _envelope_pb2.Envelope, topic: str) -> str:
+    """The event's subject: the envelope's schema_subject, else TopicNameStrategy on the user's topic, as in Go."""
+    return env.schema_subject or f"{topic}-value"
+
+
+def _producer_config(brokers: str, extra: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    conf: Dict[str, Any] = {
+        "bootstrap.servers": brokers,
+        "enable.idempotence": True,
+        "acks": "all",
+        "partitioner": "murmur2_random",
+        "linger.ms": 1,
+    }
+    conf.update(extra or {})
+    return conf
+
+
+def ensure_topics(brokers: str, names: Iterable[str], partitions: int = 6,
+                  configs: Optional[Dict[str, Dict[str, str]]] = None, timeout_s: float = 10.0,
+                  extra: Optional[Dict[str, Any]] = None) -> None:
+    """Creates the missing topics of names; an existing topic is left as it is."""
+    conf: Dict[str, Any] = {"bootstrap.servers": brokers}
+    conf.update(extra or {})
+    admin = AdminClient(conf)
+    try:
+        md = admin.list_topics(timeout=timeout_s)
+    except KafkaException as e:
+        raise RuntimeError(f"kafka: broker {brokers} unreachable after {timeout_s}s: {e}") from e
+    missing = [n for n in dict.fromkeys(names) if n not in md.topics]
+    if not missing:
+        return
+    futs = admin.create_topics(
+        [NewTopic(n, num_partitions=partitions, config=(configs or {}).get(n, {})) for n in missing],
+        operation_timeout=timeout_s,
+    )
+    for name, f in futs.items():
+        try:
+            f.result(timeout=timeout_s)
+        except KafkaException as e:
+            if e.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise RuntimeError(f"kafka: create topic {name}: {e}") from e
+
+
+class _SyncProducer:
+    """A producer whose produce waits for the broker's acknowledgement."""
+
+    def __init__(self, conf: Dict[str, Any], timeout_s: float) -> None:
+        self._p = Producer(conf)
+        self.timeout_s = timeout_s
+
+    def produce(self, topic: str, key: bytes, value: bytes, headers: Sequence[Tuple[str, bytes]]) -> None:
+        errs: List[Any] = []
+        delivered: List[bool] = []
+
+        def done(err: Any, _msg: Any) -> None:
+            delivered.append(True)
+            if err is not None:
+                errs.append(err)
+
+        self._p.produce(topic, key=key, value=value, headers=list(headers), on_delivery=done)
+        deadline = time.monotonic() + self.timeout_s
+        while not delivered:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"kafka: publish to {topic}: no acknowledgement within {self.timeout_s}s")
+            self._p.poll(0.05)
+        if errs:
+            raise RuntimeError(f"kafka: publish to {topic}: {errs[0]}")
+
+    def close(self) -> None:
+        self._p.flush(self.timeout_s)
+
+
+class KafkaPublisher:
+    """Publishes envelopes as runtime-go's kafka.Transport does: key = biz_key, acks=all.
+
+    With registry_url, event records are framed by confluent-kafka's own
+    ProtobufSerializer (the subject's latest version, never auto-registered:
+    contracts are registered with ``msgcontract registry``), and the rest of
+    the envelope goes into the ``msgcontract.envelope`` header. specs gives
+    the payload classes to frame with, by (topic, event type).
+    """
+
+    def __init__(self, brokers: str, namespace: str = "", registry_url: Optional[str] = None,
+                 specs: Sequence[EventContract[Any]] = (), config: Optional[Dict[str, Any]] = None,
+                 partitions: int = 6, create_topics: bool = True, timeout_s: float = 30.0) -> None:
+        self.brokers = brokers
+        self.namespace = namespace
+        self.partitions = partitions
+        self.create_topics = create_topics
+        self._extra = config
+        self._p = _SyncProducer(_producer_config(brokers, config), timeout_s)
+        self._specs = {(s.topic, s.event_type): s for s in specs}
+        self._sr = SchemaRegistryClient({"url": registry_url}) if registry_url else None
+        self._serializers: Dict[Tuple[type, str], ProtobufSerializer] = {}
+        self._known: set[str] = set()
+
+    def _ensure(self, name: str) -> None:
+        if name not in self._known:
+            if self.create_topics:
+                ensure_topics(self.brokers, [name], self.partitions, extra=self._extra)
+            self._known.add(name)
+
+    def record(self, topic: str, env: _envelope_pb2.Envelope) -> Tuple[bytes, List[Tuple[str, bytes]]]:
+        """The value and headers of env's record on topic (framed when a registry is set)."""
+        if self._sr is None:
+            return encode(env), []
+        spec = self._specs.get((topic, env.event_type))
+        if spec is None:
+            raise ValueError(f"kafka: no spec for event {env.event_type} on topic {topic}: pass it in specs")
+        if env.content_type not in ("", "application/protobuf"):
+            raise ValueError(f"kafka: the Confluent wire format needs a binary protobuf payload, not {env.content_type}")
+        kafka_topic = self.namespace + topic
+        subject = subject_of(env, topic)
+        if not env.schema_subject:  # the header names it, so consumers check the id against it
+            env = _copy(env)
+            env.schema_subject = subject
+        k = (spec.message_type, subject)
+        ser = self._serializers.get(k)
+        if ser is None:
+            ser = ProtobufSerializer(spec.message_type, self._sr, {
+                "auto.register.schemas": False, "use.latest.version": True, "use.deprecated.format": False,
+                "subject.name.strategy": lambda _ctx, _name: subject,
+            })
+            self._serializers[k] = ser
+        value = ser(spec.parse_binary(env.payload), SerializationContext(kafka_topic, MessageField.VALUE))
+        head, _ = wire.split(env)
+        return bytes(value), [(wire.HEADER_ENVELOPE, head)]
+
+    def publish(self, topic: str, env: _envelope_pb2.Envelope) -> None:
+        """Publishes env to topic and waits for the broker's acknowledgement."""
+        name = self.namespace + topic
+        self._ensure(name)
+        value, headers = self.record(topic, env)
+        self._p.produce(name, env.biz_key.encode("utf-8"), value, headers)
+
+    def close(self) -> None:
+        self._p.close()
+
+
+@dataclasses.dataclass
+class _Part:
+    pending: set[int] = dataclasses.field(default_factory=set)  # offsets seen, not settled
+    next: int = -1  # offset after the last record seen
+    committed: int = -1
+
+    def commit_point(self) -> int:
+        return min(self.pending) if self.pending else self.next
+
+
+@dataclasses.dataclass
+class Counts:
+    processed: int = 0
+    deduped: int = 0
+    retried: int = 0
+    dead_lettered: int = 0
+    handed_back: int = 0
+
+
+class KafkaLoop:
+    """A consumer-group member running msgcontract Consumers, as runtime-go's consumer on kafka.Transport.
+
+    consumers are the generated handlers' Consumer objects (one per event
+    type and topic); conn is the business database's DB-API connection
+    (sqlite3, or psycopg with the consumers' paramstyle "format"), used for
+    one message's transaction at a time.
+    """
+
+    def __init__(self, brokers: str, group: str, consumers: Sequence[Consumer[Any]], conn: Any,
+                 namespace: str = "", registry_url: Optional[str] = None, config: Optional[Dict[str, Any]] = None,
+                 partitions: int = 6, commit_interval_s: float = 0.2, session_timeout_ms: int = 10000,
+                 clock_ms: Callable[[], int] = _now_ms, create_topics: bool = True) -> None:
+        self.group = group
+        self.namespace = namespace
+        self.conn = conn
+        self.clock_ms = clock_ms
+        self.commit_interval_s = commit_interval_s
+        self.counts = Counts()
+        self._routes = {(c.spec.topic, c.spec.event_type): c for c in consumers}
+        topics = sorted({c.spec.topic for c in consumers})
+        self._origin: Dict[str, str] = {}
+        names: List[str] = []
+        for t in topics:
+            self._origin[namespace + t] = t
+            self._origin[retry_topic(namespace, t, group)] = t
+            names += [namespace + t, retry_topic(namespace, t, group)]
+        if create_topics:
+            ensure_topics(brokers, names + [dlq_topic(namespace, t) for t in topics], partitions,
+                          configs={dlq_topic(namespace, t): {"retention.ms": str(DLQ_RETENTION_MS)} for t in topics},
+                          extra=config)
+        self._registry = Registry(registry_url) if registry_url else None
+        self._producer = _SyncProducer(_producer_config(brokers, config), 30.0)
+        conf: Dict[str, Any] = {
+            "bootstrap.servers": brokers,
+            "group.id": namespace + group,
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+            "auto.offset.reset": "earliest",
+            "partition.assignment.strategy": "cooperative-sticky",
+            "session.timeout.ms": session_timeout_ms,
+            "heartbeat.interval.ms": max(session_timeout_ms // 10, 100),
+        }
+        conf.update(config or {})
+        self._c = _KConsumer(conf)
+        self._parts: Dict[Tuple[str, int], _Part] = {}
+        self._waiting: Dict[bytes, Deque[Message]] = {}  # keys whose head record is deferred
+        self._deferred: List[Tuple[int, int, bytes]] = []  # (due ms, seq, key)
+        self._seq = 0
+        self._last_commit = time.monotonic()
+        self._closed = False
+        self._c.subscribe(names, on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost)
+
+    @property
+    def assigned(self) -> List[Tuple[str, int]]:
+        """The (topic, partition) pairs this member holds now."""
+        return sorted(self._parts)
+
+    # Partition bookkeeping.
+
+    def _on_assign(self, _c: Any, parts: List[TopicPartition]) -> None:
+        for p in parts:
+            self._parts[(p.topic, p.partition)] = _Part()
+
+    def _on_revoke(self, _c: Any, parts: List[TopicPartition]) -> None:
+        self.commit({(p.topic, p.partition) for p in parts})
+        self._drop(parts)
+
+    def _on_lost(self, _c: Any, parts: List[TopicPartition]) -> None:
+        self._drop(parts)
+
+    def _drop(self, parts: List[TopicPartition]) -> None:
+        gone = {(p.topic, p.partition) for p in parts}
+        for k in gone:
+            self._parts.pop(k, None)
+        for key in list(self._waiting):
+            q = collections.deque(m for m in self._waiting[key] if (m.topic(), m.partition()) not in gone)
+            if q:
+                self._waiting[key] = q
+            else:
+                del self._waiting[key]
+
+    def _settle(self, m: Message) -> None:
+        ps = self._parts.get((m.topic(), m.partition()))
+        if ps is not None:
+            ps.pending.discard(m.offset())
+
+    def commit(self, only: Optional[set[Tuple[str, int]]] = None) -> None:
+        """Commits every partition's settled prefix that moved since its last commit, synchronously."""
+        offs = []
+        for k, ps in self._parts.items():
+            if (only is None or k in only) and ps.commit_point() > ps.committed:
+                offs.append((k, ps, ps.commit_point()))
+        if not offs:
+            return
+        try:
+            self._c.commit(offsets=[TopicPartition(k[0], k[1], o) for k, _, o in offs], asynchronous=False)
+        except KafkaException as e:
+            log.warning("msgcontract: kafka commit failed; the records will be redelivered and deduplicated: %s", e)
+            return
+        for _, ps, o in offs:
+            ps.committed = max(ps.committed, o)
+
+    # The loop.
+
+    def run(self, stop: Callable[[], bool], poll_timeout_s: float = 0.2) -> None:
+        """Consumes until stop() is true, then commits what is settled and leaves the group."""
+        try:
+            while not stop():
+                self.step(poll_timeout_s)
+        finally:
+            self.close()
+
+    def step(self, poll_timeout_s: float = 0.2) -> None:
+        """One poll: records due again first, then up to 100 new records, then a commit when due."""
+        self._run_due()
+        for m in self._c.consume(100, poll_timeout_s):
+            if m.error() is not None:
+                log.warning("msgcontract: kafka fetch failed; retrying: %s", m.error())
+                continue
+            ps = self._parts.get((m.topic(), m.partition()))
+            if ps is None:
+                continue  # not ours any more
+            ps.pending.add(m.offset())
+            ps.next = max(ps.next, m.offset() + 1)
+            key = m.key() or f"\x00{m.topic()}/{m.partition()}/{m.offset()}".encode()
+            if key in self._waiting:
+                self._waiting[key].append(m)  # its key waits for an earlier record
+                continue
+            self._run_key(key, collections.deque([m]))
+            self._commit_due()
+        self._commit_due()
+
+    def _commit_due(self) -> None:
+        if time.monotonic() - self._last_commit >= self.commit_interval_s:
+            self.commit()
+            self._last_commit = time.monotonic()
+
+    def _run_due(self) -> None:
+        now = self.clock_ms()
+        while self._deferred and self._deferred[0][0] <= now:
+            _, _, key = heapq.heappop(self._deferred)
+            q = self._waiting.pop(key, None)
+            if q:
+                self._run_key(key, q)
+
+    def _run_key(self, key: bytes, q: Deque[Message]) -> None:
+        """Handles q's records in order until one is deferred; the rest wait with it."""
+        while q:
+            try:
+                until = self._handle(q[0])
+            except (KafkaException, RuntimeError) as e:
+                # the retry copy or dead letter was not acknowledged: the
+                # record stays unsettled and is handled again
+                log.error("msgcontract: kafka publish failed; the record comes again: %s", e)
+                until = self.clock_ms() + INFRA_RETRY_MS
+            if until is not None:
+                self._waiting[key] = q
+                self._seq += 1
+                heapq.heappush(self._deferred, (until, self._seq, key))
+                return
+            self._settle(q.popleft())
+
+    def _handle(self, m: Message) -> Optional[int]:
+        """Carries out one record's decision; returns the time to try it again when it is not settled."""
+        value = m.value() or b""
+        headers = dict(m.headers() or [])
+        topic = self._origin.get(m.topic(), m.topic())
+        if HEADER_TOPIC in headers:
+            topic = headers[HEADER_TOPIC].decode("utf-8")
+        body = value
+        env: Optional[_envelope_pb2.Envelope] = None
+        if wire.is_framed(value):
+            try:
+                env = self._unframe(topic, value, headers.get(wire.HEADER_ENVELOPE))
+                body = encode(env)
+            except SchemaRefused as e:
+                self._dead_letter(m, topic, value, env, "", DeadLetter("schema", CODE_SCHEMA, str(e), 0))
+                return None
+            except RegistryUnavailable as e:
+                log.warning("msgcontract: schema registry unavailable; the record waits: %s", e)
+                return self.clock_ms() + INFRA_RETRY_MS
+        try:
+            env = decode(body)
+        except DecodeError as e:
+            self._dead_letter(m, topic, body, None, "", DeadLetter("decode", CODE_DECODE, str(e), 0))
+            return None
+        c = self._routes.get((topic, env.event_type))
+        if c is None and env.topic and env.topic != topic:
+            topic = env.topic
+            c = self._routes.get((topic, env.event_type))
+        if c is None:
+            msg = f"no handler for event type {env.event_type!r} on topic {topic!r} in group {self.group!r}"
+            self._dead_letter(m, topic, body, env, "", DeadLetter("no_handler", CODE_NO_HANDLER, msg, 0))
+            return None
+        try:
+            d: Decision = c.process(self.conn, body)
+        except Exception as e:  # the database failed: not the message's fault, no retry counted
+            log.error("msgcontract: database failure, message handed back: %s", e)
+            self.counts.handed_back += 1
+            return self.clock_ms() + INFRA_RETRY_MS
+        if isinstance(d, Ack):
+            if d.deduplicated:
+                self.counts.deduped += 1
+            else:
+                self.counts.processed += 1
+        elif isinstance(d, Defer):
+            return d.not_before_ms
+        elif isinstance(d, Retry):
+            self._producer.produce(retry_topic(self.namespace, topic, self.group), d.next_envelope.biz_key.encode("utf-8"),
+                                   encode(d.next_envelope), [(HEADER_TOPIC, topic.encode("utf-8"))])
+            self.counts.retried += 1
+            self._commit_now(m)
+        else:
+            self._dead_letter(m, topic, body, env, c.handler_name, d)
+        return None
+
+    def _unframe(self, topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
+        if self._registry is None:
+            raise SchemaRefused("a Confluent-framed record, and no registry_url is set")
+        try:
+            schema_id, _, payload = wire.unframe(value)
+        except wire.FrameError as e:
+            raise SchemaRefused(str(e)) from e
+        if head is None:
+            raise SchemaRefused(f"no {wire.HEADER_ENVELOPE} header: the biz_key and event type are the producer's to set")
+        env = wire.join(head, payload)
+        self._registry.check_subject(schema_id, subject_of(env, topic))
+        return env
+
+    def _dead_letter(self, m: Message, topic: str, body: bytes, env: Optional[_envelope_pb2.Envelope],
+                     handler: str, d: DeadLetter) -> None:
+        now = self.clock_ms()
+        meta: Dict[str, Any] = {
+            "topic": topic, "group": self.group, "handler": handler, "event_type": "", "biz_key": "",
+            "message_id": "", "reason": d.reason, "code": d.code, "error": d.error, "attempts": 0,
+            "first_failed_at": _rfc3339(now), "last_failed_at": _rfc3339(now), "dead_at": _rfc3339(now),
+            "replay_count": 0,
+        }
+        if env is not None:
+            meta.update(event_type=env.event_type, biz_key=env.biz_key, message_id=env.message_id)
+            if env.first_failed_at > 0:
+                meta["first_failed_at"] = _rfc3339(env.first_failed_at)
+            if d.reason not in ("decode", "no_handler", "schema"):
+                meta["attempts"] = env.retry_count + 1
+        self._producer.produce(dlq_topic(self.namespace, topic), meta["biz_key"].encode("utf-8"), body,
+                               [(HEADER_DLQ, json.dumps(meta).encode("utf-8")), (HEADER_TOPIC, topic.encode("utf-8"))])
+        self.counts.dead_lettered += 1
+        self._commit_now(m)
+
+    def _commit_now(self, m: Message) -> None:
+        """Retries and dead letters are costly to re-run: their partition commits at once."""
+        self._settle(m)
+        self.commit({(m.topic(), m.partition())})
+
+    def close(self) -> None:
+        """Commits what is settled and leaves the group; unsettled records go to the next owner. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.commit()
+        self._c.close()
+        self._producer.close()

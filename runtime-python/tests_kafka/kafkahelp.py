@@ -1,0 +1,79 @@
+"""Helpers of the Kafka tests: a business database, a topic reader, a bounded wait."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from typing import Any, Callable, Dict, List
+
+from confluent_kafka import Consumer, TopicPartition
+
+import msgcontract_runtime as mc
+from msgcontract_runtime import kafka as mk
+
+
+def sqlite_db(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED", check_same_thread=False)
+    mc.migrate(conn)
+    conn.execute("CREATE TABLE IF NOT EXISTS effects (biz_key TEXT NOT NULL, order_id TEXT NOT NULL)")
+    conn.commit()
+    return conn
+
+
+def effects(conn: Any) -> tuple[int, int]:
+    cur = conn.cursor()
+    cur.execute("SELECT count(*), count(DISTINCT biz_key) FROM effects")
+    n, d = cur.fetchone()
+    conn.commit()
+    return int(n), int(d)
+
+
+def wait(cond: Callable[[], bool], step: Callable[[], None], what: str, limit_s: float = 120) -> None:
+    """Runs step until cond holds; a deadline so a broken loop fails instead of hanging."""
+    end = time.monotonic() + limit_s
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"not reached within {limit_s}s: {what}")
+        step()
+
+
+def read_topic(brokers: str, name: str, min_records: int = 0, limit_s: float = 60) -> List[Any]:
+    """Every record of topic name from its start, waiting for at least min_records."""
+    c = Consumer({"bootstrap.servers": brokers, "group.id": "reader-" + uuid.uuid4().hex,
+                  "enable.auto.commit": False, "auto.offset.reset": "earliest", "enable.partition.eof": True})
+    try:
+        md = c.list_topics(name, timeout=10)
+        parts = list(md.topics[name].partitions)
+        out: List[Any] = []
+        end = time.monotonic() + limit_s
+        while True:
+            c.assign([TopicPartition(name, p, 0) for p in parts])
+            eof: set[int] = set()
+            out = []
+            while len(eof) < len(parts):
+                if time.monotonic() > end:
+                    raise AssertionError(f"{name}: {len(out)} records, want {min_records}")
+                m = c.poll(0.5)
+                if m is None:
+                    continue
+                if m.error():
+                    eof.add(m.partition())
+                    continue
+                out.append(m)
+            if len(out) >= min_records:
+                return out
+            time.sleep(0.2)
+    finally:
+        c.close()
+
+
+def dlq_meta(m: Any) -> Dict[str, Any]:
+    return dict(json.loads(dict(m.headers())[mk.HEADER_DLQ]))
+
+
+def publish_pay(pub: mk.KafkaPublisher, spec: Any, pb: Any, order_id: str, amount: int = 100, times: int = 1) -> None:
+    env = mc.new_envelope(spec, pb.PaySuccess(order_id=order_id, amount=amount, currency="EUR"))
+    for _ in range(times):
+        pub.publish(spec.topic, env)

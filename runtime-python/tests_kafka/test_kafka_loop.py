@@ -1,0 +1,199 @@
+"""KafkaLoop and KafkaPublisher on a real broker: effect once, retry, poison, two members, PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import threading
+from typing import Any, Dict
+
+import pytest
+
+import msgcontract_runtime as mc
+from msgcontract_runtime import kafka as mk
+from msgcontract_runtime import outbox
+
+from conftest import brokers
+from kafkahelp import dlq_meta, effects, publish_pay, read_topic, sqlite_db, wait
+
+
+def record_effect(conn: Any, m: Any, env: Any, paramstyle: str = "qmark") -> None:
+    p = "?" if paramstyle == "qmark" else "%s"
+    conn.cursor().execute(f"INSERT INTO effects (biz_key, order_id) VALUES ({p}, {p})", (env.biz_key, m.order_id))
+
+
+def test_duplicates_apply_once_sqlite(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    b = brokers()
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=3)
+    for i in range(20):
+        publish_pay(pub, spec, pb, f"o-{i}", times=2)
+    pub.close()
+    db = sqlite_db(str(tmp_path / "biz.db"))
+    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)], db, namespace=ns, partitions=3)
+    try:
+        wait(lambda: loop.counts.processed + loop.counts.deduped == 40, loop.step, "40 deliveries")
+    finally:
+        loop.close()
+    assert (loop.counts.processed, loop.counts.deduped) == (20, 20)
+    assert effects(db) == (20, 20)
+
+
+def test_retry_then_success(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    b = brokers()
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=1)
+    publish_pay(pub, spec, pb, "flaky")
+    publish_pay(pub, spec, pb, "steady")
+    pub.close()
+    calls: Dict[str, int] = {}
+
+    def handler(conn: Any, m: Any, env: Any) -> None:
+        calls[m.order_id] = calls.get(m.order_id, 0) + 1
+        record_effect(conn, m, env)
+        if m.order_id == "flaky" and calls[m.order_id] <= 2:
+            raise mc.RetryableError(50301, "system", "ledger answered 503")
+
+    db = sqlite_db(str(tmp_path / "biz.db"))
+    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=1)
+    try:
+        wait(lambda: loop.counts.processed == 2, loop.step, "both processed")
+    finally:
+        loop.close()
+    assert calls == {"flaky": 3, "steady": 1}
+    assert loop.counts.retried == 2 and loop.counts.dead_lettered == 0
+    assert effects(db) == (2, 2)  # the failed runs rolled back with their claims
+    retries = read_topic(b, mk.retry_topic(ns, "order-event", "recon"), 2)
+    counts = sorted(mc.decode(m.value()).retry_count for m in retries)
+    assert counts == [1, 2]
+    assert all(dict(m.headers())[mk.HEADER_TOPIC] == b"order-event" for m in retries)
+
+
+def test_poison_is_dead_lettered(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    b = brokers()
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=1)
+    bad = mc.new_envelope(spec, pb.PaySuccess(order_id="garbled"))
+    bad.payload = b"\xff\xff\xff"  # not a PaySuccess
+    pub.publish(spec.topic, bad)
+    publish_pay(pub, spec, pb, "refused")
+    publish_pay(pub, spec, pb, "fine")
+    pub._p.produce(ns + "order-event", b"k", b"\x0a\x01", [])  # not even an envelope
+    pub.close()
+
+    def handler(conn: Any, m: Any, env: Any) -> None:
+        if m.order_id == "refused":
+            raise mc.NonRetryableError(40001, "business", "order unknown")
+        record_effect(conn, m, env)
+
+    db = sqlite_db(str(tmp_path / "biz.db"))
+    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=1)
+    try:
+        wait(lambda: loop.counts.dead_lettered == 3 and loop.counts.processed == 1, loop.step, "3 dead letters")
+    finally:
+        loop.close()
+    dl = read_topic(b, mk.dlq_topic(ns, "order-event"), 3)
+    reasons = sorted((dlq_meta(m)["reason"], dlq_meta(m)["code"]) for m in dl)
+    assert reasons == [("decode", -3), ("decode", -3), ("non_retryable", 40001)]
+    refused = next(m for m in dl if dlq_meta(m)["reason"] == "non_retryable")
+    assert dlq_meta(refused)["handler"] == "recon.pay" and dlq_meta(refused)["attempts"] == 1
+    assert mc.decode(refused.value()).biz_key == "order_id:refused:PAY_SUCCESS"
+    assert effects(db) == (1, 1)
+
+
+def test_two_members_share_partitions_once(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    """Two members of one group split the partitions; every event, published twice, is applied once.
+
+    librdkafka's cooperative-sticky assignor balances the member's partition
+    counts, not each topic's, so the later member may hold only retry
+    partitions: the test asserts the split and the single effect, not who
+    applied what.
+    """
+    b = brokers()
+    path = str(tmp_path / "biz.db")
+    dbs = [sqlite_db(path), sqlite_db(path)]
+    loops = [mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)], db, namespace=ns, partitions=4)
+             for db in dbs]
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=4)
+
+    def step() -> None:
+        for lp in loops:
+            lp.step(0.05)
+
+    try:
+        wait(lambda: all(lp.assigned for lp in loops), step, "both members hold partitions")
+        for i in range(40):
+            publish_pay(pub, spec, pb, f"o-{i}", times=2)
+        wait(lambda: sum(lp.counts.processed + lp.counts.deduped for lp in loops) >= 80, step, "80 deliveries")
+        assert not set(loops[0].assigned) & set(loops[1].assigned)
+    finally:
+        pub.close()
+        for lp in loops:
+            lp.close()
+    assert sum(lp.counts.processed for lp in loops) == 40
+    assert effects(dbs[0]) == (40, 40)
+
+
+def test_duplicate_to_two_members_at_once(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    """Every record reaches two loops at once (two groups, one handler name, one database), in two threads.
+
+    This is what a rebalance does to the records in flight, made certain:
+    both claim the same keys concurrently, and each event is applied once.
+    """
+    b = brokers()
+    path = str(tmp_path / "biz.db")
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=2)
+    for i in range(40):
+        publish_pay(pub, spec, pb, f"o-{i}", times=2)
+    pub.close()
+    loops = [mk.KafkaLoop(b, g, [mc.Consumer(spec, "recon.pay", record_effect)], sqlite_db(path), namespace=ns,
+                          partitions=2) for g in ("recon-a", "recon-b")]
+    errors: list[BaseException] = []
+
+    def run(lp: mk.KafkaLoop) -> None:
+        try:
+            wait(lambda: lp.counts.processed + lp.counts.deduped >= 80, lp.step, "80 deliveries")
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+        finally:
+            lp.close()
+
+    threads = [threading.Thread(target=run, args=(lp,)) for lp in loops]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert sum(lp.counts.processed for lp in loops) == 40
+    assert sum(lp.counts.deduped for lp in loops) == 120
+    assert effects(sqlite_db(path)) == (40, 40)
+
+
+def test_outbox_relay_and_postgres(spec: Any, pb: Any, ns: str) -> None:
+    """The outbox in a PostgreSQL business transaction, its relay, and KafkaLoop on psycopg."""
+    import psycopg
+
+    dsn = os.environ.get("MSGCONTRACT_PG_DSN", "")
+    if not dsn:
+        pytest.fail("MSGCONTRACT_PG_DSN is not set: run through `make test-kafka-python` (scripts/with-postgres.sh)")
+    b = brokers()
+    schema = ns.replace(".", "").replace("-", "_")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    conn = psycopg.connect(dsn, options=f"-c search_path={schema}")
+    mc.migrate(conn)
+    outbox.migrate(conn, postgres=True)
+    conn.execute("CREATE TABLE effects (biz_key TEXT NOT NULL, order_id TEXT NOT NULL)")
+    conn.commit()
+    for i in range(10):  # the business change and its event commit together
+        outbox.write(conn, mc.new_envelope(spec, pb.PaySuccess(order_id=f"o-{i}", amount=i)), "format")
+    conn.commit()
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=2)
+    assert outbox.relay_once(conn, pub, "format") == 10
+    assert outbox.relay_once(conn, pub, "format") == 0
+    pub.close()
+    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", lambda c, m, e: record_effect(c, m, e, "format"),
+                                                 paramstyle="format")], conn, namespace=ns, partitions=2)
+    try:
+        wait(lambda: loop.counts.processed == 10, loop.step, "10 processed")
+    finally:
+        loop.close()
+    assert effects(conn) == (10, 10)
+    conn.close()

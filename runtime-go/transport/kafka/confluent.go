@@ -17,7 +17,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
-	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/optionspb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
@@ -65,7 +64,7 @@ func subject(env *envelopepb.Envelope, topic string) string {
 // frame returns the record value and envelope header of env on topic
 // (the user's topic, without the namespace).
 func (w *wire) frame(ctx context.Context, topic string, env *envelopepb.Envelope) ([]byte, kgo.RecordHeader, error) {
-	if ct := env.GetContentType(); ct != "" && ct != event.ContentTypeProto {
+	if ct := env.GetContentType(); ct != "" && ct != envelope.ContentTypeProto {
 		return nil, kgo.RecordHeader{}, fmt.Errorf("kafka: the Confluent wire format needs a binary protobuf payload, not %s", ct)
 	}
 	md, err := w.descriptor(topic, env.GetEventType())
@@ -154,7 +153,7 @@ func (w *wire) unframe(ctx context.Context, r *kgo.Record, topic string) ([]byte
 	}
 	env.Payload = payload
 	if env.ContentType == "" {
-		env.ContentType = event.ContentTypeProto
+		env.ContentType = envelope.ContentTypeProto
 	}
 	body, err := envelope.Marshal(env)
 	return body, env, err

@@ -38,13 +38,32 @@ type item struct {
 // prepare runs steps 1 (decode; failure: dead-letter) and 2 (not yet due:
 // defer). It returns nil when it settled the delivery.
 func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *transport.Delivery) *item {
+	it, settle := c.check(d)
+	if settle != nil {
+		settle(ctx, sub)
+		return nil
+	}
+	return it
+}
+
+// decode runs steps 1 and 2 without settling anything: ok is false when
+// the delivery has to be dead-lettered or deferred (see prepare).
+func (c *Consumer) decode(d *transport.Delivery) (it *item, ok bool) {
+	it, settle := c.check(d)
+	return it, settle == nil
+}
+
+// check runs steps 1 and 2: it returns the item, or how to settle a
+// delivery that does not get that far.
+func (c *Consumer) check(d *transport.Delivery) (*item, func(ctx context.Context, sub transport.Subscription)) {
 	log := &msgLog{base: c.cfg.Logger, d: d}
 
 	// Step 1: decode.
 	env, err := envelope.Unmarshal(d.Body)
 	if err != nil {
-		c.deadLetterDecode(ctx, sub, d, nil, nil, err, log)
-		return nil
+		return nil, func(ctx context.Context, sub transport.Subscription) {
+			c.deadLetterDecode(ctx, sub, d, nil, nil, err, log)
+		}
 	}
 	log.env = env
 	// The topic it was delivered from decides; the envelope's own topic
@@ -56,30 +75,34 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 		r = c.lookup(topic, env.GetEventType())
 	}
 	if r == nil {
-		c.deadLetter(ctx, sub, d, env, nil, dlq.ReasonNoHandler, CodeNoHandler,
-			fmt.Sprintf("no handler for event type %q on topic %q in group %q", env.GetEventType(), topic, c.cfg.Group), log)
-		return nil
+		return nil, func(ctx context.Context, sub transport.Subscription) {
+			c.deadLetter(ctx, sub, d, env, nil, dlq.ReasonNoHandler, CodeNoHandler,
+				fmt.Sprintf("no handler for event type %q on topic %q in group %q", env.GetEventType(), topic, c.cfg.Group), log)
+		}
 	}
 	log.handler = r.name
 	msg, err := r.decode(env)
 	if err != nil {
-		c.deadLetterDecode(ctx, sub, d, env, r, err, log)
-		return nil
+		return nil, func(ctx context.Context, sub transport.Subscription) {
+			c.deadLetterDecode(ctx, sub, d, env, r, err, log)
+		}
 	}
 
 	// Step 2: not yet due.
 	if nb := env.GetNotBefore(); nb > c.cfg.Now().UnixMilli() {
-		if err := sub.Defer(ctx, d, time.UnixMilli(nb)); err != nil {
-			log.get().Error("msgcontract: defer failed", "err", err)
+		return nil, func(ctx context.Context, sub transport.Subscription) {
+			if err := sub.Defer(ctx, d, time.UnixMilli(nb)); err != nil {
+				log.get().Error("msgcontract: defer failed", "err", err)
+			}
 		}
-		return nil
 	}
 	hash, err := dedup.HashMessage(msg.(proto.Message))
 	if err != nil {
-		c.deadLetterDecode(ctx, sub, d, env, r, err, log)
-		return nil
+		return nil, func(ctx context.Context, sub transport.Subscription) {
+			c.deadLetterDecode(ctx, sub, d, env, r, err, log)
+		}
 	}
-	return &item{d: d, env: env, r: r, msg: msg, hash: hash, log: log}
+	return &item{d: d, env: env, r: r, msg: msg, hash: hash, log: log}, nil
 }
 
 // runHandler runs the handler with a timeout and turns a panic into an

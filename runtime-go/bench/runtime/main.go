@@ -140,7 +140,9 @@ func run(n, fetch, workers, runs int, only string) error {
 	if only != "" {
 		return nil
 	}
-	by := func(name string) *side { return sides[slices.IndexFunc(sides, func(s *side) bool { return s.name == name })] }
+	by := func(name string) *side {
+		return sides[slices.IndexFunc(sides, func(s *side) bool { return s.name == name })]
+	}
 	for _, r := range [][2]string{{"default", "bare-per-message"}, {"default", "bare-fetch64"},
 		{"batch", "bare-batch"}, {"per-message", "bare-per-message"}} {
 		fmt.Println(benchstat.Ratio(r[0], r[1], n, by(r[0]).consume(), by(r[1]).consume()))

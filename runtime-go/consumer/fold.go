@@ -13,16 +13,18 @@ import (
 // a fetch inside the business transaction, runs the claims and handlers,
 // deletes the rows and commits, all in that one transaction, so the
 // common case writes no lease and commits once. The transaction holds
-// SQLite's write lock from its first statement, which keeps every other
-// consumer off the rows while they are read but not yet leased.
+// SQLite's write lock from its BEGIN IMMEDIATE (sqlitedb.Open), which
+// keeps every other consumer off the rows while they are read but not
+// leased; on a file opened otherwise the claims still decide, and a
+// consumer whose snapshot went stale fails its write and rolls back.
 //
 // Everything else first turns the fetch into an ordinary one (unfold:
 // roll back to the savepoint after the read, lease the rows, commit) and
 // goes on as handleFetch does: a delivery that does not decode, has no
 // handler or is not yet due, and a handler failure (after which the
 // others run again in savepoints). A failed begin or read waits
-// InfraRetryDelay; a failed claim or commit leaves the rows in the queue,
-// handed back at once.
+// InfraRetryDelay; a failed claim or commit leaves the rows unleased in
+// the queue, and the worker waits InfraRetryDelay before its next fetch.
 func (c *Consumer) handleFetchTx(ctx context.Context, sub transport.Subscription, tf transport.TxFetcher) {
 	tx, err := c.cfg.DB.BeginTx(ctx, nil)
 	if err != nil {

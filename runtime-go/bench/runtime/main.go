@@ -18,6 +18,8 @@
 //   - per-message: the runtime with PerMessageTx;
 //   - batch: the runtime with fetches of -fetch messages;
 //   - bare-batch: the bare loop, -fetch messages per transaction;
+//   - bare-batch-dedup: the same, also writing each message's dedup row
+//     (the runtime's msg_dedup table): what the claim write costs;
 //   - ceiling-insert-only: the business INSERTs alone, -fetch per
 //     transaction, no queue: what SQLite can do at all, in no ratio.
 //
@@ -27,6 +29,7 @@
 //	ratio default/bare-per-message=X (...)  what a user gets by default vs the first loop a user writes
 //	ratio default/bare-fetch64=X (...)      the same transaction size
 //	ratio batch/bare-batch=Y (...)
+//	ratio batch/bare-batch-dedup=Y' (...)
 //	ratio per-message/bare-per-message=Z (...)
 //
 // where a ratio is time per message of the runtime side over its bare
@@ -89,8 +92,10 @@ type result struct{ consume, publish time.Duration }
 
 func run(n, fetch, workers, runs int, only string) error {
 	ctx := context.Background()
-	bare := func(txSize int) func(ctx context.Context, path string) (result, error) {
-		return func(ctx context.Context, path string) (result, error) { return runBare(ctx, path, n, txSize) }
+	bare := func(txSize int, withDedup bool) func(ctx context.Context, path string) (result, error) {
+		return func(ctx context.Context, path string) (result, error) {
+			return runBare(ctx, path, n, txSize, withDedup)
+		}
 	}
 	rt := func(rm runtimeMode) func(ctx context.Context, path string) (result, error) {
 		rm.workers = workers
@@ -99,11 +104,13 @@ func run(n, fetch, workers, runs int, only string) error {
 	batchTxs := fmt.Sprintf("%d per transaction", fetch)
 	sides := []*side{
 		{name: "default", txs: "a fetch of up to 64 per transaction", run: rt(runtimeMode{})},
-		{name: "bare-per-message", txs: "one per transaction", run: bare(1)},
-		{name: "bare-fetch64", txs: "64 per transaction", run: bare(defaultFetch)},
+		{name: "bare-per-message", txs: "one per transaction", run: bare(1, false)},
+		{name: "bare-fetch64", txs: "64 per transaction", run: bare(defaultFetch, false)},
 		{name: "per-message", txs: "one per transaction (PerMessageTx)", run: rt(runtimeMode{perMessage: true})},
 		{name: "batch", txs: fmt.Sprintf("a fetch of up to %d per transaction", fetch), run: rt(runtimeMode{fetch: fetch})},
-		{name: "bare-batch", txs: batchTxs, run: bare(fetch)},
+		{name: "bare-batch", txs: batchTxs, run: bare(fetch, false)},
+		{name: "bare-batch-dedup", txs: batchTxs + "; plus the dedup row per message: what the claim write costs",
+			run: bare(fetch, true)},
 		{name: "ceiling-insert-only", txs: batchTxs + "; INSERTs alone, no queue read or ack: a ceiling, in no ratio",
 			run: func(ctx context.Context, path string) (result, error) { return runInsertOnly(ctx, path, n, fetch) }},
 	}
@@ -144,7 +151,7 @@ func run(n, fetch, workers, runs int, only string) error {
 		return sides[slices.IndexFunc(sides, func(s *side) bool { return s.name == name })]
 	}
 	for _, r := range [][2]string{{"default", "bare-per-message"}, {"default", "bare-fetch64"},
-		{"batch", "bare-batch"}, {"per-message", "bare-per-message"}} {
+		{"batch", "bare-batch"}, {"batch", "bare-batch-dedup"}, {"per-message", "bare-per-message"}} {
 		fmt.Println(benchstat.Ratio(r[0], r[1], n, by(r[0]).consume(), by(r[1]).consume()))
 	}
 	return nil

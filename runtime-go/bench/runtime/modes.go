@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
@@ -64,15 +67,28 @@ func queued(ctx context.Context, path string, n int) (*sql.DB, *sqlitequeue.Tran
 // write lock (BEGIN IMMEDIATE) keeps other writers out, so it needs no
 // lease and no dedup claim; it cannot share the queue with a second
 // process, retry, or dead-letter.
-func runBare(ctx context.Context, path string, n, txSize int) (result, error) {
+//
+// withDedup also writes each message's dedup row (the runtime's msg_dedup
+// table, INSERT ... ON CONFLICT DO NOTHING, the effect only when the row
+// is new), to show what the claim write costs apart from the runtime.
+func runBare(ctx context.Context, path string, n, txSize int, withDedup bool) (result, error) {
 	db, _, published, err := queued(ctx, path, n)
 	if err != nil {
 		return result{}, err
 	}
 	defer db.Close()
+	if withDedup {
+		store, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.SQLite})
+		if err == nil {
+			err = store.Migrate(ctx)
+		}
+		if err != nil {
+			return result{}, err
+		}
+	}
 	start := time.Now()
 	for done := 0; done < n; {
-		got, err := bareTx(ctx, db, txSize)
+		got, err := bareTx(ctx, db, txSize, withDedup)
 		if err != nil {
 			return result{}, err
 		}
@@ -87,7 +103,7 @@ func runBare(ctx context.Context, path string, n, txSize int) (result, error) {
 
 // bareTx is one transaction of runBare; it returns how many messages it
 // consumed.
-func bareTx(ctx context.Context, db *sql.DB, txSize int) (int, error) {
+func bareTx(ctx context.Context, db *sql.DB, txSize int, withDedup bool) (int, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -124,8 +140,25 @@ func bareTx(ctx context.Context, db *sql.DB, txSize int) (int, error) {
 		if err := event.DecodePayload(env, &payload); err != nil {
 			return 0, err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, env.GetBizKey(), "bare"); err != nil {
-			return 0, err
+		fresh := true
+		if withDedup {
+			h := sha256.Sum256(env.GetPayload())
+			res, err := tx.ExecContext(ctx, `INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at)
+				VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING`,
+				env.GetBizKey(), benchmsg.Handler, env.GetMessageId(), hex.EncodeToString(h[:]), time.Now().UnixMilli())
+			if err != nil {
+				return 0, err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return 0, err
+			}
+			fresh = n == 1
+		}
+		if fresh {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, env.GetBizKey(), "bare"); err != nil {
+				return 0, err
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1`, m.id); err != nil {
 			return 0, err

@@ -28,9 +28,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -48,8 +46,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
-	"github.com/msgcontract/msgcontract/runtime-go/dedup"
-	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
@@ -216,11 +212,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 	}
 	defer db.Close()
 	if withDedup {
-		store, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.SQLite})
-		if err == nil {
-			err = store.Migrate(ctx)
-		}
-		if err != nil {
+		if err := benchmsg.CreateDedup(ctx, db); err != nil {
 			return result{}, err
 		}
 	}
@@ -260,29 +252,8 @@ func bareTx(ctx context.Context, db *sql.DB, recs []*kgo.Record, withDedup bool)
 		return err
 	}
 	defer tx.Rollback()
-	now := time.Now().UnixMilli()
 	for _, r := range recs {
-		env, err := envelope.Unmarshal(r.Value)
-		if err != nil {
-			return err
-		}
-		var payload wrapperspb.StringValue
-		if err := event.DecodePayload(env, &payload); err != nil {
-			return err
-		}
-		if withDedup {
-			h := sha256.Sum256(env.GetPayload())
-			res, err := tx.ExecContext(ctx, `INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at)
-				VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING`,
-				env.GetBizKey(), benchmsg.Handler, env.GetMessageId(), hex.EncodeToString(h[:]), now)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil || n == 0 {
-				continue // a duplicate (or an error, which the commit reports)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, env.GetBizKey(), "bare"); err != nil {
+		if err := benchmsg.BareHandle(ctx, tx, r.Value, withDedup); err != nil {
 			return err
 		}
 	}

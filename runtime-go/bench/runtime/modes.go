@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -15,8 +13,6 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
-	"github.com/msgcontract/msgcontract/runtime-go/dedup"
-	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
@@ -78,11 +74,7 @@ func runBare(ctx context.Context, path string, n, txSize int, withDedup bool) (r
 	}
 	defer db.Close()
 	if withDedup {
-		store, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.SQLite})
-		if err == nil {
-			err = store.Migrate(ctx)
-		}
-		if err != nil {
+		if err := benchmsg.CreateDedup(ctx, db); err != nil {
 			return result{}, err
 		}
 	}
@@ -132,33 +124,8 @@ func bareTx(ctx context.Context, db *sql.DB, txSize int, withDedup bool) (int, e
 		return 0, err
 	}
 	for _, m := range ms {
-		env, err := envelope.Unmarshal(m.body)
-		if err != nil {
+		if err := benchmsg.BareHandle(ctx, tx, m.body, withDedup); err != nil {
 			return 0, err
-		}
-		var payload wrapperspb.StringValue
-		if err := event.DecodePayload(env, &payload); err != nil {
-			return 0, err
-		}
-		fresh := true
-		if withDedup {
-			h := sha256.Sum256(env.GetPayload())
-			res, err := tx.ExecContext(ctx, `INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at)
-				VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING`,
-				env.GetBizKey(), benchmsg.Handler, env.GetMessageId(), hex.EncodeToString(h[:]), time.Now().UnixMilli())
-			if err != nil {
-				return 0, err
-			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return 0, err
-			}
-			fresh = n == 1
-		}
-		if fresh {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, env.GetBizKey(), "bare"); err != nil {
-				return 0, err
-			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1`, m.id); err != nil {
 			return 0, err

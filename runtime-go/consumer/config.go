@@ -33,9 +33,10 @@ type Config struct {
 	// in SQLite's busy handler.
 	Workers int
 	// FetchSize is how many deliveries a worker takes from the transport
-	// at once; they are processed one after the other, each in its own
-	// transaction (each in its own with PerMessageTx). Their leases are extended
-	// while the worker is busy with them. Defaults to 64.
+	// at once; they are processed one after the other in one shared
+	// transaction (each in its own with PerMessageTx). Leased deliveries
+	// have their leases extended while the worker is busy with them.
+	// Defaults to 64.
 	FetchSize int
 	// PerMessageTx runs every message in a transaction of its own. By
 	// default the messages of one fetch share one transaction (and one

@@ -128,7 +128,7 @@ else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
 endif
 
-bench-runtime: ## runtime modes vs bare INSERT loops of the same transaction size on SQLite, side by side (TRANSPORT=kafka: on a Kafka broker)
+bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker)
 ifeq ($(TRANSPORT),kafka)
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000'
 else

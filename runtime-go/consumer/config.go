@@ -34,9 +34,10 @@ type Config struct {
 	// in SQLite's busy handler.
 	Workers int
 	// FetchSize is how many deliveries a worker takes from the transport
-	// at once; they are processed one after the other, each in its own
-	// transaction (each in its own with PerMessageTx). Their leases are extended
-	// while the worker is busy with them. Defaults to 64.
+	// at once; they are processed one after the other in one shared
+	// transaction (each in its own with PerMessageTx). Leased deliveries
+	// have their leases extended while the worker is busy with them.
+	// Defaults to 64.
 	FetchSize int
 	// PerMessageTx runs every message in a transaction of its own. By
 	// default the messages of one fetch share one transaction (and one
@@ -48,8 +49,11 @@ type Config struct {
 	// whole fetch back. A fetch returns what is ready, so under light load
 	// a transaction holds one message and latency is that of PerMessageTx;
 	// under load the commits are shared. Handlers must not rely on being
-	// alone in their transaction; set PerMessageTx when they do. Defaults
-	// to false.
+	// alone in their transaction; set PerMessageTx when they do. When the
+	// subscription's queue lives in DB (sqlitequeue on the business file)
+	// the fetch is also read inside that transaction, so the common case
+	// writes no lease and commits once (DESIGN.md, "Transactions").
+	// Defaults to false.
 	PerMessageTx bool
 	// HandlerTimeout bounds one handler run through its context; a
 	// handler that ignores its context is waited for. It must be shorter than the
@@ -68,7 +72,9 @@ type Config struct {
 	CleanupInterval time.Duration
 	// Prefilter, when set, answers step 3 for keys whose claim it has
 	// recorded as committed, saving the database round trip; see
-	// dedup.Prefilter and dedup/redisfilter. Defaults to nil.
+	// dedup.Prefilter and dedup/redisfilter. It is not asked when a fetch
+	// is read inside the business transaction (see PerMessageTx), where
+	// one claim statement answers the whole fetch. Defaults to nil.
 	Prefilter dedup.Prefilter
 	// SkipMigrate leaves the dedup table's creation to the caller. By
 	// default Run creates it if missing.

@@ -39,6 +39,9 @@ type Consumer struct {
 	// acker acknowledges inside the business transaction; set by Run when
 	// the subscription's queue lives in Config.DB.
 	acker transport.TxAcker
+	// fetcher reads fetches inside the business transaction; set by Run
+	// when acker is and the mode is batched (see handleFetchTx).
+	fetcher transport.TxFetcher
 }
 
 // New validates cfg and returns a Consumer. Register handlers, then Run.
@@ -93,6 +96,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 	if a, ok := sub.(transport.TxAcker); ok && a.AckDB() == c.cfg.DB {
 		c.acker = a
+		if f, ok := sub.(transport.TxFetcher); ok && !c.cfg.PerMessageTx {
+			c.fetcher = f
+		}
 	}
 
 	var wg sync.WaitGroup
@@ -111,7 +117,13 @@ func (c *Consumer) work(ctx context.Context, sub transport.Subscription) {
 	// In-flight messages finish even when ctx is cancelled.
 	procCtx := context.WithoutCancel(ctx)
 	for ctx.Err() == nil {
-		ds, err := sub.Fetch(ctx, c.cfg.FetchSize)
+		var ds []*transport.Delivery
+		var err error
+		if c.fetcher != nil {
+			err = c.fetcher.Ready(ctx)
+		} else {
+			ds, err = sub.Fetch(ctx, c.cfg.FetchSize)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -120,7 +132,11 @@ func (c *Consumer) work(ctx context.Context, sub transport.Subscription) {
 			sleep(ctx, time.Second)
 			continue
 		}
-		c.handleFetch(procCtx, sub, ds)
+		if c.fetcher != nil {
+			c.handleFetchTx(procCtx, sub, c.fetcher)
+		} else {
+			c.handleFetch(procCtx, sub, ds)
+		}
 	}
 }
 

@@ -301,14 +301,8 @@ func TestQueueInBusinessFile(t *testing.T) {
 	for _, batch := range []bool{false, true} {
 		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t, sqliteBackend, sqliteBroker, fastPolicy)
+			f := newFixture(t, sqliteBackend, sharedSQLiteBroker, fastPolicy)
 			f.clock = newScaledClock(10)
-			tr, err := sqlitequeue.New(context.Background(), sqlitequeue.Config{DB: f.db, Now: f.now, PollInterval: 10 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.br = &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, name: "shared",
-				drained: func() bool { n, err := tr.Backlog(context.Background(), ""); return err == nil && n == 0 }}
 			for i := range 40 {
 				f.publish(f.envelope(fmt.Sprintf("order:s%d", i%30), fmt.Sprint(i)))
 			}

@@ -151,21 +151,38 @@ type broker struct {
 type brokerKind struct {
 	name string
 	open func(t *testing.T, now func() time.Time) *broker
+	// onDB, when set, opens the broker in the business database instead.
+	onDB func(t *testing.T, db *sql.DB, now func() time.Time) *broker
 }
 
-var sqliteBroker = brokerKind{"sqlitequeue", func(t *testing.T, now func() time.Time) *broker {
+var sqliteBroker = brokerKind{name: "sqlitequeue", open: func(t *testing.T, now func() time.Time) *broker {
 	tr, err := sqlitequeue.Open(context.Background(), filepath.Join(t.TempDir(), "queue.db"),
 		sqlitequeue.Config{Now: now, PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tr.Close() })
+	return sqliteQueueBroker(tr, "sqlitequeue")
+}}
+
+// sharedSQLiteBroker keeps the queue in the business database's file, where
+// the consumer reads, handles and acknowledges a fetch in one transaction
+// (transport.TxFetcher) in batch mode.
+var sharedSQLiteBroker = brokerKind{name: "sqlitequeue-shared", onDB: func(t *testing.T, db *sql.DB, now func() time.Time) *broker {
+	tr, err := sqlitequeue.New(context.Background(), sqlitequeue.Config{DB: db, Now: now, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sqliteQueueBroker(tr, "sqlitequeue-shared")
+}}
+
+func sqliteQueueBroker(tr *sqlitequeue.Transport, name string) *broker {
 	drained := func() bool {
 		n, err := tr.Backlog(context.Background(), "")
 		return err == nil && n == 0
 	}
-	return &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, drained: drained, name: "sqlitequeue"}
-}}
+	return &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, drained: drained, name: name}
+}
 
 // --- fixture ---
 
@@ -191,7 +208,11 @@ func newFixture(t *testing.T, be dbBackend, bk brokerKind, p backoff.Policy) *fi
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, db: db, dialect: dialect, m: m, clock: clock, spec: newSpec(p)}
-	f.br = bk.open(t, f.now)
+	if bk.onDB != nil {
+		f.br = bk.onDB(t, db, f.now)
+	} else {
+		f.br = bk.open(t, f.now)
+	}
 	if _, err := db.Exec(`CREATE TABLE effects (biz_key TEXT NOT NULL, retry_count INTEGER NOT NULL, note TEXT NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func kafkaMatrix() []struct {
 
 func kafkaProcessTransports() []string { return []string{"kafka"} }
 
-var kafkaBroker = brokerKind{"kafka", func(t *testing.T, now func() time.Time) *broker {
+var kafkaBroker = brokerKind{name: "kafka", open: func(t *testing.T, now func() time.Time) *broker {
 	tr, err := kafka.New(context.Background(), kafka.Config{Brokers: kafkatest.Brokers(t),
 		Namespace: kafkatest.Namespace(), Partitions: 2, Now: now, SessionTimeout: 3 * time.Second})
 	if err != nil {

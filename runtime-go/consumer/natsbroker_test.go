@@ -30,7 +30,7 @@ func startNATS(t *testing.T) *nats.Conn {
 	return nc
 }
 
-var natsBroker = brokerKind{"natsjs", func(t *testing.T, now func() time.Time) *broker {
+var natsBroker = brokerKind{name: "natsjs", open: func(t *testing.T, now func() time.Time) *broker {
 	nc := startNATS(t)
 	tr, err := natsjs.New(context.Background(), natsjs.Config{Conn: nc, Now: now, FetchWait: 200 * time.Millisecond})
 	if err != nil {

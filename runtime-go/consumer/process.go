@@ -41,18 +41,45 @@ type item struct {
 // prepare runs steps 1 (decode; failure: dead-letter) and 2 (not yet due:
 // defer). It returns nil when it settled the delivery.
 func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *transport.Delivery) *item {
+	it, log, settle := c.check(d)
+	c.startSpan(ctx, log)
+	if settle != nil {
+		settle(ctx, sub)
+		return nil
+	}
+	return it
+}
+
+// decode runs steps 1 and 2 without settling anything: ok is false when
+// the delivery has to be dead-lettered or deferred (see prepare).
+func (c *Consumer) decode(d *transport.Delivery) (it *item, ok bool) {
+	it, _, settle := c.check(d)
+	return it, settle == nil
+}
+
+// startSpan starts the delivery's consumer span once its envelope decoded
+// (a delivery whose envelope does not decode has no trace to join). The
+// folded path starts it only for the deliveries it goes on to handle, so
+// a delivery that falls back to the ordinary path gets one span, not two.
+func (c *Consumer) startSpan(ctx context.Context, log *msgLog) {
+	if c.cfg.Tracer != nil && log.env != nil && log.span == nil {
+		_, log.span = c.cfg.Tracer.StartProcess(ctx, log.d.Topic, c.cfg.Group, log.env)
+	}
+}
+
+// check runs steps 1 and 2: it returns the item, or how to settle a
+// delivery that does not get that far, and the delivery's log context.
+func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx context.Context, sub transport.Subscription)) {
 	log := &msgLog{base: c.cfg.Logger, d: d}
 
 	// Step 1: decode.
 	env, err := envelope.Unmarshal(d.Body)
 	if err != nil {
-		c.deadLetterDecode(ctx, sub, d, nil, nil, err, log)
-		return nil
+		return nil, log, func(ctx context.Context, sub transport.Subscription) {
+			c.deadLetterDecode(ctx, sub, d, nil, nil, err, log)
+		}
 	}
 	log.env = env
-	if c.cfg.Tracer != nil {
-		_, log.span = c.cfg.Tracer.StartProcess(ctx, d.Topic, c.cfg.Group, env)
-	}
 	// The topic it was delivered from decides; the envelope's own topic
 	// is the fallback for transports that cannot tell.
 	topic := d.Topic
@@ -62,32 +89,36 @@ func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *t
 		r = c.lookup(topic, env.GetEventType())
 	}
 	if r == nil {
-		c.deadLetter(ctx, sub, d, env, nil, dlq.ReasonNoHandler, CodeNoHandler,
-			fmt.Sprintf("no handler for event type %q on topic %q in group %q", env.GetEventType(), topic, c.cfg.Group), log)
-		return nil
+		return nil, log, func(ctx context.Context, sub transport.Subscription) {
+			c.deadLetter(ctx, sub, d, env, nil, dlq.ReasonNoHandler, CodeNoHandler,
+				fmt.Sprintf("no handler for event type %q on topic %q in group %q", env.GetEventType(), topic, c.cfg.Group), log)
+		}
 	}
 	log.handler = r.name
 	msg, err := r.decode(env)
 	if err != nil {
-		c.deadLetterDecode(ctx, sub, d, env, r, err, log)
-		return nil
+		return nil, log, func(ctx context.Context, sub transport.Subscription) {
+			c.deadLetterDecode(ctx, sub, d, env, r, err, log)
+		}
 	}
 
 	// Step 2: not yet due.
 	if nb := env.GetNotBefore(); nb > c.cfg.Now().UnixMilli() {
-		err := sub.Defer(ctx, d, time.UnixMilli(nb))
-		if err != nil {
-			log.get().Error("msgcontract: defer failed", "err", err)
+		return nil, log, func(ctx context.Context, sub transport.Subscription) {
+			err := sub.Defer(ctx, d, time.UnixMilli(nb))
+			if err != nil {
+				log.get().Error("msgcontract: defer failed", "err", err)
+			}
+			tracing.End(log.span, "deferred", err)
 		}
-		tracing.End(log.span, "deferred", err)
-		return nil
 	}
 	hash, err := dedup.HashMessage(msg.(proto.Message))
 	if err != nil {
-		c.deadLetterDecode(ctx, sub, d, env, r, err, log)
-		return nil
+		return nil, log, func(ctx context.Context, sub transport.Subscription) {
+			c.deadLetterDecode(ctx, sub, d, env, r, err, log)
+		}
 	}
-	return &item{d: d, env: env, r: r, msg: msg, hash: hash, log: log}
+	return &item{d: d, env: env, r: r, msg: msg, hash: hash, log: log}, log, nil
 }
 
 // runHandler runs the handler with a timeout and turns a panic into an

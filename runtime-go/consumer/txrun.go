@@ -28,6 +28,7 @@ type txRun struct {
 	outcomes []outcome
 	errs     []error
 	priors   []*dedup.Result // the existing claim, for deduplicated items
+	aborted  bool            // the database failed
 }
 
 // runTx runs steps 3-5 for items in one database transaction. Conflicts
@@ -46,13 +47,24 @@ func (c *Consumer) runTx(ctx context.Context, sub transport.Subscription, items 
 	if len(items) == 0 {
 		return
 	}
-	run := &txRun{
+	run := newTxRun(items)
+	if len(items) > 1 && c.runOptimistic(ctx, sub, run, nil) {
+		return
+	}
+	c.runSavepoints(ctx, sub, run)
+}
+
+func newTxRun(items []*item) *txRun {
+	return &txRun{
 		items: items, outcomes: make([]outcome, len(items)), errs: make([]error, len(items)),
 		priors: make([]*dedup.Result, len(items)),
 	}
-	if len(items) > 1 && c.runOptimistic(ctx, sub, run) {
-		return
-	}
+}
+
+// runSavepoints runs run's items that are not yet failed in a new
+// transaction, each inside a savepoint when there are several.
+func (c *Consumer) runSavepoints(ctx context.Context, sub transport.Subscription, run *txRun) {
+	items := run.items
 	savepoints := len(items) > 1
 	tx, err := c.cfg.DB.BeginTx(ctx, nil)
 	if err != nil {
@@ -96,12 +108,30 @@ func (c *Consumer) runTx(ctx context.Context, sub transport.Subscription, items 
 }
 
 // runOptimistic runs a batch without savepoints and settles it, returning
-// true, unless a handler fails: then it rolls back, keeps the failed
-// item's outcome, resets the others and returns false.
-func (c *Consumer) runOptimistic(ctx context.Context, sub transport.Subscription, run *txRun) bool {
-	tx, err := c.cfg.DB.BeginTx(ctx, nil)
-	if err != nil {
-		c.abort(ctx, sub, run, "begin transaction", err)
+// true, unless a handler fails: then it undoes the transaction, keeps the
+// failed item's outcome, resets the others and returns false.
+//
+// fetched, when not nil, is the transaction the items were read in by a
+// transport.TxFetcher (see handleFetchTx), with the savepoint
+// mc_fetched set after the read; it is used instead of a new one. Where a
+// new one would be rolled back, fetched is rolled back to mc_fetched, the
+// items are leased in it and it commits (unfold), so that from there on
+// everything goes as without it.
+func (c *Consumer) runOptimistic(ctx context.Context, sub transport.Subscription, run *txRun, fetched *sql.Tx) bool {
+	tx := fetched
+	if tx == nil {
+		var err error
+		if tx, err = c.cfg.DB.BeginTx(ctx, nil); err != nil {
+			c.abort(ctx, sub, run, "begin transaction", err)
+			return true
+		}
+	}
+	// undo reports false when the items went back to the queue instead.
+	undo := func() bool {
+		if fetched != nil {
+			return c.unfold(ctx, fetched, run.deliveries())
+		}
+		c.rollback(tx, run.items[0])
 		return true
 	}
 	now := c.cfg.Now()
@@ -111,16 +141,21 @@ func (c *Consumer) runOptimistic(ctx context.Context, sub transport.Subscription
 	}
 	results, err := c.dedup.ClaimAll(ctx, tx, claims)
 	if err != nil {
-		c.rollbackAbort(ctx, sub, tx, run, "claim", err)
+		undo()
+		c.abort(ctx, sub, run, "claim", err)
 		return true
 	}
-	for i, it := range run.items {
+	for i := range run.items {
 		if step, err := c.settleClaim(ctx, tx, run, i, results[i], now); err != nil {
-			c.rollbackAbort(ctx, sub, tx, run, step, err)
+			undo()
+			c.abort(ctx, sub, run, step, err)
 			return true
 		}
 		if run.outcomes[i] == failed {
-			c.rollback(tx, it)
+			if !undo() {
+				run.aborted = true
+				return true
+			}
 			for j := range run.outcomes {
 				if j != i {
 					run.outcomes[j], run.errs[j], run.priors[j] = pending, nil, nil
@@ -206,6 +241,15 @@ func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i in
 	return "", nil
 }
 
+// deliveries lists the items' deliveries.
+func (r *txRun) deliveries() []*transport.Delivery {
+	ds := make([]*transport.Delivery, len(r.items))
+	for i, it := range r.items {
+		ds[i] = it.d
+	}
+	return ds
+}
+
 // settled lists the deliveries to acknowledge: processed or deduplicated.
 func (r *txRun) settled() []*transport.Delivery {
 	var ds []*transport.Delivery
@@ -262,6 +306,7 @@ func (c *Consumer) rollbackAbort(ctx context.Context, sub transport.Subscription
 // abort hands back every item not already failed (the database is at
 // fault, not the message), then retries or dead-letters the failed ones.
 func (c *Consumer) abort(ctx context.Context, sub transport.Subscription, run *txRun, step string, err error) {
+	run.aborted = true
 	for i, it := range run.items {
 		if run.outcomes[i] != failed {
 			c.infraFailure(ctx, sub, it, step, err)

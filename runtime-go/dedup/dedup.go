@@ -205,12 +205,29 @@ func (s *Store) Retention() time.Duration { return s.cfg.Retention }
 // parameters each), well below every dialect's parameter limit.
 const claimChunk = 200
 
-// ClaimAll claims cs in tx, with one statement per 200 claims, and
-// returns one Result per claim, in cs's order. A key claimed earlier in cs
+// ClaimAll claims cs in tx, with one statement per 200 claims (one per
+// claim on SQLite, see below), and returns one Result per claim, in cs's
+// order. A key claimed earlier in cs
 // (or already committed) makes the later claim not Claimed, with the
 // earlier one as its prior claim.
+//
+// On SQLite it claims one row at a time: the statement is prepared once
+// and a call costs no round trip, and a CPU profile of bench-runtime's
+// batch mode put the consumer at about 12% less CPU than with the
+// multi-row statement (whose text and RETURNING rows cost more than they
+// save there).
 func (s *Store) ClaimAll(ctx context.Context, tx *sql.Tx, cs []Claim) ([]Result, error) {
 	out := make([]Result, len(cs))
+	if s.cfg.Dialect == sqldb.SQLite {
+		for i, c := range cs {
+			r, err := s.Claim(ctx, tx, c)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
 	for lo := 0; lo < len(cs); lo += claimChunk {
 		chunk := cs[lo:min(lo+claimChunk, len(cs))]
 		// Rows go in key order, so concurrent batches on PostgreSQL wait

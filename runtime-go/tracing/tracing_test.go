@@ -2,6 +2,7 @@ package tracing_test
 
 import (
 	"context"
+	"fmt"
 	"database/sql"
 	"log/slog"
 	"path/filepath"
@@ -33,6 +34,18 @@ import (
 // msgcontract attributes and their outcomes.
 func TestProducerRelayConsumerShareOneTrace(t *testing.T) {
 	t.Parallel()
+	// With the queue in its own file the consumer leases each fetch; with
+	// the queue in the business file it reads the fetch inside the business
+	// transaction (the folded path). Both must trace alike.
+	for _, queueInBusinessFile := range []bool{false, true} {
+		t.Run(fmt.Sprintf("queue_in_business_file=%v", queueInBusinessFile), func(t *testing.T) {
+			t.Parallel()
+			testOneTrace(t, queueInBusinessFile)
+		})
+	}
+}
+
+func testOneTrace(t *testing.T, queueInBusinessFile bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rec := tracetest.NewSpanRecorder()
@@ -49,7 +62,12 @@ func TestProducerRelayConsumerShareOneTrace(t *testing.T) {
 	if err := outbox.Migrate(ctx, db, sqldb.SQLite); err != nil {
 		t.Fatal(err)
 	}
-	queue, err := sqlitequeue.Open(ctx, filepath.Join(dir, "queue.db"), sqlitequeue.Config{PollInterval: 10 * time.Millisecond})
+	var queue *sqlitequeue.Transport
+	if queueInBusinessFile {
+		queue, err = sqlitequeue.New(ctx, sqlitequeue.Config{DB: db, PollInterval: 10 * time.Millisecond})
+	} else {
+		queue, err = sqlitequeue.Open(ctx, filepath.Join(dir, "queue.db"), sqlitequeue.Config{PollInterval: 10 * time.Millisecond})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

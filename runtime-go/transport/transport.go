@@ -104,6 +104,29 @@ type TxAcker interface {
 	AckTx(ctx context.Context, tx *sql.Tx, ds ...*Delivery) error
 }
 
+// TxFetcher is implemented by subscriptions whose queue lives in a SQL
+// database and that can hand out deliveries inside the caller's
+// transaction. When that database is the consumer's business database,
+// the consumer reads a fetch, runs its claims and handlers and deletes the
+// rows in one transaction: no lease is written in the common case, and the
+// transaction's write lock keeps every other consumer off the rows.
+type TxFetcher interface {
+	TxAcker
+	// Ready blocks until a delivery may be ready. It returns ctx.Err()
+	// when ctx ends and ErrClosed when the subscription closes.
+	Ready(ctx context.Context) error
+	// FetchTx reads up to max ready deliveries inside tx, a transaction on
+	// AckDB that holds the database's write lock, without waiting and
+	// without leasing them: they are tx's. AckTx in tx settles them; to
+	// settle them any other way, LeaseTx them and commit tx first. If tx
+	// rolls back they are as they were.
+	FetchTx(ctx context.Context, tx *sql.Tx, max int) ([]*Delivery, error)
+	// LeaseTx leases ds, read by FetchTx in tx, inside tx: once tx
+	// commits they are held as Fetch would hold them (Extender, Ack,
+	// Defer, Retry, DeadLetter).
+	LeaseTx(ctx context.Context, tx *sql.Tx, ds ...*Delivery) error
+}
+
 // Backlog is implemented by transports that can tell how many messages of a
 // group are not yet acknowledged (waiting, leased or in flight). Zero means
 // the group is drained. Tests and operators use it; the consumer does not.

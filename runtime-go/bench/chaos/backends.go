@@ -75,8 +75,9 @@ type queue interface {
 	close()
 }
 
-// openTransport opens the transport for a child process.
-func openTransport(ctx context.Context, cfg config) (transport.Subscriber, func(), error) {
+// openTransport opens the transport for a child process whose business
+// database is db.
+func openTransport(ctx context.Context, cfg config, db *sql.DB) (transport.Subscriber, func(), error) {
 	if cfg.kafkaNS != "" {
 		tr, err := kafka.New(ctx, kafkaConfig(cfg.kafkaNS))
 		if err != nil {
@@ -96,12 +97,29 @@ func openTransport(ctx context.Context, cfg config) (transport.Subscriber, func(
 		}
 		return tr, nc.Close, nil
 	}
-	tr, err := sqlitequeue.Open(ctx, filepath.Join(cfg.dir, "queue.db"),
-		sqlitequeue.Config{Lease: lease, PollInterval: 20 * time.Millisecond})
+	qcfg := sqlitequeue.Config{Lease: lease, PollInterval: 20 * time.Millisecond}
+	if cfg.transport == "sqlite-shared" { // the consumer reads fetches in its business transaction
+		qcfg.DB = db
+		tr, err := sqlitequeue.New(ctx, qcfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return tr, func() { tr.Close() }, nil
+	}
+	tr, err := sqlitequeue.Open(ctx, queueFile(cfg), qcfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	return tr, func() { tr.Close() }, nil
+}
+
+// queueFile is the embedded queue's file: the business file with
+// -transport sqlite-shared.
+func queueFile(cfg config) string {
+	if cfg.transport == "sqlite-shared" {
+		return filepath.Join(cfg.dir, "business.db")
+	}
+	return filepath.Join(cfg.dir, "queue.db")
 }
 
 type sqliteQueue struct{ tr *sqlitequeue.Transport }

@@ -36,7 +36,7 @@ func runChild(cfg config, id int) error {
 		return err
 	}
 	defer db.Close()
-	tr, closeTr, err := openTransport(ctx, cfg)
+	tr, closeTr, err := openTransport(ctx, cfg, db)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,10 @@
 // (it must equal the number of poison messages). It exits 1 when any of
 // these is off.
 //
-// -transport nats runs the same over NATS JetStream; -transport kafka over
+// -transport sqlite-shared keeps the embedded queue in the business file,
+// where the default-mode consumers read their fetches inside the business
+// transaction; -transport nats runs the same over NATS JetStream;
+// -transport kafka over
 // the Apache Kafka broker scripts/with-kafka.sh started, which it SIGKILLs
 // and restarts once in the middle (make chaos TRANSPORT=kafka); -business postgres
 // keeps effects and claims in PostgreSQL ($MSGCONTRACT_PG_DSN), -business mysql
@@ -43,7 +46,7 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.Int64Var(&cfg.seed, "seed", time.Now().UnixNano(), "random seed")
 	flag.StringVar(&cfg.dir, "dir", "", "working directory (default: a fresh temp dir, removed afterwards)")
-	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue), nats (an in-process JetStream server) or kafka (the broker of scripts/with-kafka.sh, restarted once mid-run)")
+	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue), sqlite-shared (the embedded queue in the business file, read in the business transaction), nats (an in-process JetStream server) or kafka (the broker of scripts/with-kafka.sh, restarted once mid-run)")
 	flag.StringVar(&cfg.business, "business", "sqlite", "business database: sqlite, postgres at $MSGCONTRACT_PG_DSN, or mysql at $MSGCONTRACT_MYSQL_DSN")
 	flag.StringVar(&cfg.natsURL, "nats", "", "NATS URL (internal)")
 	flag.StringVar(&cfg.kafkaNS, "kafka-ns", "", "Kafka namespace (internal)")

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -117,8 +116,11 @@ func runParent(cfg config) (bool, error) {
 	}
 	var q queue
 	switch cfg.transport {
-	case "sqlite":
-		tr, err := sqlitequeue.Open(ctx, filepath.Join(cfg.dir, "queue.db"), sqlitequeue.Config{})
+	case "sqlite", "sqlite-shared":
+		if cfg.transport == "sqlite-shared" && cfg.business != "sqlite" {
+			return false, fmt.Errorf("-transport sqlite-shared needs -business sqlite")
+		}
+		tr, err := sqlitequeue.Open(ctx, queueFile(cfg), sqlitequeue.Config{})
 		if err != nil {
 			return false, err
 		}
@@ -136,7 +138,7 @@ func runParent(cfg config) (bool, error) {
 		}
 		q, cfg.kafkaNS = kq, kq.ns
 	default:
-		return false, fmt.Errorf("-transport %q: want sqlite, nats or kafka", cfg.transport)
+		return false, fmt.Errorf("-transport %q: want sqlite, sqlite-shared, nats or kafka", cfg.transport)
 	}
 	defer q.close()
 	for i := 0; i < len(p.deliveries); i += 1000 {
@@ -152,7 +154,7 @@ func runParent(cfg config) (bool, error) {
 	nextID := 0
 	spawn := func(slot int) error {
 		cmd := exec.Command(os.Args[0], "-child", "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
-			"-handler-delay", cfg.handlerDelay.String(), "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-mysql", cfg.mysqlDSN, "-kafka-ns", cfg.kafkaNS)
+			"-handler-delay", cfg.handlerDelay.String(), "-transport", cfg.transport, "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-mysql", cfg.mysqlDSN, "-kafka-ns", cfg.kafkaNS)
 		nextID++
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {

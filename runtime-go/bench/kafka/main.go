@@ -1,16 +1,27 @@
-// Command kafka measures what effectively-once costs on Apache Kafka: (a)
-// a bare franz-go consumer-group loop that polls up to -fetch records,
-// inserts each record's key into the business table in one SQLite
-// transaction, commits it and marks the offsets for franz-go's periodic
-// commit; (b) the full
-// runtime on the kafka transport in its default mode (decode, claim,
-// handler, one transaction per fetch of the same size, savepoints only
-// after a failure, settled-prefix offset commits). Both read the same -n records from a
-// fresh topic of the broker at $MSGCONTRACT_KAFKA_BROKERS
-// (scripts/with-kafka.sh). Each side is timed from its first effect to
-// its last, so joining the group is not counted; it prints both
-// throughputs and, last, "ratio kafka-runtime/kafka-bare=X" (time per
-// message of (b) over (a)), medians of -runs runs.
+// Command kafka measures what effectively-once costs on Apache Kafka.
+// Every side reads the same -n envelopes from a fresh topic of the broker
+// at $MSGCONTRACT_KAFKA_BROKERS (scripts/with-kafka.sh), published by the
+// kafka transport (timed apart and printed, never counted):
+//
+//   - kafka-bare: the loop a team writes by hand on franz-go: poll up to
+//     -fetch records, decode each envelope and payload, the business
+//     INSERT for each, in one SQLite transaction per poll, commit, mark
+//     the offsets for franz-go's commit every 200 ms;
+//   - kafka-bare-dedup: the same, also writing each record's dedup row
+//     (the runtime's msg_dedup table, INSERT ... ON CONFLICT DO NOTHING,
+//     the effect only when the row is new): what the claim write costs;
+//   - kafka-runtime: the runtime on the kafka transport in its default
+//     mode with fetches of -fetch (decode, claim, handler, one transaction
+//     per fetch, savepoints only after a failure, settled-prefix offset
+//     commits).
+//
+// Each side is timed from its first effect to its last, so joining the
+// group is not counted. Medians of -runs runs; last come
+//
+//	ratio kafka-runtime/kafka-bare=X (...)        the headline
+//	ratio kafka-runtime/kafka-bare-dedup=Y (...)
+//
+// (time per message of the runtime over the bare loop).
 //
 //	bash scripts/with-kafka.sh bash -c 'cd runtime-go && go run ./bench/kafka -n 50000'
 package main
@@ -24,7 +35,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +44,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
+	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
@@ -52,7 +63,7 @@ type config struct {
 func main() {
 	var cfg config
 	flag.IntVar(&cfg.n, "n", 50000, "messages")
-	flag.IntVar(&cfg.workers, "workers", 2, "runtime consumer workers")
+	flag.IntVar(&cfg.workers, "workers", 0, "runtime consumer workers; 0 keeps consumer.Config's default (1 on SQLite, whose one writer lock makes a second worker wait in the busy handler)")
 	flag.IntVar(&cfg.fetch, "fetch", 256, "records per transaction, on both sides")
 	flag.IntVar(&cfg.runs, "runs", 3, "repetitions; the median of each side is reported")
 	p := flag.Int("partitions", 4, "partitions of the topic")
@@ -82,69 +93,94 @@ func main() {
 
 var profile *os.File
 
+// result is one side's run.
+type result struct{ consume, publish time.Duration }
+
 func run(cfg config) error {
 	ctx := context.Background()
-	var bares, fulls []time.Duration
-	for i := range cfg.runs {
-		dir, err := os.MkdirTemp("", "msgcontract-bench-kafka-")
-		if err != nil {
-			return err
-		}
-		bare, err := runBare(ctx, cfg, dir)
-		var full time.Duration
-		if err == nil {
-			full, err = runRuntime(ctx, cfg, dir)
-		}
-		os.RemoveAll(dir)
-		if err != nil {
-			return err
-		}
-		bares, fulls = append(bares, bare), append(fulls, full)
-		fmt.Printf("run %d: kafka-bare %v, kafka-runtime %v\n", i+1, bare.Round(time.Millisecond), full.Round(time.Millisecond))
+	sides := []struct {
+		name, note string
+		run        func(ctx context.Context, cfg config, dir string) (result, error)
+		got        []result
+	}{
+		{name: "kafka-bare", note: "franz-go poll, decode, INSERT, one transaction per poll, offsets committed every 200 ms",
+			run: func(ctx context.Context, cfg config, dir string) (result, error) {
+				return runBare(ctx, cfg, dir, false)
+			}},
+		{name: "kafka-bare-dedup", note: "the same plus the dedup row per record",
+			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
+		{name: "kafka-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=%d", workersNote(cfg.workers), cfg.fetch),
+			run: runRuntime},
 	}
-	bare, full := median(bares), median(fulls)
-	report("kafka-bare (median; franz-go poll, one transaction per poll, offsets committed every 200 ms)", cfg.n, bare)
-	report(fmt.Sprintf("kafka-runtime (median; default mode: one transaction per fetch, workers=%d fetch=%d)", cfg.workers, cfg.fetch), cfg.n, full)
-	fmt.Printf("ratio kafka-runtime/kafka-bare=%.2f\n", full.Seconds()/bare.Seconds())
+	for i := range cfg.runs {
+		for j := range sides {
+			s := &sides[j]
+			dir, err := os.MkdirTemp("", "msgcontract-bench-kafka-")
+			if err != nil {
+				return err
+			}
+			r, err := s.run(ctx, cfg, dir)
+			os.RemoveAll(dir)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			s.got = append(s.got, r)
+			fmt.Printf("run %d: %s %v\n", i+1, s.name, r.consume.Round(time.Millisecond))
+		}
+	}
+	fmt.Printf("%d messages, %d partitions, medians of %d runs; publish timed apart\n", cfg.n, cfg.partitions, cfg.runs)
+	medians := map[string]time.Duration{}
+	for _, s := range sides {
+		var cs, ps []time.Duration
+		for _, r := range s.got {
+			cs, ps = append(cs, r.consume), append(ps, r.publish)
+		}
+		c, p := benchstat.Median(cs), benchstat.Median(ps)
+		medians[s.name] = c
+		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; publish %v (%.0f msg/s), not counted",
+			s.note, p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
+	}
+	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare-dedup", cfg.n, medians["kafka-runtime"], medians["kafka-bare-dedup"]))
+	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare", cfg.n, medians["kafka-runtime"], medians["kafka-bare"]))
 	return nil
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func report(name string, n int, d time.Duration) {
-	fmt.Printf("%s: %d messages in %v = %.0f msg/s\n", name, n, d.Round(time.Millisecond), float64(n)/d.Seconds())
+func workersNote(n int) string {
+	if n == 0 {
+		return "default"
+	}
+	return strconv.Itoa(n)
 }
 
 func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
 
 // fill creates a fresh namespace and publishes n envelopes to its bench
-// topic.
-func fill(ctx context.Context, cfg config) (*kafka.Transport, string, error) {
+// topic, timing the publish.
+func fill(ctx context.Context, cfg config) (*kafka.Transport, string, time.Duration, error) {
 	ns := fmt.Sprintf("bench%d.", time.Now().UnixNano())
 	tr, err := kafka.New(ctx, kafka.Config{Brokers: cfg.brokers, Namespace: ns, Partitions: cfg.partitions,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
+	start := time.Now()
 	envs := make([]*envelopepb.Envelope, 0, 1000)
 	for i := range cfg.n {
 		env, err := event.NewEnvelope(benchmsg.Spec, wrapperspb.String("ok"), key(i), event.Options{})
 		if err != nil {
-			return nil, "", err
+			tr.Close()
+			return nil, "", 0, err
 		}
 		envs = append(envs, env)
 		if len(envs) == cap(envs) || i == cfg.n-1 {
 			if err := tr.PublishBatch(ctx, benchmsg.Topic, envs); err != nil {
-				return nil, "", err
+				tr.Close()
+				return nil, "", 0, err
 			}
 			envs = envs[:0]
 		}
 	}
-	return tr, ns, nil
+	return tr, ns, time.Since(start), nil
 }
 
 func openDB(ctx context.Context, path string) (*sql.DB, error) {
@@ -159,32 +195,39 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// runBare is the loop a team writes by hand on franz-go: poll, insert the
-// batch in one transaction, commit it, mark the offsets, which franz-go
-// commits every 200 ms (the runtime's CommitInterval).
-func runBare(ctx context.Context, cfg config, dir string) (time.Duration, error) {
-	tr, ns, err := fill(ctx, cfg)
+// runBare is the loop a team writes by hand on franz-go: poll, decode each
+// record's envelope and payload, insert the batch's effects in one
+// transaction (with withDedup, each after its dedup row, skipped when the
+// row exists), commit, mark the offsets, which franz-go commits every
+// 200 ms (the runtime's CommitInterval).
+func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (result, error) {
+	tr, ns, published, err := fill(ctx, cfg)
 	if err != nil {
-		return 0, err
+		return result{}, err
 	}
 	defer tr.Close()
 	db, err := openDB(ctx, filepath.Join(dir, "bare.db"))
 	if err != nil {
-		return 0, err
+		return result{}, err
 	}
 	defer db.Close()
+	if withDedup {
+		if err := benchmsg.CreateDedup(ctx, db); err != nil {
+			return result{}, err
+		}
+	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.brokers...), kgo.ConsumerGroup(ns+"bare"),
 		kgo.ConsumeTopics(ns+benchmsg.Topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.AutoCommitMarks(), kgo.AutoCommitInterval(200*time.Millisecond), kgo.FetchMaxWait(500*time.Millisecond))
 	if err != nil {
-		return 0, err
+		return result{}, err
 	}
 	defer cl.Close()
 	var start time.Time
 	for done := 0; done < cfg.n; {
 		fs := cl.PollRecords(ctx, cfg.fetch)
 		if err := fs.Err0(); err != nil {
-			return 0, err
+			return result{}, err
 		}
 		recs := fs.Records()
 		if len(recs) == 0 {
@@ -193,51 +236,56 @@ func runBare(ctx context.Context, cfg config, dir string) (time.Duration, error)
 		if start.IsZero() {
 			start = time.Now()
 		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return 0, err
-		}
-		for _, r := range recs {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, string(r.Key), "bare"); err != nil {
-				tx.Rollback()
-				return 0, err
-			}
-		}
-		if err := tx.Commit(); err != nil {
-			return 0, err
+		if err := bareTx(ctx, db, recs, withDedup); err != nil {
+			return result{}, err
 		}
 		cl.MarkCommitRecords(recs...) // committed every 200 ms, as the runtime does
 		done += len(recs)
 	}
-	return time.Since(start), checkEffects(ctx, db, cfg.n)
+	return result{consume: time.Since(start), publish: published}, checkEffects(ctx, db, cfg.n)
 }
 
-func runRuntime(ctx context.Context, cfg config, dir string) (time.Duration, error) {
-	tr, _, err := fill(ctx, cfg)
+// bareTx is one poll's transaction of runBare.
+func bareTx(ctx context.Context, db *sql.DB, recs []*kgo.Record, withDedup bool) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return err
+	}
+	defer tx.Rollback()
+	for _, r := range recs {
+		if err := benchmsg.BareHandle(ctx, tx, r.Value, withDedup); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
+	tr, _, published, err := fill(ctx, cfg)
+	if err != nil {
+		return result{}, err
 	}
 	defer tr.Close()
 	db, err := openDB(ctx, filepath.Join(dir, "business.db"))
 	if err != nil {
-		return 0, err
+		return result{}, err
 	}
 	defer db.Close()
 	m, err := metrics.New(prometheus.NewRegistry())
 	if err != nil {
-		return 0, err
+		return result{}, err
 	}
 	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Workers: cfg.workers,
 		FetchSize: cfg.fetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return 0, err
+		return result{}, err
 	}
 	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
 		func(ctx context.Context, tx *sql.Tx, _ *wrapperspb.StringValue) error {
 			return benchmsg.InsertEffect(ctx, tx, "rt")
 		})
 	if err != nil {
-		return 0, err
+		return result{}, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -245,9 +293,10 @@ func runRuntime(ctx context.Context, cfg config, dir string) (time.Duration, err
 	for benchmsg.Processed(m) == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	if profile != nil {
+	if profile != nil { // the first run's only: one profile per file
 		_ = pprof.StartCPUProfile(profile)
 		defer pprof.StopCPUProfile()
+		profile = nil
 	}
 	start := time.Now()
 	for benchmsg.Processed(m) < cfg.n {
@@ -256,9 +305,9 @@ func runRuntime(ctx context.Context, cfg config, dir string) (time.Duration, err
 	elapsed := time.Since(start)
 	cancel()
 	if err := <-done; err != nil {
-		return 0, err
+		return result{}, err
 	}
-	return elapsed, checkEffects(ctx, db, cfg.n)
+	return result{consume: elapsed, publish: published}, checkEffects(ctx, db, cfg.n)
 }
 
 func checkEffects(ctx context.Context, db *sql.DB, n int) error {

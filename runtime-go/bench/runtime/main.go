@@ -1,27 +1,39 @@
-// Command runtime measures what effectively-once costs on SQLite, each
-// runtime mode against a bare loop committing in the same transaction
-// size:
+// Command runtime measures what effectively-once costs on SQLite: each
+// runtime mode against a bare loop that consumes the same queue in the
+// same transaction size.
 //
-//   - bare-per-message: the business INSERT, one transaction per message;
-//   - default: the runtime as consumer.Config's defaults leave it: a fetch
-//     of up to 64 messages shares one transaction (savepoints only after a
-//     handler failure);
-//   - per-message: the runtime with PerMessageTx, one transaction per
-//     message;
-//   - bare-batch: the business INSERT, one transaction per -fetch messages;
-//   - batch: the default mode with fetches of -fetch messages.
+// Every side but the ceiling starts from the same state: a fresh business
+// database holding the embedded queue (sqlitequeue) with -n envelopes
+// published to the group's topic. Publishing is timed apart and printed,
+// never counted. The sides, the default first:
 //
-// The runtime modes run on the embedded transport with its queue in the
-// business database file, the layout that lets the consumer acknowledge
-// inside the business transaction. Publishing the messages is timed
-// separately and not counted. Each mode runs -runs times on fresh files;
-// medians are reported (a shared machine makes single runs noisy), then
+//   - default: the runtime as consumer.Config's defaults leave it (a fetch
+//     of up to 64 shares one transaction; the ack is in it, since the
+//     queue lives in the business database);
+//   - bare-per-message: the loop a team writes by hand over the same
+//     table, one message per transaction: read the oldest ready row,
+//     decode the envelope and payload, the business INSERT, delete the
+//     row, commit;
+//   - bare-fetch64: the same loop, 64 messages per transaction;
+//   - per-message: the runtime with PerMessageTx;
+//   - batch: the runtime with fetches of -fetch messages;
+//   - bare-batch: the bare loop, -fetch messages per transaction;
+//   - bare-batch-dedup: the same, also writing each message's dedup row
+//     (the runtime's msg_dedup table): what the claim write costs;
+//   - ceiling-insert-only: the business INSERTs alone, -fetch per
+//     transaction, no queue: what SQLite can do at all, in no ratio.
 //
-//	ratio default/bare-per-message=X (...)
+// Each side runs -runs times on fresh files, interleaved; medians are
+// reported (a shared machine makes single runs noisy), then
+//
+//	ratio default/bare-per-message=X (...)  what a user gets by default vs the first loop a user writes
+//	ratio default/bare-fetch64=X (...)      the same transaction size
 //	ratio batch/bare-batch=Y (...)
+//	ratio batch/bare-batch-dedup=Y' (...)
 //	ratio per-message/bare-per-message=Z (...)
 //
-// where a ratio is time per message of the runtime mode over its bare loop.
+// where a ratio is time per message of the runtime side over its bare
+// loop.
 //
 //	go run ./bench/runtime -n 50000
 package main
@@ -35,15 +47,20 @@ import (
 	"runtime/pprof"
 	"slices"
 	"time"
+
+	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
 )
+
+// defaultFetch is consumer.Config's FetchSize default.
+const defaultFetch = 64
 
 func main() {
 	n := flag.Int("n", 50000, "messages")
 	fetch := flag.Int("fetch", 256, "deliveries per fetch and per transaction in batch mode (and in bare-batch)")
-	workers := flag.Int("workers", 0, "consumer workers in both runtime modes; 0 keeps consumer.Config's default")
-	runs := flag.Int("runs", 3, "repetitions; the median of each mode is reported")
+	workers := flag.Int("workers", 0, "consumer workers in the runtime modes; 0 keeps consumer.Config's default")
+	runs := flag.Int("runs", 3, "repetitions; the median of each side is reported")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	only := flag.String("only", "", "run only this mode (for profiling); no ratios")
+	only := flag.String("only", "", "run only this side (for profiling); no ratios")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -63,11 +80,11 @@ func main() {
 	}
 }
 
-// mode is one measured side.
-type mode struct {
+// side is one measured loop.
+type side struct {
 	name string
 	txs  string // messages per transaction
-	run  func(ctx context.Context, dir string) (result, error)
+	run  func(ctx context.Context, path string) (result, error)
 	got  []result
 }
 
@@ -75,72 +92,82 @@ type result struct{ consume, publish time.Duration }
 
 func run(n, fetch, workers, runs int, only string) error {
 	ctx := context.Background()
-	modes := []*mode{
-		{name: "bare-per-message", txs: "one per transaction", run: func(ctx context.Context, dir string) (result, error) {
-			return runBare(ctx, dir, n, 1)
-		}},
-		{name: "default", txs: "a fetch of up to 64 per transaction", run: func(ctx context.Context, dir string) (result, error) {
-			return runRuntime(ctx, dir, n, runtimeMode{workers: workers})
-		}},
-		{name: "per-message", txs: "one per transaction", run: func(ctx context.Context, dir string) (result, error) {
-			return runRuntime(ctx, dir, n, runtimeMode{workers: workers, perMessage: true})
-		}},
-		{name: "bare-batch", txs: fmt.Sprintf("%d per transaction", fetch), run: func(ctx context.Context, dir string) (result, error) {
-			return runBare(ctx, dir, n, fetch)
-		}},
-		{name: "batch", txs: fmt.Sprintf("a fetch of up to %d per transaction", fetch), run: func(ctx context.Context, dir string) (result, error) {
-			return runRuntime(ctx, dir, n, runtimeMode{workers: workers, fetch: fetch})
-		}},
+	bare := func(txSize int, withDedup bool) func(ctx context.Context, path string) (result, error) {
+		return func(ctx context.Context, path string) (result, error) {
+			return runBare(ctx, path, n, txSize, withDedup)
+		}
+	}
+	rt := func(rm runtimeMode) func(ctx context.Context, path string) (result, error) {
+		rm.workers = workers
+		return func(ctx context.Context, path string) (result, error) { return runRuntime(ctx, path, n, rm) }
+	}
+	batchTxs := fmt.Sprintf("%d per transaction", fetch)
+	sides := []*side{
+		{name: "default", txs: "a fetch of up to 64 per transaction", run: rt(runtimeMode{})},
+		{name: "bare-per-message", txs: "one per transaction", run: bare(1, false)},
+		{name: "bare-fetch64", txs: "64 per transaction", run: bare(defaultFetch, false)},
+		{name: "per-message", txs: "one per transaction (PerMessageTx)", run: rt(runtimeMode{perMessage: true})},
+		{name: "batch", txs: fmt.Sprintf("a fetch of up to %d per transaction", fetch), run: rt(runtimeMode{fetch: fetch})},
+		{name: "bare-batch", txs: batchTxs, run: bare(fetch, false)},
+		{name: "bare-batch-dedup", txs: batchTxs + "; plus the dedup row per message: what the claim write costs",
+			run: bare(fetch, true)},
+		{name: "ceiling-insert-only", txs: batchTxs + "; INSERTs alone, no queue read or ack: a ceiling, in no ratio",
+			run: func(ctx context.Context, path string) (result, error) { return runInsertOnly(ctx, path, n, fetch) }},
 	}
 	if only != "" {
-		i := slices.IndexFunc(modes, func(m *mode) bool { return m.name == only })
+		i := slices.IndexFunc(sides, func(s *side) bool { return s.name == only })
 		if i < 0 {
-			return fmt.Errorf("-only %q: no such mode (bare-per-message, default, per-message, bare-batch, batch)", only)
+			return fmt.Errorf("-only %q: no such side", only)
 		}
-		modes = modes[i : i+1]
+		sides = sides[i : i+1]
 	}
 	for i := range runs {
-		for _, m := range modes {
+		for _, s := range sides {
 			dir, err := os.MkdirTemp("", "msgcontract-bench-")
 			if err != nil {
 				return err
 			}
-			r, err := m.run(ctx, filepath.Join(dir, "business.db"))
+			r, err := s.run(ctx, filepath.Join(dir, "business.db"))
 			os.RemoveAll(dir)
 			if err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
+				return fmt.Errorf("%s: %w", s.name, err)
 			}
-			m.got = append(m.got, r)
-			fmt.Printf("run %d: %s %v\n", i+1, m.name, r.consume.Round(time.Millisecond))
+			s.got = append(s.got, r)
+			fmt.Printf("run %d: %s %v\n", i+1, s.name, r.consume.Round(time.Millisecond))
 		}
 	}
-	fmt.Printf("%d messages, medians of %d runs, SQLite; runtime modes with the queue in the business database\n", n, runs)
-	for _, m := range modes {
-		r := m.median()
-		line := fmt.Sprintf("%-16s %8.0f msg/s  %-8v %s", m.name, rate(n, r.consume), r.consume.Round(time.Millisecond), m.txs)
-		if r.publish > 0 {
-			line += fmt.Sprintf("; publish %v, not counted", r.publish.Round(time.Millisecond))
+	fmt.Printf("%d messages, medians of %d runs, SQLite, queue in the business database; publish timed apart\n", n, runs)
+	for _, s := range sides {
+		line := benchstat.Line(s.name, n, s.consume(), s.txs)
+		if p := s.publish(); p > 0 {
+			line += fmt.Sprintf("; publish %v (%.0f msg/s), not counted", p.Round(time.Millisecond), benchstat.Rate(n, p))
 		}
 		fmt.Println(line)
 	}
 	if only != "" {
 		return nil
 	}
-	ratio := func(a, b *mode) {
-		ra, rb := a.median().consume, b.median().consume
-		fmt.Printf("ratio %s/%s=%.2f (%s %.0f msg/s, %s %.0f msg/s)\n", a.name, b.name, ra.Seconds()/rb.Seconds(),
-			a.name, rate(n, ra), b.name, rate(n, rb))
+	by := func(name string) *side {
+		return sides[slices.IndexFunc(sides, func(s *side) bool { return s.name == name })]
 	}
-	ratio(modes[1], modes[0])
-	ratio(modes[4], modes[3])
-	ratio(modes[2], modes[0])
+	for _, r := range [][2]string{{"default", "bare-per-message"}, {"default", "bare-fetch64"},
+		{"batch", "bare-batch"}, {"batch", "bare-batch-dedup"}, {"per-message", "bare-per-message"}} {
+		fmt.Println(benchstat.Ratio(r[0], r[1], n, by(r[0]).consume(), by(r[1]).consume()))
+	}
 	return nil
 }
 
-func (m *mode) median() result {
-	s := slices.Clone(m.got)
-	slices.SortFunc(s, func(a, b result) int { return int(a.consume - b.consume) })
-	return s[len(s)/2]
-}
+func (s *side) consume() time.Duration { return benchstat.Median(s.durations(false)) }
+func (s *side) publish() time.Duration { return benchstat.Median(s.durations(true)) }
 
-func rate(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }
+func (s *side) durations(publish bool) []time.Duration {
+	var ds []time.Duration
+	for _, r := range s.got {
+		if publish {
+			ds = append(ds, r.publish)
+		} else {
+			ds = append(ds, r.consume)
+		}
+	}
+	return ds
+}

@@ -72,6 +72,8 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 		args:  slices.Clip(args), // workers append to it concurrently
 		probe: `SELECT 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
 			` AND lease_until <= ` + p(0) + ` LIMIT 1`,
+		read: `SELECT id, msg_id, topic, body, deliveries + 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `)
+			AND not_before <= ` + p(0) + ` AND lease_until <= ` + p(0) + ` ORDER BY id LIMIT ` + p(1),
 		claim: `UPDATE mc_queue SET lease_owner = ` + p(1) + `, lease_until = ` + p(2) + `, deliveries = deliveries + 1
 			WHERE id IN (SELECT id FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
 			` AND lease_until <= ` + p(0) + ` ORDER BY id LIMIT ` + p(3) + `)
@@ -85,28 +87,40 @@ type subscription struct {
 	seq          atomic.Int64
 	args         []any
 	probe, claim string
+	read         string // FetchTx's
 	closed       atomic.Bool
 }
 
 // Fetch leases up to max ready rows, oldest first.
 func (s *subscription) Fetch(ctx context.Context, max int) ([]*transport.Delivery, error) {
+	var ds []*transport.Delivery
+	err := s.poll(ctx, func() (bool, error) {
+		var err error
+		ds, err = s.tryFetch(ctx, max)
+		return len(ds) > 0, err
+	})
+	return ds, err
+}
+
+// poll calls try until it reports success or fails, waiting between calls
+// for a publish through this Transport or PollInterval.
+func (s *subscription) poll(ctx context.Context, try func() (bool, error)) error {
 	for {
 		if s.closed.Load() {
-			return nil, transport.ErrClosed
+			return transport.ErrClosed
 		}
 		wake, closed := s.t.wakeChan()
 		if closed {
-			return nil, transport.ErrClosed
+			return transport.ErrClosed
 		}
-		ds, err := s.tryFetch(ctx, max)
-		if err != nil || len(ds) > 0 {
-			return ds, err
+		if ok, err := try(); err != nil || ok {
+			return err
 		}
 		timer := time.NewTimer(s.t.cfg.PollInterval)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-wake:
 		case <-timer.C:
 		}
@@ -114,22 +128,76 @@ func (s *subscription) Fetch(ctx context.Context, max int) ([]*transport.Deliver
 	}
 }
 
-func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Delivery, error) {
-	now := s.t.cfg.Now().UnixMilli()
+var _ transport.TxFetcher = (*subscription)(nil)
+
+// Ready implements transport.TxFetcher: it waits until a row is ready.
+func (s *subscription) Ready(ctx context.Context) error {
+	return s.poll(ctx, func() (bool, error) { return s.ready(ctx) })
+}
+
+func (s *subscription) ready(ctx context.Context) (bool, error) {
 	var one int
-	err := s.t.db.QueryRowContext(ctx, s.probe, append(s.args, now)...).Scan(&one)
+	err := s.t.db.QueryRowContext(ctx, s.probe, append(s.args, s.t.cfg.Now().UnixMilli())...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
 	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, nil
-		}
+		return false, fmt.Errorf("sqlitequeue: fetch: %w", err)
+	}
+	return true, nil
+}
+
+// FetchTx implements transport.TxFetcher: it reads up to max ready rows,
+// oldest first, in tx, and writes nothing.
+func (s *subscription) FetchTx(ctx context.Context, tx *sql.Tx, max int) ([]*transport.Delivery, error) {
+	rows, err := tx.QueryContext(ctx, s.read, append(s.args, s.t.cfg.Now().UnixMilli(), max)...)
+	if err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 	}
-	owner := s.token + ":" + strconv.FormatInt(s.seq.Add(1), 10)
+	return scanDeliveries(rows, "")
+}
+
+// LeaseTx implements transport.TxFetcher.
+func (s *subscription) LeaseTx(ctx context.Context, tx *sql.Tx, ds ...*transport.Delivery) error {
+	owner := s.owner()
+	ids := make([]int64, len(ds))
+	for i, d := range ds {
+		ids[i] = d.Handle.(handle).row
+	}
+	js, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	lease := s.t.cfg.Now().Add(s.t.cfg.Lease).UnixMilli()
+	if _, err := tx.ExecContext(ctx, `UPDATE mc_queue SET lease_owner = ?1, lease_until = ?2, deliveries = deliveries + 1
+		WHERE id IN (SELECT value FROM json_each(?3))`, owner, lease, string(js)); err != nil {
+		return fmt.Errorf("sqlitequeue: lease: %w", err)
+	}
+	for _, d := range ds {
+		d.Handle = handle{row: d.Handle.(handle).row, owner: owner}
+	}
+	return nil
+}
+
+func (s *subscription) owner() string { return s.token + ":" + strconv.FormatInt(s.seq.Add(1), 10) }
+
+func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Delivery, error) {
+	if ok, err := s.ready(ctx); err != nil || !ok {
+		return nil, err
+	}
+	now := s.t.cfg.Now().UnixMilli()
+	owner := s.owner()
 	lease := s.t.cfg.Now().Add(s.t.cfg.Lease).UnixMilli()
 	rows, err := s.t.db.QueryContext(ctx, s.claim, append(s.args, now, owner, lease, max)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 	}
+	return scanDeliveries(rows, owner)
+}
+
+// scanDeliveries reads rows of (id, msg_id, topic, body, deliveries) into
+// deliveries held by owner ("": by the reading transaction), closing rows.
+func scanDeliveries(rows *sql.Rows, owner string) ([]*transport.Delivery, error) {
 	defer rows.Close()
 	var ds []*transport.Delivery
 	for rows.Next() {
@@ -150,7 +218,9 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 }
 
 // Ack deletes the deliveries' rows, one statement per fetch they came
-// from. Rows whose lease was lost are left to their new holder.
+// from. Rows whose lease was lost are left to their new holder. Rows read
+// by FetchTx (owner "") are deleted unconditionally: only AckTx in their
+// transaction, which holds the write lock, settles them.
 func (s *subscription) Ack(ctx context.Context, ds ...*transport.Delivery) error {
 	return s.ack(ctx, s.t.db, ds)
 }
@@ -172,7 +242,8 @@ type execer interface {
 func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Delivery) error {
 	if len(ds) == 1 {
 		h := ds[0].Handle.(handle)
-		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND lease_owner = ?2`, h.row, h.owner); err != nil {
+		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND (lease_owner = ?2 OR ?2 = '')`,
+			h.row, h.owner); err != nil {
 			return fmt.Errorf("sqlitequeue: ack: %w", err)
 		}
 		return nil
@@ -191,7 +262,7 @@ func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Deliv
 		if err != nil {
 			return err
 		}
-		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE lease_owner = ?1
+		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE (lease_owner = ?1 OR ?1 = '')
 			AND id IN (SELECT value FROM json_each(?2))`, o, string(ids)); err != nil {
 			return fmt.Errorf("sqlitequeue: ack: %w", err)
 		}

@@ -10,7 +10,9 @@
 //
 // Open the file with sqlitedb.Open (WAL, busy timeout, BEGIN
 // IMMEDIATE); the queue may share the business database's file or live in
-// its own.
+// its own. Sharing it lets the consumer acknowledge in the business
+// transaction (transport.TxAcker) and, in its default mode, read the
+// fetch there too (transport.TxFetcher).
 package sqlitequeue
 
 import (

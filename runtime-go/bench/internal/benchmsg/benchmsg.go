@@ -4,15 +4,22 @@ package benchmsg
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 )
 
 // Handler and event names.
@@ -56,4 +63,43 @@ func InsertEffect(ctx context.Context, tx *sql.Tx, note string) error {
 // for the bench handler.
 func Processed(m *metrics.Metrics) int {
 	return int(testutil.ToFloat64(m.Processed.WithLabelValues(Handler, EventType)))
+}
+
+// CreateDedup creates the runtime's dedup tables (msg_dedup and its
+// index) for a bare loop that writes dedup rows itself.
+func CreateDedup(ctx context.Context, db *sql.DB) error {
+	store, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.SQLite})
+	if err != nil {
+		return err
+	}
+	return store.Migrate(ctx)
+}
+
+// BareHandle is a bare loop's work on one message inside its transaction:
+// decode the envelope and payload, with withDedup insert the dedup row
+// (ON CONFLICT DO NOTHING; a duplicate stops there), then the business
+// INSERT.
+func BareHandle(ctx context.Context, tx *sql.Tx, body []byte, withDedup bool) error {
+	env, err := envelope.Unmarshal(body)
+	if err != nil {
+		return err
+	}
+	var payload wrapperspb.StringValue
+	if err := envelope.DecodePayload(env, &payload); err != nil {
+		return err
+	}
+	if withDedup {
+		h := sha256.Sum256(env.GetPayload())
+		res, err := tx.ExecContext(ctx, `INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING`,
+			env.GetBizKey(), Handler, env.GetMessageId(), hex.EncodeToString(h[:]), time.Now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, env.GetBizKey(), "bare")
+	return err
 }

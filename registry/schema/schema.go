@@ -68,10 +68,26 @@ func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch 
 	if strings.TrimSpace(raw) == "" {
 		return nil, invalid("the schema is empty; send .proto text or a base64-encoded FileDescriptorProto in \"schema\"")
 	}
+	sources, err := Sources(ctx, refs, fetch)
+	if err != nil {
+		return nil, err
+	}
+	return compile(ctx, name, raw, sources)
+}
+
+// Sources fetches the text of refs, and of theirs, by import path: what
+// compiling a schema with these references needs besides its own text.
+func Sources(ctx context.Context, refs []store.Reference, fetch Fetcher) (map[string]string, error) {
 	sources := map[string]string{}
 	if err := resolve(ctx, refs, fetch, sources, 0); err != nil {
 		return nil, err
 	}
+	return sources, nil
+}
+
+// compile is Parse once the references are fetched: the part that costs
+// CPU in proportion to what the client sent, which a Pool's workers run.
+func compile(ctx context.Context, name, raw string, sources map[string]string) (*Parsed, error) {
 	text := raw
 	if fdp, ok := decodeDescriptor(raw); ok {
 		printed, err := printDescriptor(ctx, fdp, sources)

@@ -148,6 +148,9 @@ func hostile(size int) string {
 	var b strings.Builder
 	b.WriteString(`syntax = "proto3"; package h; message M { `)
 	for i := 1; b.Len() < size-40; i++ {
+		if i == 19000 { // protobuf reserves 19000-19999
+			i = 20000
+		}
 		b.WriteString("string f")
 		b.WriteString(strconv.Itoa(i))
 		b.WriteString(" = ")

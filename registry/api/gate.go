@@ -19,7 +19,9 @@ import (
 // 4 MiB schema. At most cap(slots) compilations run at once, each request
 // waits for a slot and for its compilation no longer than the timeout, and
 // a compilation whose request is gone (answered, timed out, disconnected)
-// stops at its next phase, since its context is cancelled. A slot is held
+// stops, since its context is cancelled: at once when it runs in a worker
+// process (Config.Workers, which is killed), at its next phase when it
+// runs in this one. A slot is held
 // until the compilation really ends, not until its request is answered,
 // so abandoned work still counts against the limit and the CPU spent on
 // compiling never exceeds cap(slots) cores.
@@ -71,11 +73,12 @@ type deadlineKey struct{}
 
 // acquire takes a slot, waiting until ctx is done at most.
 func (g *compileGate) acquire(ctx context.Context) error {
+	start := time.Now()
 	select {
 	case g.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return g.refuse("waiting for one of %d compilation slots", cap(g.slots))
+		return g.refuse(refusedBusy, cap(g.slots), time.Since(start).Round(time.Millisecond))
 	}
 }
 
@@ -126,11 +129,11 @@ func (g *compileGate) run(ctx context.Context, compile func(context.Context) (*s
 	select {
 	case r := <-done:
 		if r.err != nil && ctx.Err() != nil {
-			return nil, g.refuse("compiling")
+			return nil, g.refuse(refusedCompiling, g.timeout)
 		}
 		return r.p, r.err
 	case <-ctx.Done():
-		return nil, g.refuse("compiling")
+		return nil, g.refuse(refusedCompiling, g.timeout)
 	}
 }
 
@@ -138,9 +141,14 @@ func (g *compileGate) refuse(what string, args ...any) *Error {
 	g.mu.Lock()
 	g.stats.Refused++
 	g.mu.Unlock()
-	return timedOut("the schema was not compiled within %v (%s); the registry bounds the time and concurrency of compilations (--compile-timeout, --max-compilations): retry later, or split a very large schema",
-		g.timeout, fmt.Sprintf(what, args...))
+	return timedOut(what, args...)
 }
+
+// Why a request's compilation was refused, as its answer says it.
+const (
+	refusedBusy      = "all %d schema compilation slots stayed busy for %v; the registry bounds how many schemas compile at once (--max-compilations): retry in a second"
+	refusedCompiling = "schema compilation exceeded %v and was stopped (--compile-timeout); split the file into smaller ones joined by references, or retry when the registry is less busy"
+)
 
 // timedOut is the 503 answer, with Retry-After, to a request that ran out
 // of its time budget.

@@ -67,6 +67,12 @@ type Config struct {
 	// compile in slots of their own (MaxCompilations more), so that
 	// anonymous look-ups and checks cannot starve them. Default 30 s.
 	WriteCompileTimeout time.Duration
+	// Workers, when set, compile the schemas requests send in worker
+	// processes, which are killed when a request's budget runs out, so no
+	// CPU is spent on a request after it is answered (see schema.Pool).
+	// Without it they compile in this process, where a compilation stops
+	// only between protocompile's phases.
+	Workers *schema.Pool
 	// CompiledCache is how many compiled stored schemas are kept for
 	// compatibility checks (least recently used go first). Default 2048.
 	CompiledCache int
@@ -140,6 +146,15 @@ func New(cfg Config) (*Server, error) {
 // CompileStats reports what bounding the cost of compilations has done
 // for look-ups and compatibility checks.
 func (s *Server) CompileStats() GateStats { return s.gate.Stats() }
+
+// WorkerStats reports what the compilation workers did (zero without
+// Config.Workers).
+func (s *Server) WorkerStats() schema.PoolStats {
+	if s.cfg.Workers == nil {
+		return schema.PoolStats{}
+	}
+	return s.cfg.Workers.Stats()
+}
 
 // WaitCompilations blocks until no compilation runs, including ones whose
 // requests were already answered, or until ctx is done.
@@ -431,6 +446,9 @@ func (s *Server) parseRequest(ctx context.Context, g *compileGate, subject strin
 	}
 	req.References = refs
 	p, err := g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
+		if s.cfg.Workers != nil {
+			return s.cfg.Workers.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+		}
 		return schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
 	})
 	if err != nil {

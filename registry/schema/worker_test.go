@@ -5,9 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
-	"strconv"
 	"time"
 
 	"github.com/msgcontract/msgcontract/registry/compat"

@@ -26,6 +26,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -64,6 +65,9 @@ func version(n int) string {
 }
 
 func main() {
+	// The registry servers compile request schemas in this binary
+	// re-executed.
+	schema.RunWorkerIfAsked()
 	duration := flag.Duration("duration", 6*time.Second, "how long to load each GET endpoint (in alternating rounds)")
 	workers := flag.Int("workers", 32, "concurrent GET clients")
 	versions := flag.Int("versions", 100, "versions of the checked subject")

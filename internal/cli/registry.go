@@ -158,7 +158,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	defer st.Close()
 	cfg.Store = st
 	if !inProcess {
-		pool, err := schema.NewPool(max(2, cfg.MaxCompilations+1))
+		pool, err := schema.NewPool(max(cfg.MaxCompilations, api.DefaultMaxCompilations()) + 1)
 		if err != nil {
 			return err
 		}

@@ -82,6 +82,10 @@ type Config struct {
 // schema compiles in milliseconds; a 1 MB one in about 1.5 s of CPU.
 const DefaultCompileTimeout = 1500 * time.Millisecond
 
+// DefaultMaxCompilations is Config.MaxCompilations' default: half the
+// CPUs, at least 1.
+func DefaultMaxCompilations() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
 // Validate reports missing required fields.
 func (c *Config) Validate() error {
 	if c.Store == nil {
@@ -98,7 +102,7 @@ func (c *Config) setDefaults() {
 		c.DefaultLevel = compat.Backward
 	}
 	if c.MaxCompilations <= 0 {
-		c.MaxCompilations = max(1, runtime.GOMAXPROCS(0)/2)
+		c.MaxCompilations = DefaultMaxCompilations()
 	}
 	if c.CompileTimeout <= 0 {
 		c.CompileTimeout = DefaultCompileTimeout

@@ -214,8 +214,7 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 				err := g.acquire(wait)
 				cancel()
 				if err != nil {
-					drain(c)
-					return err
+					return err // answered, then drained: see answerFirst
 				}
 				h := &heldSlot{g: g}
 				defer func() {
@@ -226,19 +225,38 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 				ctx = context.WithValue(ctx, heldSlotKey{}, h)
 			}
 			c.SetRequest(r.WithContext(ctx))
-			err := next(c)
-			if err != nil {
-				drain(c)
-			}
-			return err
+			return next(c)
 		}
 	}
 }
 
 // drainFor bounds how long a refused request's body is drained.
-const drainFor = 500 * time.Millisecond
+const drainFor = 2 * time.Second
 
-// drain reads what is left of a refused request's body, for at most
+// answerFirst answers a request that failed — refused because every
+// compilation slot is busy, its body is too large, or it ran out of its
+// time budget — and flushes the answer before draining what is left of
+// its body, for at most drainFor, so that a client still sending a large
+// body sees the refusal at once instead of after the drain.
+func (s *Server) answerFirst(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if err == nil || c.Response().Committed {
+			return err
+		}
+		rc := http.NewResponseController(c.Response().Writer)
+		// HTTP/1.x would otherwise stop reading a body once the answer
+		// is written; draining it is what keeps the connection from
+		// ending in a reset.
+		_ = rc.EnableFullDuplex()
+		s.handleError(err, c)
+		_ = rc.Flush()
+		drain(c)
+		return nil
+	}
+}
+
+// drain reads what is left of an answered request's body, for at most
 // drainFor, without looking at it: net/http closes a connection whose
 // large body was left unread, and clients still writing it then see a
 // reset instead of the answer.
@@ -251,8 +269,12 @@ func drain(c echo.Context) {
 	if !ok {
 		body = c.Request().Body
 	}
-	_, _ = io.Copy(io.Discard, body)
-	clearReadDeadline(c)
+	if _, err := io.Copy(io.Discard, body); err == nil {
+		// All read: the connection may serve the next request. One whose
+		// body is still arriving keeps the passed deadline, so net/http
+		// gives up on it instead of waiting for the rest.
+		clearReadDeadline(c)
+	}
 }
 
 // rawBodyKey keeps, in the echo context, the request body before the

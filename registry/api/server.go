@@ -141,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(recoverPanic, s.limitBody, s.auth)
+	e.Use(s.answerFirst, recoverPanic, s.limitBody, s.auth)
 	s.routes(e)
 	s.echo = e
 	return s, nil
@@ -299,7 +299,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// on this connection would start cancelled.
 		c.Response().Header().Set(echo.HeaderConnection, "close")
 	}
-	_ = reply(c, ae.Status, ae)
+	b, err := json.Marshal(ae)
+	if err != nil {
+		return
+	}
+	// A length, so a client reads the whole answer while the server
+	// still drains its request body (answerFirst) instead of waiting for
+	// the end of a chunked one.
+	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(len(b)))
+	_ = c.Blob(ae.Status, ContentType, b)
 }
 
 func reply(c echo.Context, status int, v any) error {

@@ -82,6 +82,10 @@ type Config struct {
 // schema compiles in milliseconds; a 1 MB one in about 1.5 s of CPU.
 const DefaultCompileTimeout = 1500 * time.Millisecond
 
+// memoPairs bounds the memo of pairwise checks: an entry is a key and,
+// for a compatible pair, an empty list, so 100,000 take a few MB.
+const memoPairs = 100_000
+
 // DefaultMaxCompilations is Config.MaxCompilations' default: half the
 // CPUs, at least 1.
 func DefaultMaxCompilations() int { return max(1, runtime.GOMAXPROCS(0)/2) }
@@ -121,6 +125,8 @@ type Server struct {
 	echo *echo.Echo
 	// parsed caches compiled stored schemas; schemas are immutable.
 	parsed *parsedCache
+	// memo remembers pairwise checks of new schemas against stored ones.
+	memo *compat.Memo
 	// byID caches GET /schemas/ids/{id} response bodies.
 	byID sync.Map
 	// gate bounds the cost of compiling the schemas of look-ups and
@@ -134,7 +140,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, parsed: newParsedCache(cfg.CompiledCache),
+	s := &Server{cfg: cfg, parsed: newParsedCache(cfg.CompiledCache), memo: compat.NewMemo(memoPairs),
 		gate:      newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout),
 		writeGate: newCompileGate(cfg.MaxCompilations, cfg.WriteCompileTimeout),
 	}

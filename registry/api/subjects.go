@@ -137,38 +137,49 @@ func (s *Server) violations(ctx context.Context, subject string, level compat.Le
 		if err != nil {
 			return nil, err
 		}
-		sets[i] = &schemaSet{c.prep, v.Version}
+		sets[i] = &schemaSet{c.prep, v.Version, v.Schema.ID}
 	}
-	prep := compat.Prepare(next.Set)
+	n := &newSchema{compat.Prepare(next.Set), compat.Fingerprint(next.Fingerprint)}
 	if each {
-		return checkEach(level, sets, prep), nil
+		return s.checkEach(level, sets, n), nil
 	}
-	return checkSets(level, sets, prep), nil
+	return s.checkSets(level, sets, n), nil
 }
 
 type schemaSet struct {
 	prep    *compat.Schema
 	version int
+	id      int64
+}
+
+// newSchema is a schema being checked, with what identifies it in the
+// memo of pairwise checks.
+type newSchema struct {
+	prep *compat.Schema
+	fp   compat.Fingerprint
 }
 
 // checkEach checks next against every set on its own, at level's
 // directions, so that a violation repeated against several versions is
 // listed once per version.
-func checkEach(level compat.Level, sets []*schemaSet, next *compat.Schema) []compat.Violation {
+func (s *Server) checkEach(level compat.Level, sets []*schemaSet, next *newSchema) []compat.Violation {
 	single := nonTransitive(level)
 	var out []compat.Violation
 	for _, set := range sets {
-		out = append(out, checkSets(single, []*schemaSet{set}, next)...)
+		out = append(out, s.checkSets(single, []*schemaSet{set}, next)...)
 	}
 	return out
 }
 
-func checkSets(level compat.Level, sets []*schemaSet, next *compat.Schema) []compat.Violation {
+// checkSets checks next against sets at level; pairs checked before are
+// answered by the server's memo.
+func (s *Server) checkSets(level compat.Level, sets []*schemaSet, next *newSchema) []compat.Violation {
 	hist := make([]*compat.Schema, len(sets))
-	for i, s := range sets {
-		hist[i] = s.prep
+	ids := make([]int64, len(sets))
+	for i, set := range sets {
+		hist[i], ids[i] = set.prep, set.id
 	}
-	vs := compat.CheckSchemas(level, hist, next)
+	vs := s.memo.CheckSchemas(level, hist, ids, next.prep, next.fp)
 	for i := range vs {
 		vs[i].Against = sets[vs[i].Against].version
 	}

@@ -7,6 +7,8 @@ package schema
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -59,6 +61,35 @@ type Parsed struct {
 	// Descriptor is the serialized FileDescriptorProto, without source
 	// info, as ?format=serialized returns it.
 	Descriptor []byte
+	// Fingerprint is a hash of everything the compiled result depends
+	// on: the name, the schema as sent and the text of every reference.
+	// Two schemas with one fingerprint compile alike, positions included.
+	Fingerprint [32]byte
+}
+
+// fingerprint hashes what compile compiles.
+func fingerprint(name, raw string, sources map[string]string) [32]byte {
+	h := sha256.New()
+	write := func(s string) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	write(name)
+	write(raw)
+	paths := make([]string, 0, len(sources))
+	for p := range sources {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		write(p)
+		write(sources[p])
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // Parse reads raw (text or base64 descriptor), resolves refs through
@@ -88,6 +119,7 @@ func Sources(ctx context.Context, refs []store.Reference, fetch Fetcher) (map[st
 // compile is Parse once the references are fetched: the part that costs
 // CPU in proportion to what the client sent, which a Pool's workers run.
 func compile(ctx context.Context, name, raw string, sources map[string]string) (*Parsed, error) {
+	fp := fingerprint(name, raw, sources)
 	text := raw
 	if fdp, ok := decodeDescriptor(raw); ok {
 		printed, err := printDescriptor(ctx, fdp, sources)
@@ -126,7 +158,7 @@ func compile(ctx context.Context, name, raw string, sources map[string]string) (
 	if err != nil {
 		return nil, err
 	}
-	return &Parsed{Name: name, Text: text, Set: set, Descriptor: b}, nil
+	return &Parsed{Name: name, Text: text, Set: set, Descriptor: b, Fingerprint: fp}, nil
 }
 
 // noImportPath keeps model.Load from reading the working directory: a

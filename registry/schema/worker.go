@@ -352,7 +352,12 @@ func (p *Pool) Parse(ctx context.Context, name, raw string, refs []store.Referen
 		case r.ans.Err != "":
 			return nil, errors.New(r.ans.Err)
 		}
-		return rebuild(name, &r.ans)
+		parsed, err := rebuild(name, &r.ans)
+		if err != nil {
+			return nil, err
+		}
+		parsed.Fingerprint = fingerprint(name, raw, sources)
+		return parsed, nil
 	}
 }
 

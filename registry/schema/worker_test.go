@@ -75,8 +75,8 @@ func TestPoolMatchesParse(t *testing.T) {
 			continue
 		}
 		compared++
-		if got.Text != want.Text || string(got.Descriptor) != string(want.Descriptor) {
-			t.Fatalf("%s: the worker's text or descriptor differs", c.Name)
+		if got.Text != want.Text || string(got.Descriptor) != string(want.Descriptor) || got.Fingerprint != want.Fingerprint {
+			t.Fatalf("%s: the worker's text, descriptor or fingerprint differs", c.Name)
 		}
 		wv := strings.Join(violations(prev, want), "\n")
 		gv := strings.Join(violations(prev, got), "\n")

@@ -8,8 +8,8 @@ package schema
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"

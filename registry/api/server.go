@@ -458,21 +458,27 @@ func decode(c echo.Context, v any) error {
 // references, which it first pins (see pin); failures come back as API
 // errors.
 func (s *Server) parseRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
-	refs, err := s.pin(ctx, req.References)
+	p, err := s.compileRequest(ctx, g, subject, req)
 	if err != nil {
 		return nil, storeErr(err, subject, "")
 	}
+	return p, nil
+}
+
+// compileRequest is parseRequest with the errors as they come: a
+// *schema.InvalidError, a refusal of the gate, a store error.
+func (s *Server) compileRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
+	refs, err := s.pin(ctx, req.References)
+	if err != nil {
+		return nil, err
+	}
 	req.References = refs
-	p, err := g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
+	return g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
 		if s.cfg.Workers != nil {
 			return s.cfg.Workers.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
 		}
 		return schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
 	})
-	if err != nil {
-		return nil, storeErr(err, subject, "")
-	}
-	return p, nil
 }
 
 func (s *Server) readSchemaRequest(c echo.Context) (request, error) {

@@ -78,13 +78,24 @@ func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Refer
 	return out, nil
 }
 
-// parse compiles a stored schema, cached by subject and id.
-func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
+// Compiled returns a stored schema compiled under subject, from the
+// server's bounded cache of compiled stored schemas, which the web console
+// shares.
+func (s *Server) Compiled(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
 	c, err := s.compiled(ctx, subject, sc)
 	if err != nil {
 		return nil, err
 	}
 	return c.p, nil
+}
+
+// CompileRequest compiles a schema a client sent, with its references, as
+// the subject's file, bounded as the API's look-ups and checks are (the
+// compile gate, and the workers when configured): for the web console's
+// check form. A schema that does not compile is a *schema.InvalidError; a
+// refused compilation an *Error.
+func (s *Server) CompileRequest(ctx context.Context, subject, text string, refs []store.Reference) (*schema.Parsed, error) {
+	return s.compileRequest(ctx, s.gate, subject, &request{Schema: &text, References: refs})
 }
 
 // compiled returns the stored schema sc compiled under subject, from the

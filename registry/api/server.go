@@ -24,6 +24,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/internal/lru"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
@@ -127,6 +128,8 @@ type Server struct {
 	parsed *parsedCache
 	// memo remembers pairwise checks of new schemas against stored ones.
 	memo *compat.Memo
+	// sent keeps recently compiled request schemas by fingerprint.
+	sent *lru.Cache[[32]byte, *schema.Parsed]
 	// byID caches GET /schemas/ids/{id} response bodies.
 	byID sync.Map
 	// gate bounds the cost of compiling the schemas of look-ups and
@@ -141,6 +144,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.setDefaults()
 	s := &Server{cfg: cfg, parsed: newParsedCache(cfg.CompiledCache), memo: compat.NewMemo(memoPairs),
+		sent:      lru.New[[32]byte, *schema.Parsed](sentKept),
 		gate:      newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout),
 		writeGate: newCompileGate(cfg.MaxCompilations, cfg.WriteCompileTimeout),
 	}
@@ -473,13 +477,33 @@ func (s *Server) compileRequest(ctx context.Context, g *compileGate, subject str
 		return nil, err
 	}
 	req.References = refs
-	return g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
+	src, err := schema.Fetch(ctx, FileName(subject), *req.Schema, refs, s.fetch)
+	if err != nil {
+		return nil, err
+	}
+	// A schema sent again (a check before each deploy, then the
+	// registration) compiles once.
+	if p, ok := s.sent.Get(src.Fingerprint); ok {
+		return p, nil
+	}
+	p, err := g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
 		if s.cfg.Workers != nil {
-			return s.cfg.Workers.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+			return s.cfg.Workers.Compile(ctx, src)
 		}
-		return schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
+		return src.Compile(ctx)
 	})
+	if err == nil && len(src.Raw) <= maxKeptSent {
+		s.sent.Put(src.Fingerprint, p)
+	}
+	return p, err
 }
+
+// Compiled request schemas are kept (sentKept of them, each sent as at
+// most maxKeptSent bytes) so that one sent again does not compile again.
+const (
+	sentKept    = 256
+	maxKeptSent = 256 << 10
+)
 
 func (s *Server) readSchemaRequest(c echo.Context) (request, error) {
 	var req request

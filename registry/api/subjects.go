@@ -102,7 +102,7 @@ func (s *Server) CompileRequest(ctx context.Context, subject, text string, refs 
 // cache when it is there.
 func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) (*compiled, error) {
 	key := parsedKey{subject, sc.ID}
-	if c, ok := s.parsed.get(key); ok {
+	if c, ok := s.parsed.Get(key); ok {
 		return c, nil
 	}
 	// Stored schemas compile outside the request's budget: the result is
@@ -114,7 +114,7 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
 	}
 	c := &compiled{p: p, prep: compat.Prepare(p.Set)}
-	s.parsed.put(key, c)
+	s.parsed.Put(key, c)
 	return c, nil
 }
 
@@ -270,7 +270,7 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
-	s.parsed.put(parsedKey{subject, reg.ID}, &compiled{p: p, prep: compat.Prepare(p.Set)})
+	s.parsed.Put(parsedKey{subject, reg.ID}, &compiled{p: p, prep: compat.Prepare(p.Set)})
 	return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
 }
 

@@ -1,8 +1,9 @@
 package compat
 
 import (
-	"container/list"
-	"sync"
+	"sync/atomic"
+
+	"github.com/msgcontract/msgcontract/registry/internal/lru"
 )
 
 // Memo remembers the result of checking a new schema against one stored
@@ -14,12 +15,8 @@ import (
 // least recently used go first once it holds max pairs. A Memo is safe
 // for concurrent use.
 type Memo struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *memoEntry, most recent first
-	byKey map[memoKey]*list.Element
-	hits  int64
-	total int64
+	pairs       *lru.Cache[memoKey, []Violation]
+	hits, total atomic.Int64
 }
 
 // Fingerprint identifies a new schema for a Memo: a hash of everything its
@@ -34,14 +31,9 @@ type memoKey struct {
 	dirs Direction
 }
 
-type memoEntry struct {
-	key memoKey
-	vs  []Violation
-}
-
 // NewMemo returns a Memo holding at most max pairs.
 func NewMemo(max int) *Memo {
-	return &Memo{max: max, order: list.New(), byKey: map[memoKey]*list.Element{}}
+	return &Memo{pairs: lru.New[memoKey, []Violation](max)}
 }
 
 // CheckSchemas is the package's CheckSchemas, with ids[i] the id of
@@ -50,46 +42,17 @@ func NewMemo(max int) *Memo {
 func (m *Memo) CheckSchemas(level Level, history []*Schema, ids []int64, next *Schema, fp Fingerprint, opts ...Option) []Violation {
 	return checkHistory(level, len(history), func(i int, dirs Direction) []Violation {
 		key := memoKey{ids[i], fp, dirs}
-		if vs, ok := m.get(key); ok {
+		m.total.Add(1)
+		if vs, ok := m.pairs.Get(key); ok {
+			m.hits.Add(1)
 			return vs
 		}
 		vs := check(history[i], next, dirs)
-		m.put(key, vs)
+		m.pairs.Put(key, vs)
 		return vs
 	}, opts)
 }
 
 // Stats returns how many pairs were asked for and how many of them the
 // memo answered.
-func (m *Memo) Stats() (hits, total int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.hits, m.total
-}
-
-func (m *Memo) get(k memoKey) ([]Violation, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.total++
-	e, ok := m.byKey[k]
-	if !ok {
-		return nil, false
-	}
-	m.hits++
-	m.order.MoveToFront(e)
-	return e.Value.(*memoEntry).vs, true
-}
-
-func (m *Memo) put(k memoKey, vs []Violation) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byKey[k]; ok {
-		return
-	}
-	m.byKey[k] = m.order.PushFront(&memoEntry{k, vs})
-	for m.order.Len() > m.max {
-		last := m.order.Back()
-		m.order.Remove(last)
-		delete(m.byKey, last.Value.(*memoEntry).key)
-	}
-}
+func (m *Memo) Stats() (hits, total int64) { return m.hits.Load(), m.total.Load() }

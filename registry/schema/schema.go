@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -96,30 +97,49 @@ func fingerprint(name, raw string, sources map[string]string) [32]byte {
 // fetch, compiles the result as file name and checks the contract rules. A problem with the schema itself
 // is an *InvalidError.
 func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Parsed, error) {
-	if strings.TrimSpace(raw) == "" {
-		return nil, invalid("the schema is empty; send .proto text or a base64-encoded FileDescriptorProto in \"schema\"")
-	}
-	sources, err := Sources(ctx, refs, fetch)
+	src, err := Fetch(ctx, name, raw, refs, fetch)
 	if err != nil {
 		return nil, err
 	}
-	return compile(ctx, name, raw, sources)
+	return src.Compile(ctx)
 }
 
-// Sources fetches the text of refs, and of theirs, by import path: what
-// compiling a schema with these references needs besides its own text.
-func Sources(ctx context.Context, refs []store.Reference, fetch Fetcher) (map[string]string, error) {
+// Source is a schema as a client sent it, with the text of its references
+// fetched: everything compiling it depends on, and its fingerprint.
+type Source struct {
+	Name, Raw string
+	// Sources are the references' texts by import path.
+	Sources     map[string]string
+	Fingerprint [32]byte
+}
+
+// Fetch is the first half of Parse: it refuses an empty schema and
+// fetches the text of refs, and of theirs, through fetch.
+func Fetch(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Source, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, invalid("the schema is empty; send .proto text or a base64-encoded FileDescriptorProto in \"schema\"")
+	}
 	sources := map[string]string{}
 	if err := resolve(ctx, refs, fetch, sources, 0); err != nil {
 		return nil, err
 	}
-	return sources, nil
+	return &Source{Name: name, Raw: raw, Sources: sources, Fingerprint: fingerprint(name, raw, sources)}, nil
+}
+
+// Compile is the second half of Parse, in this process.
+func (src *Source) Compile(ctx context.Context) (*Parsed, error) {
+	p, err := compile(ctx, src.Name, src.Raw, src.Sources)
+	if err != nil {
+		return nil, err
+	}
+	p.Fingerprint = src.Fingerprint
+	return p, nil
 }
 
 // compile is Parse once the references are fetched: the part that costs
 // CPU in proportion to what the client sent, which a Pool's workers run.
-func compile(ctx context.Context, name, raw string, sources map[string]string) (*Parsed, error) {
-	fp := fingerprint(name, raw, sources)
+func compile(ctx context.Context, name, raw string, refSources map[string]string) (*Parsed, error) {
+	sources := maps.Clone(refSources)
 	text := raw
 	if fdp, ok := decodeDescriptor(raw); ok {
 		printed, err := printDescriptor(ctx, fdp, sources)
@@ -158,7 +178,7 @@ func compile(ctx context.Context, name, raw string, sources map[string]string) (
 	if err != nil {
 		return nil, err
 	}
-	return &Parsed{Name: name, Text: text, Set: set, Descriptor: b, Fingerprint: fp}, nil
+	return &Parsed{Name: name, Text: text, Set: set, Descriptor: b}, nil
 }
 
 // noImportPath keeps model.Load from reading the working directory: a

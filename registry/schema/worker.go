@@ -295,18 +295,21 @@ func (p *Pool) Warm() error {
 	return nil
 }
 
-// Parse is schema.Parse with the compilation in a worker process: refs
-// are fetched here, the text compiled there. When ctx ends first the
-// worker is killed and ctx's error returned. A worker that dies by itself
-// (its memory or CPU limit) yields an *InvalidError saying so.
+// Parse is schema.Parse with the compilation in a worker process (see
+// Compile).
 func (p *Pool) Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Parsed, error) {
-	if strings.TrimSpace(raw) == "" {
-		return Parse(ctx, name, raw, refs, fetch) // the same answer, without a worker
-	}
-	sources, err := Sources(ctx, refs, fetch)
+	src, err := Fetch(ctx, name, raw, refs, fetch)
 	if err != nil {
 		return nil, err
 	}
+	return p.Compile(ctx, src)
+}
+
+// Compile is src.Compile in a worker process. When ctx ends first the
+// worker is killed and ctx's error returned. A worker that dies by itself
+// (its memory or CPU limit) yields an *InvalidError saying so.
+func (p *Pool) Compile(ctx context.Context, src *Source) (*Parsed, error) {
+	name := src.Name
 	w, err := p.get(ctx)
 	if err != nil {
 		return nil, err
@@ -318,7 +321,7 @@ func (p *Pool) Parse(ctx context.Context, name, raw string, refs []store.Referen
 	done := make(chan result, 1)
 	go func() {
 		var r result
-		if r.err = w.enc.Encode(workRequest{Name: name, Raw: raw, Sources: sources}); r.err == nil {
+		if r.err = w.enc.Encode(workRequest{Name: name, Raw: src.Raw, Sources: src.Sources}); r.err == nil {
 			r.err = w.dec.Decode(&r.ans)
 		}
 		done <- r
@@ -356,7 +359,7 @@ func (p *Pool) Parse(ctx context.Context, name, raw string, refs []store.Referen
 		if err != nil {
 			return nil, err
 		}
-		parsed.Fingerprint = fingerprint(name, raw, sources)
+		parsed.Fingerprint = src.Fingerprint
 		return parsed, nil
 	}
 }

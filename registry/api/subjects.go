@@ -105,6 +105,14 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 	if c, ok := s.parsed.Get(key); ok {
 		return c, nil
 	}
+	if sc.Text == "" {
+		// A version head (store.VersionHeads): read the schema itself.
+		full, err := s.cfg.Store.SchemaByID(ctx, sc.ID)
+		if err != nil {
+			return nil, err
+		}
+		sc = full
+	}
 	// Stored schemas compile outside the request's budget: the result is
 	// cached, so the work serves the next request even if this one gave up,
 	// and a subject with many versions must be able to warm up at all.

@@ -309,20 +309,35 @@ func (p *Pool) Parse(ctx context.Context, name, raw string, refs []store.Referen
 // worker is killed and ctx's error returned. A worker that dies by itself
 // (its memory or CPU limit) yields an *InvalidError saying so.
 func (p *Pool) Compile(ctx context.Context, src *Source) (*Parsed, error) {
+	parsed, err, unsent := p.compile(ctx, src)
+	if unsent {
+		// The idle worker had died (killed from outside, say) before it
+		// could take the request: one new worker gets it.
+		parsed, err, _ = p.compile(ctx, src)
+	}
+	return parsed, err
+}
+
+// compile is one attempt of Compile; unsent says the worker was gone
+// before the request reached it.
+func (p *Pool) compile(ctx context.Context, src *Source) (_ *Parsed, _ error, unsent bool) {
 	name := src.Name
 	w, err := p.get(ctx)
 	if err != nil {
-		return nil, err
+		return nil, err, false
 	}
 	type result struct {
-		ans workAnswer
-		err error
+		ans    workAnswer
+		err    error
+		unsent bool
 	}
 	done := make(chan result, 1)
 	go func() {
 		var r result
 		if r.err = w.enc.Encode(workRequest{Name: name, Raw: src.Raw, Sources: src.Sources}); r.err == nil {
 			r.err = w.dec.Decode(&r.ans)
+		} else {
+			r.unsent = true
 		}
 		done <- r
 	}()
@@ -332,16 +347,16 @@ func (p *Pool) Compile(ctx context.Context, src *Source) (*Parsed, error) {
 		<-done
 		p.end(w, true)
 		p.replace()
-		return nil, ctx.Err()
+		return nil, ctx.Err(), false
 	case r := <-done:
 		if r.err != nil {
 			_ = w.cmd.Process.Kill()
 			p.end(w, false)
 			p.replace()
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, ctx.Err(), false
 			}
-			return nil, w.died(r.err)
+			return nil, w.died(r.err), r.unsent
 		}
 		if r.ans.Retire {
 			p.end(w, false)
@@ -351,16 +366,16 @@ func (p *Pool) Compile(ctx context.Context, src *Source) (*Parsed, error) {
 		}
 		switch {
 		case r.ans.Invalid != nil:
-			return nil, &InvalidError{Lines: r.ans.Invalid}
+			return nil, &InvalidError{Lines: r.ans.Invalid}, false
 		case r.ans.Err != "":
-			return nil, errors.New(r.ans.Err)
+			return nil, errors.New(r.ans.Err), false
 		}
 		parsed, err := rebuild(name, &r.ans)
 		if err != nil {
-			return nil, err
+			return nil, err, false
 		}
 		parsed.Fingerprint = src.Fingerprint
-		return parsed, nil
+		return parsed, nil, false
 	}
 }
 

@@ -107,7 +107,14 @@ func run(duration time.Duration, workers, versions, checks int) error {
 		return err
 	}
 	defer st.Close()
-	srv, err := api.New(api.Config{Store: st})
+	// Request schemas compile in workers, as `msgcontract registry serve`
+	// compiles them.
+	pool, err := schema.NewPool(api.DefaultMaxCompilations() + 1)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	srv, err := api.New(api.Config{Store: st, Workers: pool})
 	if err != nil {
 		return err
 	}
@@ -166,7 +173,7 @@ func run(duration time.Duration, workers, versions, checks int) error {
 	}
 	// A second server on the same store has compiled nothing yet: its
 	// first check compiles every version, as after a restart.
-	srv2, err := api.New(api.Config{Store: st})
+	srv2, err := api.New(api.Config{Store: st, Workers: pool})
 	if err != nil {
 		return err
 	}

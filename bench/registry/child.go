@@ -20,6 +20,10 @@ import (
 // the server's CPU time and memory are its own process's.
 const childEnv = "REGISTRY_BENCH_SERVE_DB"
 
+// inProcessEnv makes the child server compile in process
+// (-in-process-compile).
+const inProcessEnv = "REGISTRY_BENCH_IN_PROCESS"
+
 // benchToken is the bearer token of the child server.
 const benchToken = "bench-token"
 
@@ -30,16 +34,20 @@ func serveChild(db string) error {
 	if err != nil {
 		return err
 	}
-	// As `msgcontract registry serve` does: request schemas compile in
-	// worker processes.
-	pool, err := schema.NewPool(api.DefaultMaxCompilations() + 1)
-	if err != nil {
-		return err
+	cfg := api.Config{Store: st, Token: benchToken}
+	if os.Getenv(inProcessEnv) == "" {
+		// As `msgcontract registry serve` does: request schemas compile
+		// in worker processes.
+		pool, err := schema.NewPool(api.DefaultMaxCompilations() + 1)
+		if err != nil {
+			return err
+		}
+		if err := pool.Warm(); err != nil {
+			return err
+		}
+		cfg.Workers = pool
 	}
-	if err := pool.Warm(); err != nil {
-		return err
-	}
-	srv, err := api.New(api.Config{Store: st, Token: benchToken, Workers: pool})
+	srv, err := api.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,11 @@ func main() {
 	scaleSchemas := flag.Int("scale-schemas", 100_000, "schemas registered for the scale figures (0 skips)")
 	scaleSubjects := flag.Int("scale-subjects", 10_000, "subjects they are spread over")
 	scaleWriters := flag.Int("scale-writers", 8, "concurrent registering clients")
+	inProcess := flag.Bool("in-process-compile", false, "the child servers compile request schemas in process, not in workers (to compare)")
 	flag.Parse()
+	if *inProcess {
+		os.Setenv(inProcessEnv, "1") // the child servers inherit it
+	}
 	if db := os.Getenv(childEnv); db != "" {
 		if err := serveChild(db); err != nil {
 			fmt.Fprintln(os.Stderr, "registry-bench server:", err)

@@ -2,7 +2,9 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -198,4 +200,54 @@ func TestHostileSchemasBounded(t *testing.T) {
 		t.Errorf("the workers used %v of CPU in the second after the attack was answered: abandoned compilations kept running", after)
 	}
 	c.expect("POST", "/subjects/s/versions", reg(v2), 200, 0)
+}
+
+// TestClientGoneKillsWorker sends a schema that takes seconds to compile
+// under a long budget and hangs up once it is sent: the worker compiling
+// it must be killed then, not left to finish.
+func TestClientGoneKillsWorker(t *testing.T) {
+	pool, err := schema.NewPool(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	url := startTestServer(t, api.Config{CompileTimeout: 5 * time.Minute, Workers: pool})
+	(&client{t: t, url: url}).expect("POST", "/subjects/s/versions", reg(v1), 200, 0)
+	big, err := json.Marshal(reg(oneLineSchema(api.DefaultBodyLimit - 64<<10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, "POST", url+"/subjects/s", bytes.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", api.ContentType)
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("answered %d before the client went away", resp.StatusCode)
+		}
+		done <- err
+	}()
+	// Hang up once a worker is compiling it (the body is sent).
+	waitFor(t, "a worker compiling", func() bool { return pool.Stats().CPU > 100*time.Millisecond })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the request: %v", err)
+	}
+	waitFor(t, "the worker killed", func() bool { return pool.Stats().Killed == 1 })
+}
+
+// waitFor polls cond for up to a minute, a bound against hanging, not a
+// measure.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("no %s after a minute", what)
+		}
+	}
 }

@@ -12,12 +12,17 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
 // childEnv names the store a re-executed benchmark binary serves, so that
 // the server's CPU time and memory are its own process's.
 const childEnv = "REGISTRY_BENCH_SERVE_DB"
+
+// inProcessEnv makes the child server compile in process
+// (-in-process-compile).
+const inProcessEnv = "REGISTRY_BENCH_IN_PROCESS"
 
 // benchToken is the bearer token of the child server.
 const benchToken = "bench-token"
@@ -29,7 +34,20 @@ func serveChild(db string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := api.New(api.Config{Store: st, Token: benchToken})
+	cfg := api.Config{Store: st, Token: benchToken}
+	if os.Getenv(inProcessEnv) == "" {
+		// As `msgcontract registry serve` does: request schemas compile
+		// in worker processes.
+		pool, err := schema.NewPool(api.DefaultMaxCompilations() + 1)
+		if err != nil {
+			return err
+		}
+		if err := pool.Warm(); err != nil {
+			return err
+		}
+		cfg.Workers = pool
+	}
+	srv, err := api.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -84,7 +102,8 @@ func (c *child) stop() {
 	c.cmd.Wait()
 }
 
-// cpu is the child's user+system CPU time so far, from /proc.
+// cpu is the child's user+system CPU time so far, with that of the
+// compilation workers it has reaped, from /proc.
 func (c *child) cpu() (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
 	if err != nil {
@@ -94,8 +113,10 @@ func (c *child) cpu() (time.Duration, error) {
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	cutime, _ := strconv.ParseInt(f[13], 10, 64)
+	cstime, _ := strconv.ParseInt(f[14], 10, 64)
 	const ticks = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticks, nil
+	return time.Duration(utime+stime+cutime+cstime) * time.Second / ticks, nil
 }
 
 // rss is the child's resident memory in bytes, from /proc.

@@ -26,6 +26,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -64,6 +65,9 @@ func version(n int) string {
 }
 
 func main() {
+	// The registry servers compile request schemas in this binary
+	// re-executed.
+	schema.RunWorkerIfAsked()
 	duration := flag.Duration("duration", 6*time.Second, "how long to load each GET endpoint (in alternating rounds)")
 	workers := flag.Int("workers", 32, "concurrent GET clients")
 	versions := flag.Int("versions", 100, "versions of the checked subject")
@@ -72,7 +76,11 @@ func main() {
 	scaleSchemas := flag.Int("scale-schemas", 100_000, "schemas registered for the scale figures (0 skips)")
 	scaleSubjects := flag.Int("scale-subjects", 10_000, "subjects they are spread over")
 	scaleWriters := flag.Int("scale-writers", 8, "concurrent registering clients")
+	inProcess := flag.Bool("in-process-compile", false, "the child servers compile request schemas in process, not in workers (to compare)")
 	flag.Parse()
+	if *inProcess {
+		os.Setenv(inProcessEnv, "1") // the child servers inherit it
+	}
 	if db := os.Getenv(childEnv); db != "" {
 		if err := serveChild(db); err != nil {
 			fmt.Fprintln(os.Stderr, "registry-bench server:", err)
@@ -103,7 +111,14 @@ func run(duration time.Duration, workers, versions, checks int) error {
 		return err
 	}
 	defer st.Close()
-	srv, err := api.New(api.Config{Store: st})
+	// Request schemas compile in workers, as `msgcontract registry serve`
+	// compiles them.
+	pool, err := schema.NewPool(api.DefaultMaxCompilations() + 1)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	srv, err := api.New(api.Config{Store: st, Workers: pool})
 	if err != nil {
 		return err
 	}
@@ -162,7 +177,7 @@ func run(duration time.Duration, workers, versions, checks int) error {
 	}
 	// A second server on the same store has compiled nothing yet: its
 	// first check compiles every version, as after a restart.
-	srv2, err := api.New(api.Config{Store: st})
+	srv2, err := api.New(api.Config{Store: st, Workers: pool})
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,12 @@ import (
 	"syscall"
 
 	"github.com/msgcontract/msgcontract/internal/cli"
+	"github.com/msgcontract/msgcontract/registry/schema"
 )
 
 func main() {
+	// registry serve compiles request schemas in this binary re-executed.
+	schema.RunWorkerIfAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

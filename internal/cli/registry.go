@@ -19,6 +19,7 @@ import (
 	"github.com/msgcontract/msgcontract/registry/client"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/console"
+	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -51,7 +52,7 @@ func newRegistryServeCmd() *cobra.Command {
 	var (
 		addr, db, tokenFile string
 		dlqAddr             string
-		insecure            bool
+		insecure, inProcess bool
 		cfg                 api.Config
 	)
 	cmd := &cobra.Command{
@@ -72,7 +73,11 @@ proxy, say).
 
 Compiling a schema a request sends is bounded: at most --max-compilations
 at once, each within --compile-timeout, after which the request is
-answered 503 (error_code 50002, Retry-After) and the compilation stops.
+answered 503 (error_code 50002, Retry-After) and the compilation stops:
+schemas compile in worker processes (this program re-executed, at nice 19
+under CPU and memory limits), killed when the budget runs out or the
+client goes away. --in-process-compile compiles in the server instead,
+where a compilation stops only between phases.
 
 The web console is served at /ui/ on the same address: subjects, versions,
 diffs with each compatibility violation at its line, the contract view
@@ -101,7 +106,7 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 				return usageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --token-file; anyone who reaches it could register or delete schemas. Pass --token-file, or --insecure if access is controlled elsewhere", addr))
 			}
 			cfg.Token = token
-			return serveRegistry(cmd.Context(), cmd, addr, db, cfg, dlqAddr)
+			return serveRegistry(cmd.Context(), cmd, addr, db, cfg, dlqAddr, inProcess)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
@@ -112,6 +117,7 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 	cmd.Flags().IntVar(&cfg.MaxCompilations, "max-compilations", 0, "schemas compiled at once for requests; more wait (default half the CPUs, at least 1)")
 	cmd.Flags().IntVar(&cfg.CompiledCache, "compiled-cache", 2048, "compiled stored schemas kept in memory for compatibility checks (least recently used go first)")
 	cmd.Flags().DurationVar(&cfg.CompileTimeout, "compile-timeout", api.DefaultCompileTimeout, "longest a request waits for its schema to compile; past it the answer is 503 (error_code 50002) and the compilation stops")
+	cmd.Flags().BoolVar(&inProcess, "in-process-compile", false, "compile request schemas in the server process instead of killable worker processes")
 	cmd.Flags().StringVar(&dlqAddr, "dlq", "", "dead-letter queue the console shows: a SQLite queue file or nats://HOST:PORT")
 	return cmd
 }
@@ -144,13 +150,24 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config, dlqAddr string) error {
+func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config, dlqAddr string, inProcess bool) error {
 	st, err := store.Open(db)
 	if err != nil {
 		return usageErr(err)
 	}
 	defer st.Close()
 	cfg.Store = st
+	if !inProcess {
+		pool, err := schema.NewPool(max(cfg.MaxCompilations, api.DefaultMaxCompilations()) + 1)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		if err := pool.Warm(); err != nil {
+			return err
+		}
+		cfg.Workers = pool
+	}
 	srv, err := api.New(cfg)
 	if err != nil {
 		return err

@@ -76,6 +76,9 @@ func startTestServerOn(tb testing.TB, dsn string, cfg api.Config) string {
 	}
 	tb.Cleanup(func() { st.Close() })
 	cfg.Store = st
+	if cfg.Workers == nil {
+		cfg.Workers = workers(tb)
+	}
 	srv, err := api.New(cfg)
 	if err != nil {
 		tb.Fatal(err)

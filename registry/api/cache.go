@@ -1,10 +1,8 @@
 package api
 
 import (
-	"container/list"
-	"sync"
-
 	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/internal/lru"
 	"github.com/msgcontract/msgcontract/registry/schema"
 )
 
@@ -20,17 +18,7 @@ type parsedKey struct {
 // of 100,000 schemas would otherwise keep every one compiled. Stored
 // schemas are immutable, so an entry never goes stale; one evicted is
 // compiled again when next needed.
-type parsedCache struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *parsedEntry, most recent first
-	byKey map[parsedKey]*list.Element
-}
-
-type parsedEntry struct {
-	key parsedKey
-	c   *compiled
-}
+type parsedCache = lru.Cache[parsedKey, *compiled]
 
 // compiled is a stored schema compiled once, with its form prepared for
 // the compatibility checker, so a transitive check against a long history
@@ -40,32 +28,4 @@ type compiled struct {
 	prep *compat.Schema
 }
 
-func newParsedCache(max int) *parsedCache {
-	return &parsedCache{max: max, order: list.New(), byKey: map[parsedKey]*list.Element{}}
-}
-
-func (c *parsedCache) get(k parsedKey) (*compiled, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.byKey[k]
-	if !ok {
-		return nil, false
-	}
-	c.order.MoveToFront(e)
-	return e.Value.(*parsedEntry).c, true
-}
-
-func (c *parsedCache) put(k parsedKey, p *compiled) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.byKey[k]; ok {
-		c.order.MoveToFront(e)
-		return
-	}
-	c.byKey[k] = c.order.PushFront(&parsedEntry{k, p})
-	for c.order.Len() > c.max {
-		last := c.order.Back()
-		c.order.Remove(last)
-		delete(c.byKey, last.Value.(*parsedEntry).key)
-	}
-}
+func newParsedCache(max int) *parsedCache { return lru.New[parsedKey, *compiled](max) }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -24,6 +25,7 @@ import (
 const serveEnv = "MSGCONTRACT_TEST_REGISTRY_DB"
 
 func TestMain(m *testing.M) {
+	schema.RunWorkerIfAsked()
 	if db := os.Getenv(serveEnv); db != "" {
 		if err := serveForTest(db); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -31,8 +33,30 @@ func TestMain(m *testing.M) {
 		}
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if testPool != nil {
+		testPool.Close()
+	}
+	os.Exit(code)
 }
+
+// testPool is the compilation workers every test server shares, so the
+// API tests exercise the path a served registry takes.
+var testPool *schema.Pool
+
+func workers(tb testing.TB) *schema.Pool {
+	tb.Helper()
+	poolOnce.Do(func() { testPool, poolErr = schema.NewPool(2) })
+	if poolErr != nil {
+		tb.Fatal(poolErr)
+	}
+	return testPool
+}
+
+var (
+	poolOnce sync.Once
+	poolErr  error
+)
 
 func serveForTest(db string) error {
 	st, err := store.Open(db)

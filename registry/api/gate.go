@@ -19,7 +19,9 @@ import (
 // 4 MiB schema. At most cap(slots) compilations run at once, each request
 // waits for a slot and for its compilation no longer than the timeout, and
 // a compilation whose request is gone (answered, timed out, disconnected)
-// stops at its next phase, since its context is cancelled. A slot is held
+// stops, since its context is cancelled: at once when it runs in a worker
+// process (Config.Workers, which is killed), at its next phase when it
+// runs in this one. A slot is held
 // until the compilation really ends, not until its request is answered,
 // so abandoned work still counts against the limit and the CPU spent on
 // compiling never exceeds cap(slots) cores.
@@ -71,11 +73,12 @@ type deadlineKey struct{}
 
 // acquire takes a slot, waiting until ctx is done at most.
 func (g *compileGate) acquire(ctx context.Context) error {
+	start := time.Now()
 	select {
 	case g.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return g.refuse("waiting for one of %d compilation slots", cap(g.slots))
+		return g.refuse(refusedBusy, cap(g.slots), time.Since(start).Round(time.Millisecond))
 	}
 }
 
@@ -126,11 +129,11 @@ func (g *compileGate) run(ctx context.Context, compile func(context.Context) (*s
 	select {
 	case r := <-done:
 		if r.err != nil && ctx.Err() != nil {
-			return nil, g.refuse("compiling")
+			return nil, g.refuse(refusedCompiling, g.timeout)
 		}
 		return r.p, r.err
 	case <-ctx.Done():
-		return nil, g.refuse("compiling")
+		return nil, g.refuse(refusedCompiling, g.timeout)
 	}
 }
 
@@ -138,9 +141,14 @@ func (g *compileGate) refuse(what string, args ...any) *Error {
 	g.mu.Lock()
 	g.stats.Refused++
 	g.mu.Unlock()
-	return timedOut("the schema was not compiled within %v (%s); the registry bounds the time and concurrency of compilations (--compile-timeout, --max-compilations): retry later, or split a very large schema",
-		g.timeout, fmt.Sprintf(what, args...))
+	return timedOut(what, args...)
 }
+
+// Why a request's compilation was refused, as its answer says it.
+const (
+	refusedBusy      = "all %d schema compilation slots stayed busy for %v; the registry bounds how many schemas compile at once (--max-compilations): retry in a second"
+	refusedCompiling = "schema compilation exceeded %v and was stopped (--compile-timeout); split the file into smaller ones joined by references, or retry when the registry is less busy"
+)
 
 // timedOut is the 503 answer, with Retry-After, to a request that ran out
 // of its time budget.
@@ -206,8 +214,7 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 				err := g.acquire(wait)
 				cancel()
 				if err != nil {
-					drain(c)
-					return err
+					return err // answered, then drained: see answerFirst
 				}
 				h := &heldSlot{g: g}
 				defer func() {
@@ -218,19 +225,38 @@ func (s *Server) budget(g *compileGate) echo.MiddlewareFunc {
 				ctx = context.WithValue(ctx, heldSlotKey{}, h)
 			}
 			c.SetRequest(r.WithContext(ctx))
-			err := next(c)
-			if err != nil {
-				drain(c)
-			}
-			return err
+			return next(c)
 		}
 	}
 }
 
 // drainFor bounds how long a refused request's body is drained.
-const drainFor = 500 * time.Millisecond
+const drainFor = 2 * time.Second
 
-// drain reads what is left of a refused request's body, for at most
+// answerFirst answers a request that failed — refused because every
+// compilation slot is busy, its body is too large, or it ran out of its
+// time budget — and flushes the answer before draining what is left of
+// its body, for at most drainFor, so that a client still sending a large
+// body sees the refusal at once instead of after the drain.
+func (s *Server) answerFirst(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if err == nil || c.Response().Committed {
+			return err
+		}
+		rc := http.NewResponseController(c.Response().Writer)
+		// HTTP/1.x would otherwise stop reading a body once the answer
+		// is written; draining it is what keeps the connection from
+		// ending in a reset.
+		_ = rc.EnableFullDuplex()
+		s.handleError(err, c)
+		_ = rc.Flush()
+		drain(c)
+		return nil
+	}
+}
+
+// drain reads what is left of an answered request's body, for at most
 // drainFor, without looking at it: net/http closes a connection whose
 // large body was left unread, and clients still writing it then see a
 // reset instead of the answer.
@@ -243,8 +269,12 @@ func drain(c echo.Context) {
 	if !ok {
 		body = c.Request().Body
 	}
-	_, _ = io.Copy(io.Discard, body)
-	clearReadDeadline(c)
+	if _, err := io.Copy(io.Discard, body); err == nil {
+		// All read: the connection may serve the next request. One whose
+		// body is still arriving keeps the passed deadline, so net/http
+		// gives up on it instead of waiting for the rest.
+		clearReadDeadline(c)
+	}
 }
 
 // rawBodyKey keeps, in the echo context, the request body before the

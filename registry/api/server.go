@@ -24,6 +24,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/internal/lru"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
@@ -67,6 +68,12 @@ type Config struct {
 	// compile in slots of their own (MaxCompilations more), so that
 	// anonymous look-ups and checks cannot starve them. Default 30 s.
 	WriteCompileTimeout time.Duration
+	// Workers, when set, compile the schemas requests send in worker
+	// processes, which are killed when a request's budget runs out, so no
+	// CPU is spent on a request after it is answered (see schema.Pool).
+	// Without it they compile in this process, where a compilation stops
+	// only between protocompile's phases.
+	Workers *schema.Pool
 	// CompiledCache is how many compiled stored schemas are kept for
 	// compatibility checks (least recently used go first). Default 2048.
 	CompiledCache int
@@ -75,6 +82,14 @@ type Config struct {
 // DefaultCompileTimeout is Config.CompileTimeout's default: an ordinary
 // schema compiles in milliseconds; a 1 MB one in about 1.5 s of CPU.
 const DefaultCompileTimeout = 1500 * time.Millisecond
+
+// memoPairs bounds the memo of pairwise checks: an entry is a key and,
+// for a compatible pair, an empty list, so 100,000 take a few MB.
+const memoPairs = 100_000
+
+// DefaultMaxCompilations is Config.MaxCompilations' default: half the
+// CPUs, at least 1.
+func DefaultMaxCompilations() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // Validate reports missing required fields.
 func (c *Config) Validate() error {
@@ -92,7 +107,7 @@ func (c *Config) setDefaults() {
 		c.DefaultLevel = compat.Backward
 	}
 	if c.MaxCompilations <= 0 {
-		c.MaxCompilations = max(1, runtime.GOMAXPROCS(0)/2)
+		c.MaxCompilations = DefaultMaxCompilations()
 	}
 	if c.CompileTimeout <= 0 {
 		c.CompileTimeout = DefaultCompileTimeout
@@ -111,6 +126,10 @@ type Server struct {
 	echo *echo.Echo
 	// parsed caches compiled stored schemas; schemas are immutable.
 	parsed *parsedCache
+	// memo remembers pairwise checks of new schemas against stored ones.
+	memo *compat.Memo
+	// sent keeps recently compiled request schemas by fingerprint.
+	sent *lru.Cache[[32]byte, *schema.Parsed]
 	// byID caches GET /schemas/ids/{id} response bodies.
 	byID sync.Map
 	// gate bounds the cost of compiling the schemas of look-ups and
@@ -124,14 +143,15 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, parsed: newParsedCache(cfg.CompiledCache),
+	s := &Server{cfg: cfg, parsed: newParsedCache(cfg.CompiledCache), memo: compat.NewMemo(memoPairs),
+		sent:      lru.New[[32]byte, *schema.Parsed](sentKept),
 		gate:      newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout),
 		writeGate: newCompileGate(cfg.MaxCompilations, cfg.WriteCompileTimeout),
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(recoverPanic, s.limitBody, s.auth)
+	e.Use(s.answerFirst, recoverPanic, s.limitBody, s.auth)
 	s.routes(e)
 	s.echo = e
 	return s, nil
@@ -140,6 +160,15 @@ func New(cfg Config) (*Server, error) {
 // CompileStats reports what bounding the cost of compilations has done
 // for look-ups and compatibility checks.
 func (s *Server) CompileStats() GateStats { return s.gate.Stats() }
+
+// WorkerStats reports what the compilation workers did (zero without
+// Config.Workers).
+func (s *Server) WorkerStats() schema.PoolStats {
+	if s.cfg.Workers == nil {
+		return schema.PoolStats{}
+	}
+	return s.cfg.Workers.Stats()
+}
 
 // WaitCompilations blocks until no compilation runs, including ones whose
 // requests were already answered, or until ctx is done.
@@ -280,7 +309,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// on this connection would start cancelled.
 		c.Response().Header().Set(echo.HeaderConnection, "close")
 	}
-	_ = reply(c, ae.Status, ae)
+	b, err := json.Marshal(ae)
+	if err != nil {
+		return
+	}
+	// A length, so a client reads the whole answer while the server
+	// still drains its request body (answerFirst) instead of waiting for
+	// the end of a chunked one.
+	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(len(b)))
+	_ = c.Blob(ae.Status, ContentType, b)
 }
 
 func reply(c echo.Context, status int, v any) error {
@@ -425,19 +462,48 @@ func decode(c echo.Context, v any) error {
 // references, which it first pins (see pin); failures come back as API
 // errors.
 func (s *Server) parseRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
-	refs, err := s.pin(ctx, req.References)
-	if err != nil {
-		return nil, storeErr(err, subject, "")
-	}
-	req.References = refs
-	p, err := g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
-		return schema.Parse(ctx, FileName(subject), *req.Schema, req.References, s.fetch)
-	})
+	p, err := s.compileRequest(ctx, g, subject, req)
 	if err != nil {
 		return nil, storeErr(err, subject, "")
 	}
 	return p, nil
 }
+
+// compileRequest is parseRequest with the errors as they come: a
+// *schema.InvalidError, a refusal of the gate, a store error.
+func (s *Server) compileRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
+	refs, err := s.pin(ctx, req.References)
+	if err != nil {
+		return nil, err
+	}
+	req.References = refs
+	src, err := schema.Fetch(ctx, FileName(subject), *req.Schema, refs, s.fetch)
+	if err != nil {
+		return nil, err
+	}
+	// A schema sent again (a check before each deploy, then the
+	// registration) compiles once.
+	if p, ok := s.sent.Get(src.Fingerprint); ok {
+		return p, nil
+	}
+	p, err := g.run(ctx, func(ctx context.Context) (*schema.Parsed, error) {
+		if s.cfg.Workers != nil {
+			return s.cfg.Workers.Compile(ctx, src)
+		}
+		return src.Compile(ctx)
+	})
+	if err == nil && len(src.Raw) <= maxKeptSent {
+		s.sent.Put(src.Fingerprint, p)
+	}
+	return p, err
+}
+
+// Compiled request schemas are kept (sentKept of them, each sent as at
+// most maxKeptSent bytes) so that one sent again does not compile again.
+const (
+	sentKept    = 256
+	maxKeptSent = 256 << 10
+)
 
 func (s *Server) readSchemaRequest(c echo.Context) (request, error) {
 	var req request

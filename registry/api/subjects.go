@@ -78,8 +78,10 @@ func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Refer
 	return out, nil
 }
 
-// parse compiles a stored schema, cached by subject and id.
-func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
+// Compiled returns a stored schema compiled under subject, from the
+// server's bounded cache of compiled stored schemas, which the web console
+// shares.
+func (s *Server) Compiled(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
 	c, err := s.compiled(ctx, subject, sc)
 	if err != nil {
 		return nil, err
@@ -87,12 +89,29 @@ func (s *Server) parse(ctx context.Context, subject string, sc store.Schema) (*s
 	return c.p, nil
 }
 
+// CompileRequest compiles a schema a client sent, with its references, as
+// the subject's file, bounded as the API's look-ups and checks are (the
+// compile gate, and the workers when configured): for the web console's
+// check form. A schema that does not compile is a *schema.InvalidError; a
+// refused compilation an *Error.
+func (s *Server) CompileRequest(ctx context.Context, subject, text string, refs []store.Reference) (*schema.Parsed, error) {
+	return s.compileRequest(ctx, s.gate, subject, &request{Schema: &text, References: refs})
+}
+
 // compiled returns the stored schema sc compiled under subject, from the
 // cache when it is there.
 func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) (*compiled, error) {
 	key := parsedKey{subject, sc.ID}
-	if c, ok := s.parsed.get(key); ok {
+	if c, ok := s.parsed.Get(key); ok {
 		return c, nil
+	}
+	if sc.Text == "" {
+		// A version head (store.VersionHeads): read the schema itself.
+		full, err := s.cfg.Store.SchemaByID(ctx, sc.ID)
+		if err != nil {
+			return nil, err
+		}
+		sc = full
 	}
 	// Stored schemas compile outside the request's budget: the result is
 	// cached, so the work serves the next request even if this one gave up,
@@ -103,7 +122,7 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
 	}
 	c := &compiled{p: p, prep: compat.Prepare(p.Set)}
-	s.parsed.put(key, c)
+	s.parsed.Put(key, c)
 	return c, nil
 }
 
@@ -137,38 +156,49 @@ func (s *Server) violations(ctx context.Context, subject string, level compat.Le
 		if err != nil {
 			return nil, err
 		}
-		sets[i] = &schemaSet{c.prep, v.Version}
+		sets[i] = &schemaSet{c.prep, v.Version, v.Schema.ID}
 	}
-	prep := compat.Prepare(next.Set)
+	n := &newSchema{compat.Prepare(next.Set), compat.Fingerprint(next.Fingerprint)}
 	if each {
-		return checkEach(level, sets, prep), nil
+		return s.checkEach(level, sets, n), nil
 	}
-	return checkSets(level, sets, prep), nil
+	return s.checkSets(level, sets, n), nil
 }
 
 type schemaSet struct {
 	prep    *compat.Schema
 	version int
+	id      int64
+}
+
+// newSchema is a schema being checked, with what identifies it in the
+// memo of pairwise checks.
+type newSchema struct {
+	prep *compat.Schema
+	fp   compat.Fingerprint
 }
 
 // checkEach checks next against every set on its own, at level's
 // directions, so that a violation repeated against several versions is
 // listed once per version.
-func checkEach(level compat.Level, sets []*schemaSet, next *compat.Schema) []compat.Violation {
+func (s *Server) checkEach(level compat.Level, sets []*schemaSet, next *newSchema) []compat.Violation {
 	single := nonTransitive(level)
 	var out []compat.Violation
 	for _, set := range sets {
-		out = append(out, checkSets(single, []*schemaSet{set}, next)...)
+		out = append(out, s.checkSets(single, []*schemaSet{set}, next)...)
 	}
 	return out
 }
 
-func checkSets(level compat.Level, sets []*schemaSet, next *compat.Schema) []compat.Violation {
+// checkSets checks next against sets at level; pairs checked before are
+// answered by the server's memo.
+func (s *Server) checkSets(level compat.Level, sets []*schemaSet, next *newSchema) []compat.Violation {
 	hist := make([]*compat.Schema, len(sets))
-	for i, s := range sets {
-		hist[i] = s.prep
+	ids := make([]int64, len(sets))
+	for i, set := range sets {
+		hist[i], ids[i] = set.prep, set.id
 	}
-	vs := compat.CheckSchemas(level, hist, next)
+	vs := s.memo.CheckSchemas(level, hist, ids, next.prep, next.fp)
 	for i := range vs {
 		vs[i].Against = sets[vs[i].Against].version
 	}
@@ -248,7 +278,7 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
-	s.parsed.put(parsedKey{subject, reg.ID}, &compiled{p: p, prep: compat.Prepare(p.Set)})
+	s.parsed.Put(parsedKey{subject, reg.ID}, &compiled{p: p, prep: compat.Prepare(p.Set)})
 	return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
 }
 

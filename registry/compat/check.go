@@ -79,23 +79,31 @@ func CheckLevel(level Level, history []*model.Set, next *model.Set, opts ...Opti
 // found against; a violation found against several versions is reported
 // once, against the newest.
 func CheckSchemas(level Level, history []*Schema, next *Schema, opts ...Option) []Violation {
+	return checkHistory(level, len(history), func(i int, dirs Direction) []Violation {
+		return check(history[i], next, dirs)
+	}, opts)
+}
+
+// checkHistory is CheckSchemas over n versions, with pair(i, dirs) the
+// violations of the new schema against version i.
+func checkHistory(level Level, n int, pair func(i int, dirs Direction) []Violation, opts []Option) []Violation {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	dirs := level.Directions()
-	if dirs == 0 || len(history) == 0 {
+	if dirs == 0 || n == 0 {
 		return nil
 	}
 	dirs |= o.extra
-	first := len(history) - 1
+	first := n - 1
 	if level.Transitive() {
 		first = 0
 	}
 	var out []Violation
 	seen := map[string]bool{}
-	for i := len(history) - 1; i >= first; i-- {
-		for _, v := range check(history[i], next, dirs) {
+	for i := n - 1; i >= first; i-- {
+		for _, v := range pair(i, dirs) {
 			if key := v.String(); !seen[key] {
 				seen[key] = true
 				v.Against = i

@@ -73,7 +73,7 @@ func (c *Console) check(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Refs = refsText(refs)
-	next, err := schema.Parse(ctx, api.FileName(d.Subject), d.Schema, refs, c.reference)
+	next, err := c.compileSent(ctx, d.Subject, d.Schema, refs)
 	var ie *schema.InvalidError
 	switch {
 	case errors.As(err, &ie):

@@ -22,11 +22,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/msgcontract/msgcontract/registry/compat"
-	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 )
@@ -90,9 +88,6 @@ type Console struct {
 	cfg   Config
 	mux   *http.ServeMux
 	pages map[string]*template.Template
-
-	mu     sync.Mutex
-	parsed map[parsedKey]*schema.Parsed
 }
 
 // New returns a Console for cfg.
@@ -101,7 +96,7 @@ func New(cfg Config) (*Console, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	c := &Console{cfg: cfg, mux: http.NewServeMux(), parsed: map[parsedKey]*schema.Parsed{}}
+	c := &Console{cfg: cfg, mux: http.NewServeMux()}
 	if err := c.parseTemplates(); err != nil {
 		return nil, err
 	}

@@ -12,32 +12,38 @@ import (
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
-// parsedKey caches a compiled stored schema per subject: the file name a
-// schema compiles as depends on the subject.
-type parsedKey struct {
-	subject string
-	id      int64
+// compiler is what the console uses of the API when it is an
+// *api.Server: its one bounded cache of compiled stored schemas, and its
+// bounded compilation of schemas clients send.
+type compiler interface {
+	Compiled(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error)
+	CompileRequest(ctx context.Context, subject, text string, refs []store.Reference) (*schema.Parsed, error)
 }
 
 // compile turns a stored schema into the contract model, resolving its
 // references from the store, as the registry compiled it when it was
-// registered. Stored schemas never change, so results are cached.
+// registered, through the API server's cache when the API is one.
 func (c *Console) compile(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error) {
-	key := parsedKey{subject, sc.ID}
-	c.mu.Lock()
-	p, ok := c.parsed[key]
-	c.mu.Unlock()
-	if ok {
-		return p, nil
+	var p *schema.Parsed
+	var err error
+	if srv, ok := c.cfg.API.(compiler); ok {
+		p, err = srv.Compiled(ctx, subject, sc)
+	} else {
+		p, err = schema.Parse(ctx, api.FileName(subject), sc.Text, sc.References, c.reference)
 	}
-	p, err := schema.Parse(ctx, api.FileName(subject), sc.Text, sc.References, c.reference)
 	if err != nil {
 		return nil, fmt.Errorf("schema %d of %s does not compile: %w", sc.ID, subject, err)
 	}
-	c.mu.Lock()
-	c.parsed[key] = p
-	c.mu.Unlock()
 	return p, nil
+}
+
+// compileSent compiles a schema pasted into a form, bounded by the API
+// server's compile gate and workers when the API is one.
+func (c *Console) compileSent(ctx context.Context, subject, text string, refs []store.Reference) (*schema.Parsed, error) {
+	if srv, ok := c.cfg.API.(compiler); ok {
+		return srv.CompileRequest(ctx, subject, text, refs)
+	}
+	return schema.Parse(ctx, api.FileName(subject), text, refs, c.reference)
 }
 
 // reference is the schema.Fetcher over the store. Pinned versions resolve

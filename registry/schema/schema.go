@@ -7,9 +7,12 @@ package schema
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -59,12 +62,60 @@ type Parsed struct {
 	// Descriptor is the serialized FileDescriptorProto, without source
 	// info, as ?format=serialized returns it.
 	Descriptor []byte
+	// Fingerprint is a hash of everything the compiled result depends
+	// on: the name, the schema as sent and the text of every reference.
+	// Two schemas with one fingerprint compile alike, positions included.
+	Fingerprint [32]byte
+}
+
+// fingerprint hashes what compile compiles.
+func fingerprint(name, raw string, sources map[string]string) [32]byte {
+	h := sha256.New()
+	write := func(s string) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	write(name)
+	write(raw)
+	paths := make([]string, 0, len(sources))
+	for p := range sources {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		write(p)
+		write(sources[p])
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // Parse reads raw (text or base64 descriptor), resolves refs through
 // fetch, compiles the result as file name and checks the contract rules. A problem with the schema itself
 // is an *InvalidError.
 func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Parsed, error) {
+	src, err := Fetch(ctx, name, raw, refs, fetch)
+	if err != nil {
+		return nil, err
+	}
+	return src.Compile(ctx)
+}
+
+// Source is a schema as a client sent it, with the text of its references
+// fetched: everything compiling it depends on, and its fingerprint.
+type Source struct {
+	Name, Raw string
+	// Sources are the references' texts by import path.
+	Sources     map[string]string
+	Fingerprint [32]byte
+}
+
+// Fetch is the first half of Parse: it refuses an empty schema and
+// fetches the text of refs, and of theirs, through fetch.
+func Fetch(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Source, error) {
 	if strings.TrimSpace(raw) == "" {
 		return nil, invalid("the schema is empty; send .proto text or a base64-encoded FileDescriptorProto in \"schema\"")
 	}
@@ -72,6 +123,23 @@ func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch 
 	if err := resolve(ctx, refs, fetch, sources, 0); err != nil {
 		return nil, err
 	}
+	return &Source{Name: name, Raw: raw, Sources: sources, Fingerprint: fingerprint(name, raw, sources)}, nil
+}
+
+// Compile is the second half of Parse, in this process.
+func (src *Source) Compile(ctx context.Context) (*Parsed, error) {
+	p, err := compile(ctx, src.Name, src.Raw, src.Sources)
+	if err != nil {
+		return nil, err
+	}
+	p.Fingerprint = src.Fingerprint
+	return p, nil
+}
+
+// compile is Parse once the references are fetched: the part that costs
+// CPU in proportion to what the client sent, which a Pool's workers run.
+func compile(ctx context.Context, name, raw string, refSources map[string]string) (*Parsed, error) {
+	sources := maps.Clone(refSources)
 	text := raw
 	if fdp, ok := decodeDescriptor(raw); ok {
 		printed, err := printDescriptor(ctx, fdp, sources)

@@ -245,6 +245,35 @@ func (s *Store) Versions(ctx context.Context, subject string, deleted bool) ([]V
 	return vs, nil
 }
 
+// VersionHeads lists a subject's live versions, oldest first, like
+// Versions, with only each schema's id: no text, references or
+// descriptor. A check against a long history whose versions are compiled
+// already needs no more; SchemaByID reads the rest of one that is not. A
+// subject with none is ErrSubjectNotFound.
+func (s *Store) VersionHeads(ctx context.Context, subject string) ([]Version, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT subject, version, deleted, schema_id FROM versions
+		WHERE subject = ? AND deleted = 0 ORDER BY version`), subject)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Version
+	for rows.Next() {
+		var v Version
+		if err := rows.Scan(&v.Subject, &v.Version, &v.Deleted, &v.Schema.ID); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, ErrSubjectNotFound
+	}
+	return out, nil
+}
+
 // Subjects lists subject names in order; soft-deleted subjects only when
 // deleted is set.
 func (s *Store) Subjects(ctx context.Context, deleted bool) ([]string, error) {

@@ -245,3 +245,39 @@ func TestTwoInstancesShareOneStore(t *testing.T) {
 		})
 	}
 }
+
+// TestVersionHeads lists what Versions lists, ids and numbers, without
+// the schemas' text.
+func TestVersionHeads(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		if _, err := st.VersionHeads(ctx, "s"); !errors.Is(err, store.ErrSubjectNotFound) {
+			t.Fatalf("no subject: %v", err)
+		}
+		for _, s := range []string{"a", "b", "c"} {
+			if _, err := st.Register(ctx, "s", schema(s), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := st.DeleteVersion(ctx, "s", 2, false); err != nil {
+			t.Fatal(err)
+		}
+		full, err := st.Versions(ctx, "s", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heads, err := st.VersionHeads(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(heads) != len(full) || len(heads) != 2 {
+			t.Fatalf("heads %+v, versions %+v", heads, full)
+		}
+		for i, h := range heads {
+			f := full[i]
+			if h.Subject != f.Subject || h.Version != f.Version || h.Deleted || h.Schema.ID != f.Schema.ID || h.Schema.Text != "" {
+				t.Fatalf("head %+v, version %+v", h, f)
+			}
+		}
+	})
+}

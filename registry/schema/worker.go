@@ -121,13 +121,18 @@ func work(req workRequest) (ans workAnswer) {
 	}
 	ans = workAnswer{Text: p.Text, Descriptor: p.Descriptor, Positions: positionsOf(p.Set.Files[0])}
 	seen := map[string]bool{}
+	root := p.Set.Files[0].Desc
 	var add func(fd protoreflect.FileDescriptor) error
 	add = func(fd protoreflect.FileDescriptor) error {
 		if seen[fd.Path()] {
 			return nil
 		}
 		seen[fd.Path()] = true
-		if linked(fd.Path()) {
+		// The schema itself is always sent, even when it is a built-in
+		// file registered as a subject of its own (a Confluent client
+		// registers google/protobuf/timestamp.proto so): the answer must
+		// describe what was compiled.
+		if fd != root && linked(fd.Path()) {
 			return nil
 		}
 		imps := fd.Imports()
@@ -140,7 +145,7 @@ func work(req workRequest) (ans workAnswer) {
 		ans.Files = append(ans.Files, b)
 		return err
 	}
-	if err := add(p.Set.Files[0].Desc); err != nil {
+	if err := add(root); err != nil {
 		return workAnswer{Err: err.Error()}
 	}
 	return ans

@@ -160,3 +160,24 @@ func hostile(size int) string {
 	b.WriteString("}")
 	return b.String()
 }
+
+// A Confluent client registers the well-known types it imports as
+// subjects of their own: a built-in file as the schema itself must come
+// back from the worker as it does in process.
+func TestPoolParsesBuiltInFileAsSchema(t *testing.T) {
+	pool := newPool(t, 1)
+	ctx := context.Background()
+	const name = "google/protobuf/timestamp.proto"
+	text := "syntax = \"proto3\";\npackage google.protobuf;\nmessage Timestamp {\n  int64 seconds = 1;\n  int32 nanos = 2;\n}\n"
+	want, err := schema.Parse(ctx, name, text, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pool.Parse(ctx, name, text, nil, nil)
+	if err != nil {
+		t.Fatalf("in a worker: %v (in process it compiles)", err)
+	}
+	if got.Fingerprint != want.Fingerprint || string(got.Descriptor) != string(want.Descriptor) {
+		t.Fatal("the worker's descriptor or fingerprint differs from the in-process one")
+	}
+}

@@ -41,7 +41,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
   echo "runtime-python: the committed msgcontract/v1 Python is stale; commit what this script regenerated" >&2
   exit 1
 fi
-(cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests)
+(cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests bench)
 # The asyncio consumer's tests need PostgreSQL: a throwaway one per run.
 out="$(bash scripts/with-postgres.sh bash -c "cd runtime-python && PYTHONPATH=src ../$py -m pytest -q -p no:cacheprovider -rs" 2>&1)" || {
   echo "$out" >&2

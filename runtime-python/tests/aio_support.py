@@ -71,12 +71,7 @@ async def applied(db: Database) -> dict[str, int]:
     if isinstance(db, PostgresDatabase):
         async with db.pool.acquire() as c:
             return {str(r[0]): int(r[1]) for r in await c.fetch(q)}
-    tx = await db.begin()
-    try:
-        async with tx.conn.execute(q) as cur:
-            return {str(r[0]): int(r[1]) async for r in cur}
-    finally:
-        await tx.close()
+    return {str(r[0]): int(r[1]) for r in await _read(db, q)}
 
 
 async def claims(db: Database) -> int:
@@ -85,10 +80,14 @@ async def claims(db: Database) -> int:
     if isinstance(db, PostgresDatabase):
         async with db.pool.acquire() as c:
             return int(await c.fetchval(q))
-    tx = await db.begin()
+    return int((await _read(db, q))[0][0])
+
+
+async def _read(db: SQLiteDatabase, q: str) -> list[Any]:
+    """Reads on a connection of its own, outside any transaction: a WAL reader never waits for a writer."""
+    c = await connect(db.path)
     try:
-        async with tx.conn.execute(q) as cur:
-            row = await cur.fetchone()
-            return int(row[0]) if row else 0
+        async with c.execute(q) as cur:
+            return list(await cur.fetchall())
     finally:
-        await tx.close()
+        await c.close()

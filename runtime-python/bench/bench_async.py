@@ -30,25 +30,10 @@ from msgcontract_runtime.aio import AsyncConsumer, AsyncDatabase
 from msgcontract_runtime.aio.postgres import PostgresDatabase
 from msgcontract_runtime.aio.sqlite import SQLiteDatabase
 
-
-def _key(m: envelope_pb2.LastError) -> str:
-    b = mc.BizKeyBuilder()
-    b.literal("k:")
-    b.string("range", m.range)
-    return b.key()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from aio_support import SPEC  # noqa: E402  (the tests' event; its topic and policy do not matter here)
 
 
-SPEC = mc.EventContract(
-    full_name="msgcontract.v1.LastError",
-    topic="bench",
-    event_type="BENCH",
-    biz_key_template="k:{range}",
-    retry=mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=0, max_delay_ms=60000, max_retries=3),
-    rules=mc.ErrorRules(ranges=(), unclassified_retryable=True),
-    target_state="",
-    message_type=envelope_pb2.LastError,
-    key_function=_key,
-)
 APPLIED = "CREATE TABLE IF NOT EXISTS bench_applied (biz_key TEXT NOT NULL, message_id TEXT NOT NULL)"
 
 

@@ -5,23 +5,17 @@ from __future__ import annotations
 from typing import Any, Union
 
 import msgcontract_runtime as mc
+import test_runtime
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime.aio.postgres import PostgresDatabase
 from msgcontract_runtime.aio.sqlite import SQLiteDatabase, connect
-
-
-def _key(m: envelope_pb2.LastError) -> str:
-    b = mc.BizKeyBuilder()
-    b.literal("k:")
-    b.string("range", m.range)
-    return b.key()
 
 
 SPEC = mc.EventContract(
     full_name="msgcontract.v1.LastError",
     topic="errors",
     event_type="ERROR_SEEN",
-    biz_key_template="k:{range}",
+    biz_key_template="range:{range}",
     retry=mc.RetryPolicy(base_ms=50, multiplier=2.0, jitter_ms=0, max_delay_ms=1000, max_retries=2),
     rules=mc.ErrorRules(
         ranges=(mc.ErrorRange(40000, 49999, False, "business"), mc.ErrorRange(50000, 59999, True, "system")),
@@ -29,9 +23,9 @@ SPEC = mc.EventContract(
     ),
     target_state="",
     message_type=envelope_pb2.LastError,
-    key_function=_key,
+    key_function=test_runtime.range_key,
 )
-"""LastError stands in for an event: its range field is the biz_key; fast retries."""
+"""LastError stands in for an event, as in test_runtime, with fast retries and two ranges."""
 
 Database = Union[SQLiteDatabase, PostgresDatabase]
 

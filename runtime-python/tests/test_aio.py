@@ -145,7 +145,7 @@ def test_cancelled_mid_handler_rolls_back_and_is_redelivered(arun: Run, tmp_path
                 left = await c.fetchval("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'")
                 assert left == 0, "a cancelled query still runs on the server"
         await consume_all(AsyncConsumer(SPEC, "h", apply, concurrency=n), q, sub, db)
-        assert await applied(db) == {f"k:m{i}": 1 for i in range(n)}
+        assert await applied(db) == {f"range:m{i}": 1 for i in range(n)}
         await close(q, db)
 
     arun(main)
@@ -202,7 +202,7 @@ def test_sigkill_mid_batch_loses_nothing_and_applies_once(arun: Run, tmp_path: P
         await close(q, db)
         return got
 
-    assert arun(recover) == {f"k:m{i}": 1 for i in range(n)}
+    assert arun(recover) == {f"range:m{i}": 1 for i in range(n)}
 
 
 def test_duplicate_to_two_workers_at_once(arun: Run, tmp_path: Path, kind: str, where: str) -> None:
@@ -229,7 +229,7 @@ def test_duplicate_to_two_workers_at_once(arun: Run, tmp_path: Path, kind: str, 
         got = await asyncio.gather(c1.handle(sub1, db1, d1[0]), c2.handle(sub2, db2, d2[0]))
         assert sorted(str(g) for g in got) == sorted([str(mc.Ack()), str(mc.Ack(deduplicated=True))])
         assert entered == 1, "the second worker's handler ran"
-        assert await applied(db1) == {"k:dup": 1}
+        assert await applied(db1) == {"range:dup": 1}
         assert await claims(db1) == 1
         assert await q.backlog("g") == 0
         await db2.close()
@@ -254,7 +254,7 @@ def test_retryable_failure_then_success(arun: Run, tmp_path: Path, kind: str, wh
         assert [e.retry_count for e in seen] == [0, 1]
         assert (seen[1].last_error.code, seen[1].last_error.range) == (50301, "system")
         assert seen[1].first_failed_at > 0
-        assert await applied(db) == {"k:r": 1}
+        assert await applied(db) == {"range:r": 1}
         assert await claims(db) == 1
         assert await q.dead_letters() == []
         await close(q, db)
@@ -278,7 +278,7 @@ def test_poison_is_dead_lettered_never_applied(arun: Run, tmp_path: Path, kind: 
         await q.publish_many(SPEC.topic, list(envs.values()))
         await q.publish_raw(SPEC.topic, b"\xff\x01\x02")
         await consume_all(AsyncConsumer(SPEC, "h", picky, concurrency=4), q, sub, db)
-        assert await applied(db) == {"k:ok": 1}
+        assert await applied(db) == {"range:ok": 1}
         assert await claims(db) == 1
         rows = await q.dead_letters()
         assert sorted((r[0], r[1], r[2], r[3]) for r in rows) == sorted([

@@ -58,6 +58,30 @@ class AsyncTransaction(Protocol):
         """Rolls back what is still open and gives the connection back; safe after a cancellation."""
 
 
+class SQLTransaction:
+    """What both drivers' transactions share: commit and rollback are statements on the connection."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self._open = True
+
+    @property
+    def conn(self) -> Any:
+        """The driver connection handlers use."""
+        return self._conn
+
+    async def commit(self) -> None:
+        """Commits the transaction."""
+        await self._conn.execute("COMMIT")
+        self._open = False
+
+    async def rollback(self) -> None:
+        """Rolls the transaction back, once."""
+        if self._open:
+            self._open = False
+            await self._conn.execute("ROLLBACK")
+
+
 class AsyncDatabase(Protocol):
     """Where the dedup claim and the handlers' writes go, in one transaction."""
 
@@ -323,6 +347,7 @@ __all__ = [
     "DeadLetterRecord",
     "Delivery",
     "Registry",
+    "SQLTransaction",
     "Subscription",
     "register",
     "shielded",

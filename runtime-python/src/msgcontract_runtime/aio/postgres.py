@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import asyncpg
 
-from msgcontract_runtime.aio import shielded
+from msgcontract_runtime.aio import SQLTransaction, shielded
 from msgcontract_runtime.dedup import CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE
 
 RELEASE_TIMEOUT_S = 10.0
@@ -25,28 +25,14 @@ _CLAIM = (
 )
 
 
-class _PostgresTransaction:
+class _PostgresTransaction(SQLTransaction):
     def __init__(self, pool: "asyncpg.Pool[Any]", conn: Any) -> None:
+        super().__init__(conn)
         self._pool = pool
-        self._conn = conn
-        self._open = True
-
-    @property
-    def conn(self) -> Any:
-        return self._conn
 
     async def claim(self, biz_key: str, handler: str, message_id: str, payload_hash: str, now_ms: int) -> bool:
         status: str = await self._conn.execute(_CLAIM, biz_key, handler, message_id, payload_hash, now_ms)
         return status == "INSERT 0 1"
-
-    async def commit(self) -> None:
-        await self._conn.execute("COMMIT")
-        self._open = False
-
-    async def rollback(self) -> None:
-        if self._open:
-            self._open = False
-            await self._conn.execute("ROLLBACK")
 
     async def close(self) -> None:
         # Pool.release waits for a cancelled query's cancellation, then rolls

@@ -17,7 +17,7 @@ from typing import Any, Optional, Sequence
 import aiosqlite
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.aio import DeadLetterRecord, Delivery, shielded
+from msgcontract_runtime.aio import DeadLetterRecord, Delivery, SQLTransaction, shielded
 from msgcontract_runtime.dedup import CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE, dedup_insert_sql
 from msgcontract_runtime.envelope import encode, new_message_id
 
@@ -38,28 +38,14 @@ async def connect(path: str) -> aiosqlite.Connection:
     return conn
 
 
-class _SQLiteTransaction:
+class _SQLiteTransaction(SQLTransaction):
     def __init__(self, db: SQLiteDatabase, conn: aiosqlite.Connection) -> None:
+        super().__init__(conn)
         self._db = db
-        self._conn = conn
-        self._open = True
-
-    @property
-    def conn(self) -> aiosqlite.Connection:
-        return self._conn
 
     async def claim(self, biz_key: str, handler: str, message_id: str, payload_hash: str, now_ms: int) -> bool:
         cur = await self._conn.execute(dedup_insert_sql("qmark"), (biz_key, handler, message_id, payload_hash, now_ms))
-        return cur.rowcount == 1
-
-    async def commit(self) -> None:
-        await self._conn.execute("COMMIT")
-        self._open = False
-
-    async def rollback(self) -> None:
-        if self._open:
-            self._open = False
-            await self._conn.execute("ROLLBACK")
+        return bool(cur.rowcount == 1)
 
     async def close(self) -> None:
         # aiosqlite runs a connection's statements in order on its own
@@ -333,7 +319,7 @@ class SQLiteSubscription:
     async def _delete(self, d: Delivery) -> bool:
         h: _Handle = d.handle
         cur = await self.q._conn.execute("DELETE FROM mc_queue WHERE id = ? AND lease_owner = ?", (h.row, h.owner))
-        return cur.rowcount == 1
+        return bool(cur.rowcount == 1)
 
     async def ack(self, d: Delivery) -> None:
         async def stmts() -> None:

@@ -43,45 +43,23 @@ from nats.js import api
 
 import msgcontract_runtime as mc
 
-STREAM = "MSGCONTRACT"
-"""The message stream: natsjs.Config.Stream's default."""
-
-DLQ_STREAM = STREAM + "_DLQ"
-"""The dead-letter stream: always the message stream's name + "_DLQ"."""
-
-PREFIX = "msgcontract"
-"""The subject prefix: natsjs.Config.SubjectPrefix's default."""
-
-ACK_WAIT_S = 60.0
-"""The lease, natsjs.Config.AckWait's default: a delivery not settled within it
-is redelivered. Go's Subscribe and connect() below both create-or-update the
-group's consumer, so keep the two equal, or each side resets the other's
-setting when it starts."""
-
-ACK_CONFIRM_S = 30.0
-"""How long an acknowledgement waits for the server's confirmation."""
-
-MAX_ACK_PENDING = 10_000
-"""Unsettled (in flight or delayed) messages per group, as in natsjs."""
+# The layout's names and defaults live in the runtime's asyncio JetStream
+# transport, the one home shared with this example.
+from msgcontract_runtime.aio.nats import (  # noqa: F401  (re-exported for the interop test)
+    ACK_CONFIRM_S,
+    ACK_WAIT_S,
+    DLQ_STREAM,
+    MAX_ACK_PENDING,
+    PREFIX,
+    STREAM,
+    ZERO_TIME,
+    consumer_name,
+    go_time,
+    retry_subject as _retry_subject,
+)
 
 FETCH_WAIT_S = 0.5
 """How long one fetch waits for messages: it bounds how late a stop is noticed."""
-
-ZERO_TIME = "0001-01-01T00:00:00Z"
-"""Go's zero time.Time in JSON: LastReplayedAt of a record never replayed."""
-
-
-def consumer_name(group: str) -> str:
-    """The durable consumer name of group (natsjs.consumerName)."""
-    for c in ".*> ":
-        group = group.replace(c, "_")
-    return group
-
-
-def go_time(ms: int) -> str:
-    """Formats Unix milliseconds as Go's time.Time JSON (RFC 3339, UTC)."""
-    seconds, millis = divmod(ms, 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -242,6 +220,3 @@ class JetStreamQueue:
         # stored somewhere nobody reads.
         await self.js.publish(subject, body, stream=stream, headers={"Nats-Msg-Id": mc.new_message_id()})
 
-
-def _retry_subject(group: str, topic: str) -> str:
-    return f"{PREFIX}.retry.{consumer_name(group)}.{topic}"

@@ -46,6 +46,17 @@ def retry_subject(group: str, topic: str) -> str:
     return f"{PREFIX}.retry.{consumer_name(group)}.{topic}"
 
 
+def topic_of(subject: str) -> str:
+    """The topic a message was published to, from its topic or retry subject ("" for neither)."""
+    topic_prefix, retry_prefix = f"{PREFIX}.topic.", f"{PREFIX}.retry."
+    if subject.startswith(topic_prefix):
+        return subject[len(topic_prefix):]
+    if subject.startswith(retry_prefix):
+        # msgcontract.retry.<group>.<topic>: the topic follows the group.
+        return subject[len(retry_prefix):].partition(".")[2]
+    return ""
+
+
 def go_time(ms: int) -> str:
     """Unix milliseconds as Go's time.Time JSON (RFC 3339, UTC)."""
     seconds, millis = divmod(ms, 1000)
@@ -109,15 +120,7 @@ class JetStreamSubscription:
             msgs = await self.sub.fetch(max_count, timeout=max(wait_s, 0.05))
         except asyncio.TimeoutError:  # nats.errors.TimeoutError is one too
             return []
-        return [Delivery(self._topic_of(m.subject), m.data, int(m.metadata.num_delivered), m) for m in msgs]
-
-    def _topic_of(self, subject: str) -> str:
-        topic_prefix, retry_prefix = f"{PREFIX}.topic.", f"{PREFIX}.retry."
-        if subject.startswith(topic_prefix):
-            return subject[len(topic_prefix):]
-        if subject.startswith(retry_prefix):
-            return subject[len(retry_prefix):].partition(".")[2]
-        return ""
+        return [Delivery(topic_of(m.subject), m.data, int(m.metadata.num_delivered), m) for m in msgs]
 
     async def ack(self, d: Delivery) -> None:
         # Waits for the server's confirmation: a plain ack may be lost at exit.

@@ -303,3 +303,18 @@ def test_timeout_fails_with_task_stacks(tmp_path: Path) -> None:
     with pytest.raises(pytest.fail.Exception, match=r"timed out after 1s(.|\n)*hang"):
         run_async(hang, timeout_s=1)
 
+
+
+def test_queue_schema_is_the_go_runtimes() -> None:
+    """SQLiteQueue's tables are runtime-go's sqlitequeue tables, statement for statement."""
+    import re
+
+    from msgcontract_runtime.aio.sqlite import _QUEUE_SCHEMA
+
+    go = (Path(__file__).parents[2] / "runtime-go/transport/sqlitequeue/transport.go").read_text(encoding="utf-8")
+    go_stmts = [s for s in re.findall(r"`([^`]*)`", go) if s.lstrip().startswith("CREATE ")]
+
+    def norm(s: str) -> str:
+        return " ".join(s.split())
+
+    assert [norm(s) for s in _QUEUE_SCHEMA] == [norm(s) for s in go_stmts]

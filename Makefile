@@ -135,6 +135,10 @@ else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 endif
 
+.PHONY: bench-python-async
+bench-python-async: runtime-python ## Python AsyncConsumer vs Consumer msg/s on SQLite and PostgreSQL at 1 and 32 handlers; prints ratio async/sync=X (N=2000)
+	bash scripts/with-postgres.sh .venv/bin/python runtime-python/bench/bench_async.py -n $(or $(N),2000)
+
 bench-codegen: ## generate --lang go --with-pb vs protoc --go_out --msgcontract_out (same files) and vs protoc --go_out alone; wall and CPU
 	bash bench/codegen/run.sh
 

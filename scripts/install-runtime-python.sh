@@ -7,9 +7,12 @@
 #      so the wheel ships the .proto files for protoc's -I;
 #      in a git checkout, a difference from the committed files fails: run
 #      this script and commit the result;
-#   2. mypy --strict on the package and its tests, then pytest; prints
-#      "python-runtime: N passed" and fails on any skipped test;
-#   3. pip install of the package (protobuf is its only dependency).
+#   2. mypy --strict on the package and its tests, then pytest under
+#      scripts/with-postgres.sh (the asyncio consumer's PostgreSQL tests),
+#      with a nats-server built from go.mod (its NATS JetStream tests);
+#      prints "python-runtime: N passed" and fails on any skipped test;
+#   3. pip install of the package (protobuf is its only dependency; the
+#      asyncio drivers are the extras [aiosqlite], [asyncpg] and [nats]).
 # Skipped when the installed package was built from the same sources.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,8 +42,12 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
   echo "runtime-python: the committed msgcontract/v1 Python is stale; commit what this script regenerated" >&2
   exit 1
 fi
-(cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests)
-out="$(cd runtime-python && PYTHONPATH=src ../$py -m pytest -q -p no:cacheprovider -rs 2>&1)" || {
+(cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests bench)
+# The asyncio consumer's tests need PostgreSQL (a throwaway one per run) and
+# a nats-server: the one the Go tests embed, built from go.mod's version.
+"${GO:-go}" build -o .build/bin/nats-server github.com/nats-io/nats-server/v2
+export MSGCONTRACT_NATS_SERVER="$PWD/.build/bin/nats-server"
+out="$(bash scripts/with-postgres.sh bash -c "cd runtime-python && PYTHONPATH=src ../$py -m pytest -q -p no:cacheprovider -rs" 2>&1)" || {
   echo "$out" >&2
   exit 1
 }

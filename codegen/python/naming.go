@@ -55,7 +55,7 @@ func localName(d protoreflect.Descriptor) string {
 // are not derived from an event or state machine.
 var moduleNames = []string{
 	"DEFAULT_RETRY", "RULES", "EVENTS", "STATE_MACHINES", "classify", "classify_no_code", "error",
-	"annotations", "Any", "Union", "importlib", "_mc", "_pb",
+	"annotations", "Any", "Awaitable", "Callable", "Union", "importlib", "_mc", "_mc_aio", "_mc_envelope_pb2", "_pb",
 }
 
 // itemNames are the module-level names of one event or state machine:
@@ -68,7 +68,7 @@ func (n itemNames) declared(event bool) []string {
 		return []string{n.Const, n.Func + "_can_transit"}
 	}
 	return []string{n.Const, n.Const + "_TOPIC", n.Const + "_EVENT_TYPE", n.Const + "_BIZ_KEY_TEMPLATE",
-		n.Const + "_RETRY", n.Func + "_biz_key"}
+		n.Const + "_RETRY", n.Func + "_biz_key", "register_" + n.Func + "_handler_async"}
 }
 
 // names gives the file's events and state machines their module-level

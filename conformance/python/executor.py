@@ -17,13 +17,19 @@ import msgcontract_runtime as support
 from msgcontract_runtime import payload_hash
 
 
-def main(modules: list[str]) -> None:
+def load(modules: list[str]) -> tuple[dict[str, support.EventContract[Any]], dict[str, support.StateMachine]]:
+    """The events and state machines of the generated modules, by full proto name."""
     events: dict[str, support.EventContract[Any]] = {}
     machines: dict[str, support.StateMachine] = {}
     for name in modules:
         mod = importlib.import_module(name)
         events.update(mod.EVENTS)
         machines.update(mod.STATE_MACHINES)
+    return events, machines
+
+
+def main(modules: list[str]) -> None:
+    events, machines = load(modules)
     cases = json.load(sys.stdin)
     results = []
     for c in cases:

@@ -19,15 +19,32 @@ import (
 //go:embed executor.py
 var executorSource string
 
+//go:embed executor_async.py
+var asyncExecutorSource string
+
 // Run generates and checks Python for vf's protos in workDir and runs every
 // case in one interpreter, returning one result per case in case order.
 func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]conformance.Result, error) {
+	return run(ctx, vf, workDir, "msgcontract_conformance_executor.py")
+}
+
+// RunAsync is Run through the asyncio consumer: the cases that are consumer
+// decisions (biz_key, payload_hash, classify, backoff) run messages through
+// an AsyncConsumer from the generated register_<event>_handler_async.
+func RunAsync(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]conformance.Result, error) {
+	return run(ctx, vf, workDir, "msgcontract_conformance_executor_async.py")
+}
+
+func run(ctx context.Context, vf *conformance.VectorFile, workDir, script string) ([]conformance.Result, error) {
 	set, err := conformance.LoadModel(ctx, vf)
 	if err != nil {
 		return nil, err
 	}
 	b, err := pybuild.Compile(ctx, set, []string{vf.ProtoDir}, workDir, filepath.Join(filepath.Dir(workDir), ".mypy_cache"),
-		map[string]string{"msgcontract_conformance_executor.py": executorSource})
+		map[string]string{
+			"msgcontract_conformance_executor.py":       executorSource,
+			"msgcontract_conformance_executor_async.py": asyncExecutorSource,
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +52,7 @@ func Run(ctx context.Context, vf *conformance.VectorFile, workDir string) ([]con
 	if err != nil {
 		return nil, err
 	}
-	cmd := b.Command(ctx, append([]string{filepath.Join(b.Root, "msgcontract_conformance_executor.py")}, b.Modules...)...)
+	cmd := b.Command(ctx, append([]string{filepath.Join(b.Root, script)}, b.Modules...)...)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

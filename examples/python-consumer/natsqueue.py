@@ -35,53 +35,31 @@ import json
 import time
 from typing import Any, Optional
 
-import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js import api
 
 import msgcontract_runtime as mc
 
-STREAM = "MSGCONTRACT"
-"""The message stream: natsjs.Config.Stream's default."""
-
-DLQ_STREAM = STREAM + "_DLQ"
-"""The dead-letter stream: always the message stream's name + "_DLQ"."""
-
-PREFIX = "msgcontract"
-"""The subject prefix: natsjs.Config.SubjectPrefix's default."""
-
-ACK_WAIT_S = 60.0
-"""The lease, natsjs.Config.AckWait's default: a delivery not settled within it
-is redelivered. Go's Subscribe and connect() below both create-or-update the
-group's consumer, so keep the two equal, or each side resets the other's
-setting when it starts."""
-
-ACK_CONFIRM_S = 30.0
-"""How long an acknowledgement waits for the server's confirmation."""
-
-MAX_ACK_PENDING = 10_000
-"""Unsettled (in flight or delayed) messages per group, as in natsjs."""
+# The layout's names and defaults live in the runtime's asyncio JetStream
+# transport, the one home shared with this example.
+from msgcontract_runtime.aio.nats import (  # noqa: F401  (some re-exported for the interop test)
+    ACK_CONFIRM_S,
+    ACK_WAIT_S,
+    DLQ_STREAM,
+    MAX_ACK_PENDING,
+    PREFIX,
+    STREAM,
+    ZERO_TIME,
+    JetStreamSubscription,
+    consumer_name,
+    go_time,
+    retry_subject as _retry_subject,
+    topic_of,
+)
 
 FETCH_WAIT_S = 0.5
 """How long one fetch waits for messages: it bounds how late a stop is noticed."""
-
-ZERO_TIME = "0001-01-01T00:00:00Z"
-"""Go's zero time.Time in JSON: LastReplayedAt of a record never replayed."""
-
-
-def consumer_name(group: str) -> str:
-    """The durable consumer name of group (natsjs.consumerName)."""
-    for c in ".*> ":
-        group = group.replace(c, "_")
-    return group
-
-
-def go_time(ms: int) -> str:
-    """Formats Unix milliseconds as Go's time.Time JSON (RFC 3339, UTC)."""
-    seconds, millis = divmod(ms, 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,31 +91,8 @@ class JetStreamQueue:
         Like natsjs's Subscribe: a new consumer starts with the oldest message
         still in the stream; an existing one keeps its position.
         """
-        nc = await nats.connect(url)
-        js = nc.jetstream()
-        name = consumer_name(group)
-        filters: list[str] = []
-        for t in topics:
-            filters += [f"{PREFIX}.topic.{t}", _retry_subject(group, t)]
-        config = api.ConsumerConfig(
-            name=name,
-            durable_name=name,
-            filter_subjects=filters,
-            ack_policy=api.AckPolicy.EXPLICIT,
-            ack_wait=ACK_WAIT_S,
-            max_deliver=-1,
-            deliver_policy=api.DeliverPolicy.ALL,
-            max_ack_pending=MAX_ACK_PENDING,
-        )
-        try:
-            # No action in the request: the server creates the consumer, or
-            # updates it in place, as natsjs's CreateOrUpdateConsumer does.
-            await js.add_consumer(STREAM, config)
-            sub = await js.pull_subscribe_bind(durable=name, stream=STREAM)
-        except BaseException:
-            await nc.close()
-            raise
-        return cls(nc, js, sub, group)
+        s = await JetStreamSubscription.connect(url, group, topics, ACK_WAIT_S)
+        return cls(s.nc, s.js, s.sub, group)
 
     async def close(self) -> None:
         """Stops fetching, sends the acknowledgements still buffered, and disconnects.
@@ -157,17 +112,7 @@ class JetStreamQueue:
             msgs = await self.sub.fetch(limit, timeout=FETCH_WAIT_S)
         except asyncio.TimeoutError:  # nats.errors.TimeoutError is one too; nats-py raises either
             return []
-        return [Delivery(m, self._topic_of(m.subject), m.data) for m in msgs]
-
-    def _topic_of(self, subject: str) -> str:
-        topic_prefix, retry_prefix = f"{PREFIX}.topic.", f"{PREFIX}.retry."
-        if subject.startswith(topic_prefix):
-            return subject[len(topic_prefix):]
-        if subject.startswith(retry_prefix):
-            # msgcontract.retry.<group>.<topic>: the topic follows the group.
-            _, _, topic = subject[len(retry_prefix):].partition(".")
-            return topic
-        return ""
+        return [Delivery(m, topic_of(m.subject), m.data) for m in msgs]
 
     async def settle(self, d: Delivery, decision: mc.Decision, handler: str, env: Optional[Any]) -> None:
         """Carries out the consumer's decision for d (env: the decoded envelope, if it decoded)."""
@@ -242,6 +187,3 @@ class JetStreamQueue:
         # stored somewhere nobody reads.
         await self.js.publish(subject, body, stream=stream, headers={"Nats-Msg-Id": mc.new_message_id()})
 
-
-def _retry_subject(group: str, topic: str) -> str:
-    return f"{PREFIX}.retry.{consumer_name(group)}.{topic}"

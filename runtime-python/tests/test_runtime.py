@@ -10,7 +10,7 @@ import msgcontract_runtime as mc
 from msgcontract.v1 import envelope_pb2
 
 
-def _key(m: envelope_pb2.LastError) -> str:
+def range_key(m: envelope_pb2.LastError) -> str:
     b = mc.BizKeyBuilder()
     b.literal("range:")
     b.string("range", m.range)
@@ -26,7 +26,7 @@ SPEC = mc.EventContract(
     rules=mc.ErrorRules(ranges=(mc.ErrorRange(50000, 59999, True, "system"),), unclassified_retryable=False),
     target_state="",
     message_type=envelope_pb2.LastError,
-    key_function=_key,
+    key_function=range_key,
 )
 
 

@@ -3,7 +3,7 @@
 // line "conformance-<lang>: N passed, M failed". It exits 1 when any case
 // failed.
 //
-//	go run ./conformance/cmd/conformance [-lang go,java,python] [-keep] [DIR]
+//	go run ./conformance/cmd/conformance [-lang go,java,python,python-async] [-keep] [DIR]
 //
 // DIR defaults to testdata/conformance.
 package main
@@ -23,9 +23,8 @@ import (
 	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
 )
 
-
 func main() {
-	langs := flag.String("lang", "go,java,python", "comma-separated languages to run")
+	langs := flag.String("lang", "go,java,python,python-async", "comma-separated languages to run")
 	keep := flag.Bool("keep", false, "keep the generated code and print where it is")
 	flag.Parse()
 	dir := "testdata/conformance"
@@ -54,12 +53,15 @@ func run(ctx context.Context, dir string, langs []string, keep bool) int {
 		"go":     golang.Run,
 		"java":   java.Executor{Tools: javaTools}.Run,
 		"python": python.Run,
+		// python-async: the same vectors through the asyncio consumer
+		// (msgcontract_runtime.aio), which must answer as the synchronous one.
+		"python-async": python.RunAsync,
 	}
 	var exs []conformance.Executor
 	for _, l := range langs {
 		run, ok := executors[l]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "conformance: unknown language %q; choose from go, java, python\n", l)
+			fmt.Fprintf(os.Stderr, "conformance: unknown language %q; choose from go, java, python, python-async\n", l)
 			return 2
 		}
 		exs = append(exs, conformance.Executor{Lang: l, Run: run})

@@ -11,7 +11,11 @@ rules that Go and Java follow too, one module per concern:
 - ``event``: one event's contract as data;
 - ``envelope``: the envelope codec (JSON always with proto field names);
 - ``dedup``: the dedup claim table on a DB-API connection;
-- ``consumer``: a transport-neutral consumer skeleton;
+- ``consumer``: a transport-neutral consumer skeleton and the decisions
+  (``admit``, ``failed``) it shares with the asyncio consumer;
+- ``aio``: the asyncio consumer (``AsyncConsumer``), with ``aio.sqlite``
+  (aiosqlite: the embedded SQLite queue and a SQLite database) and
+  ``aio.postgres`` (asyncpg) behind the optional extras of the same names;
 - ``observe``: metrics (``[prometheus]`` extra) and JSON log lines in the
   vocabulary shared with Go and Java (not imported here: import it to use it);
 - ``version``: the import-time check generated modules run;
@@ -37,6 +41,7 @@ from msgcontract_runtime.consumer import (
     CODE_DECODE,
     MAX_ERROR_MESSAGE,
     Ack,
+    Admitted,
     Consumer,
     DeadLetter,
     Decision,
@@ -44,6 +49,8 @@ from msgcontract_runtime.consumer import (
     Observer,
     Outcome,
     Retry,
+    admit,
+    failed,
 )
 from msgcontract_runtime.dedup import (
     CREATE_DEDUP_INDEX,
@@ -82,6 +89,7 @@ __all__ = [
     "MAX_KEY_LEN",
     "RUNTIME_VERSION",
     "Ack",
+    "Admitted",
     "BizKeyBuilder",
     "BizKeyError",
     "Classification",
@@ -102,6 +110,7 @@ __all__ = [
     "RetryableError",
     "StateMachine",
     "Transit",
+    "admit",
     "claim",
     "decode",
     "decode_failure",
@@ -110,6 +119,7 @@ __all__ = [
     "encode",
     "encode_json",
     "escape",
+    "failed",
     "payload_hash",
     "migrate",
     "new_envelope",

@@ -48,6 +48,11 @@ class DeadLetter:
     code: int
     error: str
     attempts: int
+    # The classification's range ("" for a decode failure or no range) and
+    # the decoded envelope (None when the body did not decode): what a
+    # transport's dead-letter record holds; not part of equality.
+    range_name: str = dataclasses.field(default="", compare=False)
+    envelope: Optional[_envelope_pb2.Envelope] = dataclasses.field(default=None, compare=False, repr=False)
 
 
 Decision = Union[Ack, Defer, Retry, DeadLetter]
@@ -100,6 +105,61 @@ def _truncate(s: str) -> str:
     return b[:MAX_ERROR_MESSAGE].decode("utf-8", errors="ignore")
 
 
+@dataclasses.dataclass(frozen=True)
+class Admitted(Generic[M]):
+    """A delivery that decoded and is due: claim it, then run its handler."""
+
+    envelope: _envelope_pb2.Envelope
+    message: M
+    payload_hash: str
+
+
+def admit(spec: EventContract[M], body: bytes, now_ms: int) -> Union[Admitted[M], DeadLetter, Defer]:
+    """The first decision on a delivered body, shared by Consumer and aio.AsyncConsumer.
+
+    A body that does not decode is dead-lettered (never retried); one whose
+    not_before is after now_ms is deferred; otherwise it is admitted with the
+    payload hash its claim stores.
+    """
+    try:
+        env = decode(body)
+        message = payload(spec, env)
+    except DecodeError as e:
+        return DeadLetter("decode", CODE_DECODE, _truncate(str(e)), 0)
+    if env.not_before > now_ms:
+        return Defer(env.not_before)
+    return Admitted(env, message, payload_hash.of(message))
+
+
+def failed(spec: EventContract[M], env: _envelope_pb2.Envelope, err: BaseException, now_ms: int, u: float) -> Decision:
+    """The decision after a handler failed (its transaction rolled back), shared by both consumers.
+
+    The contract's ranges classify err; a retryable failure within the retry
+    policy is retried after the backoff delay for the uniform sample u, any
+    other is dead-lettered.
+    """
+    c = spec.rules.classify_error(err)
+    code = err.code if isinstance(err, ContractError) else 0
+    msg = _truncate(str(err))
+    n = env.retry_count + 1
+    if c.retryable and not spec.retry.dead_letter(n):
+        delay = spec.retry.delay_ms(n, u)
+        nxt = _envelope_pb2.Envelope()
+        nxt.CopyFrom(env)
+        nxt.retry_count = n
+        nxt.not_before = now_ms + delay
+        nxt.last_error.CopyFrom(
+            _envelope_pb2.LastError(
+                code=code, message=msg, retryable=c.retryable, range=c.range_name, failed_at=now_ms
+            )
+        )
+        if env.first_failed_at == 0:
+            nxt.first_failed_at = now_ms
+        return Retry(nxt, delay)
+    reason = "retries_exhausted" if c.retryable else "non_retryable"
+    return DeadLetter(reason, code, msg, n, range_name=c.range_name, envelope=env)
+
+
 class Consumer(Generic[M]):
     """The Go runtime's consume protocol on a DB-API connection, transport-neutral.
 
@@ -147,19 +207,22 @@ class Consumer(Generic[M]):
         return d
 
     def _decide(self, conn: Any, body: bytes, run: dict[str, Any]) -> Decision:
-        try:
-            env = decode(body)
-            run["env"] = env
-            message = payload(self.spec, env)
-        except DecodeError as e:
-            return DeadLetter("decode", CODE_DECODE, _truncate(str(e)), 0)
         now = self.clock_ms()
-        if env.not_before > now:
-            return Defer(env.not_before)
+        a = admit(self.spec, body, now)
+        if isinstance(a, DeadLetter):
+            # The observer names the handler when the envelope decoded and
+            # only the payload did not.
+            try:
+                run["env"] = decode(body)
+            except DecodeError:
+                pass
+        if not isinstance(a, Admitted):
+            return a
+        env = a.envelope
+        run["env"] = env
         try:
             claimed = claim(
-                conn, env.biz_key, self.handler_name, env.message_id,
-                payload_hash.of(message), now, self.paramstyle,
+                conn, env.biz_key, self.handler_name, env.message_id, a.payload_hash, now, self.paramstyle,
             )
         except Exception:
             conn.rollback()
@@ -169,35 +232,13 @@ class Consumer(Generic[M]):
             return Ack(deduplicated=True)
         start = time.perf_counter()
         try:
-            self.handler(conn, message, env)
+            self.handler(conn, a.message, env)
         except Exception as e:  # handlers may fail in any way; every failure is classified
             run["seconds"] = time.perf_counter() - start
             conn.rollback()
-            return self._fail(env, e, now)
+            return failed(self.spec, env, e, now, self.rand())
         run["seconds"] = time.perf_counter() - start
         # A failed commit is the database's failure, not the message's: it
         # propagates and the delivery is handed back uncounted.
         conn.commit()
         return Ack()
-
-    def _fail(self, env: _envelope_pb2.Envelope, err: Exception, now: int) -> Decision:
-        c = self.spec.rules.classify_error(err)
-        code = err.code if isinstance(err, ContractError) else 0
-        msg = _truncate(str(err))
-        n = env.retry_count + 1
-        if c.retryable and not self.spec.retry.dead_letter(n):
-            delay = self.spec.retry.delay_ms(n, self.rand())
-            nxt = _envelope_pb2.Envelope()
-            nxt.CopyFrom(env)
-            nxt.retry_count = n
-            nxt.not_before = now + delay
-            nxt.last_error.CopyFrom(
-                _envelope_pb2.LastError(
-                    code=code, message=msg, retryable=c.retryable, range=c.range_name, failed_at=now
-                )
-            )
-            if env.first_failed_at == 0:
-                nxt.first_failed_at = now
-            return Retry(nxt, delay)
-        reason = "retries_exhausted" if c.retryable else "non_retryable"
-        return DeadLetter(reason, code, msg, n)

@@ -11,12 +11,14 @@ ranges, and its state machines, beside the protoc module shop.payment.v1.payment
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Awaitable, Callable, Union
 
 import msgcontract_runtime as _mc
+import msgcontract_runtime.aio as _mc_aio
+from msgcontract.v1 import envelope_pb2 as _mc_envelope_pb2
 from shop.payment.v1 import payment_pb2 as _pb
 
-_mc.require_version(1, __name__)
+_mc.require_version(2, __name__)
 
 DEFAULT_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
 """The file's default retry policy; an event's own retry replaces it as a whole."""
@@ -80,6 +82,21 @@ PAY_SUCCESS = _mc.EventContract(
 """PaySuccess: the payment provider confirmed that an order was paid."""
 
 
+def register_pay_success_handler_async(
+    registry: _mc_aio.Registry,
+    handler_name: str,
+    handler: Callable[[Any, _pb.PaySuccess, _mc_envelope_pb2.Envelope], Awaitable[None]],
+    concurrency: int = 1,
+) -> _mc_aio.AsyncConsumer[_pb.PaySuccess]:
+    """Registers an ``async def handler(tx, message, envelope)`` of shop.payment.v1.PaySuccess under handler_name.
+
+    The returned AsyncConsumer claims each message in the business
+    transaction tx, runs up to concurrency handlers at once, and retries or
+    dead-letters failures by the contract.
+    """
+    return _mc_aio.register(registry, PAY_SUCCESS, handler_name, handler, concurrency)
+
+
 REFUND_REQUESTED_TOPIC = "order-event"
 REFUND_REQUESTED_EVENT_TYPE = "REFUND_REQUESTED"
 REFUND_REQUESTED_BIZ_KEY_TEMPLATE = "order_id:{order_id}:REFUND_REQUESTED:{refund_id}"
@@ -116,6 +133,21 @@ REFUND_REQUESTED = _mc.EventContract(
 order waits in REFUNDING for the provider's confirmation."""
 
 
+def register_refund_requested_handler_async(
+    registry: _mc_aio.Registry,
+    handler_name: str,
+    handler: Callable[[Any, _pb.RefundRequested, _mc_envelope_pb2.Envelope], Awaitable[None]],
+    concurrency: int = 1,
+) -> _mc_aio.AsyncConsumer[_pb.RefundRequested]:
+    """Registers an ``async def handler(tx, message, envelope)`` of shop.payment.v1.RefundRequested under handler_name.
+
+    The returned AsyncConsumer claims each message in the business
+    transaction tx, runs up to concurrency handlers at once, and retries or
+    dead-letters failures by the contract.
+    """
+    return _mc_aio.register(registry, REFUND_REQUESTED, handler_name, handler, concurrency)
+
+
 REFUND_SUCCESS_TOPIC = "order-event"
 REFUND_SUCCESS_EVENT_TYPE = "REFUND_SUCCESS"
 REFUND_SUCCESS_BIZ_KEY_TEMPLATE = "order_id:{order_id}:REFUND_SUCCESS:{refund_id}"
@@ -149,6 +181,21 @@ REFUND_SUCCESS = _mc.EventContract(
     key_function=refund_success_biz_key,
 )
 """RefundSuccess: the provider confirmed a refund of a paid order."""
+
+
+def register_refund_success_handler_async(
+    registry: _mc_aio.Registry,
+    handler_name: str,
+    handler: Callable[[Any, _pb.RefundSuccess, _mc_envelope_pb2.Envelope], Awaitable[None]],
+    concurrency: int = 1,
+) -> _mc_aio.AsyncConsumer[_pb.RefundSuccess]:
+    """Registers an ``async def handler(tx, message, envelope)`` of shop.payment.v1.RefundSuccess under handler_name.
+
+    The returned AsyncConsumer claims each message in the business
+    transaction tx, runs up to concurrency handlers at once, and retries or
+    dead-letters failures by the contract.
+    """
+    return _mc_aio.register(registry, REFUND_SUCCESS, handler_name, handler, concurrency)
 
 
 ORDER_STATE = _mc.StateMachine(

@@ -1,0 +1,174 @@
+"""The Python conformance executor through the asyncio consumer (python-async).
+
+Reads the same JSON cases as executor.py and answers them by running
+messages through an AsyncConsumer that each generated module's
+register_<event>_handler_async created, on an in-memory aiosqlite database:
+
+- biz_key: the key the consumer claimed for the envelope new_envelope built;
+- payload_hash: the hash the consumer stored with its claim (an input that
+  does not decode is dead-lettered: INVALID_INPUT);
+- classify: the decision after a handler raised the code (or an uncoded
+  error): retried or dead-lettered, and the range it names;
+- backoff: the decision after a retryable failure of retry n with the
+  uniform sample u: its delay, or dead-lettering;
+- transition: as executor.py (no consumer is involved).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import importlib
+import json
+import sys
+from typing import Any, Callable
+
+import msgcontract_runtime as support
+import msgcontract_conformance_executor as sync
+from msgcontract.v1 import envelope_pb2
+from msgcontract_runtime.aio import AsyncConsumer, Registry
+from msgcontract_runtime.aio.sqlite import SQLiteDatabase
+
+Raise = Callable[[], None]
+
+
+def registrars(modules: list[str]) -> dict[str, Callable[..., AsyncConsumer[Any]]]:
+    """Every generated register_*_handler_async, by the full name of the event it registers."""
+    out: dict[str, Callable[..., AsyncConsumer[Any]]] = {}
+    for name in modules:
+        mod = importlib.import_module(name)
+        for attr in dir(mod):
+            if attr.startswith("register_") and attr.endswith("_handler_async"):
+                fn = getattr(mod, attr)
+                out[fn(Registry(), "probe", _noop).spec.full_name] = fn
+    return out
+
+
+async def _noop(tx: Any, m: Any, env: envelope_pb2.Envelope) -> None:
+    pass
+
+
+class Runner:
+    def __init__(self, db: SQLiteDatabase, registrars: dict[str, Callable[..., AsyncConsumer[Any]]]) -> None:
+        self.db = db
+        self.registrars = registrars
+        self.n = 0
+
+    async def process(
+        self, spec: support.EventContract[Any], env: envelope_pb2.Envelope, fail: BaseException | None, u: float = 0.0
+    ) -> tuple[support.Decision, str]:
+        """Runs env through a fresh consumer of spec's event; returns the decision and the handler name."""
+        self.n += 1
+        handler_name = f"case-{self.n}"
+
+        async def handler(tx: Any, m: Any, e: envelope_pb2.Envelope) -> None:
+            if fail is not None:
+                raise fail
+
+        c = self.registrars[spec.full_name](Registry(), handler_name, handler)
+        c.clock_ms = lambda: 1_000_000
+        c.rand = lambda: u
+        return await c.process(self.db, support.encode(env)), handler_name
+
+    async def claimed(self, handler_name: str) -> tuple[str, str]:
+        tx = await self.db.begin()
+        try:
+            async with tx.conn.execute(
+                "SELECT biz_key, payload_hash FROM msg_dedup WHERE handler = ?", (handler_name,)
+            ) as cur:
+                row = await cur.fetchone()
+        finally:
+            await tx.close()
+        if row is None:
+            raise AssertionError(f"{handler_name}: no claim")
+        return str(row[0]), str(row[1])
+
+    async def run(self, c: dict[str, Any], events: dict[str, support.EventContract[Any]],
+                  machines: dict[str, support.StateMachine]) -> dict[str, Any]:
+        kind = c["kind"]
+        spec = events.get(c.get("message", ""))
+        if kind not in ("biz_key", "payload_hash", "classify", "backoff") or spec is None:
+            return sync.run(c, events, machines)
+        if kind == "biz_key":
+            try:
+                msg = spec.parse_json(json.dumps(c.get("input", {})))
+                env = support.new_envelope(spec, msg, occurred_at_ms=1)
+            except support.BizKeyError as e:
+                return {"error": e.code}
+            except support.DecodeError as e:
+                return {"error": f"DECODE: {e}"}
+            decision, h = await self.process(spec, env, None)
+            assert decision == support.Ack(), decision
+            return {"biz_key": (await self.claimed(h))[0]}
+        if kind == "payload_hash":
+            env = _bare(spec)
+            if "input_binary" in c:
+                env.payload = base64.b64decode(c["input_binary"])
+            else:
+                env.content_type = support.CONTENT_TYPE_JSON
+                env.payload = json.dumps(c.get("input", {})).encode()
+            decision, h = await self.process(spec, env, None)
+            if isinstance(decision, support.DeadLetter) and decision.reason == "decode":
+                return {"error": "INVALID_INPUT"}
+            assert decision == support.Ack(), decision
+            return {"payload_hash": (await self.claimed(h))[1]}
+        if kind == "classify":
+            err: BaseException = (
+                support.ContractError(int(c["code"]), "", "conformance") if "code" in c else RuntimeError("conformance")
+            )
+            decision, _ = await self.process(spec, _bare(spec), err)
+            if isinstance(decision, support.Retry):
+                le = decision.next_envelope.last_error
+                return {"retryable": le.retryable, "range": le.range}
+            assert isinstance(decision, support.DeadLetter), decision
+            return {"retryable": decision.reason == "retries_exhausted", "range": decision.range_name}
+        n = int(c.get("retry", 0))
+        retryable = _retryable(spec)
+        if n < 1 or retryable is None:  # no failure the consumer retries: the policy alone answers
+            return sync.run(c, events, machines)
+        env = _bare(spec)
+        env.retry_count = n - 1
+        decision, _ = await self.process(spec, env, retryable, float(c.get("u", 0.0)))
+        if isinstance(decision, support.Retry):
+            return {"dead_letter": False, "delay_ms": decision.delay_ms}
+        assert isinstance(decision, support.DeadLetter) and decision.reason == "retries_exhausted", decision
+        return {"dead_letter": True}
+
+
+def _bare(spec: support.EventContract[Any]) -> envelope_pb2.Envelope:
+    return envelope_pb2.Envelope(
+        message_id=support.new_message_id(), biz_key="conformance", event_type=spec.event_type,
+        payload=spec.message_type().SerializeToString(),
+    )
+
+
+def _retryable(spec: support.EventContract[Any]) -> BaseException | None:
+    """An error spec's rules retry, or None when they retry none."""
+    if spec.rules.unclassified_retryable:
+        return RuntimeError("conformance")
+    for r in spec.rules.ranges:
+        if r.retryable:
+            return support.ContractError(r.start, r.name, "conformance")
+    return None
+
+
+async def amain(modules: list[str]) -> None:
+    events, machines = sync.load(modules)
+    cases = json.load(sys.stdin)
+    db = await SQLiteDatabase.open(":memory:", 1)
+    runner = Runner(db, registrars(modules))
+    results = []
+    try:
+        for c in cases:
+            try:
+                results.append(await runner.run(c, events, machines))
+            except Exception as e:  # report, never stop: one broken case must not hide the rest
+                results.append({"error": f"EXCEPTION: {type(e).__name__}: {e}"})
+    finally:
+        await db.close()
+    json.dump(results, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    asyncio.run(amain(sys.argv[1:]))

@@ -1,0 +1,65 @@
+"""Shared by the asyncio tests: a timeout that fails instead of hanging, and the two databases."""
+
+from __future__ import annotations
+
+import asyncio
+import faulthandler
+import io
+import os
+import sys
+from typing import Any, Awaitable, Callable, TypeVar
+
+import pytest
+
+T = TypeVar("T")
+
+TIMEOUT_S = float(os.environ.get("MSGCONTRACT_AIO_TEST_TIMEOUT", "60"))
+"""How long one asyncio test may run before it fails with every task's stack."""
+
+
+def task_stacks() -> str:
+    """Every task of the running loop with its stack."""
+    buf = io.StringIO()
+    for t in asyncio.all_tasks():
+        buf.write(f"--- {t!r}\n")
+        t.print_stack(file=buf)
+    return buf.getvalue()
+
+
+def run_async(main: Callable[[], Awaitable[T]], timeout_s: float = TIMEOUT_S) -> T:
+    """Runs main() on a new loop; past timeout_s the test FAILS with every task's stack.
+
+    A loop that is itself blocked (a synchronous call that never returns)
+    cannot be interrupted from inside: faulthandler then dumps every thread's
+    stack and exits the process, which fails the run rather than hang it.
+    """
+
+    async def guarded() -> T:
+        task = asyncio.ensure_future(main())
+        done, _ = await asyncio.wait({task}, timeout=timeout_s)
+        if not done:
+            stacks = task_stacks()
+            task.cancel()
+            await asyncio.wait({task}, timeout=5)
+            pytest.fail(f"asyncio test timed out after {timeout_s:.0f}s; tasks:\n{stacks}", pytrace=False)
+        return task.result()
+
+    faulthandler.dump_traceback_later(timeout_s + 30, exit=True, file=sys.stderr)
+    try:
+        return asyncio.run(guarded())
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture
+def arun() -> Callable[..., Any]:
+    """run_async, for tests."""
+    return run_async
+
+
+def pg_dsn() -> str:
+    """The throwaway PostgreSQL of scripts/with-postgres.sh; its absence fails the test, never skips it."""
+    dsn = os.environ.get("MSGCONTRACT_PG_DSN", "")
+    if not dsn:
+        pytest.fail("MSGCONTRACT_PG_DSN is not set: run pytest under scripts/with-postgres.sh", pytrace=False)
+    return dsn

@@ -28,7 +28,7 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-java-kafka test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 summary-reset: ## forget the previous run's per-suite summary lines
@@ -65,6 +65,12 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 	$(GO) vet -tags kafka ./internal/cli
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
+
+.PHONY: test-java-kafka
+test-java-kafka: runtime-java ## the Java Kafka loop, outbox and relay (runtime-java-kafka, JUnit count checked) on a real broker, with a Go member in the group and the dlq CLI
+	$(GO) vet -tags kafka ./internal/javakafka
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 15m ./internal/javakafka' | $(TESTSUMMARY) -suite java-kafka -dir $(SUMMARY)
 
 test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
 	bash scripts/setup-python.sh >/dev/null

@@ -1,0 +1,49 @@
+package io.msgcontract.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.msgcontract.v1.Envelope;
+import org.junit.jupiter.api.Test;
+
+/** The config checks and the dead-letter metadata, without a broker. */
+class ConfigTest {
+  @Test
+  void validateNamesEveryProblem() {
+    KafkaConfig c = new KafkaConfig();
+    c.namespace = "bad name";
+    c.partitions = 0;
+    c.clientProperties.setProperty("acks", "1");
+    String msg = assertThrows(IllegalArgumentException.class, c::validate).getMessage();
+    assertTrue(msg.contains("brokers is required"), msg);
+    assertTrue(msg.contains("partitions 0"), msg);
+    assertTrue(msg.contains("namespace \"bad name\""), msg);
+    assertTrue(msg.contains("may not set acks"), msg);
+  }
+
+  @Test
+  void topicNamesAreGos() {
+    KafkaConfig c = new KafkaConfig();
+    c.brokers = "127.0.0.1:1";
+    c.namespace = "ns.";
+    try (Topics t = new Topics(c)) {
+      assertEquals("ns.orders.retry.billing_v2", t.retry("billing/v2", "orders"));
+      assertEquals("ns.orders.dlq", t.dlq("orders"));
+      assertEquals("ns.orders.dlq.ops", t.ops("orders"));
+      assertEquals("ns.billing", t.group("billing"));
+    }
+  }
+
+  @Test
+  void deadLetterJsonHasGosFieldNames() {
+    Envelope env = Envelope.newBuilder().setBizKey("k\"1").setEventType("E").setMessageId("m")
+        .setFirstFailedAt(1000).build();
+    String js = DeadLetters.json(new DeadLetters.Meta("orders", "g", "h", env, "non_retryable", 40001,
+        "bad\nline", 2, 2000));
+    assertEquals("{\"topic\":\"orders\",\"group\":\"g\",\"handler\":\"h\",\"event_type\":\"E\",\"biz_key\":\"k\\\"1\","
+        + "\"message_id\":\"m\",\"envelope\":null,\"reason\":\"non_retryable\",\"code\":40001,\"error\":\"bad\\nline\","
+        + "\"attempts\":2,\"first_failed_at\":\"1970-01-01T00:00:01Z\",\"last_failed_at\":\"1970-01-01T00:00:02Z\","
+        + "\"dead_at\":\"1970-01-01T00:00:02Z\",\"replay_count\":0}", js);
+  }
+}

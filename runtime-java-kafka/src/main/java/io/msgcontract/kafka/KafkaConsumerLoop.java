@@ -34,7 +34,6 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -382,9 +381,7 @@ public final class KafkaConsumerLoop implements AutoCloseable {
         return Outcome.DEFERRED;
       }
       if (d instanceof Decision.Retry rt) {
-        Envelope next = rt.nextEnvelope();
-        pub.send(KafkaPublisher.record(pub.topics().retry(group, e.topic), next.getBizKey(), Envelopes.encode(next),
-            List.of(new RecordHeader(Topics.HEADER_TOPIC, e.topic.getBytes(StandardCharsets.UTF_8)))));
+        pub.send(KafkaRecords.retry(cfg.namespace, group, e.topic, rt));
         retried.incrementAndGet();
         settle(e);
         commitNow(e);

@@ -58,11 +58,19 @@ final class Topics implements AutoCloseable {
   }
 
   String retry(String group, String topic) {
-    return cfg.namespace + topic + ".retry." + sanitize(group);
+    return retryName(cfg.namespace, group, topic);
   }
 
   String dlq(String topic) {
-    return cfg.namespace + topic + ".dlq";
+    return dlqName(cfg.namespace, topic);
+  }
+
+  static String retryName(String namespace, String group, String topic) {
+    return namespace + topic + ".retry." + sanitize(group);
+  }
+
+  static String dlqName(String namespace, String topic) {
+    return namespace + topic + ".dlq";
   }
 
   String ops(String topic) {

@@ -1,10 +1,14 @@
 package io.msgcontract.kafka;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.msgcontract.support.Decision;
+import io.msgcontract.support.Envelopes;
 import io.msgcontract.v1.Envelope;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** The config checks and the dead-letter metadata, without a broker. */
@@ -33,6 +37,23 @@ class ConfigTest {
       assertEquals("ns.orders.dlq.ops", t.ops("orders"));
       assertEquals("ns.billing", t.group("billing"));
     }
+  }
+
+  @Test
+  void recordsForAListenerOfOnesOwn() {
+    Envelope env = Fixture.envelope("k1");
+    var retry = KafkaRecords.retry("ns.", "billing", "orders",
+        new Decision.Retry(env.toBuilder().setRetryCount(1).build(), 200));
+    assertEquals("ns.orders.retry.billing", retry.topic());
+    assertEquals("k1", new String(retry.key(), StandardCharsets.UTF_8));
+    assertEquals("orders", new String(retry.headers().lastHeader("msgcontract.topic").value(), StandardCharsets.UTF_8));
+    byte[] body = Envelopes.encode(env);
+    var dead = KafkaRecords.deadLetter("ns.", "billing", "orders", "h", body,
+        new Decision.DeadLetter("non_retryable", 40001, "no", 1), 0);
+    assertEquals("ns.orders.dlq", dead.topic());
+    assertArrayEquals(body, dead.value());
+    String meta = new String(dead.headers().lastHeader("msgcontract.dlq").value(), StandardCharsets.UTF_8);
+    assertTrue(meta.contains("\"biz_key\":\"k1\"") && meta.contains("\"reason\":\"non_retryable\""), meta);
   }
 
   @Test

@@ -297,8 +297,13 @@ public final class KafkaConsumerLoop implements AutoCloseable {
     keys.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(e);
   }
 
-  /** Runs every due key head until none is left. */
+  /**
+   * Runs due key heads until none is left or commitIntervalMs has passed:
+   * then the loop polls again, so a rebalance waits for one delivery at most,
+   * not for everything buffered.
+   */
   private void processReady(KafkaPublisher pub) {
+    long until = clock.getAsLong() + cfg.commitIntervalMs;
     boolean progress = true;
     while (progress && !closed) {
       progress = false;
@@ -306,6 +311,9 @@ public final class KafkaConsumerLoop implements AutoCloseable {
         return;
       }
       for (ArrayDeque<Entry> kq : new ArrayList<>(keys.values())) {
+        if (clock.getAsLong() >= until) {
+          return;
+        }
         Entry e = kq.peekFirst();
         if (e == null || e.settled || e.dueAt > clock.getAsLong()) {
           continue;

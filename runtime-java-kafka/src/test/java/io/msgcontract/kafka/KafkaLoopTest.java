@@ -232,14 +232,49 @@ class KafkaLoopTest {
     assertEquals(Map.of("killed", 1), fx.effects());
   }
 
-  @Test
-  void goAndJavaMembersOfOneGroupApplyEachMessageOnce() throws Exception {
-    KafkaPublisher pub = publisher();
-    // 6 partitions of the topic and 3 of the retry topic: in any balanced
-    // split of the 9 (4 and 5), each member owns a partition of the topic.
+  /**
+   * Creates the topic with 6 partitions; the loop gives the retry topic 3. In
+   * any balanced split of the 9 between two members (4 and 5), each member
+   * owns a partition of the topic.
+   */
+  private void sixPartitions() throws Exception {
     try (Admin a = Admin.create(Map.of("bootstrap.servers", Fixture.brokers()))) {
       a.createTopics(List.of(new NewTopic(fx.namespace + Fixture.TOPIC, 6, (short) -1))).all().get();
     }
+  }
+
+  @Test
+  void revokedPartitionsCommitWhatIsDoneAndMoveOn() throws Exception {
+    KafkaPublisher pub = publisher();
+    sixPartitions();
+    Handler<StringValue> slow = (tx, m, env) -> {
+      Thread.sleep(20); // a second member joins while the first is busy
+      insert("java").handle(tx, m, env);
+    };
+    KafkaConsumerLoop first = loop(slow);
+    int n = 400;
+    List<org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]>> recs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Envelope env = Fixture.envelope("r" + i);
+      recs.add(KafkaPublisher.record(fx.namespace + Fixture.TOPIC, env.getBizKey(), Envelopes.encode(env), List.of()));
+    }
+    pub.sendAll(recs);
+    Fixture.waitFor("the first member under way", () -> first.handled() >= 50);
+    assertTrue(first.handled() < n, "the first member finished before the second joined; nothing was revoked");
+    KafkaConsumerLoop second = loop(slow);
+    Fixture.waitFor("an effect per message", () -> first.handled() + second.handled() >= n);
+    waitSettled();
+    Map<String, Integer> effects = fx.effects();
+    assertEquals(n, effects.size());
+    effects.forEach((k, c) -> assertEquals(1, c, "biz_key " + k + " applied " + c + " times"));
+    assertEquals(n, first.handled() + second.handled(), "a handler transaction committed twice");
+    assertTrue(second.handled() > 0, "the second member was given no partition");
+  }
+
+  @Test
+  void goAndJavaMembersOfOneGroupApplyEachMessageOnce() throws Exception {
+    KafkaPublisher pub = publisher();
+    sixPartitions();
     KafkaConsumerLoop l = loop(insert("java"));
     Fixture.waitFor("the Java member joined", () -> fx.members() == 1);
     File log = fx.dir.resolve("go.log").toFile();

@@ -1,5 +1,6 @@
 package io.msgcontract.kafka;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -159,6 +160,6 @@ final class Topics implements AutoCloseable {
 
   @Override
   public void close() {
-    admin.close();
+    admin.close(Duration.ofMillis(cfg.connectTimeoutMs));
   }
 }

@@ -27,6 +27,23 @@ class ConfigTest {
   }
 
   @Test
+  void anUnreachableClusterIsAnErrorNamingIt() throws Exception {
+    int port;
+    try (var s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    KafkaConfig c = new KafkaConfig();
+    c.brokers = "127.0.0.1:" + port;
+    c.connectTimeoutMs = 1000;
+    KafkaConsumerLoop loop = new KafkaConsumerLoop(c, "g", () -> {
+      throw new java.sql.SQLException("unused");
+    });
+    loop.register(Fixture.SPEC, Fixture.HANDLER, (tx, m, env) -> {});
+    String msg = assertThrows(KafkaRuntimeException.class, loop::run).getMessage();
+    assertTrue(msg.contains("kafka: broker 127.0.0.1:" + port + " unreachable after 1000ms"), msg);
+  }
+
+  @Test
   void topicNamesAreGos() {
     KafkaConfig c = new KafkaConfig();
     c.brokers = "127.0.0.1:1";

@@ -166,6 +166,29 @@ class KafkaLoopTest {
   }
 
   @Test
+  void retriesExhaustedAfterTheContractsMaxRetries() throws Exception {
+    KafkaPublisher pub = publisher();
+    AtomicInteger runs = new AtomicInteger();
+    KafkaConsumerLoop l = loop((tx, m, env) -> {
+      runs.incrementAndGet();
+      throw new RetryableException(50002, "system", "still down");
+    });
+    pub.publish(Fixture.envelope("down"));
+    Fixture.waitFor("the dead letter", () -> l.deadLettered() == 1);
+    waitSettled();
+    assertEquals(Fixture.POLICY.maxRetries(), l.retried());
+    assertEquals(Fixture.POLICY.maxRetries() + 1, runs.get());
+    List<ConsumerRecord<byte[], byte[]>> dead = Fixture.readAll(fx.namespace + Fixture.TOPIC + ".dlq");
+    assertEquals(1, dead.size());
+    String meta = new String(dead.get(0).headers().lastHeader("msgcontract.dlq").value(), StandardCharsets.UTF_8);
+    assertTrue(meta.contains("\"reason\":\"retries_exhausted\"") && meta.contains("\"code\":50002")
+        && meta.contains("\"attempts\":" + (Fixture.POLICY.maxRetries() + 1)), meta);
+    // The dead letter holds the last delivered bytes: the retry copy with retry_count = max_retries.
+    assertEquals(Fixture.POLICY.maxRetries(), Envelopes.decode(dead.get(0).value()).getRetryCount());
+    assertEquals(Map.of(), fx.effects());
+  }
+
+  @Test
   void poisonIsDeadLetteredAndListedByTheCli() throws Exception {
     KafkaPublisher pub = publisher();
     KafkaConsumerLoop l = loop((tx, m, env) -> {

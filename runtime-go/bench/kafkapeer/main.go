@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,18 +44,19 @@ func main() {
 	handler := flag.String("handler", "", "handler name (the dedup key's second half)")
 	note := flag.String("note", "go", "written beside each effect")
 	session := flag.Duration("session-timeout", 6*time.Second, "consumer group session timeout")
+	failSuffix := flag.String("fail-once-suffix", "", "values ending with this fail once (retryably) in this process")
 	flag.Parse()
 	if *dbPath == "" || *group == "" || *topic == "" || *eventType == "" || *handler == "" || *brokers == "" {
 		fmt.Fprintln(os.Stderr, "kafkapeer: -brokers, -db, -group, -topic, -event-type and -handler are required")
 		os.Exit(2)
 	}
-	if err := run(*brokers, *dbPath, *ns, *group, *topic, *eventType, *handler, *note, *session); err != nil {
+	if err := run(*brokers, *dbPath, *ns, *group, *topic, *eventType, *handler, *note, *failSuffix, *session); err != nil {
 		fmt.Fprintln(os.Stderr, "kafkapeer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(brokers, dbPath, ns, group, topic, eventType, handler, note string, session time.Duration) error {
+func run(brokers, dbPath, ns, group, topic, eventType, handler, note, failSuffix string, session time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	spec := &event.Spec{
@@ -80,8 +82,19 @@ func run(brokers, dbPath, ns, group, topic, eventType, handler, note string, ses
 	if err != nil {
 		return err
 	}
+	var mu sync.Mutex
+	failed := map[string]bool{}
 	err = consumer.Register(c, handler, spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
 		func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
+			if failSuffix != "" && strings.HasSuffix(m.GetValue(), failSuffix) {
+				mu.Lock()
+				first := !failed[m.GetValue()]
+				failed[m.GetValue()] = true
+				mu.Unlock()
+				if first {
+					return fmt.Errorf("kafkapeer: %s fails once", m.GetValue()) // unclassified: retryable
+				}
+			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, note) VALUES ($1, $2)`, m.GetValue(), note)
 			return err
 		})

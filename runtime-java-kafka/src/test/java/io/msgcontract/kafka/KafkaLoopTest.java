@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -298,12 +299,21 @@ class KafkaLoopTest {
   void goAndJavaMembersOfOneGroupApplyEachMessageOnce() throws Exception {
     KafkaPublisher pub = publisher();
     sixPartitions();
-    KafkaConsumerLoop l = loop(insert("java"));
+    // Each side fails some keys once, so each writes retry copies to
+    // orders.retry.billing, whose partitions the two members share.
+    Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+    KafkaConsumerLoop l = loop((tx, m, env) -> {
+      if (m.getValue().endsWith("3") && failedOnce.add(m.getValue())) {
+        throw new RetryableException(50001, "system", "fails once in Java");
+      }
+      insert("java").handle(tx, m, env);
+    });
     Fixture.waitFor("the Java member joined", () -> fx.members() == 1);
     File log = fx.dir.resolve("go.log").toFile();
     Process go = new ProcessBuilder(Fixture.env("MSGCONTRACT_KAFKA_GO_PEER"), "-brokers", Fixture.brokers(),
         "-db", fx.dbFile.toString(), "-namespace", fx.namespace, "-group", Fixture.GROUP, "-topic", Fixture.TOPIC,
-        "-event-type", Fixture.EVENT_TYPE, "-handler", Fixture.HANDLER, "-note", "go")
+        "-event-type", Fixture.EVENT_TYPE, "-handler", Fixture.HANDLER, "-note", "go",
+        "-fail-once-suffix", "7")
         .redirectErrorStream(true).redirectOutput(log).start();
     try {
       Fixture.waitFor("the Go member joined", () -> fx.members() == 2 || !go.isAlive());
@@ -331,7 +341,12 @@ class KafkaLoopTest {
       Map<String, Integer> effects = fx.effects();
       assertEquals(n, effects.size());
       effects.forEach((k, c) -> assertEquals(1, c, "biz_key " + k + " applied " + c + " times"));
-      assertEquals(java.util.Set.of("go", "java"), fx.notes(), "both members should have handled messages");
+      assertEquals(Set.of("go", "java"), fx.notes(), "both members should have handled messages");
+      assertTrue(l.retried() > 0, "the Java member published no retry");
+      List<ConsumerRecord<byte[], byte[]>> retries =
+          Fixture.readAll(fx.namespace + Fixture.TOPIC + ".retry." + Fixture.GROUP);
+      assertTrue(retries.stream().anyMatch(r -> new String(r.key(), StandardCharsets.UTF_8).endsWith("7")),
+          "the Go member published no retry");
     } finally {
       go.destroy(); // SIGTERM: the Go consumer closes and leaves the group
       go.waitFor(60, TimeUnit.SECONDS);

@@ -59,9 +59,10 @@ group.consumer.heartbeat.interval.ms=500
 group.min.session.timeout.ms=1000
 log.flush.interval.messages=9223372036854775807
 PROPS
-  # A KRaft cluster id: 16 random bytes, URL-safe base64 without padding.
+  # A KRaft cluster id: 16 random bytes, URL-safe base64 without padding. It may
+  # start with "-": passed as --cluster-id=ID so it is not read as an option.
   cluster=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
-  java -Xmx256m -cp "$lib/*" kafka.tools.StorageTool format -t "$cluster" \
+  java -Xmx256m -cp "$lib/*" kafka.tools.StorageTool format --cluster-id="$cluster" \
     -c "$dir/server.properties" >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; rm -rf "$dir"; exit 1; }
 fi
 

@@ -91,6 +91,8 @@ final class Fixture implements AutoCloseable {
     c.namespace = namespace;
     c.partitions = 3;
     c.sessionTimeoutMs = 6000;
+    // A bound against hangs on a loaded test machine, not a figure anything asserts.
+    c.publishTimeoutMs = WAIT.toMillis();
     return c;
   }
 

@@ -263,7 +263,16 @@ class KafkaLoopTest {
    */
   private void sixPartitions() throws Exception {
     try (Admin a = Admin.create(Map.of("bootstrap.servers", Fixture.brokers()))) {
-      a.createTopics(List.of(new NewTopic(fx.namespace + Fixture.TOPIC, 6, (short) -1))).all().get();
+      String name = fx.namespace + Fixture.TOPIC;
+      a.createTopics(List.of(new NewTopic(name, 6, (short) -1))).all().get();
+      Fixture.waitFor("a leader for each partition of " + name, () -> {
+        try {
+          var d = a.describeTopics(List.of(name)).allTopicNames().get().get(name);
+          return d.partitions().size() == 6 && d.partitions().stream().allMatch(p -> p.leader() != null);
+        } catch (Exception e) {
+          return false;
+        }
+      });
     }
   }
 

@@ -28,7 +28,7 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-mysql test-obs test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-mysql test-obs test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 summary-reset: ## forget the previous run's per-suite summary lines
@@ -86,6 +86,12 @@ test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + Po
 	$(GO) vet -tags kafka ./internal/kafkainterop
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-postgres.sh bash scripts/with-kafka.sh $(GO) test -json -tags kafka -count=1 ./internal/kafkainterop | $(TESTSUMMARY) -suite kafka-python -dir $(SUMMARY)
+
+.PHONY: test-java-kafka
+test-java-kafka: runtime-java ## the Java Kafka loop, outbox and relay (runtime-java-kafka, JUnit count checked) on a real broker, with a Go member in the group and the dlq CLI
+	$(GO) vet -tags kafka ./internal/javakafka
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 15m ./internal/javakafka' | $(TESTSUMMARY) -suite java-kafka -dir $(SUMMARY)
 
 test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
 	bash scripts/setup-python.sh >/dev/null

@@ -1,0 +1,518 @@
+package io.msgcontract.kafka;
+
+import com.google.protobuf.Message;
+import io.msgcontract.support.Consumer;
+import io.msgcontract.support.DecodeException;
+import io.msgcontract.support.Decision;
+import io.msgcontract.support.Envelopes;
+import io.msgcontract.support.EventSpec;
+import io.msgcontract.support.Handler;
+import io.msgcontract.v1.Envelope;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * A consumer-group member that runs generated consumers ({@link Consumer})
+ * on Kafka with the decisions of runtime-go's kafka transport, so Go and Java
+ * members can share one group:
+ *
+ * <ul>
+ *   <li>It reads T and T.retry.&lt;group&gt; for every registered topic T
+ *       (under the namespace) and routes a record by the envelope's event
+ *       type; records of one biz_key run one at a time, in offset order.
+ *   <li>Each delivery runs in its own transaction on a connection from the
+ *       {@link ConnectionFactory}: dedup claim and handler commit together.
+ *   <li>A partition's committed offset is its first record whose outcome is
+ *       not durable yet (handled, deduplicated, retry published, or dead
+ *       letter written, each acknowledged by the database or the broker).
+ *       Commits run every commitIntervalMs, at once after a retry or a dead
+ *       letter, on revoke and on close. A revoked partition commits what is
+ *       done and is let go; a lost one is let go without a commit.
+ *   <li>A retryable failure publishes the copy (retry_count+1, not_before =
+ *       now + the contract's backoff) to T.retry.&lt;group&gt; with header
+ *       msgcontract.topic = T, and the partition goes on. A retry copy not
+ *       due yet waits in memory: its offset stays uncommitted and its key
+ *       waits, no other key does.
+ *   <li>Poison goes to T.dlq with the metadata header msgcontract.dlq, as Go
+ *       writes it; `msgcontract dlq list --kafka BROKERS --topic T` reads it.
+ *   <li>A database failure is not the message's fault: the delivery runs
+ *       again after dbRetryMs, no retry counted.
+ * </ul>
+ *
+ * <p>{@link #run()} blocks in the calling thread, which runs the handlers;
+ * {@link #close()} from another thread stops it. Not thread-safe otherwise.
+ */
+public final class KafkaConsumerLoop implements AutoCloseable {
+  /** The code of a message with no handler for its event type, as in the Go runtime. */
+  public static final int CODE_NO_HANDLER = -4;
+
+  private static final System.Logger LOG = System.getLogger(KafkaConsumerLoop.class.getName());
+
+  private final KafkaConfig cfg;
+  private final String group;
+  private final ConnectionFactory db;
+  private final LongSupplier clock;
+  private final Map<String, Map<String, Route<?>>> routes = new LinkedHashMap<>();
+  private final Map<String, String> origin = new HashMap<>(); // Kafka topic -> the user's topic
+  private volatile boolean closed;
+  private volatile KafkaConsumer<byte[], byte[]> consumer;
+
+  private final Map<TopicPartition, Part> parts = new HashMap<>();
+  private final Map<String, ArrayDeque<Entry>> keys = new LinkedHashMap<>();
+  private int buffered;
+  private long dbRetryAt;
+
+  private final AtomicLong handled = new AtomicLong();
+  private final AtomicLong deduplicated = new AtomicLong();
+  private final AtomicLong retried = new AtomicLong();
+  private final AtomicLong deadLettered = new AtomicLong();
+
+  private record Route<M extends Message>(EventSpec<M> spec, String handlerName, Consumer<M> consumer) {}
+
+  private static final class Part {
+    final TopicPartition tp;
+    final ArrayDeque<Entry> q = new ArrayDeque<>();
+    long next = -1;
+    long committed = -1;
+
+    Part(TopicPartition tp) {
+      this.tp = tp;
+    }
+  }
+
+  private static final class Entry {
+    final ConsumerRecord<byte[], byte[]> rec;
+    final Part part;
+    final String key;
+    final String topic; // the user's topic
+    boolean settled;
+    long dueAt;
+
+    Entry(ConsumerRecord<byte[], byte[]> rec, Part part, String key, String topic) {
+      this.rec = rec;
+      this.part = part;
+      this.key = key;
+      this.topic = topic;
+    }
+  }
+
+  private enum Outcome { SETTLED, DEFERRED, FAILED }
+
+  /**
+   * Returns a loop of group's member.
+   *
+   * @param cfg the cluster; validated here
+   * @param group the consumer group (dedup is per handler, the group names offsets and retry topics)
+   * @param db opens a connection per delivery
+   */
+  public KafkaConsumerLoop(KafkaConfig cfg, String group, ConnectionFactory db) {
+    this(cfg, group, db, System::currentTimeMillis);
+  }
+
+  /** Like {@link #KafkaConsumerLoop(KafkaConfig, String, ConnectionFactory)} with a clock (UTC epoch ms). */
+  public KafkaConsumerLoop(KafkaConfig cfg, String group, ConnectionFactory db, LongSupplier clock) {
+    cfg.validate();
+    if (group == null || group.isEmpty()) {
+      throw new IllegalArgumentException("kafka: the loop needs a group");
+    }
+    this.cfg = cfg;
+    this.group = group;
+    this.db = db;
+    this.clock = clock;
+  }
+
+  /**
+   * Registers handler for spec's event under handlerName, the dedup key's
+   * second half: keep it stable across deploys and equal to the Go or
+   * Python handler it shares a group and database with.
+   */
+  public <M extends Message> KafkaConsumerLoop register(EventSpec<M> spec, String handlerName, Handler<M> handler) {
+    return register(spec, handlerName, new Consumer<>(spec, handlerName, handler));
+  }
+
+  /** Registers a consumer built by the caller (a clock or jitter source of its own); one per topic and event type. */
+  public <M extends Message> KafkaConsumerLoop register(EventSpec<M> spec, String handlerName, Consumer<M> c) {
+    if (consumer != null) {
+      throw new IllegalStateException("kafka: register before run");
+    }
+    Map<String, Route<?>> byType = routes.computeIfAbsent(spec.topic(), t -> new HashMap<>());
+    if (byType.containsKey(spec.eventType())) {
+      throw new IllegalArgumentException("kafka: a handler for " + spec.eventType() + " on " + spec.topic()
+          + " is registered already");
+    }
+    byType.put(spec.eventType(), new Route<>(spec, handlerName, c));
+    return this;
+  }
+
+  /** Deliveries whose handler committed. */
+  public long handled() {
+    return handled.get();
+  }
+
+  /** Deliveries acknowledged as duplicates. */
+  public long deduplicated() {
+    return deduplicated.get();
+  }
+
+  /** Retry copies published. */
+  public long retried() {
+    return retried.get();
+  }
+
+  /** Dead letters written. */
+  public long deadLettered() {
+    return deadLettered.get();
+  }
+
+  /** Stops {@link #run()}: what is settled is committed and the member leaves the group. */
+  @Override
+  public void close() {
+    closed = true;
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      c.wakeup();
+    }
+  }
+
+  /**
+   * Joins the group and consumes until {@link #close()}. Creates the topics
+   * it needs (T, T.retry.&lt;group&gt;, T.dlq, T.dlq.ops) when createTopics is on.
+   *
+   * @throws KafkaRuntimeException when the cluster is unreachable or a topic is missing
+   */
+  public void run() {
+    if (routes.isEmpty()) {
+      throw new IllegalStateException("kafka: no handler registered");
+    }
+    try (KafkaPublisher pub = new KafkaPublisher(cfg)) {
+      Topics topics = pub.topics();
+      List<String> names = new ArrayList<>();
+      for (String t : routes.keySet()) {
+        topics.ensure(topics.subscriptionTopics(group, t));
+        names.add(topics.topic(t));
+        names.add(topics.retry(group, t));
+        origin.put(topics.topic(t), t);
+        origin.put(topics.retry(group, t), t);
+      }
+      Properties p = cfg.base();
+      p.put("group.id", topics.group(group));
+      p.put("enable.auto.commit", "false");
+      p.put("auto.offset.reset", "earliest");
+      p.put("isolation.level", "read_uncommitted");
+      // franz-go's default balancer: cooperative-sticky, so Go and Java members agree on one protocol.
+      p.put("partition.assignment.strategy", CooperativeStickyAssignor.class.getName());
+      p.put("session.timeout.ms", Integer.toString(cfg.sessionTimeoutMs));
+      p.put("heartbeat.interval.ms", Integer.toString(Math.max(cfg.sessionTimeoutMs / 10, 100)));
+      p.put("max.poll.records", Integer.toString(Math.min(500, cfg.maxBuffered)));
+      p.put("fetch.max.wait.ms", "500");
+      try (KafkaConsumer<byte[], byte[]> c =
+          new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        consumer = c;
+        if (closed) {
+          return;
+        }
+        c.subscribe(names, new Listener());
+        long lastCommit = clock.getAsLong();
+        try {
+          while (!closed) {
+            ConsumerRecords<byte[], byte[]> recs = c.poll(Duration.ofMillis(pollWait()));
+            for (ConsumerRecord<byte[], byte[]> r : recs) {
+              add(r);
+            }
+            processReady(pub);
+            if (clock.getAsLong() - lastCommit >= cfg.commitIntervalMs) {
+              commit(null);
+              lastCommit = clock.getAsLong();
+            }
+            if (buffered >= cfg.maxBuffered) {
+              c.pause(c.assignment());
+            } else if (!c.paused().isEmpty()) {
+              c.resume(c.paused());
+            }
+          }
+        } catch (WakeupException e) {
+          // close() asked to stop
+        }
+        commit(null);
+      }
+    }
+  }
+
+  private long pollWait() {
+    long now = clock.getAsLong();
+    long next = now + 500;
+    if (dbRetryAt > now) {
+      next = Math.min(next, dbRetryAt);
+    }
+    for (ArrayDeque<Entry> kq : keys.values()) {
+      Entry e = kq.peekFirst();
+      if (e != null) {
+        next = Math.min(next, Math.max(e.dueAt, now));
+      }
+    }
+    return Math.max(next - now, 0);
+  }
+
+  private void add(ConsumerRecord<byte[], byte[]> r) {
+    Part part = parts.get(new TopicPartition(r.topic(), r.partition()));
+    if (part == null) {
+      return; // not ours (any more): its next owner reads it from the committed offset
+    }
+    String key = r.key() == null || r.key().length == 0
+        ? "\0" + r.topic() + "/" + r.partition() + "/" + r.offset() // no key, no order to keep
+        : new String(r.key(), StandardCharsets.UTF_8);
+    String topic = origin.get(r.topic());
+    Header h = r.headers().lastHeader(Topics.HEADER_TOPIC);
+    if (h != null) {
+      topic = new String(h.value(), StandardCharsets.UTF_8);
+    }
+    Entry e = new Entry(r, part, key, topic);
+    part.q.addLast(e);
+    buffered++;
+    keys.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(e);
+  }
+
+  /**
+   * Runs due key heads until none is left or commitIntervalMs has passed:
+   * then the loop polls again, so a rebalance waits for one delivery at most,
+   * not for everything buffered.
+   */
+  private void processReady(KafkaPublisher pub) {
+    long until = clock.getAsLong() + cfg.commitIntervalMs;
+    boolean progress = true;
+    while (progress && !closed) {
+      progress = false;
+      if (clock.getAsLong() < dbRetryAt) {
+        return;
+      }
+      for (ArrayDeque<Entry> kq : new ArrayList<>(keys.values())) {
+        if (clock.getAsLong() >= until) {
+          return;
+        }
+        Entry e = kq.peekFirst();
+        if (e == null || e.settled || e.dueAt > clock.getAsLong()) {
+          continue;
+        }
+        Outcome o = handle(pub, e);
+        if (o == Outcome.FAILED) {
+          dbRetryAt = clock.getAsLong() + cfg.dbRetryMs;
+          return;
+        }
+        if (o == Outcome.SETTLED) {
+          settle(e);
+          progress = true;
+        }
+        if (closed) {
+          return;
+        }
+      }
+    }
+  }
+
+  private Route<?> lookup(String topic, String eventType) {
+    Map<String, Route<?>> m = routes.get(topic);
+    return m == null ? null : m.get(eventType);
+  }
+
+  private Outcome handle(KafkaPublisher pub, Entry e) {
+    byte[] body = e.rec.value() == null ? new byte[0] : e.rec.value();
+    long now = clock.getAsLong();
+    Envelope env;
+    try {
+      env = Envelopes.decode(body);
+    } catch (DecodeException x) {
+      return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, "", null, "decode", Consumer.CODE_DECODE,
+          String.valueOf(x.getMessage()), 0, now), body);
+    }
+    // The topic it was delivered from decides; the envelope's own topic is the fallback.
+    String topic = e.topic;
+    Route<?> r = lookup(topic, env.getEventType());
+    if (r == null && !env.getTopic().isEmpty() && !env.getTopic().equals(topic)) {
+      topic = env.getTopic();
+      r = lookup(topic, env.getEventType());
+    }
+    if (r == null) {
+      return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, "", env, "no_handler", CODE_NO_HANDLER,
+          "no handler for event type \"" + env.getEventType() + "\" on topic \"" + topic + "\" in group \""
+              + group + "\"", 0, now), body);
+    }
+    try {
+      Envelopes.payload(r.spec(), env);
+    } catch (DecodeException x) {
+      return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, r.handlerName(), env, "decode",
+          Consumer.CODE_DECODE, String.valueOf(x.getMessage()), 0, now), body);
+    }
+    if (env.getNotBefore() > now) {
+      e.dueAt = env.getNotBefore();
+      return Outcome.DEFERRED;
+    }
+    Decision d;
+    try (Connection c = db.open()) {
+      c.setAutoCommit(false);
+      d = r.consumer().process(c, body);
+    } catch (SQLException x) {
+      LOG.log(Level.WARNING, "msgcontract: database failed; the delivery runs again: " + x);
+      return Outcome.FAILED;
+    }
+    try {
+      if (d instanceof Decision.Ack a) {
+        (a.deduplicated() ? deduplicated : handled).incrementAndGet();
+        return Outcome.SETTLED;
+      }
+      if (d instanceof Decision.Defer df) {
+        e.dueAt = df.notBeforeMs();
+        return Outcome.DEFERRED;
+      }
+      if (d instanceof Decision.Retry rt) {
+        pub.send(KafkaRecords.retry(cfg.namespace, group, e.topic, rt));
+        retried.incrementAndGet();
+        settle(e);
+        commitNow(e);
+        return Outcome.SETTLED;
+      }
+      Decision.DeadLetter dl = (Decision.DeadLetter) d;
+      return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, r.handlerName(), env, dl.reason(), dl.code(),
+          dl.error(), dl.attempts(), clock.getAsLong()), body);
+    } catch (KafkaRuntimeException x) {
+      LOG.log(Level.WARNING, "msgcontract: retry publish failed; the delivery runs again: " + x.getMessage());
+      return Outcome.FAILED;
+    }
+  }
+
+  private Outcome deadLetter(KafkaPublisher pub, Entry e, DeadLetters.Meta m, byte[] body) {
+    try {
+      pub.send(DeadLetters.record(pub.topics().dlq(m.topic()), m, body));
+    } catch (KafkaRuntimeException x) {
+      LOG.log(Level.WARNING, "msgcontract: dead-letter failed; the delivery runs again: " + x.getMessage());
+      return Outcome.FAILED;
+    }
+    deadLettered.incrementAndGet();
+    settle(e);
+    commitNow(e);
+    return Outcome.SETTLED;
+  }
+
+  /** Marks e done: its key's next record may go, its partition's commit point moves past the settled prefix. */
+  private void settle(Entry e) {
+    if (e.settled) {
+      return;
+    }
+    e.settled = true;
+    unkey(e);
+    Part p = e.part;
+    while (!p.q.isEmpty() && p.q.peekFirst().settled) {
+      p.next = p.q.pollFirst().rec.offset() + 1;
+      buffered--;
+    }
+  }
+
+  private void unkey(Entry e) {
+    ArrayDeque<Entry> kq = keys.get(e.key);
+    if (kq != null) {
+      kq.remove(e);
+      if (kq.isEmpty()) {
+        keys.remove(e.key);
+      }
+    }
+  }
+
+  /** Retries and dead letters are rare and costly to re-run: their offsets do not wait for the interval. */
+  private void commitNow(Entry e) {
+    if (parts.get(e.part.tp) == e.part) {
+      commit(Set.of(e.part.tp));
+    }
+  }
+
+  /** Commits the commit points of only (every partition when null) that moved since their last commit. */
+  private void commit(Collection<TopicPartition> only) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    List<Part> moved = new ArrayList<>();
+    for (Part p : parts.values()) {
+      if ((only == null || only.contains(p.tp)) && p.next > p.committed) {
+        offsets.put(p.tp, new OffsetAndMetadata(p.next));
+        moved.add(p);
+      }
+    }
+    if (offsets.isEmpty()) {
+      return;
+    }
+    try {
+      consumer.commitSync(offsets, Duration.ofMillis(cfg.connectTimeoutMs));
+      for (Part p : moved) {
+        p.committed = Math.max(p.committed, offsets.get(p.tp).offset());
+      }
+    } catch (WakeupException x) {
+      throw x;
+    } catch (KafkaException x) {
+      LOG.log(Level.WARNING, "msgcontract: kafka commit failed; the records will be redelivered and deduplicated: "
+          + x);
+    }
+  }
+
+  /** Drops the partitions' records; their next owner reads them from the committed offset. */
+  private void release(Collection<TopicPartition> tps) {
+    for (TopicPartition tp : tps) {
+      Part p = parts.remove(tp);
+      if (p == null) {
+        continue;
+      }
+      for (Entry e : p.q) {
+        if (!e.settled) {
+          unkey(e);
+        }
+      }
+      buffered -= p.q.size();
+      p.q.clear();
+    }
+  }
+
+  /** Runs inside poll, in the loop's thread: no handler is running. */
+  private final class Listener implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> tps) {
+      for (TopicPartition tp : tps) {
+        parts.putIfAbsent(tp, new Part(tp));
+      }
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> tps) {
+      try {
+        commit(tps);
+      } catch (WakeupException x) {
+        closed = true;
+      }
+      release(tps);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> tps) {
+      release(tps);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package io.msgcontract.kafka;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Publishes the outbox's pending rows through a {@link KafkaPublisher}, in id
+ * order, and marks each sent, as runtime-go's outbox.Relay does: one relay
+ * at a time holds the leader lock (a lease in msg_outbox_lock), a row whose
+ * publish failed holds back the later rows of its biz_key until the next
+ * pass, and delivery is at least once (a relay that dies between publish and
+ * mark publishes the row again; the consumers' dedup absorbs it).
+ */
+public final class OutboxRelay {
+  private final ConnectionFactory db;
+  private final KafkaPublisher publisher;
+  private final String owner = UUID.randomUUID().toString();
+  private final long leaseMs;
+  private final int batchSize;
+
+  /**
+   * Returns a relay.
+   *
+   * @param db the business database holding the outbox
+   * @param publisher where rows go; its namespace applies
+   * @param leaseMs how long the leader lock lasts without a pass (Go's default: 10 s)
+   * @param batchSize rows per pass (Go's default: 100)
+   */
+  public OutboxRelay(ConnectionFactory db, KafkaPublisher publisher, long leaseMs, int batchSize) {
+    if (leaseMs <= 0 || batchSize <= 0) {
+      throw new IllegalArgumentException("outbox: leaseMs and batchSize must be positive");
+    }
+    this.db = db;
+    this.publisher = publisher;
+    this.leaseMs = leaseMs;
+    this.batchSize = batchSize;
+  }
+
+  private record Row(long id, String topic, String key, byte[] body) {}
+
+  /**
+   * Makes one pass and returns how many rows it published; 0 when another
+   * relay holds the lock.
+   *
+   * @throws SQLException when the database fails
+   * @throws KafkaRuntimeException when a publish failed (the rows published before it are marked)
+   */
+  public int flush() throws SQLException {
+    try (Connection c = db.open()) {
+      c.setAutoCommit(true);
+      if (!lead(c)) {
+        return 0;
+      }
+      List<Row> batch = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT id, topic, biz_key, envelope FROM " + Outbox.TABLE
+          + " WHERE sent_at = 0 ORDER BY id LIMIT ?")) {
+        st.setInt(1, batchSize);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            batch.add(new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getBytes(4)));
+          }
+        }
+      }
+      Set<String> blocked = new HashSet<>();
+      KafkaRuntimeException first = null;
+      int sent = 0;
+      for (Row r : batch) {
+        if (blocked.contains(r.key())) {
+          continue;
+        }
+        try {
+          publisher.publish(r.topic(), r.key(), r.body());
+        } catch (KafkaRuntimeException e) {
+          blocked.add(r.key());
+          first = first == null ? e : first;
+          continue;
+        }
+        try (PreparedStatement st = c.prepareStatement("UPDATE " + Outbox.TABLE + " SET sent_at = ? WHERE id = ?")) {
+          st.setLong(1, System.currentTimeMillis());
+          st.setLong(2, r.id());
+          st.executeUpdate();
+        }
+        sent++;
+      }
+      if (first != null) {
+        throw first;
+      }
+      return sent;
+    }
+  }
+
+  /** Counts rows not yet sent. */
+  public static int pending(Connection c) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT count(*) FROM " + Outbox.TABLE + " WHERE sent_at = 0");
+        ResultSet rs = st.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  private boolean lead(Connection c) throws SQLException {
+    long now = System.currentTimeMillis();
+    try (PreparedStatement st = c.prepareStatement("UPDATE " + Outbox.LOCK_TABLE
+        + " SET owner = ?, lease_until = ? WHERE name = 'relay' AND (owner = ? OR lease_until < ?)")) {
+      st.setString(1, owner);
+      st.setLong(2, now + leaseMs);
+      st.setString(3, owner);
+      st.setLong(4, now);
+      return st.executeUpdate() == 1;
+    }
+  }
+}

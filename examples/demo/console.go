@@ -18,8 +18,8 @@ import (
 // serveConsole serves the registry of the finished run, with its web
 // console, on a free loopback port until ctx ends (Ctrl-C). Over SQLite
 // the console also shows the run's dead letters; the in-process NATS
-// server is gone once the run ends, so over NATS it shows the registry
-// only.
+// server is gone once the run ends and the run's Kafka transport is
+// closed, so over NATS and Kafka it shows the registry only.
 func serveConsole(ctx context.Context, cfg Config, out io.Writer) error {
 	work, err := filepath.Abs(cfg.WorkDir)
 	if err != nil {

@@ -310,7 +310,7 @@ def consume_kafka(brokers: str, namespace: str, registry: Optional[str], recon: 
     from msgcontract_runtime.kafka import KafkaLoop  # confluent-kafka is needed only on this path
 
     loop = KafkaLoop(brokers, GROUP, list(recon.consumers.values()), recon.conn, namespace=namespace,
-                     registry_url=registry, partitions=3, session_timeout_ms=6000)
+                     registry_url=registry, partitions=3)
     print("reconciliation: consuming group", namespace + GROUP, "on", brokers, flush=True)
     loop.run(stopping)
     c = loop.counts

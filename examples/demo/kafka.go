@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -89,6 +90,12 @@ func (t *kafkaTransport) queued(ctx context.Context, groups []string) (int, erro
 // (order-event.dlq, both languages write there) through dlq.Store.
 func (t *kafkaTransport) deadLetters(ctx context.Context, group string) ([]dlq.Record, error) {
 	return t.List(ctx, dlq.Filter{Topic: topic, Group: group, Limit: 1 << 20})
+}
+
+// dlqAddr is the run's dead-letter store as dlqopen (and `msgcontract dlq
+// --kafka`) address it.
+func (t *kafkaTransport) dlqAddr() string {
+	return "kafka://" + strings.Join(t.brokers, ",") + "?namespace=" + url.QueryEscape(t.namespace)
 }
 
 // framing reads every record of the event topic and counts them by the

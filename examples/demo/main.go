@@ -35,7 +35,7 @@ func main() {
 	}
 	fmt.Println(res.Line())
 	if *keep {
-		if err := serveConsole(ctx, cfg, os.Stdout); err != nil {
+		if err := serveConsole(ctx, cfg, res, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "demo: console:", err)
 		}
 	} else {

@@ -253,6 +253,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 		if res.Framing, err = k.framing(ctx); err != nil {
 			return nil, err
 		}
+		res.DLQ = k.dlqAddr()
 	}
 	res.RegistryRejected = rejected
 	res.LedgerCalls, res.LedgerFailures = led.stats()

@@ -28,7 +28,7 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-mysql test-obs test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 summary-reset: ## forget the previous run's per-suite summary lines
@@ -80,7 +80,7 @@ test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a 
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	$(GO) test -json -tags obs -count=1 ./internal/obsscrape | $(TESTSUMMARY) -suite obs -dir $(SUMMARY)
 
-.PHONY: test-kafka-python
+.PHONY: test-kafka-python test-demo-kafka
 test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka, Go<->Python interop
 	bash scripts/setup-python.sh >/dev/null
 	$(GO) vet -tags kafka ./internal/kafkainterop
@@ -92,6 +92,12 @@ test-java-kafka: runtime-java ## the Java Kafka loop, outbox and relay (runtime-
 	$(GO) vet -tags kafka ./internal/javakafka
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 15m ./internal/javakafka' | $(TESTSUMMARY) -suite java-kafka -dir $(SUMMARY)
+
+test-demo-kafka: runtime-java runtime-python ## the demo on a real Kafka broker (Java outbox -> Confluent-framed relay -> Go and Python consumers); asserts the verdict
+	bash scripts/setup-java.sh
+	$(GO) vet -tags kafka ./examples/demo
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-kafka.sh $(GO) test -json -tags kafka -count=1 -run TestDemoKafka ./examples/demo | $(TESTSUMMARY) -suite demo-kafka -dir $(SUMMARY)
 
 test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
 	bash scripts/setup-python.sh >/dev/null
@@ -121,9 +127,9 @@ TRANSPORT ?= sqlite
 ORDERS    ?= 24
 KEEP      ?=
 
-demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite, ORDERS=24; KEEP=1 keeps the web console open)
+demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, ORDERS=24; KEEP=1 keeps the web console open)
 	bash scripts/setup-java.sh
-	$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
+	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart; BUSINESS=mysql: claims and effects in MariaDB)
 ifeq ($(BUSINESS),mysql)

@@ -17,10 +17,10 @@ import (
 
 // serveConsole serves the registry of the finished run, with its web
 // console, on a free loopback port until ctx ends (Ctrl-C). Over SQLite
-// the console also shows the run's dead letters; the in-process NATS
-// server is gone once the run ends, so over NATS it shows the registry
-// only.
-func serveConsole(ctx context.Context, cfg Config, out io.Writer) error {
+// and Kafka (whose broker outlives the run) the console also shows the
+// run's dead letters; the in-process NATS server is gone once the run
+// ends, so over NATS it shows the registry only.
+func serveConsole(ctx context.Context, cfg Config, res *Result, out io.Writer) error {
 	work, err := filepath.Abs(cfg.WorkDir)
 	if err != nil {
 		return err
@@ -35,14 +35,17 @@ func serveConsole(ctx context.Context, cfg Config, out io.Writer) error {
 		return err
 	}
 	ui := console.Config{Store: st, API: srv}
+	dlqAddr := res.DLQ
 	if cfg.Transport == "sqlite" {
-		queue := filepath.Join(work, "queue.db")
-		dl, err := dlqopen.Open(ctx, queue)
+		dlqAddr = filepath.Join(work, "queue.db")
+	}
+	if dlqAddr != "" {
+		dl, err := dlqopen.Open(ctx, dlqAddr)
 		if err != nil {
 			return err
 		}
 		defer dl.Close()
-		ui.DLQ, ui.DLQName = dl, queue
+		ui.DLQ, ui.DLQName = dl, dlqAddr
 	}
 	con, err := console.New(ui)
 	if err != nil {

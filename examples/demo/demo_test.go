@@ -19,7 +19,7 @@ func TestDemoInvariants(t *testing.T) {
 	t.Run("nats", func(t *testing.T) { testDemo(t, "nats") })
 }
 
-func testDemo(t *testing.T, transport string) {
+func testDemo(t *testing.T, transport string) *Result {
 	t.Chdir("../..")
 	var out bytes.Buffer
 	res, err := Run(context.Background(), Config{Orders: 12, Transport: transport, WorkDir: t.TempDir()}, &out)
@@ -39,6 +39,7 @@ func testDemo(t *testing.T, transport string) {
 		t.Errorf("closing line %q", res.Line())
 	}
 	t.Logf("%s: %s in %.1fs", transport, res.Line(), res.Elapsed.Seconds())
+	return res
 }
 
 func TestDemoRejectsUnknownTransport(t *testing.T) {

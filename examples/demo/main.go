@@ -20,7 +20,8 @@ import (
 func main() {
 	var cfg Config
 	flag.IntVar(&cfg.Orders, "orders", 24, "how many orders the Java order service creates")
-	flag.StringVar(&cfg.Transport, "transport", "sqlite", "the transport: sqlite (embedded) or nats (in-process JetStream)")
+	flag.StringVar(&cfg.Transport, "transport", "sqlite", "the transport: sqlite (embedded), nats (in-process JetStream) or kafka (a broker at -brokers)")
+	flag.StringVar(&cfg.Brokers, "brokers", "", "Kafka brokers host:port,... for -transport kafka (default $"+brokersEnv+", set by scripts/with-kafka.sh)")
 	flag.StringVar(&cfg.WorkDir, "work", ".build/demo", "working directory for databases and builds; emptied first")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print the services' logs")
 	keep := flag.Bool("keep", false, "after the run, serve the registry's web console on its data until Ctrl-C")
@@ -34,7 +35,7 @@ func main() {
 	}
 	fmt.Println(res.Line())
 	if *keep {
-		if err := serveConsole(ctx, cfg, os.Stdout); err != nil {
+		if err := serveConsole(ctx, cfg, res, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "demo: console:", err)
 		}
 	} else {

@@ -15,27 +15,45 @@ import (
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
-// registryStep registers the payment contract in an embedded registry,
-// then proposes a version whose biz_key template differs and shows the
-// registry's verdict. It reports whether the change was rejected.
-func registryStep(out io.Writer, workDir, protoPath string) (bool, error) {
+// registryServer is the demo's schema registry: msgcontract's own,
+// served on a loopback port for the whole run, on a SQLite store in the
+// work directory. The registry step talks to it, and on Kafka the relay
+// frames every record with the schema id it hands out.
+type registryServer struct {
+	URL string
+	st  *store.Store
+	hs  *http.Server
+}
+
+func startRegistry(workDir string) (*registryServer, error) {
 	st, err := store.Open(filepath.Join(workDir, "registry.db"))
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	defer st.Close()
 	srv, err := api.New(api.Config{Store: st})
 	if err != nil {
-		return false, err
+		st.Close()
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return false, err
+		st.Close()
+		return nil, err
 	}
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	defer hs.Close()
-	base := "http://" + ln.Addr().String()
+	r := &registryServer{URL: "http://" + ln.Addr().String(), st: st, hs: &http.Server{Handler: srv}}
+	go r.hs.Serve(ln)
+	return r, nil
+}
+
+func (r *registryServer) Close() {
+	r.hs.Close()
+	r.st.Close()
+}
+
+// registryStep registers the payment contract in the registry at base,
+// then proposes a version whose biz_key template differs and shows the
+// registry's verdict. It reports whether the change was rejected.
+func registryStep(out io.Writer, base, protoPath string) (bool, error) {
 	src, err := os.ReadFile(protoPath)
 	if err != nil {
 		return false, err

@@ -30,8 +30,11 @@ import (
 type Config struct {
 	Orders    int
 	Transport string
-	WorkDir   string
-	Verbose   bool
+	// Brokers are the Kafka brokers (host:port, comma-separated) of
+	// -transport kafka.
+	Brokers string
+	WorkDir string
+	Verbose bool
 }
 
 // Paths of the demo's pieces, relative to the repository root.
@@ -92,7 +95,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	}
 
 	step("schema registry: register the contract, then try a breaking change")
-	rejected, err := registryStep(out, work, paymentProto)
+	registry, err := startRegistry(work)
+	if err != nil {
+		return nil, fmt.Errorf("registry: %w", err)
+	}
+	defer registry.Close()
+	rejected, err := registryStep(out, registry.URL, paymentProto)
 	if err != nil {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
@@ -133,7 +141,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	logger := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: logLevel}))
 	ordersPath := filepath.Join(work, "orders.db")
 	paymentPath, reconPath := filepath.Join(work, "payment.db"), filepath.Join(work, "reconciliation.db")
-	tr, err := openTransport(ctx, cfg.Transport, work)
+	tr, err := openTransport(ctx, cfg, work, registry.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +248,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	res, err := summarize(ctx, ordersDB, paymentDB, reconPath, tr, reg)
 	if err != nil {
 		return nil, err
+	}
+	if k, ok := tr.(*kafkaTransport); ok {
+		if res.Framing, err = k.framing(ctx); err != nil {
+			return nil, err
+		}
+		res.DLQ = k.dlqAddr()
 	}
 	res.RegistryRejected = rejected
 	res.LedgerCalls, res.LedgerFailures = led.stats()

@@ -39,7 +39,13 @@ type Result struct {
 	Mismatches                   []string
 	LedgerCalls, LedgerFailures  int
 	Go, Py                       serviceStats
-	Elapsed                      time.Duration
+	// Framing counts, on Kafka only, the event topic's records by the
+	// schema id of their Confluent frame (-1: not framed).
+	Framing map[int32]int
+	// DLQ is, on Kafka, the dead-letter store's dlqopen address
+	// (kafka://brokers?namespace=NS), for the console after the run.
+	DLQ     string
+	Elapsed time.Duration
 }
 
 type serviceStats struct{ processed, deduped, retried, deadLettered int }
@@ -55,7 +61,23 @@ const expectedDeadLetters = 2
 func (r *Result) OK() bool {
 	return r.Orders > 0 && r.PaidOnce == r.Orders && r.Duplicates == 0 && r.Lost == 0 &&
 		r.DeadLettered == expectedDeadLetters && r.PyDeadLettered == expectedDeadLetters &&
-		r.Reconciled && r.RegistryRejected && r.LedgerFailures > 0
+		r.Reconciled && r.RegistryRejected && r.LedgerFailures > 0 && r.framingOK()
+}
+
+// framingOK reports, on Kafka, whether every published event went out
+// framed with one schema id (the relay publishes at least once) and only
+// the poison message without a frame.
+func (r *Result) framingOK() bool {
+	if r.Framing == nil {
+		return true
+	}
+	framed := 0
+	for id, n := range r.Framing {
+		if id >= 0 {
+			framed += n
+		}
+	}
+	return r.Framing[-1] == 1 && len(r.Framing) == 2 && framed >= r.Published
 }
 
 // Line is the closing line scripts read.
@@ -74,6 +96,10 @@ func (r *Result) Line() string {
 		}
 		if !r.RegistryRejected {
 			why = append(why, "the registry accepted a changed biz_key")
+		}
+		if !r.framingOK() {
+			why = append(why, fmt.Sprintf("want the %d published events framed with one schema id and only the poison message unframed, got %s",
+				r.Published, r.framingText()))
 		}
 		if r.LedgerFailures == 0 {
 			why = append(why, "the ledger never failed, so the outage and its retries were not exercised")
@@ -97,6 +123,22 @@ func (r *Result) Print(out io.Writer) {
 	tw.Flush()
 	fmt.Fprintf(out, "\n%d unique events under %d publishes; ledger: %d calls, %d answered 503 and were retried; dead letters: %s; %.1fs\n",
 		r.UniqueKeys, r.Published, r.LedgerCalls, r.LedgerFailures, r.DeadLetterReasons, r.Elapsed.Seconds())
+	if r.Framing != nil {
+		fmt.Fprintf(out, "kafka: records on %s by Confluent frame: %s\n", topic, r.framingText())
+	}
+}
+
+// framingText is Framing as "schema id 1 ×38, not framed ×1".
+func (r *Result) framingText() string {
+	var parts []string
+	for _, id := range slices.Sorted(maps.Keys(r.Framing)) {
+		if id < 0 {
+			parts = append(parts, fmt.Sprintf("not framed ×%d", r.Framing[id]))
+		} else {
+			parts = append(parts, fmt.Sprintf("schema id %d ×%d", id, r.Framing[id]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func count(ctx context.Context, db *sql.DB, query string, args ...any) (int, error) {

@@ -16,7 +16,7 @@ import (
 )
 
 // transports the demo runs on (-transport).
-var transports = []string{"sqlite", "nats"}
+var transports = []string{"sqlite", "nats", "kafka"}
 
 // demoTransport is everything transport-specific in the scenario: the Go
 // pieces publish and subscribe through it, the Python service is told how
@@ -41,15 +41,19 @@ type demoTransport interface {
 	Close() error
 }
 
-// openTransport starts the named transport with its state under work.
-func openTransport(ctx context.Context, name, work string) (demoTransport, error) {
-	switch name {
+// openTransport starts cfg's transport with its state under work;
+// registry is the schema registry's URL (the Kafka transport frames
+// records with its schema ids).
+func openTransport(ctx context.Context, cfg Config, work, registry string) (demoTransport, error) {
+	switch cfg.Transport {
 	case "sqlite":
 		return openSQLite(ctx, filepath.Join(work, "queue.db"))
 	case "nats":
 		return openNATS(ctx, filepath.Join(work, "nats"))
+	case "kafka":
+		return openKafka(ctx, cfg.Brokers, registry)
 	}
-	return nil, fmt.Errorf("transport %q: want one of %v", name, transports)
+	return nil, fmt.Errorf("transport %q: want one of %v", cfg.Transport, transports)
 }
 
 // sqliteTransport is the embedded default: one SQLite file that the Go

@@ -17,8 +17,13 @@ runtime-go twin so Go and Python consume side by side:
   that protocol.
 - --nats URL: NATS JetStream as runtime-go's natsjs lays it out; see
   natsqueue.py.
+- --kafka BROKERS: Apache Kafka with msgcontract_runtime.kafka.KafkaLoop
+  (msgcontract-runtime[kafka]), which lays topics out as runtime-go's kafka
+  transport; --namespace is the topic and group prefix, --registry the schema
+  registry the Confluent-framed records' ids are checked against.
 
-Usage: reconciliation.py (--queue QUEUE_DB | --nats URL) --db RECON_DB [--retry-base-ms N]
+Usage: reconciliation.py (--queue QUEUE_DB | --nats URL | --kafka BROKERS [--namespace NS] [--registry URL])
+       --db RECON_DB [--retry-base-ms N]
 It runs until SIGTERM or SIGINT, then finishes the messages in hand.
 """
 
@@ -295,11 +300,37 @@ async def consume_nats(url: str, recon: Reconciliation, stopping: Callable[[], b
         await q.close()
 
 
+def consume_kafka(brokers: str, namespace: str, registry: Optional[str], recon: Reconciliation,
+                  stopping: Callable[[], bool]) -> None:
+    """The consume loop on Kafka, until stopping() is true: KafkaLoop runs the same generated consumers.
+
+    KafkaLoop decides and settles by itself, so its counts are written to
+    recon_stats once, when it stops.
+    """
+    from msgcontract_runtime.kafka import KafkaLoop  # confluent-kafka is needed only on this path
+
+    loop = KafkaLoop(brokers, GROUP, list(recon.consumers.values()), recon.conn, namespace=namespace,
+                     registry_url=registry, partitions=3)
+    print("reconciliation: consuming group", namespace + GROUP, "on", brokers, flush=True)
+    loop.run(stopping)
+    c = loop.counts
+    for name, value in (("processed", c.processed), ("deduped", c.deduped), ("retried", c.retried),
+                        ("dead_lettered", c.dead_lettered)):
+        recon.conn.execute(
+            "INSERT INTO recon_stats (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            (name, value),
+        )
+    recon.conn.commit()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--queue", help="the embedded queue's SQLite file")
     where.add_argument("--nats", metavar="URL", help="a NATS server with JetStream, e.g. nats://127.0.0.1:4222")
+    where.add_argument("--kafka", metavar="BROKERS", help="Kafka brokers, host:port[,host:port...]")
+    ap.add_argument("--namespace", default="", help="with --kafka: the prefix of every topic and group name")
+    ap.add_argument("--registry", metavar="URL", help="with --kafka: the schema registry of Confluent-framed records")
     ap.add_argument("--db", required=True, help="the reconciliation database")
     ap.add_argument("--retry-base-ms", type=int, default=0, help="shorten the contract's retry policy (demo)")
     args = ap.parse_args()
@@ -322,6 +353,8 @@ def main() -> int:
     recon = Reconciliation(args.db, retry)
     if args.nats:
         asyncio.run(consume_nats(args.nats, recon, lambda: stopping))
+    elif args.kafka:
+        consume_kafka(args.kafka, args.namespace, args.registry, recon, lambda: stopping)
     else:
         consume_sqlite(args.queue, recon, lambda: stopping)
     print("reconciliation: stopped", flush=True)

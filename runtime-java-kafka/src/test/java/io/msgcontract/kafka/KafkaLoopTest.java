@@ -61,7 +61,7 @@ class KafkaLoopTest {
   }
 
   /** The handler every test uses: one row per run, the effect the dedup must keep single. */
-  private static Handler<StringValue> insert(String note) {
+  static Handler<StringValue> insert(String note) {
     return (tx, m, env) -> {
       try (PreparedStatement st = tx.prepareStatement("INSERT INTO effects (biz_key, note) VALUES (?, ?)")) {
         st.setString(1, m.getValue());

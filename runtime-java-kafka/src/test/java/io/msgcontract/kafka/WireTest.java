@@ -5,10 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.StringValue;
+import com.sun.net.httpserver.HttpServer;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.v1.Envelope;
 import java.io.File;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.Connection;
@@ -19,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -147,6 +154,52 @@ class WireTest {
     }
     assertEquals(want, fx.effects());
     assertEquals(0, l.deadLettered());
+  }
+
+  @Test
+  void aRegistryAnswering503HoldsTheRecordBackAndNeverDeadLettersIt() throws Exception {
+    // In front of the real registry: the first 3 id lookups get 503, the rest are passed through.
+    AtomicInteger refused = new AtomicInteger();
+    HttpClient http = HttpClient.newHttpClient();
+    HttpServer proxy = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    proxy.createContext("/", x -> {
+      byte[] body;
+      int status;
+      if (x.getRequestURI().getPath().startsWith("/schemas/ids/") && refused.get() < 3) {
+        refused.incrementAndGet();
+        status = 503;
+        body = "{\"error_code\":50301,\"message\":\"unavailable\"}".getBytes(StandardCharsets.UTF_8);
+      } else {
+        try {
+          HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(registryUrl() + x.getRequestURI()))
+              .GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+          status = r.statusCode();
+          body = r.body();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          status = 502;
+          body = new byte[0];
+        }
+      }
+      x.sendResponseHeaders(status, body.length);
+      x.getResponseBody().write(body);
+      x.close();
+    });
+    proxy.start();
+    try {
+      KafkaPublisher pub = new KafkaPublisher(config()).describe(Fixture.SPEC);
+      toClose.add(pub);
+      pub.publish(Fixture.envelope("held"));
+      KafkaConfig c = config();
+      c.registryUrl = "http://127.0.0.1:" + proxy.getAddress().getPort();
+      KafkaConsumerLoop l = loop(c, Fixture.GROUP, Fixture.SPEC);
+      Fixture.waitFor("the record handled", () -> l.handled() + l.deadLettered() >= 1);
+      assertEquals(3, refused.get(), "the loop did not ask the registry again after a 503");
+      assertEquals(0, l.deadLettered(), "a registry that could not answer condemned the record");
+      assertEquals(Map.of("held", 1), fx.effects());
+    } finally {
+      proxy.stop(0);
+    }
   }
 
   @Test

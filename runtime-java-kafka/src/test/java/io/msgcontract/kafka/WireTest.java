@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +29,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,29 +36,7 @@ import org.junit.jupiter.api.Test;
  * msgcontract's registry that internal/javakafka's Go test serves
  * (MSGCONTRACT_REGISTRY_URL; subjects orders-value and order-event-value).
  */
-class WireTest {
-  private Fixture fx;
-  private final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-  private final List<Thread> threads = new ArrayList<>();
-
-  @BeforeEach
-  void setUp() throws Exception {
-    fx = new Fixture();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    for (AutoCloseable c : toClose) {
-      c.close();
-    }
-    for (Thread t : threads) {
-      t.join(Fixture.WAIT.toMillis());
-    }
-    fx.close();
-    assertEquals(List.of(), errors, "the loop's run() failed");
-  }
-
+class WireTest extends BrokerTest {
   private static String registryUrl() {
     return Fixture.env("MSGCONTRACT_REGISTRY_URL");
   }

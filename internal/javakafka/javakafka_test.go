@@ -4,16 +4,30 @@ package javakafka_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
+	paymentv1 "github.com/msgcontract/msgcontract/examples/gen/go/shop/payment/v1"
 	"github.com/msgcontract/msgcontract/internal/testsummary"
+	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/client"
+	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka/kafkatest"
 )
+
+// framedByGo is how many PaySuccess records runtime-go frames for the JUnit
+// suite to consume (WireTest.goFramedRecordsAreAppliedOnceByJava).
+const framedByGo = 5
 
 func TestJavaKafka(t *testing.T) {
 	if os.Getenv("MSGCONTRACT_KAFKA_BROKERS") == "" {
@@ -34,8 +48,12 @@ func TestJavaKafka(t *testing.T) {
 	}
 	cmd := exec.Command("mvn", "-B", "-Dstyle.color=never", "install")
 	cmd.Dir = mod
+	reg := startRegistry(t, root)
+	goNS := publishFramed(t, reg)
 	cmd.Env = append(os.Environ(), "MSGCONTRACT_BIN="+filepath.Join(bin, "msgcontract"),
-		"MSGCONTRACT_KAFKA_GO_PEER="+filepath.Join(bin, "kafkapeer"))
+		"MSGCONTRACT_KAFKA_GO_PEER="+filepath.Join(bin, "kafkapeer"),
+		"MSGCONTRACT_REGISTRY_URL="+reg, "MSGCONTRACT_KAFKA_GO_FRAMED_NS="+goNS,
+		"MSGCONTRACT_KAFKA_GO_FRAMED_N="+strconv.Itoa(framedByGo))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("mvn install in runtime-java-kafka: %v\n%s", err, tail(out, 80))
@@ -48,6 +66,57 @@ func TestJavaKafka(t *testing.T) {
 		t.Fatalf("%d JUnit tests ran, %d skipped; the sources declare %d\n%s", ran, skipped, want, tail(out, 40))
 	}
 	testsummary.Report(t, "java-kafka", fmt.Sprintf("%d tests", ran))
+}
+
+// startRegistry serves msgcontract's registry on a fresh SQLite store with
+// the example payment contract as order-event-value (runtime-go's framed
+// records) and testdata/orders.proto as orders-value (the suite's topic).
+func startRegistry(t *testing.T, root string) string {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv, err := api.New(api.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	c := &client.Client{URL: ts.URL}
+	for subject, file := range map[string]string{"order-event-value": "examples/proto/shop/payment/v1/payment.proto",
+		"orders-value": "internal/javakafka/testdata/orders.proto"} {
+		text, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Register(context.Background(), subject, string(text), nil); err != nil {
+			t.Fatalf("register %s: %v", subject, err)
+		}
+	}
+	return ts.URL
+}
+
+// publishFramed publishes framedByGo PaySuccess records (order ids go-0...)
+// through runtime-go's kafka transport in the Confluent wire format, under
+// a namespace of their own, which it returns.
+func publishFramed(t *testing.T, reg string) string {
+	t.Helper()
+	ns := kafkatest.Namespace()
+	tr, err := kafka.New(context.Background(), kafka.Config{Brokers: kafkatest.Brokers(t), Namespace: ns,
+		Partitions: 2, SessionTimeout: 6 * time.Second, Confluent: &kafka.ConfluentConfig{RegistryURL: reg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for i := range framedByGo {
+		m := &paymentv1.PaySuccess{OrderId: fmt.Sprintf("go-%d", i), Amount: int64(100 + i), Currency: "EUR"}
+		if err := paymentv1.PublishPaySuccess(context.Background(), tr, m, event.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ns
 }
 
 func run(t *testing.T, dir string, name string, args ...string) {

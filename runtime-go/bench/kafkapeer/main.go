@@ -7,7 +7,7 @@
 // into the SQLite table effects for each message it handles. It runs until
 // SIGTERM or SIGINT, then closes the consumer (committing what is done).
 //
-//	kafkapeer -db FILE -namespace NS -group G -topic T -event-type E -handler H -note go
+//	kafkapeer -db FILE -namespace NS -group G -topic T -event-type E -handler H -note go [-registry URL]
 package main
 
 import (
@@ -45,18 +45,19 @@ func main() {
 	note := flag.String("note", "go", "written beside each effect")
 	session := flag.Duration("session-timeout", 6*time.Second, "consumer group session timeout")
 	failSuffix := flag.String("fail-once-suffix", "", "values ending with this fail once (retryably) in this process")
+	registry := flag.String("registry", "", "schema registry URL: read records in the Confluent wire format (kafka.Config.Confluent)")
 	flag.Parse()
 	if *dbPath == "" || *group == "" || *topic == "" || *eventType == "" || *handler == "" || *brokers == "" {
 		fmt.Fprintln(os.Stderr, "kafkapeer: -brokers, -db, -group, -topic, -event-type and -handler are required")
 		os.Exit(2)
 	}
-	if err := run(*brokers, *dbPath, *ns, *group, *topic, *eventType, *handler, *note, *failSuffix, *session); err != nil {
+	if err := run(*brokers, *dbPath, *ns, *group, *topic, *eventType, *handler, *note, *failSuffix, *registry, *session); err != nil {
 		fmt.Fprintln(os.Stderr, "kafkapeer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(brokers, dbPath, ns, group, topic, eventType, handler, note, failSuffix string, session time.Duration) error {
+func run(brokers, dbPath, ns, group, topic, eventType, handler, note, failSuffix, registry string, session time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	spec := &event.Spec{
@@ -67,7 +68,11 @@ func run(brokers, dbPath, ns, group, topic, eventType, handler, note, failSuffix
 			{From: 50000, To: 59999, Retryable: true, Name: "system"},
 		}, UnclassifiedRetryable: true},
 	}
-	tr, err := kafka.New(ctx, kafka.Config{Brokers: strings.Split(brokers, ","), Namespace: ns, SessionTimeout: session})
+	kc := kafka.Config{Brokers: strings.Split(brokers, ","), Namespace: ns, SessionTimeout: session}
+	if registry != "" {
+		kc.Confluent = &kafka.ConfluentConfig{RegistryURL: registry}
+	}
+	tr, err := kafka.New(ctx, kc)
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,9 @@ import java.util.List;
  * The Confluent wire format of Protobuf serializers: magic byte 0, the schema
  * id as 4 bytes big-endian, the message-index array (its length and then each
  * index as zig-zag varints; the common [0], the file's first message, is the
- * single byte 0), then the protobuf bytes. Only the codec: which bytes a
- * msgcontract producer frames, and the registry lookups, are runtime-go's
- * design (issue 13) and are not wired into the loop or the publisher yet.
+ * single byte 0), then the protobuf bytes. Only the codec: with
+ * {@link KafkaConfig#registryUrl} set, {@link KafkaPublisher} frames event
+ * payloads with it and {@link KafkaConsumerLoop} reads them back.
  */
 public final class ConfluentFraming {
   /** The first byte of every framed value. */

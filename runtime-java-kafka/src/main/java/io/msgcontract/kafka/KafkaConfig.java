@@ -43,6 +43,13 @@ public final class KafkaConfig {
    * the delivery guarantees (acks, idempotence, group, commits) are refused by {@link #validate()}.
    */
   public Properties clientProperties = new Properties();
+  /**
+   * Base URL of a Confluent-compatible schema registry (`msgcontract registry serve`, or Confluent's); "" by
+   * default. When set, event records are written in the Confluent wire format (value = the framed payload,
+   * header msgcontract.envelope = the envelope without its payload) and framed records are checked
+   * against it; see the README's "Kafka from Java".
+   */
+  public String registryUrl = "";
 
   /** The properties the runtime sets itself; clientProperties may not hold them. */
   static final List<String> RESERVED = List.of("acks", "enable.idempotence", "group.id", "enable.auto.commit",
@@ -75,6 +82,9 @@ public final class KafkaConfig {
         errs.add("kafka: " + d.getKey() + " " + d.getValue() + " must be positive");
       }
     }
+    if (registryUrl == null || (!registryUrl.isEmpty() && !httpUrl(registryUrl))) {
+      errs.add("kafka: registryUrl \"" + registryUrl + "\" is not an http(s) URL with a host");
+    }
     for (String k : RESERVED) {
       if (clientProperties != null && clientProperties.containsKey(k)) {
         errs.add("kafka: clientProperties may not set " + k + ": the runtime's delivery guarantees depend on it");
@@ -82,6 +92,16 @@ public final class KafkaConfig {
     }
     if (!errs.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", errs));
+    }
+  }
+
+  private static boolean httpUrl(String u) {
+    try {
+      java.net.URI x = new java.net.URI(u);
+      return ("http".equals(x.getScheme()) || "https".equals(x.getScheme())) && x.getHost() != null
+          && x.getQuery() == null && x.getFragment() == null;
+    } catch (java.net.URISyntaxException e) {
+      return false;
     }
   }
 

@@ -60,6 +60,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       waits, no other key does.
  *   <li>Poison goes to T.dlq with the metadata header msgcontract.dlq, as Go
  *       writes it; `msgcontract dlq list --kafka BROKERS --topic T` reads it.
+ *   <li>With {@link KafkaConfig#registryUrl} set, a record in the Confluent
+ *       wire format (first byte 0) is joined back into its envelope after
+ *       the registry confirms its schema id belongs to the event's subject;
+ *       a foreign or refused id, a bad frame or a missing
+ *       msgcontract.envelope header goes to T.dlq with reason schema (code
+ *       -5); a registry that cannot be asked holds the record back a second.
  *   <li>A database failure is not the message's fault: the delivery runs
  *       again after dbRetryMs, no retry counted.
  * </ul>
@@ -70,6 +76,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class KafkaConsumerLoop implements AutoCloseable {
   /** The code of a message with no handler for its event type, as in the Go runtime. */
   public static final int CODE_NO_HANDLER = -4;
+  /** The code of a framed record the schema registry check turned down, as in the Go runtime. */
+  public static final int CODE_SCHEMA = -5;
+  /** How long a framed record waits when the registry could not be asked. */
+  static final long REGISTRY_RETRY_MS = 1000;
 
   private static final System.Logger LOG = System.getLogger(KafkaConsumerLoop.class.getName());
 
@@ -342,6 +352,19 @@ public final class KafkaConsumerLoop implements AutoCloseable {
   private Outcome handle(KafkaPublisher pub, Entry e) {
     byte[] body = e.rec.value() == null ? new byte[0] : e.rec.value();
     long now = clock.getAsLong();
+    if (Wire.isFramed(body)) {
+      Header h = e.rec.headers().lastHeader(Wire.HEADER_ENVELOPE);
+      try {
+        body = Wire.unframe(pub.registry(), body, h == null ? null : h.value(), e.topic);
+      } catch (Wire.SchemaException x) {
+        return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, "", x.env, "schema", CODE_SCHEMA,
+            x.getMessage(), 0, now), body);
+      } catch (SchemaRegistry.UnavailableException x) {
+        LOG.log(Level.WARNING, "msgcontract: schema registry unavailable; the record waits: " + x.getMessage());
+        e.dueAt = now + REGISTRY_RETRY_MS;
+        return Outcome.DEFERRED;
+      }
+    }
     Envelope env;
     try {
       env = Envelopes.decode(body);

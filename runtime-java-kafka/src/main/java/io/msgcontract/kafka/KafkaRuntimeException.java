@@ -1,7 +1,7 @@
 package io.msgcontract.kafka;
 
 /** A Kafka failure of the runtime: an unreachable cluster, a missing topic, a publish that failed. */
-public final class KafkaRuntimeException extends RuntimeException {
+public class KafkaRuntimeException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   /**

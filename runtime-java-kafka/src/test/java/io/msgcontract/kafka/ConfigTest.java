@@ -27,6 +27,42 @@ class ConfigTest {
   }
 
   @Test
+  void registryUrlMustBeHttp() {
+    KafkaConfig c = new KafkaConfig();
+    c.brokers = "127.0.0.1:1";
+    c.validate(); // "" is no registry
+    for (String ok : new String[] {"http://127.0.0.1:8081", "https://registry.example/prefix/"}) {
+      c.registryUrl = ok;
+      c.validate();
+    }
+    for (String bad : new String[] {"127.0.0.1:8081", "ftp://h/", "http://", "http://h/?x=1", "not a url"}) {
+      c.registryUrl = bad;
+      String msg = assertThrows(IllegalArgumentException.class, c::validate).getMessage();
+      assertTrue(msg.contains("registryUrl \"" + bad + "\" is not an http(s) URL"), msg);
+    }
+  }
+
+  @Test
+  void aRegistryThatCannotBeAskedIsUnavailableNotRefused() throws Exception {
+    int port;
+    try (var s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    SchemaRegistry r = new SchemaRegistry("http://127.0.0.1:" + port, java.time.Duration.ofSeconds(2));
+    assertThrows(SchemaRegistry.UnavailableException.class, () -> r.id("order-event-value", 0));
+    assertThrows(SchemaRegistry.UnavailableException.class, () -> r.checkSubject(1, "order-event-value"));
+  }
+
+  @Test
+  void jsonReadsTheRegistrysAnswers() {
+    assertEquals(java.util.Map.of("subject", "a b", "version", 3L, "id", 7L),
+        Json.parse(" {\"subject\":\"a\\u0020b\", \"version\":3,\"id\":7} "));
+    assertEquals(java.util.List.of(1.5, true, java.util.List.of()), Json.parse("[1.5,true,[]]"));
+    assertThrows(IllegalArgumentException.class, () -> Json.parse("{\"id\":1"));
+    assertThrows(IllegalArgumentException.class, () -> Json.parse("[1] x"));
+  }
+
+  @Test
   void anUnreachableClusterIsAnErrorNamingIt() throws Exception {
     int port;
     try (var s = new java.net.ServerSocket(0)) {

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,8 +25,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,33 +32,9 @@ import org.junit.jupiter.api.Test;
  * scripts/with-kafka.sh: effects in SQLite, decisions read back from the
  * group's committed offsets and the retry and dead-letter topics.
  */
-class KafkaLoopTest {
-  private Fixture fx;
-  private final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
-  private final List<AutoCloseable> toClose = new ArrayList<>();
-  private final List<Thread> threads = new ArrayList<>();
-
-  @BeforeEach
-  void setUp() throws Exception {
-    fx = new Fixture();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    for (AutoCloseable c : toClose) {
-      c.close();
-    }
-    for (Thread t : threads) {
-      t.join(Fixture.WAIT.toMillis());
-    }
-    if (fx != null) {
-      fx.close();
-    }
-    assertEquals(List.of(), errors, "the loop's run() failed");
-  }
-
+class KafkaLoopTest extends BrokerTest {
   /** The handler every test uses: one row per run, the effect the dedup must keep single. */
-  private static Handler<StringValue> insert(String note) {
+  static Handler<StringValue> insert(String note) {
     return (tx, m, env) -> {
       try (PreparedStatement st = tx.prepareStatement("INSERT INTO effects (biz_key, note) VALUES (?, ?)")) {
         st.setString(1, m.getValue());

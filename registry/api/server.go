@@ -427,6 +427,9 @@ type request struct {
 	// registry does not keep: refused rather than dropped.
 	Metadata json.RawMessage `json:"metadata"`
 	RuleSet  json.RawMessage `json:"ruleSet"`
+	// normalize is the query's normalize=true: the schema is replaced by
+	// its canonical form (schema.Normalized) before anything else.
+	normalize bool
 }
 
 func decode(c echo.Context, v any) error {
@@ -463,10 +466,25 @@ func decode(c echo.Context, v any) error {
 // errors.
 func (s *Server) parseRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
 	p, err := s.compileRequest(ctx, g, subject, req)
+	if err == nil && req.normalize {
+		p, err = s.normalized(ctx, g, subject, req, p)
+	}
 	if err != nil {
 		return nil, storeErr(err, subject, "")
 	}
 	return p, nil
+}
+
+// normalized compiles p's canonical form (schema.Normalized) in place of
+// the schema req sent, so that equivalent spellings are stored, looked up
+// and checked as one text.
+func (s *Server) normalized(ctx context.Context, g *compileGate, subject string, req *request, p *schema.Parsed) (*schema.Parsed, error) {
+	n, err := schema.Normalized(p)
+	if err != nil {
+		return nil, err
+	}
+	req.Schema = &n
+	return s.compileRequest(ctx, g, subject, req)
 }
 
 // compileRequest is parseRequest with the errors as they come: a
@@ -516,6 +534,7 @@ func (s *Server) readSchemaRequest(c echo.Context) (request, error) {
 	if req.SchemaType == "" {
 		req.SchemaType = schema.Type // the registry speaks only protobuf
 	}
+	req.normalize = boolQuery(c, "normalize")
 	for name, v := range map[string]json.RawMessage{"metadata": req.Metadata, "ruleSet": req.RuleSet} {
 		if len(v) > 0 && string(v) != "null" && string(v) != "{}" {
 			return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,

@@ -159,8 +159,8 @@ const MaxSubjectLength = 255
 // validSubject refuses, with Confluent's 42208, subject names a client could
 // not list and address again, or that this registry would misread:
 // invalid UTF-8, control characters (NUL, newlines), names over
-// MaxSubjectLength bytes, and schema contexts (":.ctx:subject"), which
-// are not supported rather than stored as a literal name.
+// MaxSubjectLength bytes, and a schema context (":.ctx:subject") without
+// its closing colon or a subject name after it.
 func validSubject(subject string) error {
 	bad := func(why string) error {
 		return apiErr(http.StatusUnprocessableEntity, CodeInvalidSubject, "Invalid subject %.80q: %s", subject, why)
@@ -172,8 +172,11 @@ func validSubject(subject string) error {
 		return bad(fmt.Sprintf("longer than %d bytes", MaxSubjectLength))
 	case strings.IndexFunc(subject, unicode.IsControl) >= 0:
 		return bad("contains a control character")
-	case strings.HasPrefix(subject, ":."):
-		return bad("schema contexts are not supported by this registry; use a plain subject name")
+	case strings.HasPrefix(subject, ":.") && !strings.Contains(subject[2:], ":"):
+		return bad("a schema context is written \":.context:subject\", with a colon after the context")
+	}
+	if _, name := store.SplitSubject(subject); name == "" {
+		return bad("a qualified subject \":.context:subject\" needs a subject name after the context")
 	}
 	return nil
 }

@@ -195,7 +195,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/subjects/:subject", s.lookup, s.budget(s.gate))
 	e.DELETE("/subjects/:subject", s.deleteSubject)
 	e.GET("/schemas", s.listSchemas)
-	e.GET("/contexts", func(c echo.Context) error { return reply(c, http.StatusOK, []string{"."}) }) // the default context only
+	e.GET("/contexts", s.listContexts)
 	e.GET("/schemas/types", func(c echo.Context) error { return reply(c, http.StatusOK, []string{schema.Type}) })
 	e.GET("/schemas/ids/:id", s.getSchemaByID)
 	e.GET("/schemas/ids/:id/schema", s.getSchemaTextByID)
@@ -392,6 +392,9 @@ func subjectParam(c echo.Context) (string, error) {
 	s, err := url.PathUnescape(raw)
 	if err != nil || s == "" {
 		return "", apiErr(http.StatusNotFound, CodeSubjectNotFound, "Subject '%s' not found.", raw)
+	}
+	if ctx, name := store.SplitSubject(s); ctx == store.DefaultContext && name != "" {
+		s = name // ":.:name" is name, in the default context
 	}
 	return s, nil
 }

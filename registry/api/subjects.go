@@ -18,8 +18,11 @@ import (
 
 // FileName is the file name a subject's schema is compiled as, and so the
 // file violations point into: the subject itself when it names a .proto
-// file (as Confluent's reference subjects do), else subject + ".proto".
+// file (as Confluent's reference subjects do), else subject + ".proto";
+// of a qualified subject (":.ctx:name"), the name alone.
 func FileName(subject string) string {
+	// A qualified subject's context is not part of the file's name.
+	_, subject = store.SplitSubject(subject)
 	if strings.HasSuffix(subject, ".proto") {
 		return subject
 	}
@@ -300,9 +303,17 @@ func (s *Server) listSubjects(c echo.Context) error {
 			live[l] = true
 		}
 	}
+	// Without subjectPrefix, subjects of every context are listed
+	// (qualified ones as ":.ctx:name"); an empty one lists the default
+	// context's, as in Confluent.
 	prefix := c.QueryParam("subjectPrefix")
+	_, given := c.QueryParams()["subjectPrefix"]
+	defaultOnly := given && prefix == ""
 	out := []string{}
 	for _, sub := range subs {
+		if ctx, _ := store.SplitSubject(sub); defaultOnly && ctx != store.DefaultContext {
+			continue
+		}
 		if strings.HasPrefix(sub, prefix) && !live[sub] {
 			out = append(out, sub)
 		}
@@ -312,6 +323,16 @@ func (s *Server) listSubjects(c echo.Context) error {
 		return err
 	}
 	return reply(c, http.StatusOK, page)
+}
+
+// listContexts lists the schema contexts that have subjects, and the
+// default one.
+func (s *Server) listContexts(c echo.Context) error {
+	ctxs, err := s.cfg.Store.Contexts(c.Request().Context())
+	if err != nil {
+		return storeErr(err, "", "")
+	}
+	return reply(c, http.StatusOK, ctxs)
 }
 
 func (s *Server) listVersions(c echo.Context) error {

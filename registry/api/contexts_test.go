@@ -3,9 +3,11 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/store"
 )
 
 func TestContexts(t *testing.T) {
@@ -19,10 +21,10 @@ func TestContextsPostgres(t *testing.T) {
 }
 
 func testContexts(t *testing.T, c *client) {
-	id := func(path, text string) float64 {
+	id := func(path, text string, refs ...store.Reference) float64 {
 		t.Helper()
 		var v struct{ ID float64 }
-		if err := json.Unmarshal(c.expect("POST", path, reg(text), 200, 0).body, &v); err != nil || v.ID == 0 {
+		if err := json.Unmarshal(c.expect("POST", path, reg(text, refs...), 200, 0).body, &v); err != nil || v.ID == 0 {
 			t.Fatalf("%s: no id", path)
 		}
 		return v.ID
@@ -84,6 +86,34 @@ func testContexts(t *testing.T, c *client) {
 		t.Fatalf("default-context pay changed with :.ctx:pay: %s", got)
 	}
 	c.expect("POST", "/subjects/pay/versions", reg(deleted), 409, 0)
+	// A reference's subject is read in the referring subject's context:
+	// "money" from :.ctx:order is :.ctx:money, whose Cents the default
+	// context's money lacks; ":.:money" names the default one.
+	const moneyPath = "shop/common/v1/money.proto"
+	money := "syntax = \"proto3\";\npackage shop.common.v1;\nmessage Money { int64 cents = 1; }\n"
+	ctxMoney := money + "message Cents { int64 n = 1; }\n"
+	order := "syntax = \"proto3\";\npackage shop.order.v1;\nimport \"shop/common/v1/money.proto\";\nmessage Order { shop.common.v1.Cents total = 1; }\n"
+	order2 := strings.Replace(order, "Cents total", "Money total", 1)
+	id("/subjects/money/versions", money)
+	id("/subjects/:.ctx:money/versions", ctxMoney)
+	byCtx := id("/subjects/:.ctx:order/versions", order, store.Reference{Name: moneyPath, Subject: "money", Version: -1})
+	c.expect("POST", "/subjects/order/versions", reg(order, store.Reference{Name: moneyPath, Subject: "money", Version: 1}), 422, api.CodeInvalidSchema)
+	byDefault := id("/subjects/:.ctx:order2/versions", order2, store.Reference{Name: moneyPath, Subject: ":.:money", Version: 1})
+	stored := c.expect("GET", "/subjects/:.ctx:order/versions/1", nil, 200, 0).json(t).(map[string]any)
+	if r := stored["references"].([]any)[0].(map[string]any); r["subject"] != "money" || r["version"] != 1.0 {
+		t.Fatalf("reference stored as %v, want as sent, pinned to version 1", r)
+	}
+	for path, want := range map[string]float64{
+		"/subjects/:.ctx:money/versions/1/referencedby": byCtx,
+		"/subjects/money/versions/1/referencedby":       byDefault,
+	} {
+		if got := get(path); got != fmt.Sprintf("[%v]", want) {
+			t.Errorf("GET %s = %s, want [%v]", path, got, want)
+		}
+	}
+	c.expect("DELETE", "/subjects/:.ctx:money", nil, 422, api.CodeReferenceExists)
+	c.expect("DELETE", "/subjects/:.ctx:order2", nil, 200, 0)
+	c.expect("DELETE", "/subjects/money/versions/1", nil, 200, 0)
 	// Malformed qualified names are refused with Confluent's 42208.
 	c.expect("POST", "/subjects/:.ctx:/versions", reg(v1), 422, 42208)
 	c.expect("POST", "/subjects/:.nocolon/versions", reg(v1), 422, 42208)

@@ -493,12 +493,13 @@ func (s *Server) normalized(ctx context.Context, g *compileGate, subject string,
 // compileRequest is parseRequest with the errors as they come: a
 // *schema.InvalidError, a refusal of the gate, a store error.
 func (s *Server) compileRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
-	refs, err := s.pin(ctx, req.References)
+	refs, err := s.pin(ctx, subject, req.References)
 	if err != nil {
 		return nil, err
 	}
+	// Stored as sent (pinned); resolved in the subject's context.
 	req.References = refs
-	src, err := schema.Fetch(ctx, FileName(subject), *req.Schema, refs, s.fetch)
+	src, err := schema.Fetch(ctx, FileName(subject), *req.Schema, store.InContext(subject, refs), s.fetch)
 	if err != nil {
 		return nil, err
 	}

@@ -45,15 +45,18 @@ func (s *Server) fetch(ctx context.Context, subject string, version int) (string
 	if err != nil {
 		return "", nil, err
 	}
-	return v.Schema.Text, v.Schema.References, nil
+	// Its references are read in its subject's context.
+	return v.Schema.Text, store.InContext(v.Subject, v.Schema.References), nil
 }
 
-// pin returns refs with every version given as -1, 0 or left out replaced
-// by the number of the subject's latest version now: the version that is
+// pin returns refs, made by a schema of subject, with every version given
+// as -1, 0 or left out replaced by the number of the referenced subject's
+// (read in subject's context) latest version now: the version that is
 // compiled is the one stored, so that referencedby finds the reference
 // and later registrations on the referenced subject cannot change what
 // this schema means.
-func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Reference, error) {
+func (s *Server) pin(ctx context.Context, subject string, refs []store.Reference) ([]store.Reference, error) {
+	in := store.InContext(subject, refs)
 	var out []store.Reference
 	for i, r := range refs {
 		if r.Version > 0 {
@@ -65,10 +68,10 @@ func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Refer
 		if r.Subject == "" {
 			return nil, &schema.InvalidError{Lines: []string{fmt.Sprintf("reference %q names no subject", r.Name)}}
 		}
-		v, err := s.cfg.Store.Version(ctx, r.Subject, store.Latest, false)
+		v, err := s.cfg.Store.Version(ctx, in[i].Subject, store.Latest, false)
 		if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) {
 			return nil, &schema.InvalidError{Lines: []string{fmt.Sprintf(
-				"reference %q to the latest version of subject %q does not resolve: the subject has no live version; register the imported file under that subject first", r.Name, r.Subject)}}
+				"reference %q to the latest version of subject %q does not resolve: the subject has no live version; register the imported file under that subject first", r.Name, in[i].Subject)}}
 		}
 		if err != nil {
 			return nil, err
@@ -119,7 +122,7 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 	// Stored schemas compile outside the request's budget: the result is
 	// cached, so the work serves the next request even if this one gave up,
 	// and a subject with many versions must be able to warm up at all.
-	p, err := schema.Parse(context.WithoutCancel(ctx), FileName(subject), sc.Text, sc.References, s.fetch)
+	p, err := schema.Parse(context.WithoutCancel(ctx), FileName(subject), sc.Text, store.InContext(subject, sc.References), s.fetch)
 	if err != nil {
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)

@@ -52,3 +52,42 @@ func (s *Store) Contexts(ctx context.Context) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// InContext returns refs, made by a schema of subject, with each
+// reference's subject read in subject's context, as Confluent does: an
+// unqualified reference subject of a schema in ".ctx" names the subject
+// of that name in ".ctx"; a qualified one (":.other:x", or ":.:x" for the
+// default context) names that. refs itself when nothing changes.
+func InContext(subject string, refs []Reference) []Reference {
+	parent, _ := SplitSubject(subject)
+	var out []Reference
+	for i, r := range refs {
+		q := qualify(parent, r.Subject)
+		if q == r.Subject {
+			continue
+		}
+		if out == nil {
+			out = append([]Reference(nil), refs...)
+		}
+		out[i].Subject = q
+	}
+	if out == nil {
+		return refs
+	}
+	return out
+}
+
+// qualify is subject, written in a schema of context parent, as the
+// subject it names.
+func qualify(parent, subject string) string {
+	if c, name := SplitSubject(subject); name != subject {
+		if c == DefaultContext {
+			return name
+		}
+		return subject
+	}
+	if parent == DefaultContext || subject == "" {
+		return subject
+	}
+	return ":" + parent + ":" + subject
+}

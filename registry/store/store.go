@@ -413,7 +413,7 @@ func (s *Store) Lookup(ctx context.Context, subject string, sc Schema, deleted b
 // ReferencedBy lists the ids of schemas, used by live versions, whose
 // references name subject's version.
 func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT s.id, s.refs FROM schemas s JOIN versions v ON v.schema_id = s.id
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT s.id, s.refs, v.subject FROM schemas s JOIN versions v ON v.schema_id = s.id
 		WHERE v.deleted = 0 AND s.refs != '[]' ORDER BY s.id`))
 	if err != nil {
 		return nil, err
@@ -422,17 +422,18 @@ func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) (
 	out := []int64{}
 	for rows.Next() {
 		var (
-			id   int64
-			raw  string
-			refs []Reference
+			id       int64
+			raw, sub string
+			refs     []Reference
 		)
-		if err := rows.Scan(&id, &raw); err != nil {
+		if err := rows.Scan(&id, &raw, &sub); err != nil {
 			return nil, err
 		}
-		if json.Unmarshal([]byte(raw), &refs) != nil {
+		if (len(out) > 0 && out[len(out)-1] == id) || json.Unmarshal([]byte(raw), &refs) != nil {
 			continue
 		}
-		for _, r := range refs {
+		// A reference's subject is read in the referring subject's context.
+		for _, r := range InContext(sub, refs) {
 			// References are pinned when registered; a row written before
 			// that may say -1 or 0 (latest then), so it counts as naming
 			// every version of the subject rather than none.

@@ -114,6 +114,26 @@ func testContexts(t *testing.T, c *client) {
 	c.expect("DELETE", "/subjects/:.ctx:money", nil, 422, api.CodeReferenceExists)
 	c.expect("DELETE", "/subjects/:.ctx:order2", nil, 200, 0)
 	c.expect("DELETE", "/subjects/money/versions/1", nil, 200, 0)
+	// A context's own level and mode (/config/:.ctx:, /mode/:.ctx:) apply
+	// to its subjects without one of their own, and to no other context.
+	c.expect("PUT", "/config/:.other:", map[string]string{"compatibility": "NONE"}, 200, 0)
+	c.expect("POST", "/subjects/:.other:pay/versions", reg(deleted), 200, 0)
+	c.expect("POST", "/subjects/:.ctx:pay2/versions", reg(deleted), 409, 0)
+	c.expect("PUT", "/mode/:.other:", map[string]string{"mode": "READONLY"}, 200, 0)
+	c.expect("POST", "/subjects/:.other:pay/versions", reg(v2), 422, api.CodeOperationNotAllowed)
+	c.expect("POST", "/subjects/:.ctx:pay2/versions", reg(v2), 200, 0)
+	for path, want := range map[string]string{
+		"/config/:.other:pay?defaultToGlobal=true": `{"compatibilityLevel":"NONE"}`,
+		"/config/:.ctx:pay2?defaultToGlobal=true":  `{"compatibilityLevel":"BACKWARD"}`,
+		"/mode/:.other:pay?defaultToGlobal=true":   `{"mode":"READONLY"}`,
+		"/mode/:.ctx:pay2?defaultToGlobal=true":    `{"mode":"READWRITE"}`,
+	} {
+		if got := get(path); got != want {
+			t.Errorf("GET %s = %s, want %s", path, got, want)
+		}
+	}
+	c.expect("PUT", "/mode/:.other:pay", map[string]string{"mode": "READWRITE"}, 200, 0)
+	c.expect("POST", "/subjects/:.other:pay/versions", reg(v2), 200, 0)
 	// Malformed qualified names are refused with Confluent's 42208.
 	c.expect("POST", "/subjects/:.ctx:/versions", reg(v1), 422, 42208)
 	c.expect("POST", "/subjects/:.nocolon/versions", reg(v1), 422, 42208)

@@ -36,11 +36,11 @@ type modeBody struct {
 	Mode string `json:"mode"`
 }
 
-// mode is the mode in force for subject: its own, else the global one,
-// else READWRITE. It is read from the store on every request, so that
-// instances sharing a store agree.
+// mode is the mode in force for subject: its own, else its context's,
+// else the global one, else READWRITE. It is read from the store on every
+// request, so that instances sharing a store agree.
 func (s *Server) mode(ctx context.Context, subject string) (string, error) {
-	for _, key := range []string{subject, store.GlobalSubject} {
+	for _, key := range scopes(subject) {
 		m, err := s.cfg.Store.Mode(ctx, key)
 		if errors.Is(err, store.ErrConfigNotFound) {
 			continue
@@ -61,6 +61,21 @@ func (s *Server) writable(ctx context.Context, subject string) (string, error) {
 			"Subject %s is in read-only mode; PUT /mode/{subject} or /mode {\"mode\": \"READWRITE\"} first", quoteSubject(subject))
 	}
 	return m, nil
+}
+
+// scopes lists where a subject's level or mode is looked for, in order:
+// the subject, then for a subject of a context other than the default one
+// the context (set as /config/:.ctx: or /mode/:.ctx:, as in Confluent),
+// then the registry's global setting.
+func scopes(subject string) []string {
+	if subject == store.GlobalSubject {
+		return []string{subject}
+	}
+	out := []string{subject}
+	if ctx, name := store.SplitSubject(subject); ctx != store.DefaultContext && name != "" {
+		out = append(out, ":"+ctx+":")
+	}
+	return append(out, store.GlobalSubject)
 }
 
 func quoteSubject(s string) string {
@@ -88,7 +103,8 @@ func (s *Server) getMode(c echo.Context) error {
 			return storeErr(err, subject, "")
 		}
 	}
-	m, err := s.mode(c.Request().Context(), store.GlobalSubject)
+	// The mode in force: the context's, the global one or READWRITE.
+	m, err := s.mode(c.Request().Context(), subject)
 	if err != nil {
 		return storeErr(err, "", "")
 	}

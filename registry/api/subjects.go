@@ -133,7 +133,7 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 }
 
 func (s *Server) level(ctx context.Context, subject string) (compat.Level, error) {
-	for _, key := range []string{subject, store.GlobalSubject} {
+	for _, key := range scopes(subject) {
 		l, err := s.cfg.Store.Config(ctx, key)
 		if errors.Is(err, store.ErrConfigNotFound) {
 			continue

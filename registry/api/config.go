@@ -33,7 +33,12 @@ func (s *Server) getSubjectConfig(c echo.Context) error {
 	}
 	raw, err := s.cfg.Store.Config(c.Request().Context(), subject)
 	if errors.Is(err, store.ErrConfigNotFound) && boolQuery(c, "defaultToGlobal") {
-		return s.getGlobalConfig(c)
+		// The level in force: the context's, the global one or the default.
+		l, err := s.level(c.Request().Context(), subject)
+		if err != nil {
+			return storeErr(err, subject, "")
+		}
+		return reply(c, http.StatusOK, levelResponse{l})
 	}
 	if err != nil {
 		return storeErr(err, subject, "")

@@ -36,11 +36,11 @@ type modeBody struct {
 	Mode string `json:"mode"`
 }
 
-// mode is the mode in force for subject: its own, else the global one,
-// else READWRITE. It is read from the store on every request, so that
-// instances sharing a store agree.
+// mode is the mode in force for subject: its own, else its context's,
+// else the global one, else READWRITE. It is read from the store on every
+// request, so that instances sharing a store agree.
 func (s *Server) mode(ctx context.Context, subject string) (string, error) {
-	for _, key := range []string{subject, store.GlobalSubject} {
+	for _, key := range scopes(subject) {
 		m, err := s.cfg.Store.Mode(ctx, key)
 		if errors.Is(err, store.ErrConfigNotFound) {
 			continue
@@ -61,6 +61,21 @@ func (s *Server) writable(ctx context.Context, subject string) (string, error) {
 			"Subject %s is in read-only mode; PUT /mode/{subject} or /mode {\"mode\": \"READWRITE\"} first", quoteSubject(subject))
 	}
 	return m, nil
+}
+
+// scopes lists where a subject's level or mode is looked for, in order:
+// the subject, then for a subject of a context other than the default one
+// the context (set as /config/:.ctx: or /mode/:.ctx:, as in Confluent),
+// then the registry's global setting.
+func scopes(subject string) []string {
+	if subject == store.GlobalSubject {
+		return []string{subject}
+	}
+	out := []string{subject}
+	if ctx, name := store.SplitSubject(subject); ctx != store.DefaultContext && name != "" {
+		out = append(out, ":"+ctx+":")
+	}
+	return append(out, store.GlobalSubject)
 }
 
 func quoteSubject(s string) string {
@@ -88,7 +103,8 @@ func (s *Server) getMode(c echo.Context) error {
 			return storeErr(err, subject, "")
 		}
 	}
-	m, err := s.mode(c.Request().Context(), store.GlobalSubject)
+	// The mode in force: the context's, the global one or READWRITE.
+	m, err := s.mode(c.Request().Context(), subject)
 	if err != nil {
 		return storeErr(err, "", "")
 	}
@@ -159,8 +175,8 @@ const MaxSubjectLength = 255
 // validSubject refuses, with Confluent's 42208, subject names a client could
 // not list and address again, or that this registry would misread:
 // invalid UTF-8, control characters (NUL, newlines), names over
-// MaxSubjectLength bytes, and schema contexts (":.ctx:subject"), which
-// are not supported rather than stored as a literal name.
+// MaxSubjectLength bytes, and a schema context (":.ctx:subject") without
+// its closing colon or a subject name after it.
 func validSubject(subject string) error {
 	bad := func(why string) error {
 		return apiErr(http.StatusUnprocessableEntity, CodeInvalidSubject, "Invalid subject %.80q: %s", subject, why)
@@ -172,8 +188,11 @@ func validSubject(subject string) error {
 		return bad(fmt.Sprintf("longer than %d bytes", MaxSubjectLength))
 	case strings.IndexFunc(subject, unicode.IsControl) >= 0:
 		return bad("contains a control character")
-	case strings.HasPrefix(subject, ":."):
-		return bad("schema contexts are not supported by this registry; use a plain subject name")
+	case strings.HasPrefix(subject, ":.") && !strings.Contains(subject[2:], ":"):
+		return bad("a schema context is written \":.context:subject\", with a colon after the context")
+	}
+	if _, name := store.SplitSubject(subject); name == "" {
+		return bad("a qualified subject \":.context:subject\" needs a subject name after the context")
 	}
 	return nil
 }

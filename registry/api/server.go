@@ -195,7 +195,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/subjects/:subject", s.lookup, s.budget(s.gate))
 	e.DELETE("/subjects/:subject", s.deleteSubject)
 	e.GET("/schemas", s.listSchemas)
-	e.GET("/contexts", func(c echo.Context) error { return reply(c, http.StatusOK, []string{"."}) }) // the default context only
+	e.GET("/contexts", s.listContexts)
 	e.GET("/schemas/types", func(c echo.Context) error { return reply(c, http.StatusOK, []string{schema.Type}) })
 	e.GET("/schemas/ids/:id", s.getSchemaByID)
 	e.GET("/schemas/ids/:id/schema", s.getSchemaTextByID)
@@ -393,6 +393,9 @@ func subjectParam(c echo.Context) (string, error) {
 	if err != nil || s == "" {
 		return "", apiErr(http.StatusNotFound, CodeSubjectNotFound, "Subject '%s' not found.", raw)
 	}
+	if ctx, name := store.SplitSubject(s); ctx == store.DefaultContext && name != "" {
+		s = name // ":.:name" is name, in the default context
+	}
 	return s, nil
 }
 
@@ -427,6 +430,9 @@ type request struct {
 	// registry does not keep: refused rather than dropped.
 	Metadata json.RawMessage `json:"metadata"`
 	RuleSet  json.RawMessage `json:"ruleSet"`
+	// normalize is the query's normalize=true: the schema is replaced by
+	// its canonical form (schema.Normalized) before anything else.
+	normalize bool
 }
 
 func decode(c echo.Context, v any) error {
@@ -463,21 +469,37 @@ func decode(c echo.Context, v any) error {
 // errors.
 func (s *Server) parseRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
 	p, err := s.compileRequest(ctx, g, subject, req)
+	if err == nil && req.normalize {
+		p, err = s.normalized(ctx, g, subject, req, p)
+	}
 	if err != nil {
 		return nil, storeErr(err, subject, "")
 	}
 	return p, nil
 }
 
-// compileRequest is parseRequest with the errors as they come: a
-// *schema.InvalidError, a refusal of the gate, a store error.
-func (s *Server) compileRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
-	refs, err := s.pin(ctx, req.References)
+// normalized compiles p's canonical form (schema.Normalized) in place of
+// the schema req sent, so that equivalent spellings are stored, looked up
+// and checked as one text.
+func (s *Server) normalized(ctx context.Context, g *compileGate, subject string, req *request, p *schema.Parsed) (*schema.Parsed, error) {
+	n, err := schema.Normalized(p)
 	if err != nil {
 		return nil, err
 	}
+	req.Schema = &n
+	return s.compileRequest(ctx, g, subject, req)
+}
+
+// compileRequest is parseRequest with the errors as they come: a
+// *schema.InvalidError, a refusal of the gate, a store error.
+func (s *Server) compileRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
+	refs, err := s.pin(ctx, subject, req.References)
+	if err != nil {
+		return nil, err
+	}
+	// Stored as sent (pinned); resolved in the subject's context.
 	req.References = refs
-	src, err := schema.Fetch(ctx, FileName(subject), *req.Schema, refs, s.fetch)
+	src, err := schema.Fetch(ctx, FileName(subject), *req.Schema, store.InContext(subject, refs), s.fetch)
 	if err != nil {
 		return nil, err
 	}
@@ -516,6 +538,7 @@ func (s *Server) readSchemaRequest(c echo.Context) (request, error) {
 	if req.SchemaType == "" {
 		req.SchemaType = schema.Type // the registry speaks only protobuf
 	}
+	req.normalize = boolQuery(c, "normalize")
 	for name, v := range map[string]json.RawMessage{"metadata": req.Metadata, "ruleSet": req.RuleSet} {
 		if len(v) > 0 && string(v) != "null" && string(v) != "{}" {
 			return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,

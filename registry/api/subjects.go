@@ -18,8 +18,11 @@ import (
 
 // FileName is the file name a subject's schema is compiled as, and so the
 // file violations point into: the subject itself when it names a .proto
-// file (as Confluent's reference subjects do), else subject + ".proto".
+// file (as Confluent's reference subjects do), else subject + ".proto";
+// of a qualified subject (":.ctx:name"), the name alone.
 func FileName(subject string) string {
+	// A qualified subject's context is not part of the file's name.
+	_, subject = store.SplitSubject(subject)
 	if strings.HasSuffix(subject, ".proto") {
 		return subject
 	}
@@ -42,15 +45,18 @@ func (s *Server) fetch(ctx context.Context, subject string, version int) (string
 	if err != nil {
 		return "", nil, err
 	}
-	return v.Schema.Text, v.Schema.References, nil
+	// Its references are read in its subject's context.
+	return v.Schema.Text, store.InContext(v.Subject, v.Schema.References), nil
 }
 
-// pin returns refs with every version given as -1, 0 or left out replaced
-// by the number of the subject's latest version now: the version that is
+// pin returns refs, made by a schema of subject, with every version given
+// as -1, 0 or left out replaced by the number of the referenced subject's
+// (read in subject's context) latest version now: the version that is
 // compiled is the one stored, so that referencedby finds the reference
 // and later registrations on the referenced subject cannot change what
 // this schema means.
-func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Reference, error) {
+func (s *Server) pin(ctx context.Context, subject string, refs []store.Reference) ([]store.Reference, error) {
+	in := store.InContext(subject, refs)
 	var out []store.Reference
 	for i, r := range refs {
 		if r.Version > 0 {
@@ -62,10 +68,10 @@ func (s *Server) pin(ctx context.Context, refs []store.Reference) ([]store.Refer
 		if r.Subject == "" {
 			return nil, &schema.InvalidError{Lines: []string{fmt.Sprintf("reference %q names no subject", r.Name)}}
 		}
-		v, err := s.cfg.Store.Version(ctx, r.Subject, store.Latest, false)
+		v, err := s.cfg.Store.Version(ctx, in[i].Subject, store.Latest, false)
 		if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) {
 			return nil, &schema.InvalidError{Lines: []string{fmt.Sprintf(
-				"reference %q to the latest version of subject %q does not resolve: the subject has no live version; register the imported file under that subject first", r.Name, r.Subject)}}
+				"reference %q to the latest version of subject %q does not resolve: the subject has no live version; register the imported file under that subject first", r.Name, in[i].Subject)}}
 		}
 		if err != nil {
 			return nil, err
@@ -116,7 +122,7 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 	// Stored schemas compile outside the request's budget: the result is
 	// cached, so the work serves the next request even if this one gave up,
 	// and a subject with many versions must be able to warm up at all.
-	p, err := schema.Parse(context.WithoutCancel(ctx), FileName(subject), sc.Text, sc.References, s.fetch)
+	p, err := schema.Parse(context.WithoutCancel(ctx), FileName(subject), sc.Text, store.InContext(subject, sc.References), s.fetch)
 	if err != nil {
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
@@ -127,7 +133,7 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 }
 
 func (s *Server) level(ctx context.Context, subject string) (compat.Level, error) {
-	for _, key := range []string{subject, store.GlobalSubject} {
+	for _, key := range scopes(subject) {
 		l, err := s.cfg.Store.Config(ctx, key)
 		if errors.Is(err, store.ErrConfigNotFound) {
 			continue
@@ -300,9 +306,17 @@ func (s *Server) listSubjects(c echo.Context) error {
 			live[l] = true
 		}
 	}
+	// Without subjectPrefix, subjects of every context are listed
+	// (qualified ones as ":.ctx:name"); an empty one lists the default
+	// context's, as in Confluent.
 	prefix := c.QueryParam("subjectPrefix")
+	_, given := c.QueryParams()["subjectPrefix"]
+	defaultOnly := given && prefix == ""
 	out := []string{}
 	for _, sub := range subs {
+		if ctx, _ := store.SplitSubject(sub); defaultOnly && ctx != store.DefaultContext {
+			continue
+		}
 		if strings.HasPrefix(sub, prefix) && !live[sub] {
 			out = append(out, sub)
 		}
@@ -312,6 +326,16 @@ func (s *Server) listSubjects(c echo.Context) error {
 		return err
 	}
 	return reply(c, http.StatusOK, page)
+}
+
+// listContexts lists the schema contexts that have subjects, and the
+// default one.
+func (s *Server) listContexts(c echo.Context) error {
+	ctxs, err := s.cfg.Store.Contexts(c.Request().Context())
+	if err != nil {
+		return storeErr(err, "", "")
+	}
+	return reply(c, http.StatusOK, ctxs)
 }
 
 func (s *Server) listVersions(c echo.Context) error {

@@ -29,7 +29,7 @@ func (c *Console) compile(ctx context.Context, subject string, sc store.Schema) 
 	if srv, ok := c.cfg.API.(compiler); ok {
 		p, err = srv.Compiled(ctx, subject, sc)
 	} else {
-		p, err = schema.Parse(ctx, api.FileName(subject), sc.Text, sc.References, c.reference)
+		p, err = schema.Parse(ctx, api.FileName(subject), sc.Text, store.InContext(subject, sc.References), c.reference)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("schema %d of %s does not compile: %w", sc.ID, subject, err)
@@ -43,7 +43,7 @@ func (c *Console) compileSent(ctx context.Context, subject, text string, refs []
 	if srv, ok := c.cfg.API.(compiler); ok {
 		return srv.CompileRequest(ctx, subject, text, refs)
 	}
-	return schema.Parse(ctx, api.FileName(subject), text, refs, c.reference)
+	return schema.Parse(ctx, api.FileName(subject), text, store.InContext(subject, refs), c.reference)
 }
 
 // reference is the schema.Fetcher over the store. Pinned versions resolve
@@ -53,7 +53,7 @@ func (c *Console) reference(ctx context.Context, subject string, version int) (s
 	if err != nil {
 		return "", nil, fmt.Errorf("reference %s version %d: %w", subject, version, err)
 	}
-	return v.Schema.Text, v.Schema.References, nil
+	return v.Schema.Text, store.InContext(v.Subject, v.Schema.References), nil
 }
 
 // levelOf is a subject's effective level and where it comes from:

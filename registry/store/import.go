@@ -22,6 +22,7 @@ func (s *Store) Import(ctx context.Context, subject string, sc Schema, id int64,
 		return Registered{}, err
 	}
 	defer done()
+	sc.Context, _ = SplitSubject(subject)
 	fp := sc.Fingerprint()
 	if id == 0 {
 		if id, err = s.schemaID(ctx, tx, sc, fp); err != nil {

@@ -54,13 +54,20 @@ type Schema struct {
 	// Descriptor is the serialized FileDescriptorProto of Text.
 	Descriptor []byte
 	References []Reference
+	// Context is the schema context the schema is registered in ("" or
+	// DefaultContext for the default one). Schemas of different contexts
+	// are different rows with different ids, as in Confluent, where each
+	// context is a registry of its own.
+	Context string
 	// fingerprint is Fingerprint() as stored, for schemas read from the
 	// store: comparing a registration against a long history then costs
 	// no hashing.
 	fingerprint string
 }
 
-// Fingerprint identifies a schema's content: type, text and references.
+// Fingerprint identifies a schema's content: type, text and references,
+// and its context unless that is the default one (so rows written before
+// contexts keep their fingerprints).
 func (s Schema) Fingerprint() string {
 	if s.fingerprint != "" {
 		return s.fingerprint
@@ -68,7 +75,23 @@ func (s Schema) Fingerprint() string {
 	refs, _ := json.Marshal(nonNil(s.References))
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", s.Type, s.Text, refs)
+	if s.Context != "" && s.Context != DefaultContext {
+		fmt.Fprintf(h, "\x00context\x00%s", s.Context)
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// legacyFingerprint is, for a schema of a context other than the default
+// one, its fingerprint without the context: how a store written before
+// contexts were understood fingerprinted a subject stored under the
+// literal name ":.ctx:subject". A version of such a subject with that
+// fingerprint is the same schema. "" for the default context.
+func legacyFingerprint(sc Schema) string {
+	if sc.Context == "" || sc.Context == DefaultContext {
+		return ""
+	}
+	sc.Context, sc.fingerprint = "", ""
+	return sc.Fingerprint()
 }
 
 // Same reports whether a and b are one schema: the same text and
@@ -129,10 +152,12 @@ func (s *Store) Register(ctx context.Context, subject string, sc Schema, check C
 	if err != nil {
 		return Registered{}, err
 	}
+	sc.Context, _ = SplitSubject(subject)
 	fp := sc.Fingerprint()
 	sc.fingerprint = fp
+	legacy := legacyFingerprint(sc)
 	for _, v := range live {
-		if Same(v.Schema, sc) {
+		if Same(v.Schema, sc) || v.Schema.Fingerprint() == legacy {
 			return Registered{ID: v.Schema.ID, Version: v.Version, Existed: true}, nil
 		}
 	}
@@ -374,9 +399,11 @@ func (s *Store) Lookup(ctx context.Context, subject string, sc Schema, deleted b
 	if err != nil {
 		return Version{}, err
 	}
+	sc.Context, _ = SplitSubject(subject)
 	sc.fingerprint = sc.Fingerprint()
+	legacy := legacyFingerprint(sc)
 	for _, v := range vs {
-		if Same(v.Schema, sc) {
+		if Same(v.Schema, sc) || v.Schema.Fingerprint() == legacy {
 			return v, nil
 		}
 	}
@@ -386,7 +413,7 @@ func (s *Store) Lookup(ctx context.Context, subject string, sc Schema, deleted b
 // ReferencedBy lists the ids of schemas, used by live versions, whose
 // references name subject's version.
 func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT s.id, s.refs FROM schemas s JOIN versions v ON v.schema_id = s.id
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT s.id, s.refs, v.subject FROM schemas s JOIN versions v ON v.schema_id = s.id
 		WHERE v.deleted = 0 AND s.refs != '[]' ORDER BY s.id`))
 	if err != nil {
 		return nil, err
@@ -395,17 +422,18 @@ func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) (
 	out := []int64{}
 	for rows.Next() {
 		var (
-			id   int64
-			raw  string
-			refs []Reference
+			id       int64
+			raw, sub string
+			refs     []Reference
 		)
-		if err := rows.Scan(&id, &raw); err != nil {
+		if err := rows.Scan(&id, &raw, &sub); err != nil {
 			return nil, err
 		}
-		if json.Unmarshal([]byte(raw), &refs) != nil {
+		if (len(out) > 0 && out[len(out)-1] == id) || json.Unmarshal([]byte(raw), &refs) != nil {
 			continue
 		}
-		for _, r := range refs {
+		// A reference's subject is read in the referring subject's context.
+		for _, r := range InContext(sub, refs) {
 			// References are pinned when registered; a row written before
 			// that may say -1 or 0 (latest then), so it counts as naming
 			// every version of the subject rather than none.

@@ -135,6 +135,17 @@ def main():
         check(int.from_bytes(ser2(msg, ctx)[1:5], "big") == sid, "re-registration keeps the id")
         de = ProtobufDeserializer(order_pb2.OrderPlaced, {"use.deprecated.format": False})
         check(de(data, ctx) == msg, "round trip")
+
+    # A context subject has ids of its own; normalize=true makes another
+    # spelling of a schema the same one.
+    spelled = PLAIN.replace("string id = 1;", "string   id  =  1; // the id")
+    in_ctx = client.register_schema(":.py:plain-value", Schema(PLAIN, "PROTOBUF"), normalize_schemas=True)
+    check(in_ctx != schema_id, "the context gives the schema an id of its own")
+    again = client.register_schema(":.py:plain-value", Schema(spelled, "PROTOBUF"), normalize_schemas=True)
+    check(again == in_ctx, "another spelling, normalized, keeps the id")
+    found = client.lookup_schema(":.py:plain-value", Schema(spelled, "PROTOBUF"), normalize_schemas=True)
+    check(found.schema_id == in_ctx and found.version == 1, "normalized lookup in the context")
+    check(":.py:plain-value" in client.get_subjects(), "context subject listed")
     print("ok")
 
 

@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
-import pymysql  # type: ignore[import-untyped]
+import pymysql
 import pytest
 
 import msgcontract_runtime as mc

@@ -18,7 +18,7 @@ import pymysql
 import pytest
 
 import msgcontract_runtime as mc
-from test_runtime import SPEC, _body  # type: ignore[import-not-found]
+from test_runtime import SPEC, _body
 
 
 def _connect(database: str | None = None) -> Any:

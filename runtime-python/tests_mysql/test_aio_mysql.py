@@ -3,7 +3,7 @@
 Run by make test-mysql under scripts/with-mariadb.sh; each test gets a
 database of its own. The tests are test_aio.py's, with the database kind
 "mysql": a task cancelled mid-handler (every handler inside SELECT SLEEP), a
-duplicate delivered to two workers at once, a retryable failure then
+worker process SIGKILLed mid-batch, a duplicate delivered to two workers at once, a retryable failure then
 success, poison. Each runs under conftest.run_async's timeout, which fails
 it with every task's stack instead of hanging.
 """
@@ -43,6 +43,10 @@ def where() -> Iterator[str]:
 
 def test_cancelled_mid_handler_rolls_back_and_is_redelivered(arun: Run, tmp_path: Path, where: str) -> None:
     test_aio.test_cancelled_mid_handler_rolls_back_and_is_redelivered(arun, tmp_path, "mysql", where)
+
+
+def test_sigkill_mid_batch_loses_nothing_and_applies_once(arun: Run, tmp_path: Path, where: str) -> None:
+    test_aio.test_sigkill_mid_batch_loses_nothing_and_applies_once(arun, tmp_path, "mysql", where)
 
 
 def test_duplicate_to_two_workers_at_once(arun: Run, tmp_path: Path, where: str) -> None:

@@ -66,9 +66,10 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
-test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://
+test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null
-	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.2.4
+	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.2.4 aiomysql==0.3.2
+	cd runtime-python && MYPYPATH=tests_mysql ../.venv/bin/python -m mypy --no-error-summary tests_mysql
 	cd runtime-go && $(GO) vet -tags mysql ./...
 	$(GO) vet -tags mysql ./internal/cli ./internal/mysqlit
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary

@@ -109,8 +109,8 @@ def test_async_decisions_are_the_sync_ones(arun: Run, tmp_path: Path) -> None:
 def test_cancelled_mid_handler_rolls_back_and_is_redelivered(arun: Run, tmp_path: Path, kind: str, where: str) -> None:
     """A run cancelled with a whole batch in flight applies nothing and acknowledges nothing.
 
-    On PostgreSQL every handler is inside a query (pg_sleep) when the cancel
-    comes; on SQLite one is inside its transaction and the rest wait for the
+    On PostgreSQL and MySQL (tests_mysql) every handler is inside a query
+    (pg_sleep, SLEEP) when the cancel comes; on SQLite one is inside its transaction and the rest wait for the
     writer lock.
     """
     n = 4
@@ -121,6 +121,9 @@ def test_cancelled_mid_handler_rolls_back_and_is_redelivered(arun: Run, tmp_path
         started.append(env.biz_key)
         if kind == "postgres":
             await tx.execute("SELECT pg_sleep(3600)")
+        elif kind == "mysql":
+            async with tx.cursor() as cur:
+                await cur.execute("SELECT SLEEP(3600)")
         else:
             await asyncio.sleep(3600)
 
@@ -128,11 +131,11 @@ def test_cancelled_mid_handler_rolls_back_and_is_redelivered(arun: Run, tmp_path
         q, sub, db = await setup(tmp_path, kind, where, size=n)
         await q.publish_many(SPEC.topic, [envelope(f"m{i}") for i in range(n)])
         run = asyncio.create_task(AsyncConsumer(SPEC, "h", stuck, concurrency=n).run(sub, db))
-        inside = n if kind == "postgres" else 1
+        inside = 1 if kind == "sqlite" else n
         while len(started) < inside or await q.backlog("g") != n or not await leased(q, n):
             assert not run.done(), run
             await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)  # the PostgreSQL queries reach pg_sleep
+        await asyncio.sleep(0.1)  # the server queries reach pg_sleep or SLEEP
         run.cancel()
         with pytest.raises(asyncio.CancelledError):
             await run
@@ -144,11 +147,27 @@ def test_cancelled_mid_handler_rolls_back_and_is_redelivered(arun: Run, tmp_path
             async with db.pool.acquire() as c:
                 left = await c.fetchval("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'")
                 assert left == 0, "a cancelled query still runs on the server"
+        if kind == "mysql":
+            assert await mysql_sleeping(db, killed=False) == 0, "a cancelled query's session was not KILLed"
+            while await mysql_sleeping(db, killed=True):  # KILLed sessions leave the process list as they end
+                await asyncio.sleep(0.05)
         await consume_all(AsyncConsumer(SPEC, "h", apply, concurrency=n), q, sub, db)
         assert await applied(db) == {f"range:m{i}": 1 for i in range(n)}
         await close(q, db)
 
     arun(main)
+
+
+async def mysql_sleeping(db: Any, killed: bool) -> int:
+    """The sessions on db's MySQL/MariaDB database in SELECT SLEEP: not KILLed, or KILLed and not yet ended too."""
+    q = ("SELECT count(*) FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE 'SELECT SLEEP%%' "
+         "AND (%s OR COMMAND != 'Killed')")
+    async with db.pool.acquire() as c:
+        async with c.cursor() as cur:
+            await cur.execute(q, (killed,))
+            row = await cur.fetchone()
+        await c.commit()
+    return int(row[0])
 
 
 async def leased(q: SQLiteQueue, n: int) -> bool:

@@ -14,11 +14,11 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
-import pymysql  # type: ignore[import-untyped]
+import pymysql
 import pytest
 
 import msgcontract_runtime as mc
-from test_runtime import SPEC, _body  # type: ignore[import-not-found]
+from test_runtime import SPEC, _body
 
 
 def _connect(database: str | None = None) -> Any:

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +16,7 @@ import (
 
 	paymentv1 "github.com/msgcontract/msgcontract/examples/gen/go/shop/payment/v1"
 	"github.com/msgcontract/msgcontract/internal/testsummary"
-	"github.com/msgcontract/msgcontract/registry/api"
-	"github.com/msgcontract/msgcontract/registry/client"
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/registrytest"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka/kafkatest"
@@ -73,29 +70,10 @@ func TestJavaKafka(t *testing.T) {
 // records) and testdata/orders.proto as orders-value (the suite's topic).
 func startRegistry(t *testing.T, root string) string {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := api.New(api.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	c := &client.Client{URL: ts.URL}
-	for subject, file := range map[string]string{"order-event-value": "examples/proto/shop/payment/v1/payment.proto",
-		"orders-value": "internal/javakafka/testdata/orders.proto"} {
-		text, err := os.ReadFile(filepath.Join(root, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := c.Register(context.Background(), subject, string(text), nil); err != nil {
-			t.Fatalf("register %s: %v", subject, err)
-		}
-	}
-	return ts.URL
+	c := registrytest.Start(t)
+	registrytest.Register(t, c, "order-event-value", filepath.Join(root, "examples/proto/shop/payment/v1/payment.proto"))
+	registrytest.Register(t, c, "orders-value", filepath.Join(root, "internal/javakafka/testdata/orders.proto"))
+	return c.URL
 }
 
 // publishFramed publishes framedByGo PaySuccess records (order ids go-0...)

@@ -11,7 +11,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -25,9 +24,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	paymentv1 "github.com/msgcontract/msgcontract/examples/gen/go/shop/payment/v1"
-	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/registrytest"
 	"github.com/msgcontract/msgcontract/runtime-go/confluent"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
@@ -47,33 +45,15 @@ var root, _ = filepath.Abs("../..")
 // registers the example payment contract as order-event-value.
 func startRegistry(t *testing.T) (string, *client.Client) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := api.New(api.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	c := &client.Client{URL: ts.URL}
+	c := registrytest.Start(t)
 	register(t, c, "order-event-value", "examples/proto/shop/payment/v1/payment.proto")
-	return ts.URL, c
+	return c.URL, c
 }
 
+// register registers file (relative to the repository root) as subject.
 func register(t *testing.T, c *client.Client, subject, file string) int64 {
 	t.Helper()
-	text, err := os.ReadFile(filepath.Join(root, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, _, err := c.Register(context.Background(), subject, string(text), nil)
-	if err != nil {
-		t.Fatalf("register %s: %v", subject, err)
-	}
-	return id
+	return registrytest.Register(t, c, subject, filepath.Join(root, file))
 }
 
 // python runs testdata/pyinterop.py with the project's .venv, where

@@ -1,0 +1,51 @@
+// Package registrytest runs msgcontract's schema registry inside a test:
+// the API on a fresh SQLite store behind an httptest server, gone when the
+// test ends. Tests of other parts that need a real registry (the Kafka
+// wire format, the cross-language interop tests) use it instead of wiring
+// the store, the API and the server themselves.
+package registrytest
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/client"
+	"github.com/msgcontract/msgcontract/registry/store"
+)
+
+// Start serves a registry on a fresh SQLite store for the rest of the test
+// and returns a client of it (its URL is the server's).
+func Start(t testing.TB) *client.Client {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv, err := api.New(api.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return &client.Client{URL: ts.URL}
+}
+
+// Register registers the .proto file at path as subject and returns the
+// schema id.
+func Register(t testing.TB, c *client.Client, subject, path string) int64 {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := c.Register(context.Background(), subject, string(text), nil)
+	if err != nil {
+		t.Fatalf("register %s as %s: %v", path, subject, err)
+	}
+	return id
+}

@@ -1,5 +1,6 @@
 package io.msgcontract.kafka;
 
+import io.msgcontract.support.JsonStrings;
 import io.msgcontract.v1.Envelope;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -53,28 +54,6 @@ final class DeadLetters {
   }
 
   private static StringBuilder field(StringBuilder b, String name, String value) {
-    return quote(quote(b, name).append(':'), value == null ? "" : value);
-  }
-
-  static StringBuilder quote(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"');
+    return JsonStrings.quote(JsonStrings.quote(b, name).append(':'), value == null ? "" : value);
   }
 }

@@ -1,6 +1,7 @@
 package io.msgcontract.observe;
 
 import io.msgcontract.support.Decision;
+import io.msgcontract.support.JsonStrings;
 import io.msgcontract.support.Observer;
 import io.msgcontract.v1.Envelope;
 import java.time.Instant;
@@ -72,36 +73,14 @@ public final class JsonLog implements Observer {
       if (b.length() > 1) {
         b.append(',');
       }
-      quote(b, e.getKey());
+      JsonStrings.quote(b, e.getKey());
       b.append(':');
       if (e.getValue() instanceof Number) {
         b.append(e.getValue());
       } else {
-        quote(b, String.valueOf(e.getValue()));
+        JsonStrings.quote(b, String.valueOf(e.getValue()));
       }
     }
     return b.append('}').toString();
-  }
-
-  private static void quote(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    b.append('"');
   }
 }

@@ -105,13 +105,13 @@ test-corpus: ## build the edge-contract corpus and random contracts in Go, Java 
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	$(GO) test -json -tags corpus -timeout 40m -run 'TestCorpus|TestRandomContracts$$' ./internal/corpus | $(TESTSUMMARY) -suite corpus -dir $(SUMMARY)
 
-fuzz-smoke: ## run the parser fuzz targets briefly
-	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1 -fuzzminimizetime=0
-	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=10s -parallel=1 -fuzzminimizetime=0
-	$(GO) test ./registry/schema -run='^$$' -fuzz=FuzzParse -fuzztime=10s -parallel=1 -fuzzminimizetime=0
-	$(GO) test ./registry/api -run='^$$' -fuzz=FuzzRequests -fuzztime=10s -parallel=1 -fuzzminimizetime=0
-	$(GO) test ./internal/corpus -run='^$$' -fuzz=FuzzEscaping -fuzztime=20s -parallel=1 -fuzzminimizetime=0
-	cd runtime-go && $(GO) test ./sqldb/mysqldb -run='^$$' -fuzz=FuzzRebind -fuzztime=10s -parallel=1 -fuzzminimizetime=0
+fuzz-smoke: ## run the parser fuzz targets briefly (execution counts, not durations: a -fuzztime duration races Go's fuzz coordinator, golang/go#75804, and fails with a bare "context deadline exceeded")
+	$(GO) test ./codegen/keytemplate -run='^$$' -fuzz=FuzzParse -fuzztime=300000x -parallel=1 -fuzzminimizetime=0
+	$(GO) test ./codegen/model -run='^$$' -fuzz=FuzzLoad -fuzztime=20000x -parallel=1 -fuzzminimizetime=0
+	$(GO) test ./registry/schema -run='^$$' -fuzz=FuzzParse -fuzztime=25000x -parallel=1 -fuzzminimizetime=0
+	$(GO) test ./registry/api -run='^$$' -fuzz=FuzzRequests -fuzztime=20000x -parallel=1 -fuzzminimizetime=0
+	$(GO) test ./internal/corpus -run='^$$' -fuzz=FuzzEscaping -fuzztime=6000x -parallel=1 -fuzzminimizetime=0
+	cd runtime-go && $(GO) test ./sqldb/mysqldb -run='^$$' -fuzz=FuzzRebind -fuzztime=250000x -parallel=1 -fuzzminimizetime=0
 
 VECTORS ?= testdata/conformance
 

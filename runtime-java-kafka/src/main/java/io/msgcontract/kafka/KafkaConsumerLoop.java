@@ -7,6 +7,7 @@ import io.msgcontract.support.Decision;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.Handler;
+import io.msgcontract.support.LagObserver;
 import io.msgcontract.v1.Envelope;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,6 +70,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       -5); a registry that cannot be asked holds the record back a second.
  *   <li>A database failure is not the message's fault: the delivery runs
  *       again after dbRetryMs, no retry counted.
+ *   <li>With {@link #withLag}, each poll reports the lag of every partition
+ *       it returned records of (the partition's high watermark minus the
+ *       offset after the last record returned) as runtime-go does:
+ *       {@code msgcontract_consumer_lag_messages{group,topic,partition}}
+ *       through {@code io.msgcontract.observe.PrometheusMetrics}. A
+ *       partition let go is forgotten; its next owner reports it.
  * </ul>
  *
  * <p>{@link #run()} blocks in the calling thread, which runs the handlers;
@@ -91,6 +99,7 @@ public final class KafkaConsumerLoop implements AutoCloseable {
   private final Map<String, String> origin = new HashMap<>(); // Kafka topic -> the user's topic
   private volatile boolean closed;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
+  private LagObserver lag = LagObserver.NONE;
 
   private final Map<TopicPartition, Part> parts = new HashMap<>();
   private final Map<String, ArrayDeque<Entry>> keys = new LinkedHashMap<>();
@@ -179,6 +188,18 @@ public final class KafkaConsumerLoop implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Reports consumer lag to lag, for example an {@code io.msgcontract.observe.PrometheusMetrics};
+   * the default reports nothing.
+   */
+  public KafkaConsumerLoop withLag(LagObserver lag) {
+    if (consumer != null) {
+      throw new IllegalStateException("kafka: withLag before run");
+    }
+    this.lag = lag == null ? LagObserver.NONE : lag;
+    return this;
+  }
+
   /** Deliveries whose handler committed. */
   public long handled() {
     return handled.get();
@@ -254,6 +275,7 @@ public final class KafkaConsumerLoop implements AutoCloseable {
             for (ConsumerRecord<byte[], byte[]> r : recs) {
               add(r);
             }
+            reportLag(c, recs);
             processReady(pub);
             if (clock.getAsLong() - lastCommit >= cfg.commitIntervalMs) {
               commit(null);
@@ -269,6 +291,22 @@ public final class KafkaConsumerLoop implements AutoCloseable {
           // close() asked to stop
         }
         commit(null);
+      }
+    }
+  }
+
+  /** Sets the lag of each partition recs holds records of: its high watermark minus the position after them. */
+  private void reportLag(KafkaConsumer<byte[], byte[]> c, ConsumerRecords<byte[], byte[]> recs) {
+    if (lag == LagObserver.NONE) {
+      return;
+    }
+    for (TopicPartition tp : recs.partitions()) {
+      if (!parts.containsKey(tp)) {
+        continue;
+      }
+      OptionalLong n = c.currentLag(tp); // from the last fetch's high watermark, no request
+      if (n.isPresent()) {
+        lag.lag(group, tp.topic(), tp.partition(), Math.max(n.getAsLong(), 0));
       }
     }
   }
@@ -504,6 +542,7 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       if (p == null) {
         continue;
       }
+      lag.forget(group, tp.topic(), tp.partition()); // another member reports it now
       for (Entry e : p.q) {
         if (!e.settled) {
           unkey(e);

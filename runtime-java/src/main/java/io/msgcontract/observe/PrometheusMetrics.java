@@ -1,8 +1,10 @@
 package io.msgcontract.observe;
 
 import io.msgcontract.support.Decision;
+import io.msgcontract.support.LagObserver;
 import io.msgcontract.support.Observer;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -11,11 +13,13 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
  * ("Observability"), the same series the Go and Python runtimes expose:
  * {@code msgcontract_messages_processed_total{handler,event_type,outcome}},
  * {@code msgcontract_handler_duration_seconds} and {@code msgcontract_retry_delay_seconds}
- * (classic histograms with the shared buckets). {@code io.prometheus:prometheus-metrics-core} is an
+ * (classic histograms with the shared buckets); as a {@link LagObserver} of the Kafka loop also
+ * {@code msgcontract_consumer_lag_messages{group,topic,partition}}, registered on its first
+ * report, so a service without Kafka exposes no empty gauge. {@code io.prometheus:prometheus-metrics-core} is an
  * optional dependency of the runtime: a service that uses this class adds it (and an exporter, such
  * as {@code prometheus-metrics-exporter-httpserver}).
  */
-public final class PrometheusMetrics implements Observer {
+public final class PrometheusMetrics implements Observer, LagObserver {
   /**
    * Handler duration buckets: 1 ms doubling, 16 buckets, as in Go and Python (no integer edge and
    * none below 0.001, so every client writes the same le text).
@@ -29,6 +33,8 @@ public final class PrometheusMetrics implements Observer {
   private final Counter processed;
   private final Histogram handlerDuration;
   private final Histogram retryDelay;
+  private final PrometheusRegistry registry;
+  private Gauge lag; // registered on the first report
 
   /**
    * Registers the metrics on registry.
@@ -36,6 +42,7 @@ public final class PrometheusMetrics implements Observer {
    * @param registry where to register, for example {@code PrometheusRegistry.defaultRegistry}
    */
   public PrometheusMetrics(PrometheusRegistry registry) {
+    this.registry = registry;
     processed = Counter.builder()
         .name("msgcontract_messages_processed_total")
         .help("Deliveries that reached a final outcome: handled, deduplicated, retry_scheduled, dead_lettered or conflict.")
@@ -70,6 +77,27 @@ public final class PrometheusMetrics implements Observer {
     if (o.decision() instanceof Decision.Retry r) {
       retryDelay.labelValues(o.handler(), o.eventType()).observe(r.delayMs() / 1000.0);
     }
+  }
+
+  @Override
+  public void lag(String group, String topic, int partition, long records) {
+    lagGauge().labelValues(group, topic, Integer.toString(partition)).set(Math.max(records, 0));
+  }
+
+  @Override
+  public void forget(String group, String topic, int partition) {
+    lagGauge().remove(group, topic, Integer.toString(partition));
+  }
+
+  private synchronized Gauge lagGauge() {
+    if (lag == null) {
+      lag = Gauge.builder()
+          .name("msgcontract_consumer_lag_messages")
+          .help("Records of a partition behind its high watermark, after this consumer's last fetch.")
+          .labelNames("group", "topic", "partition")
+          .register(registry);
+    }
+    return lag;
   }
 
   static double[] exponential(double start, double factor, int count) {

@@ -90,6 +90,28 @@ class ObserveTest {
     assertTrue(text.contains("msgcontract_messages_processed_total{event_type=\"\",handler=\"\",outcome=\"dead_lettered\"} 1"), text);
   }
 
+  @Test
+  void consumerLagIsTheSharedGauge() throws Exception {
+    PrometheusRegistry reg = new PrometheusRegistry();
+    PrometheusMetrics m = new PrometheusMetrics(reg);
+    assertEquals("", text(reg)); // no Kafka loop reported: no gauge
+    m.lag("billing", "ns.orders", 2, 15);
+    m.lag("billing", "ns.orders", 0, -1); // a high watermark older than the fetch: never negative
+    String text = text(reg);
+    assertTrue(text.contains("# TYPE msgcontract_consumer_lag_messages gauge"), text);
+    assertTrue(text.contains("msgcontract_consumer_lag_messages{group=\"billing\",partition=\"2\",topic=\"ns.orders\"} 15.0"), text);
+    assertTrue(text.contains("msgcontract_consumer_lag_messages{group=\"billing\",partition=\"0\",topic=\"ns.orders\"} 0.0"), text);
+    m.forget("billing", "ns.orders", 2); // revoked: its next owner reports it
+    text = text(reg);
+    assertTrue(!text.contains("partition=\"2\""), text);
+  }
+
+  private static String text(PrometheusRegistry reg) throws java.io.IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrometheusTextFormatWriter.create().write(out, reg.scrape());
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
   private static String ok(List<String> lines) {
     return lines.get(0).replaceAll(".*\"message_id\":\"([^\"]*)\".*", "$1");
   }

@@ -1,22 +1,34 @@
 """The transactional outbox on a DB-API connection, in runtime-go's msg_outbox layout.
 
 ``write`` stores an envelope in the caller's business transaction (the caller
-commits); ``relay_once`` publishes stored rows in id order (so one biz_key's
+commits); a ``Relay`` publishes stored rows in id order (so one biz_key's
 rows go out in the order they were written) and marks them sent. Delivery is
 at least once: a relay that dies between publishing and marking publishes
-the row again, and the consumers' dedup absorbs it. Run one relay per
-database (runtime-go's relay lease, msg_outbox_lock, is not taken here).
+the row again, and the consumers' dedup absorbs it.
+
+Several relays may run on one database: as runtime-go's and Java's relays,
+only the holder of the leader lock publishes (a lease in msg_outbox_lock,
+taken or renewed by one conditional UPDATE at the start of each pass), so a
+row is not published by two relays at once and per-key order holds. Go,
+Java and Python relays share the lock. SQLite, PostgreSQL (psycopg) and
+MySQL/MariaDB (PyMySQL, mysqlclient) connections are supported.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import Any, Protocol
+import uuid
+from typing import Any, Callable, Optional, Protocol
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
+from msgcontract_runtime.dedup import is_mysql
 from msgcontract_runtime.envelope import decode, encode
 
+log = logging.getLogger("msgcontract.outbox")
+
 TABLE = "msg_outbox"
+LOCK_TABLE = "msg_outbox_lock"
 
 
 class Publisher(Protocol):
@@ -30,19 +42,40 @@ def _p(paramstyle: str) -> str:
     return p
 
 
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
 def migrate(conn: Any, postgres: bool = False) -> None:
-    """Creates msg_outbox (and runtime-go's lock table) if missing, and commits."""
+    """Creates msg_outbox and the relay's lock table (with its one row) if missing, and commits.
+
+    A MySQL connection is recognized by its driver; postgres=True selects PostgreSQL's types.
+    """
+    cur = conn.cursor()
+    if is_mysql(conn):
+        cur.execute(
+            f"CREATE TABLE IF NOT EXISTS {TABLE} (id BIGINT AUTO_INCREMENT PRIMARY KEY, topic TEXT NOT NULL, "
+            "biz_key TEXT NOT NULL, message_id TEXT NOT NULL, envelope LONGBLOB NOT NULL, "
+            f"created_at BIGINT NOT NULL, sent_at BIGINT NOT NULL DEFAULT 0, INDEX {TABLE}_pending (sent_at, id))"
+        )
+        cur.execute(f"CREATE TABLE IF NOT EXISTS {LOCK_TABLE} (name VARBINARY(64) PRIMARY KEY, owner TEXT NOT NULL, "
+                    "lease_until BIGINT NOT NULL)")
+        cur.execute(f"INSERT INTO {LOCK_TABLE} (name, owner, lease_until) VALUES ('relay', '', 0) "
+                    "ON DUPLICATE KEY UPDATE name = name")
+        conn.commit()
+        return
     serial = "BIGSERIAL PRIMARY KEY" if postgres else "INTEGER PRIMARY KEY AUTOINCREMENT"
     blob = "BYTEA" if postgres else "BLOB"
-    cur = conn.cursor()
     cur.execute(
         f"CREATE TABLE IF NOT EXISTS {TABLE} (id {serial}, topic TEXT NOT NULL, biz_key TEXT NOT NULL, "
         f"message_id TEXT NOT NULL, envelope {blob} NOT NULL, created_at BIGINT NOT NULL, "
         "sent_at BIGINT NOT NULL DEFAULT 0)"
     )
     cur.execute(f"CREATE INDEX IF NOT EXISTS {TABLE}_pending ON {TABLE} (sent_at, id)")
-    cur.execute("CREATE TABLE IF NOT EXISTS msg_outbox_lock (name TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+    cur.execute(f"CREATE TABLE IF NOT EXISTS {LOCK_TABLE} (name TEXT PRIMARY KEY, owner TEXT NOT NULL, "
                 "lease_until BIGINT NOT NULL)")
+    cur.execute(f"INSERT INTO {LOCK_TABLE} (name, owner, lease_until) VALUES ('relay', '', 0) "
+                "ON CONFLICT (name) DO NOTHING")
     conn.commit()
 
 
@@ -53,19 +86,114 @@ def write(conn: Any, env: _envelope_pb2.Envelope, paramstyle: str = "qmark") -> 
     p = _p(paramstyle)
     conn.cursor().execute(
         f"INSERT INTO {TABLE} (topic, biz_key, message_id, envelope, created_at) VALUES ({p}, {p}, {p}, {p}, {p})",
-        (env.topic, env.biz_key, env.message_id, encode(env), int(time.time() * 1000)),
+        (env.topic, env.biz_key, env.message_id, encode(env), _now_ms()),
     )
 
 
+class Relay:
+    """Publishes the outbox's pending rows while it holds the leader lock, as runtime-go's outbox.Relay.
+
+    conn is the relay's own DB-API connection to the business database
+    (paramstyle "format" for psycopg, PyMySQL and mysqlclient). The lock is
+    a lease of lease_s seconds renewed by every pass; a relay that stops
+    passing loses it after lease_s, and ``release`` gives it up at once. A
+    pass longer than the lease may overlap the next holder's: keep
+    batch_size small enough to publish within it.
+    """
+
+    def __init__(self, conn: Any, publisher: Publisher, paramstyle: str = "qmark", lease_s: float = 15.0,
+                 batch_size: int = 100, clock_ms: Callable[[], int] = _now_ms) -> None:
+        if lease_s <= 0 or batch_size <= 0:
+            raise ValueError("outbox: lease_s and batch_size must be positive")
+        self.conn = conn
+        self.publisher = publisher
+        self.owner = uuid.uuid4().hex
+        self.lease_ms = int(lease_s * 1000)
+        self.batch_size = batch_size
+        self.clock_ms = clock_ms
+        self._p = _p(paramstyle)
+
+    def lead(self) -> bool:
+        """Takes or renews the leader lock; False when another relay's lease runs."""
+        p = self._p
+        now = self.clock_ms()
+        cur = self.conn.cursor()
+        cur.execute(f"UPDATE {LOCK_TABLE} SET owner = {p}, lease_until = {p} "
+                    f"WHERE name = 'relay' AND (owner = {p} OR lease_until < {p})",
+                    (self.owner, now + self.lease_ms, self.owner, now))
+        n = cur.rowcount
+        self.conn.commit()
+        if n == 1 or not is_mysql(self.conn):
+            return bool(n == 1)
+        # MySQL counts changed rows, not matched ones: a renewal within the
+        # same millisecond changes nothing.
+        cur = self.conn.cursor()
+        cur.execute(f"SELECT owner FROM {LOCK_TABLE} WHERE name = 'relay'")
+        row = cur.fetchone()
+        self.conn.commit()
+        return row is not None and (row[0].decode() if isinstance(row[0], bytes) else row[0]) == self.owner
+
+    def release(self) -> None:
+        """Gives the lock up, so another relay may lead at once."""
+        p = self._p
+        self.conn.cursor().execute(f"UPDATE {LOCK_TABLE} SET lease_until = 0 WHERE name = 'relay' AND owner = {p}",
+                                   (self.owner,))
+        self.conn.commit()
+
+    def flush(self) -> int:
+        """One pass: if this relay leads, publishes up to batch_size unsent rows in id order, marking each
+        sent after the publisher returned; returns how many it published (0 when another relay leads).
+
+        After a failed publish the later rows of its biz_key wait for the next
+        pass, so per-key order holds; the first error is raised at the end.
+        """
+        if not self.lead():
+            return 0
+        p = self._p
+        cur = self.conn.cursor()
+        cur.execute(f"SELECT id, topic, biz_key, envelope FROM {TABLE} WHERE sent_at = 0 ORDER BY id "
+                    f"LIMIT {int(self.batch_size)}")
+        rows = cur.fetchall()
+        self.conn.commit()
+        blocked: set[str] = set()
+        first: Optional[Exception] = None
+        sent = 0
+        for row_id, topic, key, body in rows:
+            if key in blocked:
+                continue
+            try:
+                self.publisher.publish(topic, decode(bytes(body)))
+            except Exception as e:  # the publisher's failure: this key waits for the next pass
+                blocked.add(key)
+                first = first or e
+                continue
+            self.conn.cursor().execute(f"UPDATE {TABLE} SET sent_at = {p} WHERE id = {p}", (self.clock_ms(), row_id))
+            self.conn.commit()
+            sent += 1
+        if first is not None:
+            raise first
+        return sent
+
+    def run(self, stop: Callable[[], bool], poll_interval_s: float = 0.1) -> None:
+        """Passes until stop() is true, pausing poll_interval_s after a pass that had less than a batch
+        to do or failed (logged), then releases the lock."""
+        try:
+            while not stop():
+                try:
+                    n = self.flush()
+                except Exception as e:  # the database or the publisher: the next pass tries again
+                    log.error("msgcontract: outbox relay pass failed: %s", e)
+                    n = 0
+                if n < self.batch_size:
+                    time.sleep(poll_interval_s)
+        finally:
+            self.release()
+
+
 def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit: int = 100) -> int:
-    """Publishes up to limit unsent rows in id order, marking each sent after the broker acknowledged it."""
-    p = _p(paramstyle)
-    cur = conn.cursor()
-    cur.execute(f"SELECT id, topic, envelope FROM {TABLE} WHERE sent_at = 0 ORDER BY id LIMIT {int(limit)}")
-    rows = cur.fetchall()
-    conn.commit()
-    for row_id, topic, body in rows:
-        publisher.publish(topic, decode(bytes(body)))
-        conn.cursor().execute(f"UPDATE {TABLE} SET sent_at = {p} WHERE id = {p}", (int(time.time() * 1000), row_id))
-        conn.commit()
-    return len(rows)
+    """One pass of a one-off Relay that releases the lock afterwards; 0 when another relay holds it."""
+    r = Relay(conn, publisher, paramstyle, batch_size=limit)
+    try:
+        return r.flush()
+    finally:
+        r.release()

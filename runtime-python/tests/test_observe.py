@@ -59,3 +59,18 @@ def test_metrics_and_log_lines_use_the_shared_names() -> None:
     assert (dead["outcome"], dead["reason"], dead["code"], dead["handler"], "event_type" in dead) == (
         "dead_lettered", "decode", -3, "", False)
     assert 'msgcontract_messages_processed_total{event_type="",handler="",outcome="dead_lettered"} 1.0' in text
+
+
+def test_consumer_lag_is_the_shared_gauge() -> None:
+    reg = CollectorRegistry()
+    m = PrometheusMetrics(reg)
+    assert "msgcontract_consumer_lag_messages" not in prometheus_client.generate_latest(reg).decode()
+    m.forget("billing", "ns.orders", 1)  # never reported: nothing to drop
+    m.lag("billing", "ns.orders", 2, 15)
+    m.lag("billing", "ns.orders", 0, -1)  # a high watermark older than the fetch: never negative
+    text = prometheus_client.generate_latest(reg).decode()
+    assert "# TYPE msgcontract_consumer_lag_messages gauge" in text
+    assert 'msgcontract_consumer_lag_messages{group="billing",partition="2",topic="ns.orders"} 15.0' in text, text
+    assert 'msgcontract_consumer_lag_messages{group="billing",partition="0",topic="ns.orders"} 0.0' in text, text
+    m.forget("billing", "ns.orders", 2)  # revoked: its next owner reports it
+    assert 'partition="2"' not in prometheus_client.generate_latest(reg).decode()

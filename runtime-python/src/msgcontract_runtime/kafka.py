@@ -19,6 +19,12 @@ not due yet waits in memory (its key with it) without stalling other keys.
 Producers are idempotent with acks=all and partition by murmur2 of the key
 (``murmur2_random``), as the Java client and runtime-go do; the group uses
 the cooperative-sticky assignor, runtime-go's (franz-go's) default.
+
+With ``lag=`` (for example ``observe.PrometheusMetrics``) the loop reports
+``msgcontract_consumer_lag_messages{group,topic,partition}`` as runtime-go
+does: after each poll, for every partition it returned records of, the
+partition's high watermark (cached from the fetch, no request) minus the
+offset after its last record; a partition let go is forgotten.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
 from confluent_kafka import Consumer as _KConsumer
 from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
@@ -271,6 +277,17 @@ class KafkaPublisher:
         self._p.close()
 
 
+class LagObserver(Protocol):
+    """Sees consumer lag; ``observe.PrometheusMetrics`` implements it as msgcontract_consumer_lag_messages."""
+
+    def lag(self, group: str, topic: str, partition: int, records: int) -> None:
+        """records: the partition's high watermark minus the offset after the last record fetched (>= 0);
+        group as the service names it, topic the broker's name (namespace and retry topics included)."""
+
+    def forget(self, group: str, topic: str, partition: int) -> None:
+        """The member let the partition go; its next owner reports it."""
+
+
 @dataclasses.dataclass
 class _Part:
     pending: set[int] = dataclasses.field(default_factory=set)  # offsets seen, not settled
@@ -302,8 +319,10 @@ class KafkaLoop:
     def __init__(self, brokers: str, group: str, consumers: Sequence[Consumer[Any]], conn: Any,
                  namespace: str = "", registry_url: Optional[str] = None, config: Optional[Dict[str, Any]] = None,
                  partitions: int = 6, commit_interval_s: float = 0.2, session_timeout_ms: int = 10000,
-                 clock_ms: Callable[[], int] = _now_ms, create_topics: bool = True) -> None:
+                 clock_ms: Callable[[], int] = _now_ms, create_topics: bool = True,
+                 lag: Optional[LagObserver] = None) -> None:
         self.group = group
+        self._lag = lag
         self.namespace = namespace
         self.conn = conn
         self.clock_ms = clock_ms
@@ -364,7 +383,8 @@ class KafkaLoop:
     def _drop(self, parts: List[TopicPartition]) -> None:
         gone = {(p.topic, p.partition) for p in parts}
         for k in gone:
-            self._parts.pop(k, None)
+            if self._parts.pop(k, None) is not None and self._lag is not None:
+                self._lag.forget(self.group, k[0], k[1])  # another member reports it now
         for key in list(self._waiting):
             q = collections.deque(m for m in self._waiting[key] if (m.topic(), m.partition()) not in gone)
             if q:
@@ -406,7 +426,10 @@ class KafkaLoop:
     def step(self, poll_timeout_s: float = 0.2) -> None:
         """One poll: records due again first, then up to 100 new records, then a commit when due."""
         self._run_due()
-        for m in self._c.consume(100, poll_timeout_s):
+        msgs = self._c.consume(100, poll_timeout_s)
+        if self._lag is not None:
+            self._report_lag(msgs)
+        for m in msgs:
             if m.error() is not None:
                 log.warning("msgcontract: kafka fetch failed; retrying: %s", m.error())
                 continue
@@ -422,6 +445,22 @@ class KafkaLoop:
             self._run_key(key, collections.deque([m]))
             self._commit_due()
         self._commit_due()
+
+    def _report_lag(self, msgs: List[Message]) -> None:
+        last: Dict[Tuple[str, int], int] = {}
+        for m in msgs:
+            if m.error() is None:
+                k = (m.topic(), m.partition())
+                last[k] = max(last.get(k, -1), m.offset())
+        for (topic, part), off in last.items():
+            if (topic, part) not in self._parts:
+                continue
+            try:
+                _, high = self._c.get_watermark_offsets(TopicPartition(topic, part), cached=True)
+            except KafkaException:
+                continue  # not known yet
+            if self._lag is not None and high is not None and high >= 0:
+                self._lag.lag(self.group, topic, part, max(high - off - 1, 0))
 
     def _commit_due(self) -> None:
         if time.monotonic() - self._last_commit >= self.commit_interval_s:

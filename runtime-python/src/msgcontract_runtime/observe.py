@@ -3,7 +3,8 @@
 docs/DESIGN.md ("Observability") names them: ``PrometheusMetrics`` exposes
 ``msgcontract_messages_processed_total{handler,event_type,outcome}``,
 ``msgcontract_handler_duration_seconds`` and ``msgcontract_retry_delay_seconds``
-with prometheus_client (install ``msgcontract-runtime[prometheus]``);
+with prometheus_client (install ``msgcontract-runtime[prometheus]``), and
+as ``KafkaLoop(lag=...)`` also ``msgcontract_consumer_lag_messages{group,topic,partition}``;
 ``JsonLog`` writes one JSON line per outcome with the shared field names and
 needs nothing. Pass one, or ``fan_out(a, b)``, as ``Consumer(observer=...)``.
 """
@@ -37,7 +38,8 @@ class PrometheusMetrics:
 
     It turns prometheus_client's ``_created`` series off
     (``disable_created_metrics``, process-wide), so a scrape shows the same
-    series as the Go and Java runtimes.
+    series as the Go and Java runtimes. The consumer-lag gauge is registered
+    on the first ``lag`` report, so a service without Kafka exposes none.
     """
 
     def __init__(self, registry: Optional[Any] = None) -> None:
@@ -45,6 +47,8 @@ class PrometheusMetrics:
 
         pc.disable_created_metrics()  # type: ignore[no-untyped-call]
         reg = registry if registry is not None else pc.REGISTRY
+        self._registry = reg
+        self._lag: Optional[Any] = None
         self.processed = pc.Counter(
             "msgcontract_messages_processed_total",
             "Deliveries that reached a final outcome: handled, deduplicated, retry_scheduled, dead_lettered or conflict.",
@@ -68,6 +72,29 @@ class PrometheusMetrics:
             self.handler_duration.labels(o.handler, o.event_type).observe(o.handler_seconds)
         if isinstance(o.decision, Retry):
             self.retry_delay.labels(o.handler, o.event_type).observe(o.decision.delay_ms / 1000.0)
+
+
+    def _lag_gauge(self) -> Any:
+        if self._lag is None:
+            import prometheus_client as pc
+
+            self._lag = pc.Gauge(
+                "msgcontract_consumer_lag_messages",
+                "Records of a partition behind its high watermark, after this consumer's last fetch.",
+                ["group", "topic", "partition"], registry=self._registry,
+            )
+        return self._lag
+
+    def lag(self, group: str, topic: str, partition: int, records: int) -> None:
+        """Sets the consumer lag of a partition (msgcontract_runtime.kafka.LagObserver)."""
+        self._lag_gauge().labels(group, topic, str(partition)).set(max(records, 0))
+
+    def forget(self, group: str, topic: str, partition: int) -> None:
+        """Drops a partition's lag series: the member let it go."""
+        try:
+            self._lag_gauge().remove(group, topic, str(partition))
+        except KeyError:
+            pass  # never reported
 
 
 def trace_ids(traceparent: str) -> Optional[tuple[str, str]]:

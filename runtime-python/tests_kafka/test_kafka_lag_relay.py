@@ -1,0 +1,88 @@
+"""On the real broker: KafkaLoop's consumer-lag gauge, and two outbox relays on one PostgreSQL database."""
+
+from __future__ import annotations
+
+import collections
+import os
+import pathlib
+import sys
+from typing import Any, Optional
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+import msgcontract_runtime as mc
+from msgcontract_runtime import kafka as mk
+from msgcontract_runtime import outbox
+from msgcontract_runtime.observe import PrometheusMetrics
+
+from conftest import ROOT, brokers
+from kafkahelp import publish_pay, read_topic, sqlite_db, wait
+from test_kafka_loop import record_effect
+
+sys.path.insert(0, str(ROOT / "runtime-python" / "tests"))
+from outbox_support import Recorder, two_relays_at_once  # noqa: E402
+
+
+def test_lag_is_reported_after_each_fetch(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    """Gauge = the partition's end minus the records fetched so far, as runtime-go sets it; 0 once drained;
+    the series goes when the member leaves the group."""
+    b = brokers()
+    n = 150  # more than one consume() returns (100)
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=1)
+    for i in range(n):
+        publish_pay(pub, spec, pb, f"o-{i}")
+    pub.close()
+    reg = CollectorRegistry()
+    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)], sqlite_db(str(tmp_path / "biz.db")),
+                        namespace=ns, partitions=1, lag=PrometheusMetrics(reg))
+    labels = {"group": "recon", "topic": ns + "order-event", "partition": "0"}
+
+    def lag() -> Optional[float]:
+        return reg.get_sample_value("msgcontract_consumer_lag_messages", labels)
+
+    try:
+        wait(lambda: loop.counts.processed > 0, loop.step, "a first fetch")
+        # one partition, no failure: the records handled are the records fetched
+        assert lag() == n - loop.counts.processed and loop.counts.processed < n, (lag(), loop.counts)
+        wait(lambda: loop.counts.processed == n, loop.step, "every record handled")
+        assert lag() == 0
+        assert reg.get_sample_value("msgcontract_consumer_lag_messages", dict(
+            labels, topic=mk.retry_topic(ns, "order-event", "recon"))) is None  # nothing fetched there
+    finally:
+        loop.close()
+    assert lag() is None  # leaving the group revoked the partition
+
+
+def test_two_relays_on_postgres_publish_each_row_once(spec: Any, pb: Any, ns: str) -> None:
+    """Two relays, each on its own PostgreSQL connection and producer, run at once on one outbox;
+    the topic holds every row exactly once."""
+    import psycopg
+
+    dsn = os.environ.get("MSGCONTRACT_PG_DSN", "")
+    if not dsn:
+        pytest.fail("MSGCONTRACT_PG_DSN is not set: run through `make test-kafka-python` (scripts/with-postgres.sh)")
+    b = brokers()
+    schema = ns.replace(".", "").replace("-", "_")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    conns = [psycopg.connect(dsn, options=f"-c search_path={schema}") for _ in range(3)]
+    outbox.migrate(conns[0], postgres=True)
+    ids = []
+    for i in range(60):
+        env = mc.new_envelope(spec, pb.PaySuccess(order_id=f"o-{i % 13}", amount=i))
+        outbox.write(conns[0], env, "format")
+        ids.append(env.message_id)
+    conns[0].commit()
+    pubs = [mk.KafkaPublisher(b, namespace=ns, partitions=2) for _ in range(2)]
+    recs = [Recorder(p) for p in pubs]
+    try:
+        sent = two_relays_at_once(conns[1:], recs, "format")
+    finally:
+        for p in pubs:
+            p.close()
+        for c in conns:
+            c.close()
+    assert sorted(sent) == [0, 60], sent
+    on_topic = collections.Counter(mc.decode(m.value()).message_id for m in read_topic(b, ns + "order-event", 60))
+    assert on_topic == collections.Counter(ids)

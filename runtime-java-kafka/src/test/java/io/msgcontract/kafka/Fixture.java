@@ -2,13 +2,13 @@ package io.msgcontract.kafka;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.google.protobuf.StringValue;
 import io.msgcontract.support.DedupSql;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.ErrorRange;
 import io.msgcontract.support.ErrorRules;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.RetryPolicy;
+import io.msgcontract.kafka.testpb.OrderNote;
 import io.msgcontract.v1.Envelope;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,8 +49,9 @@ final class Fixture implements AutoCloseable {
   static final RetryPolicy POLICY = new RetryPolicy(200, 2.0, 100, 2000, 3);
   static final ErrorRules RULES = new ErrorRules(List.of(new ErrorRange(40000, 49999, false, "business"),
       new ErrorRange(50000, 59999, true, "system")), true);
-  static final EventSpec<StringValue> SPEC = new EventSpec<>("google.protobuf.StringValue", TOPIC, EVENT_TYPE,
-      "{value}", POLICY, RULES, "", StringValue.getDefaultInstance(), StringValue::getValue);
+  /** OrderNote is generated from internal/javakafka/testdata/orders.proto, the schema of subject orders-value. */
+  static final EventSpec<OrderNote> SPEC = new EventSpec<>("msgcontract.javakafka.v1.OrderNote", TOPIC, EVENT_TYPE,
+      "{value}", POLICY, RULES, "", OrderNote.getDefaultInstance(), OrderNote::getValue);
   /** A bound against hangs only; nothing asserts how fast anything is. */
   static final Duration WAIT = Duration.ofSeconds(120);
 
@@ -111,10 +112,14 @@ final class Fixture implements AutoCloseable {
 
   static Envelope envelope(String key) {
     try {
-      return Envelopes.newEnvelope(SPEC, StringValue.of(key), System.currentTimeMillis());
+      return Envelopes.newEnvelope(SPEC, note(key), System.currentTimeMillis());
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  static OrderNote note(String value) {
+    return OrderNote.newBuilder().setValue(value).build();
   }
 
   /** Effects per biz_key. */

@@ -3,7 +3,7 @@ package io.msgcontract.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.StringValue;
+import io.msgcontract.kafka.testpb.OrderNote;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.Handler;
 import io.msgcontract.support.NonRetryableException;
@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -34,17 +35,22 @@ import org.junit.jupiter.api.Test;
  */
 class KafkaLoopTest extends BrokerTest {
   /** The handler every test uses: one row per run, the effect the dedup must keep single. */
-  static Handler<StringValue> insert(String note) {
+  static Handler<OrderNote> insert(String note) {
+    return insert(note, OrderNote::getValue);
+  }
+
+  /** Like {@link #insert(String)} for any event: key gives the effect's key. */
+  static <M> Handler<M> insert(String note, Function<M, String> key) {
     return (tx, m, env) -> {
       try (PreparedStatement st = tx.prepareStatement("INSERT INTO effects (biz_key, note) VALUES (?, ?)")) {
-        st.setString(1, m.getValue());
+        st.setString(1, key.apply(m));
         st.setString(2, note);
         st.executeUpdate();
       }
     };
   }
 
-  private KafkaConsumerLoop loop(Handler<StringValue> h) {
+  private KafkaConsumerLoop loop(Handler<OrderNote> h) {
     KafkaConsumerLoop l = new KafkaConsumerLoop(fx.config(), Fixture.GROUP, fx::open);
     l.register(Fixture.SPEC, Fixture.HANDLER, h);
     toClose.add(l);
@@ -124,7 +130,7 @@ class KafkaLoopTest extends BrokerTest {
     KafkaPublisher pub = publisher();
     AtomicInteger runs = new AtomicInteger();
     Map<Integer, Long> ranAt = new ConcurrentHashMap<>();
-    Handler<StringValue> ok = insert("java");
+    Handler<OrderNote> ok = insert("java");
     KafkaConsumerLoop l = loop((tx, m, env) -> {
       int n = runs.incrementAndGet();
       ranAt.put(n, System.currentTimeMillis());
@@ -268,7 +274,7 @@ class KafkaLoopTest extends BrokerTest {
   @Test
   void revokedPartitionsCommitWhatIsDoneAndMoveOn() throws Exception {
     sixPartitions();
-    Handler<StringValue> slow = (tx, m, env) -> {
+    Handler<OrderNote> slow = (tx, m, env) -> {
       Thread.sleep(20); // a second member joins while the first is busy
       insert("java").handle(tx, m, env);
     };

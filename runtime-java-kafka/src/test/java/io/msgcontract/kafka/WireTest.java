@@ -4,10 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.StringValue;
+import com.example.shop.payment.v1.PaySuccess;
+import com.google.protobuf.Message;
 import com.sun.net.httpserver.HttpServer;
+import io.msgcontract.kafka.testpb.OrderNote;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
+import io.msgcontract.support.Handler;
 import io.msgcontract.v1.Envelope;
 import java.io.File;
 import java.net.InetSocketAddress;
@@ -47,9 +50,10 @@ class WireTest extends BrokerTest {
     return c;
   }
 
-  private KafkaConsumerLoop loop(KafkaConfig c, String group, EventSpec<StringValue> spec) {
+  private <M extends Message> KafkaConsumerLoop loop(KafkaConfig c, String group, EventSpec<M> spec,
+      Handler<M> h) {
     KafkaConsumerLoop l = new KafkaConsumerLoop(c, group, fx::open);
-    l.register(spec, Fixture.HANDLER, KafkaLoopTest.insert("java"));
+    l.register(spec, Fixture.HANDLER, h);
     toClose.add(l);
     threads.add(Fixture.start(l, errors));
     return l;
@@ -78,13 +82,13 @@ class WireTest extends BrokerTest {
     for (ConsumerRecord<byte[], byte[]> r : recs) {
       ConfluentFraming.Frame f = ConfluentFraming.parse(r.value());
       assertEquals(id, f.schemaId(), "the frame's id is orders-value's latest");
-      assertEquals(List.of(7), f.messageIndexes(), "StringValue is message 7 of google/protobuf/wrappers.proto");
+      assertEquals(List.of(0), f.messageIndexes(), "OrderNote is message 0 of orders.proto, the subject's schema");
       Header h = r.headers().lastHeader(Wire.HEADER_ENVELOPE);
       assertNotNull(h, "no msgcontract.envelope header");
       Envelope head = Envelope.parseFrom(h.value());
       assertTrue(head.getPayload().isEmpty(), "the header carries the payload too");
       assertEquals(head.getBizKey(), new String(r.key(), StandardCharsets.UTF_8));
-      assertEquals(head.getBizKey(), StringValue.parseFrom(f.payload()).getValue());
+      assertEquals(head.getBizKey(), OrderNote.parseFrom(f.payload()).getValue());
     }
     File log = fx.dir.resolve("go.log").toFile();
     Process go = new ProcessBuilder(Fixture.env("MSGCONTRACT_KAFKA_GO_PEER"), "-brokers", Fixture.brokers(),
@@ -113,15 +117,15 @@ class WireTest extends BrokerTest {
 
   @Test
   void recordsRuntimeGoFramedAreAppliedOnceByJava() throws Exception {
-    // TestJavaKafka published them with runtime-go (shop.payment.v1.PaySuccess, order ids go-0...). Its
-    // field 1, order_id, is read here as a StringValue's value: the suite has no generated Java classes.
-    EventSpec<StringValue> pay = new EventSpec<>("shop.payment.v1.PaySuccess", "order-event", "PAY_SUCCESS",
-        "order_id:{order_id}:PAY_SUCCESS", Fixture.POLICY, Fixture.RULES, "", StringValue.getDefaultInstance(),
-        StringValue::getValue);
+    // TestJavaKafka published them with runtime-go (shop.payment.v1.PaySuccess, order ids go-0...); the
+    // Java class is protoc's, generated from examples/proto by the pom.
+    EventSpec<PaySuccess> pay = new EventSpec<>("shop.payment.v1.PaySuccess", "order-event", "PAY_SUCCESS",
+        "order_id:{order_id}:PAY_SUCCESS", Fixture.POLICY, Fixture.RULES, "", PaySuccess.getDefaultInstance(),
+        PaySuccess::getOrderId);
     int n = Integer.parseInt(Fixture.env("MSGCONTRACT_KAFKA_GO_FRAMED_N"));
     KafkaConfig c = config();
     c.namespace = Fixture.env("MSGCONTRACT_KAFKA_GO_FRAMED_NS");
-    KafkaConsumerLoop l = loop(c, "java-reads-go", pay);
+    KafkaConsumerLoop l = loop(c, "java-reads-go", pay, KafkaLoopTest.insert("java", PaySuccess::getOrderId));
     Fixture.waitFor("an effect per record", () -> l.handled() + l.deadLettered() >= n);
     Map<String, Integer> want = new HashMap<>();
     for (int i = 0; i < n; i++) {
@@ -167,7 +171,7 @@ class WireTest extends BrokerTest {
       pub.publish(Fixture.envelope("held"));
       KafkaConfig c = config();
       c.registryUrl = "http://127.0.0.1:" + proxy.getAddress().getPort();
-      KafkaConsumerLoop l = loop(c, Fixture.GROUP, Fixture.SPEC);
+      KafkaConsumerLoop l = loop(c, Fixture.GROUP, Fixture.SPEC, KafkaLoopTest.insert("java"));
       Fixture.waitFor("the record handled", () -> l.handled() + l.deadLettered() >= 1);
       assertEquals(3, refused.get(), "the loop did not ask the registry again after a 503");
       assertEquals(0, l.deadLettered(), "a registry that could not answer condemned the record");
@@ -183,11 +187,11 @@ class WireTest extends BrokerTest {
     int own = reg.id("orders-value", 0);
     int foreign = reg.id("order-event-value", 0);
     String topic = fx.namespace + Fixture.TOPIC;
-    byte[] payload = StringValue.of("x").toByteArray();
+    byte[] payload = Fixture.note("x").toByteArray();
     Map<String, byte[]> bad = new HashMap<>();
-    bad.put("foreign", ConfluentFraming.frame(foreign, List.of(7), payload));
-    bad.put("refused", ConfluentFraming.frame(987_654, List.of(7), payload));
-    bad.put("headerless", ConfluentFraming.frame(own, List.of(7), payload));
+    bad.put("foreign", ConfluentFraming.frame(foreign, List.of(0), payload));
+    bad.put("refused", ConfluentFraming.frame(987_654, List.of(0), payload));
+    bad.put("headerless", ConfluentFraming.frame(own, List.of(0), payload));
     bad.put("bad-frame", new byte[] {0, 0, 0});
     List<ProducerRecord<byte[], byte[]>> recs = new ArrayList<>();
     for (Map.Entry<String, byte[]> e : bad.entrySet()) {
@@ -200,7 +204,7 @@ class WireTest extends BrokerTest {
     pub.topics().ensure(pub.topics().subscriptionTopics(Fixture.GROUP, Fixture.TOPIC));
     pub.sendAll(recs);
     pub.publish(Fixture.envelope("good"));
-    KafkaConsumerLoop l = loop(config(), Fixture.GROUP, Fixture.SPEC);
+    KafkaConsumerLoop l = loop(config(), Fixture.GROUP, Fixture.SPEC, KafkaLoopTest.insert("java"));
     Fixture.waitFor("four dead letters and one effect", () -> l.deadLettered() >= 4 && l.handled() >= 1);
     Fixture.waitFor("every record committed", () -> fx.backlog() == 0);
     assertEquals(Map.of("good", 1), fx.effects());

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 import uuid
 from typing import Any, Callable, Dict, List
 
+import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 import msgcontract_runtime as mc
@@ -20,6 +22,20 @@ def sqlite_db(path: str) -> sqlite3.Connection:
     conn.execute("CREATE TABLE IF NOT EXISTS effects (biz_key TEXT NOT NULL, order_id TEXT NOT NULL)")
     conn.commit()
     return conn
+
+
+def pg_schema(ns: str) -> Callable[[], Any]:
+    """Creates a PostgreSQL schema named after namespace ns (MSGCONTRACT_PG_DSN) and returns a function
+    opening psycopg connections whose search_path is it."""
+    import psycopg
+
+    dsn = os.environ.get("MSGCONTRACT_PG_DSN", "")
+    if not dsn:
+        pytest.fail("MSGCONTRACT_PG_DSN is not set: run through `make test-kafka-python` (scripts/with-postgres.sh)")
+    schema = ns.replace(".", "").replace("-", "_")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    return lambda: psycopg.connect(dsn, options=f"-c search_path={schema}")
 
 
 def effects(conn: Any) -> tuple[int, int]:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import collections
-import os
 import pathlib
 import sys
 from typing import Any, Optional
 
-import pytest
 from prometheus_client import CollectorRegistry
 
 import msgcontract_runtime as mc
@@ -17,7 +15,7 @@ from msgcontract_runtime import outbox
 from msgcontract_runtime.observe import PrometheusMetrics
 
 from conftest import ROOT, brokers
-from kafkahelp import publish_pay, read_topic, sqlite_db, wait
+from kafkahelp import pg_schema, publish_pay, read_topic, sqlite_db, wait
 from test_kafka_loop import record_effect
 
 sys.path.insert(0, str(ROOT / "runtime-python" / "tests"))
@@ -57,16 +55,9 @@ def test_lag_is_reported_after_each_fetch(tmp_path: pathlib.Path, spec: Any, pb:
 def test_two_relays_on_postgres_publish_each_row_once(spec: Any, pb: Any, ns: str) -> None:
     """Two relays, each on its own PostgreSQL connection and producer, run at once on one outbox;
     the topic holds every row exactly once."""
-    import psycopg
-
-    dsn = os.environ.get("MSGCONTRACT_PG_DSN", "")
-    if not dsn:
-        pytest.fail("MSGCONTRACT_PG_DSN is not set: run through `make test-kafka-python` (scripts/with-postgres.sh)")
+    connect = pg_schema(ns)
     b = brokers()
-    schema = ns.replace(".", "").replace("-", "_")
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-    conns = [psycopg.connect(dsn, options=f"-c search_path={schema}") for _ in range(3)]
+    conns = [connect() for _ in range(3)]
     outbox.migrate(conns[0], postgres=True)
     ids = []
     for i in range(60):

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import pathlib
 import threading
 from typing import Any, Dict
-
-import pytest
 
 import msgcontract_runtime as mc
 from msgcontract_runtime import kafka as mk
 from msgcontract_runtime import outbox
 
 from conftest import brokers
-from kafkahelp import dlq_meta, effects, publish_pay, read_topic, sqlite_db, wait
+from kafkahelp import dlq_meta, effects, pg_schema, publish_pay, read_topic, sqlite_db, wait
 
 
 def record_effect(conn: Any, m: Any, env: Any, paramstyle: str = "qmark") -> None:
@@ -168,16 +165,8 @@ def test_duplicate_to_two_members_at_once(tmp_path: pathlib.Path, spec: Any, pb:
 
 def test_outbox_relay_and_postgres(spec: Any, pb: Any, ns: str) -> None:
     """The outbox in a PostgreSQL business transaction, its relay, and KafkaLoop on psycopg."""
-    import psycopg
-
-    dsn = os.environ.get("MSGCONTRACT_PG_DSN", "")
-    if not dsn:
-        pytest.fail("MSGCONTRACT_PG_DSN is not set: run through `make test-kafka-python` (scripts/with-postgres.sh)")
+    conn = pg_schema(ns)()
     b = brokers()
-    schema = ns.replace(".", "").replace("-", "_")
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-    conn = psycopg.connect(dsn, options=f"-c search_path={schema}")
     mc.migrate(conn)
     outbox.migrate(conn, postgres=True)
     conn.execute("CREATE TABLE effects (biz_key TEXT NOT NULL, order_id TEXT NOT NULL)")

@@ -286,17 +286,19 @@ class KafkaSubscription:
             n = max(max_count, 64) if held < self.max_buffered else 0
             polled = self._loop.run_in_executor(self._thread, self._poll, offs, n, timeout)
             # A cancelled fetch still takes in what librdkafka handed over.
-            polled.add_done_callback(self._ingest)
+            polled.add_done_callback(functools.partial(self._ingest, offs))
             await asyncio.shield(polled)
             self._due()
             out += await self._take(max_count - len(out))
             if out or time.monotonic() >= end:
                 return out
 
-    def _ingest(self, f: asyncio.Future[Tuple[bool, List[Message]]]) -> None:
+    def _ingest(self, offs: List[Tuple[str, int, int]], f: asyncio.Future[Tuple[bool, List[Message]]]) -> None:
         if f.cancelled() or f.exception() is not None:
             return
         ok, msgs = f.result()
+        if ok:
+            self._committed(offs)
         for m in msgs:
             seen = take_in(self._parts, m)
             if seen is None:

@@ -13,7 +13,7 @@ import asyncio
 import os
 import pathlib
 import threading
-from typing import Any, Dict, Optional
+from typing import Any, Awaitable, Callable, Dict, Optional
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -35,11 +35,14 @@ def consumer(spec: Any, handler: AsyncHandler[Any], outcomes: Outcomes, concurre
     return AsyncConsumer(spec, "recon.pay", handler, concurrency=concurrency, observer=outcomes)
 
 
-async def consume_until(c: AsyncConsumer[Any], sub: KafkaSubscription, db: AsyncDatabase, cond: Any, what: str) -> None:
-    """Runs c on sub until cond holds, then stops it gracefully and closes sub."""
+async def consume_until(c: AsyncConsumer[Any], sub: KafkaSubscription, db: AsyncDatabase, cond: Any, what: str,
+                        meanwhile: Optional[Callable[["asyncio.Task[None]"], Awaitable[None]]] = None) -> None:
+    """Runs c on sub (and meanwhile, given the run's task) until cond holds, then stops it gracefully and closes sub."""
     stop = asyncio.Event()
     task = asyncio.create_task(c.run(sub, db, stop))
     try:
+        if meanwhile is not None:
+            await meanwhile(task)
         await until(cond, what, task=task)
         stop.set()
         await task
@@ -200,24 +203,16 @@ def test_async_member_and_sync_loop_share_one_group(tmp_path: pathlib.Path, spec
     async def main() -> None:
         db = await sqlite_db(path)
         sub = await KafkaSubscription.open(b, "recon", [spec], namespace=ns, partitions=4)
-        stop = asyncio.Event()
-        task = asyncio.create_task(consumer(spec, record_effect, seen).run(sub, db, stop))
-        try:
+
+        async def publish_when_both_hold(task: "asyncio.Task[None]") -> None:
             await until(lambda: bool(sub.assigned) and bool(loop.assigned), "both members hold partitions", task=task)
             assert not set(sub.assigned) & set(loop.assigned)
-            pub = mk.KafkaPublisher(b, namespace=ns, partitions=4)
-            for i in range(40):
-                await asyncio.to_thread(publish_pay, pub, spec, pb, f"o-{i}", 100, 2)
-            pub.close()
-            await until(lambda: effects(path)[0] >= 40 and seen["handled"] + seen["deduplicated"] +
-                        loop.counts.processed + loop.counts.deduped >= 80, "80 deliveries", task=task)
-            stop.set()
-            await task
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            await sub.close()
-            await db.close()
+            await asyncio.to_thread(publish_orders, b, ns, 4, spec, pb, 40, 2)
+
+        await consume_until(consumer(spec, record_effect, seen), sub, db,
+                            lambda: effects(path)[0] >= 40 and seen["handled"] + seen["deduplicated"] +
+                            loop.counts.processed + loop.counts.deduped >= 80, "80 deliveries", publish_when_both_hold)
+        await db.close()
 
     try:
         run(main)

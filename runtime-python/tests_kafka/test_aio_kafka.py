@@ -20,6 +20,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 import msgcontract_runtime as mc
 from msgcontract_runtime import kafka as mk
+from msgcontract_runtime import wire
 from msgcontract_runtime.aio import AsyncConsumer, AsyncDatabase, AsyncHandler
 from msgcontract_runtime.aio.kafka import KafkaSubscription
 from msgcontract_runtime.aio.postgres import PostgresDatabase
@@ -115,13 +116,17 @@ def test_async_retry_then_success(tmp_path: pathlib.Path, spec: Any, pb: Any, ns
 
 def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.Path, spec: Any, pb: Any,
                                                               ns: str) -> None:
-    """The same poison through KafkaLoop (group sync) and AsyncConsumer (group async): the same DLQ metadata."""
+    """The same poison (payload, envelope, no handler, refused, framed without a registry) through KafkaLoop
+    (group sync) and AsyncConsumer (group async): the same dead letters, metadata and values."""
     b = brokers()
     pub = mk.KafkaPublisher(b, namespace=ns, partitions=1)
     publish_poison(pub, spec, pb, ns)
     other = mc.new_envelope(spec, pb.PaySuccess(order_id="other"))
     other.event_type = "PAY_CANCELLED"  # no handler in either group
     pub.publish(spec.topic, other)
+    head, payload = wire.split(mc.new_envelope(spec, pb.PaySuccess(order_id="framed")))
+    # Confluent-framed, and neither group has a registry_url: dead-lettered "schema".
+    pub._p.produce(ns + "order-event", b"framed", wire.frame(1, [0], payload), [(wire.HEADER_ENVELOPE, head)])
     pub.close()
 
     def refuse(m: Any) -> None:
@@ -139,12 +144,12 @@ def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.P
         db = await sqlite_db(path)
         sub = await KafkaSubscription.open(b, "async", [spec], namespace=ns, partitions=1)
         await consume_until(consumer(spec, handler, seen), sub, db,
-                            lambda: sub.counts.dead_lettered == 4 and seen["handled"] == 1, "4 dead letters")
+                            lambda: sub.counts.dead_lettered == 5 and seen["handled"] == 1, "5 dead letters")
         await db.close()
 
     run(main)
     assert effects(path) == (1, 1)
-    assert seen["dead_lettered"] == 2  # the other two never reached the consumer: no envelope, no handler
+    assert seen["dead_lettered"] == 2  # the other three never reached the consumer: no envelope, no handler, schema
 
     sync_db = sync_sqlite_db(str(tmp_path / "sync.db"))
 
@@ -153,13 +158,13 @@ def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.P
 
     loop = mk.KafkaLoop(b, "sync", [mc.Consumer(spec, "recon.pay", sync_handler)], sync_db, namespace=ns, partitions=1)
     try:
-        sync_wait(lambda: loop.counts.dead_lettered == 4, loop.step, "4 sync dead letters")
+        sync_wait(lambda: loop.counts.dead_lettered == 5, loop.step, "5 sync dead letters")
     finally:
         loop.close()
 
     def metas(group: str) -> list[Dict[str, Any]]:
         out = []
-        for m in read_topic(b, mk.dlq_topic(ns, "order-event"), 8):
+        for m in read_topic(b, mk.dlq_topic(ns, "order-event"), 10):
             meta = dlq_meta(m)
             if meta["group"] == group:
                 for k in ("first_failed_at", "last_failed_at", "dead_at", "group"):
@@ -171,7 +176,7 @@ def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.P
 
     got = metas("async")
     assert [(x["reason"], x["code"]) for x in got] == [
-        ("decode", -3), ("decode", -3), ("no_handler", -4), ("non_retryable", 40001)]
+        ("decode", -3), ("decode", -3), ("no_handler", -4), ("non_retryable", 40001), ("schema", -5)]
     refused = got[3]
     assert (refused["handler"], refused["attempts"], refused["biz_key"]) == ("recon.pay", 1, "order_id:refused:PAY_SUCCESS")
     assert got == metas("sync")

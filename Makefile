@@ -47,7 +47,7 @@ runtime-python: ## test (pytest, mypy --strict) and install msgcontract-runtime 
 services: build runtime-java runtime-python ## build and run examples/services/{go,java,python} from copies outside the repo, by the README's steps
 	mkdir -p $(SUMMARY)
 	bash scripts/test-services.sh | tee $(SUMMARY)/services.log
-	grep '^services-[a-z]*: ' $(SUMMARY)/services.log > $(SUMMARY)/services.txt
+	grep '^services-[a-z-]*: ' $(SUMMARY)/services.log > $(SUMMARY)/services.txt
 
 test-go: ## vet and test the tool module (generators, registry incl. PostgreSQL, conformance executors, demo, JUnit, pytest)
 	$(GO) vet ./...
@@ -82,8 +82,9 @@ test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a 
 	$(GO) test -json -tags obs -count=1 ./internal/obsscrape | $(TESTSUMMARY) -suite obs -dir $(SUMMARY)
 
 .PHONY: test-kafka-python test-demo-kafka
-test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka, Go<->Python interop
+test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
 	bash scripts/setup-python.sh >/dev/null
+	cd runtime-python && MYPYPATH=tests_kafka ../.venv/bin/python -m mypy --no-error-summary tests_kafka
 	$(GO) vet -tags kafka ./internal/kafkainterop
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-postgres.sh bash scripts/with-kafka.sh $(GO) test -json -tags kafka -count=1 ./internal/kafkainterop | $(TESTSUMMARY) -suite kafka-python -dir $(SUMMARY)

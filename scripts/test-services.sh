@@ -39,4 +39,6 @@ for lang in "${langs[@]}"; do
     exit 1
   fi
   echo "services-$lang: $(grep -E '^payments recorded' "$work/$lang.log")"
+  # A variant of an example (python's asyncio one) prints "<variant>: payments recorded ...".
+  sed -nE "s/^([a-z]+): (payments recorded.*)/services-$lang-\1: \2/p" "$work/$lang.log"
 done

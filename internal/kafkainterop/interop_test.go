@@ -286,7 +286,14 @@ func TestForeignSubjectDeadLetters(t *testing.T) {
 // TestGoAndPythonShareGroup: a Go and a Python member of one group share
 // the partitions of a framed topic over one PostgreSQL database; every
 // event, published twice, is applied once, by one of them.
-func TestGoAndPythonShareGroup(t *testing.T) {
+func TestGoAndPythonShareGroup(t *testing.T) { shareGroup(t, "member") }
+
+// TestGoAndPythonAsyncShareGroup: the same with the Python member an
+// AsyncConsumer on aio.kafka (asyncpg): the Confluent framing through the
+// registry and the cooperative-sticky group both work from asyncio.
+func TestGoAndPythonAsyncShareGroup(t *testing.T) { shareGroup(t, "member-async") }
+
+func shareGroup(t *testing.T, member string) {
 	base := os.Getenv("MSGCONTRACT_PG_DSN")
 	if base == "" {
 		t.Fatal("MSGCONTRACT_PG_DSN is not set: run under scripts/with-postgres.sh (make test-kafka-python)")
@@ -320,7 +327,7 @@ func TestGoAndPythonShareGroup(t *testing.T) {
 	runConsumer(t, tr, db, sqldb.Postgres, "recon", "go") // migrates msg_dedup first
 
 	stop := filepath.Join(t.TempDir(), "stop")
-	py := python(t, "member", reg, strings.Join(kafkatest.Brokers(t), ","), ns, t.TempDir(), dsn, stop)
+	py := python(t, member, reg, strings.Join(kafkatest.Brokers(t), ","), ns, t.TempDir(), dsn, stop)
 	stdout, err := py.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,8 @@ import (
 
 // TestPythonKafkaSuite runs runtime-python/tests_kafka (KafkaLoop and
 // KafkaPublisher on the broker: duplicates, retry then success, poison, two
-// members, outbox on PostgreSQL, SIGKILL mid-batch) with pytest, and checks
+// members, outbox on PostgreSQL, SIGKILL mid-batch; the same and the
+// asyncio fault cases for AsyncConsumer on aio.kafka) with pytest, and checks
 // that every test function ran and passed: none skipped, none missing.
 func TestPythonKafkaSuite(t *testing.T) {
 	dir := filepath.Join(root, "runtime-python")

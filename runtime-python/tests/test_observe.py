@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+from pathlib import Path
 
 import prometheus_client
 from prometheus_client import CollectorRegistry
@@ -74,3 +76,71 @@ def test_consumer_lag_is_the_shared_gauge() -> None:
     assert 'msgcontract_consumer_lag_messages{group="billing",partition="0",topic="ns.orders"} 0.0' in text, text
     m.forget("billing", "ns.orders", 2)  # revoked: its next owner reports it
     assert 'partition="2"' not in prometheus_client.generate_latest(reg).decode()
+
+
+def _scrape(reg: CollectorRegistry) -> list[str]:
+    """The registry's samples, handler_duration's sum left out (wall-clock time)."""
+    text = prometheus_client.generate_latest(reg).decode()
+    return sorted(line for line in text.splitlines()
+                  if line and not line.startswith("#") and not line.startswith("msgcontract_handler_duration_seconds_sum")
+                  and not line.startswith("msgcontract_handler_duration_seconds_bucket"))
+
+
+def test_async_consumer_series_equal_the_sync_ones(tmp_path: Path) -> None:
+    """The same bodies through Consumer and AsyncConsumer: the same metric samples and log lines."""
+    from msgcontract_runtime.aio import AsyncConsumer
+    from msgcontract_runtime.aio.sqlite import SQLiteDatabase
+
+    def fail(m: envelope_pb2.LastError) -> None:
+        if m.range == "fail":
+            raise SPEC.rules.error(50301, "ledger down")
+        if m.range == "refused":
+            raise SPEC.rules.error(40001, "closed")
+
+    ok = mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range="ok"), occurred_at_ms=1))
+    garbled = mc.new_envelope(SPEC, envelope_pb2.LastError(range="garbled"), occurred_at_ms=1)
+    garbled.payload = b"\xff\xff"
+    late = mc.new_envelope(SPEC, envelope_pb2.LastError(range="late"), occurred_at_ms=1)
+    late.not_before = 10**15
+    bodies = [ok, ok, b"not an envelope", mc.encode(garbled), mc.encode(late)] + [
+        mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range=r), occurred_at_ms=1)) for r in ("fail", "refused")]
+
+    sync_reg, sync_lines = CollectorRegistry(), list[str]()
+    conn = sqlite3.connect(":memory:")
+    mc.migrate(conn)
+    sync = mc.Consumer(SPEC, "h", lambda tx, m, e: fail(m), clock_ms=lambda: 10_000, rand=lambda: 0.0,
+                       observer=fan_out(PrometheusMetrics(sync_reg), JsonLog(sync_lines.append)))
+    for b in bodies:
+        sync.process(conn, b)
+
+    async_reg, async_lines = CollectorRegistry(), list[str]()
+
+    async def handler(tx: object, m: envelope_pb2.LastError, e: envelope_pb2.Envelope) -> None:
+        fail(m)
+
+    async def main() -> None:
+        db = await SQLiteDatabase.open(str(tmp_path / "b.db"), 1)
+        c = AsyncConsumer(SPEC, "h", handler, clock_ms=lambda: 10_000, rand=lambda: 0.0,
+                          observer=fan_out(PrometheusMetrics(async_reg), JsonLog(async_lines.append)))
+        try:
+            for b in bodies:
+                await c.process(db, b)
+        finally:
+            await db.close()
+
+    asyncio.run(main())
+    assert _scrape(async_reg) == _scrape(sync_reg)
+    assert 'msgcontract_messages_processed_total{event_type="ERROR_SEEN",handler="h",outcome="dead_lettered"} 2.0' in \
+        _scrape(async_reg)
+    assert 'msgcontract_handler_duration_seconds_count{event_type="ERROR_SEEN",handler="h"} 3.0' in _scrape(async_reg)
+
+    def fields(lines: list[str]) -> list[dict[str, object]]:
+        out = []
+        for line in lines:
+            f = json.loads(line)
+            del f["time"]
+            out.append(f)
+        return out
+
+    assert len(async_lines) == 6
+    assert fields(async_lines) == fields(sync_lines)

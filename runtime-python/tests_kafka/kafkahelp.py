@@ -93,3 +93,21 @@ def publish_pay(pub: mk.KafkaPublisher, spec: Any, pb: Any, order_id: str, amoun
     env = mc.new_envelope(spec, pb.PaySuccess(order_id=order_id, amount=amount, currency="EUR"))
     for _ in range(times):
         pub.publish(spec.topic, env)
+
+
+def publish_orders(brokers: str, ns: str, partitions: int, spec: Any, pb: Any, n: int, times: int = 1) -> None:
+    """Publishes PaySuccess o-0 .. o-<n-1>, each times times."""
+    pub = mk.KafkaPublisher(brokers, namespace=ns, partitions=partitions)
+    for i in range(n):
+        publish_pay(pub, spec, pb, f"o-{i}", times=times)
+    pub.close()
+
+
+def publish_poison(pub: mk.KafkaPublisher, spec: Any, pb: Any, ns: str) -> None:
+    """A garbled payload, "refused" (the tests' handlers refuse it), "fine", and a value that is not an envelope."""
+    bad = mc.new_envelope(spec, pb.PaySuccess(order_id="garbled"))
+    bad.payload = b"\xff\xff\xff"  # not a PaySuccess
+    pub.publish(spec.topic, bad)
+    publish_pay(pub, spec, pb, "refused")
+    publish_pay(pub, spec, pb, "fine")
+    pub._p.produce(ns + "order-event", b"k", b"\x0a\x01", [])  # not even an envelope

@@ -1,4 +1,4 @@
-"""A KafkaLoop process SIGKILLed mid-batch and restarted: nothing applied twice, nothing lost."""
+"""A KafkaLoop process, and an AsyncConsumer one, SIGKILLed mid-batch and restarted: nothing applied twice, nothing lost."""
 
 from __future__ import annotations
 
@@ -19,6 +19,16 @@ N = 300
 
 
 def test_sigkill_mid_batch(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    kill_and_restart("worker.py", tmp_path, spec, pb, ns)
+
+
+def test_async_sigkill_mid_batch(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    """aio_worker.py: AsyncConsumer on KafkaSubscription, 8 handlers in flight when the kill lands."""
+    kill_and_restart("aio_worker.py", tmp_path, spec, pb, ns)
+
+
+def kill_and_restart(worker: str, tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    """Runs worker, kills it with SIGKILL well into its work, runs it again to the end."""
     b = brokers()
     gen = generate_payment(tmp_path / "gen")
     db_path = str(tmp_path / "biz.db")
@@ -29,7 +39,7 @@ def test_sigkill_mid_batch(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) 
     pub.close()
     here = pathlib.Path(__file__).parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(here), str(here.parent / "src"), os.environ.get("PYTHONPATH", "")]))
-    cmd = [sys.executable, str(here / "worker.py"), b, ns, db_path, str(gen), str(N)]
+    cmd = [sys.executable, str(here / worker), b, ns, db_path, str(gen), str(N)]
 
     first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
     end = time.monotonic() + 120

@@ -11,7 +11,7 @@ from msgcontract_runtime import kafka as mk
 from msgcontract_runtime import outbox
 
 from conftest import brokers
-from kafkahelp import dlq_meta, effects, pg_schema, publish_pay, read_topic, sqlite_db, wait
+from kafkahelp import dlq_meta, effects, pg_schema, publish_pay, publish_poison, read_topic, sqlite_db, wait
 
 
 def record_effect(conn: Any, m: Any, env: Any, paramstyle: str = "qmark") -> None:
@@ -67,12 +67,7 @@ def test_retry_then_success(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str)
 def test_poison_is_dead_lettered(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
     b = brokers()
     pub = mk.KafkaPublisher(b, namespace=ns, partitions=1)
-    bad = mc.new_envelope(spec, pb.PaySuccess(order_id="garbled"))
-    bad.payload = b"\xff\xff\xff"  # not a PaySuccess
-    pub.publish(spec.topic, bad)
-    publish_pay(pub, spec, pb, "refused")
-    publish_pay(pub, spec, pb, "fine")
-    pub._p.produce(ns + "order-event", b"k", b"\x0a\x01", [])  # not even an envelope
+    publish_poison(pub, spec, pb, ns)
     pub.close()
 
     def handler(conn: Any, m: Any, env: Any) -> None:

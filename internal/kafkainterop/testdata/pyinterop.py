@@ -6,6 +6,8 @@
   pyinterop.py poison BROKERS NS GEN DB           KafkaLoop dead-letters a garbled and a refused event
   pyinterop.py member REGISTRY BROKERS NS GEN DSN STOPFILE
                                                   a KafkaLoop member of group "recon" on PostgreSQL
+  pyinterop.py member-async REGISTRY BROKERS NS GEN DSN STOPFILE
+                                                  the same as an AsyncConsumer on aio.kafka and asyncpg
 """
 
 from __future__ import annotations
@@ -103,6 +105,54 @@ def member(registry: str, brokers: str, ns: str, gen: str, dsn: str, stopfile: s
     print(f"member: processed={loop.counts.processed} deduped={loop.counts.deduped}", flush=True)
 
 
+def member_async(registry: str, brokers: str, ns: str, gen: str, dsn: str, stopfile: str) -> None:
+    import asyncio
+    import urllib.parse
+
+    from msgcontract_runtime.aio import AsyncConsumer
+    from msgcontract_runtime.aio.kafka import KafkaSubscription
+    from msgcontract_runtime.aio.postgres import PostgresDatabase
+
+    pb = payment(gen)
+    spec = pay_success_spec(pb)
+    # asyncpg takes unknown DSN parameters as server settings, and not libpq's options=-c...
+    u = urllib.parse.urlsplit(dsn)
+    q = dict(urllib.parse.parse_qsl(u.query))
+    for opt in q.pop("options", "").split():
+        k, _, v = opt.removeprefix("-c").partition("=")
+        q[k] = v
+    dsn = urllib.parse.urlunsplit(u._replace(query=urllib.parse.urlencode(q)))
+
+    async def handler(c: Any, m: Any, env: Any) -> None:
+        await c.execute("INSERT INTO effects (biz_key, who) VALUES ($1, 'py')", env.biz_key)
+
+    async def main() -> None:
+        db = await PostgresDatabase.open(dsn, size=8)
+        sub = await KafkaSubscription.open(brokers, "recon", [spec], namespace=ns, registry_url=registry, partitions=6,
+                                           session_timeout_ms=6000)
+        seen: dict[str, int] = {}
+        c = AsyncConsumer(spec, "recon.pay", handler, concurrency=8,
+                          observer=lambda o: seen.__setitem__(str(o.label), seen.get(str(o.label), 0) + 1))
+        stop = asyncio.Event()
+        task = asyncio.create_task(c.run(sub, db, stop))
+        last: list[Any] = []
+        try:
+            while not os.path.exists(stopfile) and not task.done():
+                await asyncio.sleep(0.1)
+                if sub.assigned != last:
+                    last = sub.assigned
+                    main = [p for t, p in last if t == ns + "order-event"]
+                    print("assigned " + ",".join(map(str, main)), flush=True)
+            stop.set()
+            await task
+        finally:
+            await sub.close()
+            await db.close()
+        print(f"member: processed={seen.get('handled', 0)} deduped={seen.get('deduplicated', 0)}", flush=True)
+
+    asyncio.run(main())
+
+
 def poison(brokers: str, ns: str, gen: str, db: str) -> None:
     """A PaySuccess whose payload does not decode and one the handler refuses, dead-lettered by KafkaLoop."""
     import sqlite3
@@ -136,5 +186,7 @@ if __name__ == "__main__":
         poison(*args)
     elif cmd == "member":
         member(*args)
+    elif cmd == "member-async":
+        member_async(*args)
     else:
         sys.exit(f"unknown command {cmd}")

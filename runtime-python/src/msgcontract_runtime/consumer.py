@@ -98,6 +98,30 @@ Observer = Callable[[Outcome], None]
 """Told every final outcome: msgcontract_runtime.observe has metrics and JSON logs."""
 
 
+def observe(observer: Optional[Observer], handler_name: str, spec: EventContract[M], body: bytes,
+            run: dict[str, Any], d: Decision) -> None:
+    """Tells observer d's outcome, as Consumer and aio.AsyncConsumer both do: every decision but Defer.
+
+    run holds what the consumer saw: "env", the admitted envelope (None when
+    the body was not admitted), and "seconds", the handler's run time (NaN
+    when it did not run). A dead letter whose envelope decoded and only its
+    payload did not names the handler; one whose envelope did not decode
+    belongs to no handler, as in Go.
+    """
+    if observer is None or isinstance(d, Defer):
+        return
+    env = run["env"]
+    if env is None and isinstance(d, DeadLetter):
+        try:
+            env = decode(body)
+        except DecodeError:
+            pass
+    observer(Outcome(
+        handler_name if env is not None else "", spec.topic,
+        env.event_type if env is not None else "", env, d, run["seconds"],
+    ))
+
+
 def _truncate(s: str) -> str:
     b = s.encode("utf-8")
     if len(b) <= MAX_ERROR_MESSAGE:
@@ -197,25 +221,12 @@ class Consumer(Generic[M]):
         """
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
         d = self._decide(conn, body, run)
-        if self.observer is not None and not isinstance(d, Defer):
-            env = run["env"]
-            # An envelope that did not decode belongs to no handler, as in Go.
-            self.observer(Outcome(
-                self.handler_name if env is not None else "", self.spec.topic,
-                env.event_type if env is not None else "", env, d, run["seconds"],
-            ))
+        observe(self.observer, self.handler_name, self.spec, body, run, d)
         return d
 
     def _decide(self, conn: Any, body: bytes, run: dict[str, Any]) -> Decision:
         now = self.clock_ms()
         a = admit(self.spec, body, now)
-        if isinstance(a, DeadLetter):
-            # The observer names the handler when the envelope decoded and
-            # only the payload did not.
-            try:
-                run["env"] = decode(body)
-            except DecodeError:
-                pass
         if not isinstance(a, Admitted):
             return a
         env = a.envelope

@@ -40,7 +40,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, Generic, Iterable, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union
 
 from confluent_kafka import Consumer as _KConsumer
 from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
@@ -181,6 +181,136 @@ def ensure_topics(brokers: str, names: Iterable[str], partitions: int = 6,
                 raise RuntimeError(f"kafka: create topic {name}: {e}") from e
 
 
+def consumer_config(brokers: str, group_id: str, session_timeout_ms: int,
+                    extra: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """A group member's configuration: manual commits, earliest, runtime-go's cooperative-sticky assignor."""
+    conf: Dict[str, Any] = {
+        "bootstrap.servers": brokers,
+        "group.id": group_id,
+        "enable.auto.commit": False,
+        "enable.auto.offset.store": False,
+        "auto.offset.reset": "earliest",
+        "partition.assignment.strategy": "cooperative-sticky",
+        "session.timeout.ms": session_timeout_ms,
+        "heartbeat.interval.ms": max(session_timeout_ms // 10, 100),
+    }
+    conf.update(extra or {})
+    return conf
+
+
+def origins(namespace: str, group: str, topics: Iterable[str]) -> Dict[str, str]:
+    """The Kafka topics a group reads (each topic and its retry topic) mapped to the user's topic."""
+    out: Dict[str, str] = {}
+    for t in topics:
+        out[namespace + t] = t
+        out[retry_topic(namespace, t, group)] = t
+    return out
+
+
+def ensure_group_topics(brokers: str, namespace: str, topics: Sequence[str], names: Sequence[str], partitions: int,
+                        extra: Optional[Dict[str, Any]]) -> None:
+    """Creates a group's topics (names) and its topics' dead-letter topics, kept DLQ_RETENTION_MS."""
+    ensure_topics(brokers, list(names) + [dlq_topic(namespace, t) for t in topics], partitions,
+                  configs={dlq_topic(namespace, t): {"retention.ms": str(DLQ_RETENTION_MS)} for t in topics},
+                  extra=extra)
+
+
+def dlq_meta(topic: str, group: str, handler: str, event_type: str, biz_key: str, message_id: str, reason: str,
+             code: int, error: str, attempts: int, first_failed_ms: int, now_ms: int) -> Dict[str, Any]:
+    """The ``msgcontract.dlq`` header's dlq.Record metadata, as runtime-go writes it."""
+    return {
+        "topic": topic, "group": group, "handler": handler, "event_type": event_type, "biz_key": biz_key,
+        "message_id": message_id, "reason": reason, "code": code, "error": error, "attempts": attempts,
+        "first_failed_at": _rfc3339(first_failed_ms), "last_failed_at": _rfc3339(now_ms), "dead_at": _rfc3339(now_ms),
+        "replay_count": 0,
+    }
+
+
+def dlq_headers(meta: Dict[str, Any]) -> List[Tuple[str, bytes]]:
+    """The headers of a dead letter with metadata meta."""
+    return [(HEADER_DLQ, json.dumps(meta).encode("utf-8")), (HEADER_TOPIC, meta["topic"].encode("utf-8"))]
+
+
+def unframe(registry: Optional[Registry], topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
+    """The envelope of a Confluent-framed record, its schema id checked against the event's subject."""
+    if registry is None:
+        raise SchemaRefused("a Confluent-framed record, and no registry_url is set")
+    try:
+        schema_id, _, payload = wire.unframe(value)
+    except wire.FrameError as e:
+        raise SchemaRefused(str(e)) from e
+    if head is None:
+        raise SchemaRefused(f"no {wire.HEADER_ENVELOPE} header: the biz_key and event type are the producer's to set")
+    env = wire.join(head, payload)
+    registry.check_subject(schema_id, subject_of(env, topic))
+    return env
+
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass
+class Routed(Generic[T]):
+    """A record to hand to target: its user topic, envelope bytes (unframed) and envelope."""
+
+    topic: str
+    body: bytes
+    env: _envelope_pb2.Envelope
+    target: T
+
+
+@dataclasses.dataclass
+class Refused:
+    """A record dead-lettered before any handler: not framed right, not an envelope, or no handler for it."""
+
+    topic: str
+    body: bytes
+    env: Optional[_envelope_pb2.Envelope]
+    dead: DeadLetter
+
+
+def route(value: bytes, headers: Dict[str, bytes], topic: str, routes: Dict[Tuple[str, str], T], group: str,
+          registry: Optional[Registry]) -> Union[Routed[T], Refused]:
+    """Where a record goes: topic is its user topic (the ``msgcontract.topic`` header wins), routes are by
+    (topic, event type). Raises RegistryUnavailable: the record waits and is tried again."""
+    if HEADER_TOPIC in headers:
+        topic = headers[HEADER_TOPIC].decode("utf-8")
+    body = value
+    if wire.is_framed(value):
+        try:
+            body = encode(unframe(registry, topic, value, headers.get(wire.HEADER_ENVELOPE)))
+        except SchemaRefused as e:
+            return Refused(topic, value, None, DeadLetter("schema", CODE_SCHEMA, str(e), 0))
+    try:
+        env = decode(body)
+    except DecodeError as e:
+        return Refused(topic, body, None, DeadLetter("decode", CODE_DECODE, str(e), 0))
+    target = routes.get((topic, env.event_type))
+    if target is None and env.topic and env.topic != topic:
+        topic = env.topic
+        target = routes.get((topic, env.event_type))
+    if target is None:
+        msg = f"no handler for event type {env.event_type!r} on topic {topic!r} in group {group!r}"
+        return Refused(topic, body, env, DeadLetter("no_handler", CODE_NO_HANDLER, msg, 0))
+    return Routed(topic, body, env, target)
+
+
+def take_in(parts: Dict[Tuple[str, int], Offsets], m: Message) -> Optional[Tuple[Offsets, bytes]]:
+    """Counts m as seen in its partition's offsets; returns them and m's ordering key (its record key).
+
+    None for a fetch error (logged; librdkafka retries) or a partition no longer held.
+    """
+    if m.error() is not None:
+        log.warning("msgcontract: kafka fetch failed; retrying: %s", m.error())
+        return None
+    ps = parts.get((m.topic(), m.partition()))
+    if ps is None:
+        return None  # not ours any more
+    ps.pending.add(m.offset())
+    ps.next = max(ps.next, m.offset() + 1)
+    return ps, m.key() or f"\x00{m.topic()}/{m.partition()}/{m.offset()}".encode()
+
+
 class _SyncProducer:
     """A producer whose produce waits for the broker's acknowledgement."""
 
@@ -289,7 +419,9 @@ class LagObserver(Protocol):
 
 
 @dataclasses.dataclass
-class _Part:
+class Offsets:
+    """One partition's offsets: its commit point is the first record seen whose outcome is not durable yet."""
+
     pending: set[int] = dataclasses.field(default_factory=set)  # offsets seen, not settled
     next: int = -1  # offset after the last record seen
     committed: int = -1
@@ -330,31 +462,14 @@ class KafkaLoop:
         self.counts = Counts()
         self._routes = {(c.spec.topic, c.spec.event_type): c for c in consumers}
         topics = sorted({c.spec.topic for c in consumers})
-        self._origin: Dict[str, str] = {}
-        names: List[str] = []
-        for t in topics:
-            self._origin[namespace + t] = t
-            self._origin[retry_topic(namespace, t, group)] = t
-            names += [namespace + t, retry_topic(namespace, t, group)]
+        self._origin = origins(namespace, group, topics)
+        names = list(self._origin)
         if create_topics:
-            ensure_topics(brokers, names + [dlq_topic(namespace, t) for t in topics], partitions,
-                          configs={dlq_topic(namespace, t): {"retention.ms": str(DLQ_RETENTION_MS)} for t in topics},
-                          extra=config)
+            ensure_group_topics(brokers, namespace, topics, names, partitions, config)
         self._registry = Registry(registry_url) if registry_url else None
         self._producer = _SyncProducer(_producer_config(brokers, config), 30.0)
-        conf: Dict[str, Any] = {
-            "bootstrap.servers": brokers,
-            "group.id": namespace + group,
-            "enable.auto.commit": False,
-            "enable.auto.offset.store": False,
-            "auto.offset.reset": "earliest",
-            "partition.assignment.strategy": "cooperative-sticky",
-            "session.timeout.ms": session_timeout_ms,
-            "heartbeat.interval.ms": max(session_timeout_ms // 10, 100),
-        }
-        conf.update(config or {})
-        self._c = _KConsumer(conf)
-        self._parts: Dict[Tuple[str, int], _Part] = {}
+        self._c = _KConsumer(consumer_config(brokers, namespace + group, session_timeout_ms, config))
+        self._parts: Dict[Tuple[str, int], Offsets] = {}
         self._waiting: Dict[bytes, Deque[Message]] = {}  # keys whose head record is deferred
         self._deferred: List[Tuple[int, int, bytes]] = []  # (due ms, seq, key)
         self._seq = 0
@@ -371,7 +486,7 @@ class KafkaLoop:
 
     def _on_assign(self, _c: Any, parts: List[TopicPartition]) -> None:
         for p in parts:
-            self._parts[(p.topic, p.partition)] = _Part()
+            self._parts[(p.topic, p.partition)] = Offsets()
 
     def _on_revoke(self, _c: Any, parts: List[TopicPartition]) -> None:
         self.commit({(p.topic, p.partition) for p in parts})
@@ -430,15 +545,10 @@ class KafkaLoop:
         if self._lag is not None:
             self._report_lag(msgs)
         for m in msgs:
-            if m.error() is not None:
-                log.warning("msgcontract: kafka fetch failed; retrying: %s", m.error())
+            seen = take_in(self._parts, m)
+            if seen is None:
                 continue
-            ps = self._parts.get((m.topic(), m.partition()))
-            if ps is None:
-                continue  # not ours any more
-            ps.pending.add(m.offset())
-            ps.next = max(ps.next, m.offset() + 1)
-            key = m.key() or f"\x00{m.topic()}/{m.partition()}/{m.offset()}".encode()
+            key = seen[1]
             if key in self._waiting:
                 self._waiting[key].append(m)  # its key waits for an earlier record
                 continue
@@ -494,36 +604,16 @@ class KafkaLoop:
 
     def _handle(self, m: Message) -> Optional[int]:
         """Carries out one record's decision; returns the time to try it again when it is not settled."""
-        value = m.value() or b""
-        headers = dict(m.headers() or [])
-        topic = self._origin.get(m.topic(), m.topic())
-        if HEADER_TOPIC in headers:
-            topic = headers[HEADER_TOPIC].decode("utf-8")
-        body = value
-        env: Optional[_envelope_pb2.Envelope] = None
-        if wire.is_framed(value):
-            try:
-                env = self._unframe(topic, value, headers.get(wire.HEADER_ENVELOPE))
-                body = encode(env)
-            except SchemaRefused as e:
-                self._dead_letter(m, topic, value, env, "", DeadLetter("schema", CODE_SCHEMA, str(e), 0))
-                return None
-            except RegistryUnavailable as e:
-                log.warning("msgcontract: schema registry unavailable; the record waits: %s", e)
-                return self.clock_ms() + INFRA_RETRY_MS
         try:
-            env = decode(body)
-        except DecodeError as e:
-            self._dead_letter(m, topic, body, None, "", DeadLetter("decode", CODE_DECODE, str(e), 0))
+            r = route(m.value() or b"", dict(m.headers() or []), self._origin.get(m.topic(), m.topic()),
+                      self._routes, self.group, self._registry)
+        except RegistryUnavailable as e:
+            log.warning("msgcontract: schema registry unavailable; the record waits: %s", e)
+            return self.clock_ms() + INFRA_RETRY_MS
+        if isinstance(r, Refused):
+            self._dead_letter(m, r.topic, r.body, r.env, "", r.dead)
             return None
-        c = self._routes.get((topic, env.event_type))
-        if c is None and env.topic and env.topic != topic:
-            topic = env.topic
-            c = self._routes.get((topic, env.event_type))
-        if c is None:
-            msg = f"no handler for event type {env.event_type!r} on topic {topic!r} in group {self.group!r}"
-            self._dead_letter(m, topic, body, env, "", DeadLetter("no_handler", CODE_NO_HANDLER, msg, 0))
-            return None
+        topic, body, env, c = r.topic, r.body, r.env, r.target
         try:
             d: Decision = c.process(self.conn, body)
         except Exception as e:  # the database failed: not the message's fault, no retry counted
@@ -546,36 +636,16 @@ class KafkaLoop:
             self._dead_letter(m, topic, body, env, c.handler_name, d)
         return None
 
-    def _unframe(self, topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
-        if self._registry is None:
-            raise SchemaRefused("a Confluent-framed record, and no registry_url is set")
-        try:
-            schema_id, _, payload = wire.unframe(value)
-        except wire.FrameError as e:
-            raise SchemaRefused(str(e)) from e
-        if head is None:
-            raise SchemaRefused(f"no {wire.HEADER_ENVELOPE} header: the biz_key and event type are the producer's to set")
-        env = wire.join(head, payload)
-        self._registry.check_subject(schema_id, subject_of(env, topic))
-        return env
-
     def _dead_letter(self, m: Message, topic: str, body: bytes, env: Optional[_envelope_pb2.Envelope],
                      handler: str, d: DeadLetter) -> None:
         now = self.clock_ms()
-        meta: Dict[str, Any] = {
-            "topic": topic, "group": self.group, "handler": handler, "event_type": "", "biz_key": "",
-            "message_id": "", "reason": d.reason, "code": d.code, "error": d.error, "attempts": 0,
-            "first_failed_at": _rfc3339(now), "last_failed_at": _rfc3339(now), "dead_at": _rfc3339(now),
-            "replay_count": 0,
-        }
-        if env is not None:
-            meta.update(event_type=env.event_type, biz_key=env.biz_key, message_id=env.message_id)
-            if env.first_failed_at > 0:
-                meta["first_failed_at"] = _rfc3339(env.first_failed_at)
-            if d.reason not in ("decode", "no_handler", "schema"):
-                meta["attempts"] = env.retry_count + 1
+        attempts = env.retry_count + 1 if env is not None and d.reason not in ("decode", "no_handler", "schema") else 0
+        meta = dlq_meta(
+            topic, self.group, handler, env.event_type if env is not None else "",
+            env.biz_key if env is not None else "", env.message_id if env is not None else "", d.reason, d.code,
+            d.error, attempts, env.first_failed_at if env is not None and env.first_failed_at > 0 else now, now)
         self._producer.produce(dlq_topic(self.namespace, topic), meta["biz_key"].encode("utf-8"), body,
-                               [(HEADER_DLQ, json.dumps(meta).encode("utf-8")), (HEADER_TOPIC, topic.encode("utf-8"))])
+                               dlq_headers(meta))
         self.counts.dead_lettered += 1
         self._commit_now(m)
 

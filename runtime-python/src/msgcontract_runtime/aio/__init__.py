@@ -24,12 +24,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 import random as _random
 import time
 from typing import Any, Awaitable, Callable, Coroutine, Generic, Optional, Protocol, Sequence
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.consumer import Ack, Admitted, DeadLetter, Decision, Defer, Retry, admit, failed
+from msgcontract_runtime.consumer import Ack, Admitted, DeadLetter, Decision, Defer, Observer, Retry, admit, failed, observe
 from msgcontract_runtime.event import EventContract, M
 
 log = logging.getLogger("msgcontract_runtime.aio")
@@ -168,6 +169,7 @@ class AsyncConsumer(Generic[M]):
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         rand: Callable[[], float] = _random.random,
         database_retry_ms: int = 1000,
+        observer: Optional[Observer] = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency {concurrency} must be at least 1")
@@ -178,28 +180,39 @@ class AsyncConsumer(Generic[M]):
         self.clock_ms = clock_ms
         self.rand = rand
         self.database_retry_ms = database_retry_ms
+        self.observer = observer
 
     async def process(self, db: AsyncDatabase, body: bytes) -> Decision:
         """Processes one delivered body in a transaction of db; the same decisions as Consumer.process.
 
         A database error propagates (the message is not at fault); a
-        cancellation propagates after the transaction is rolled back.
+        cancellation propagates after the transaction is rolled back. The
+        observer, if any, is told every decision but Defer, as Consumer's is.
         """
+        run: dict[str, Any] = {"env": None, "seconds": math.nan}
+        d = await self._decide(db, body, run)
+        observe(self.observer, self.handler_name, self.spec, body, run, d)
+        return d
+
+    async def _decide(self, db: AsyncDatabase, body: bytes, run: dict[str, Any]) -> Decision:
         now = self.clock_ms()
         a = admit(self.spec, body, now)
         if not isinstance(a, Admitted):
             return a
-        env = a.envelope
+        env = run["env"] = a.envelope
         tx = await db.begin()
         try:
             if not await tx.claim(env.biz_key, self.handler_name, env.message_id, a.payload_hash, now):
                 await tx.rollback()
                 return Ack(deduplicated=True)
+            start = time.perf_counter()
             try:
                 await self.handler(tx.conn, a.message, env)
             except Exception as e:  # handlers may fail in any way; every failure is classified
+                run["seconds"] = time.perf_counter() - start
                 await tx.rollback()
                 return failed(self.spec, env, e, now, self.rand())
+            run["seconds"] = time.perf_counter() - start
             await tx.commit()
             return Ack()
         finally:
@@ -334,9 +347,10 @@ def register(
     handler_name: str,
     handler: AsyncHandler[M],
     concurrency: int = 1,
+    observer: Optional[Observer] = None,
 ) -> AsyncConsumer[M]:
     """Registers an async handler of spec's event; what generated register_*_handler_async calls."""
-    return registry.add(AsyncConsumer(spec, handler_name, handler, concurrency=concurrency))
+    return registry.add(AsyncConsumer(spec, handler_name, handler, concurrency=concurrency, observer=observer))
 
 
 __all__ = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import pathlib
 import sys
@@ -77,3 +78,53 @@ def test_two_relays_on_postgres_publish_each_row_once(spec: Any, pb: Any, ns: st
     assert sorted(sent) == [0, 60], sent
     on_topic = collections.Counter(mc.decode(m.value()).message_id for m in read_topic(b, ns + "order-event", 60))
     assert on_topic == collections.Counter(ids)
+
+
+def test_async_subscription_reports_lag_as_the_loop_does(tmp_path: pathlib.Path, spec: Any, pb: Any,
+                                                         ns: str) -> None:
+    """KafkaSubscription(lag=...) sets the same gauge: the partition's end minus the records fetched, 0 once
+    everything is fetched and handled, gone when the member leaves."""
+    from msgcontract_runtime.aio import AsyncConsumer
+    from msgcontract_runtime.aio.kafka import KafkaSubscription
+
+    from aiokafkahelp import Outcomes, record_effect, run, until
+    from aiokafkahelp import sqlite_db as async_sqlite_db
+
+    b = brokers()
+    n = 150
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=1)
+    for i in range(n):
+        publish_pay(pub, spec, pb, f"o-{i}")
+    pub.close()
+    reg = CollectorRegistry()
+    labels = {"group": "recon", "topic": ns + "order-event", "partition": "0"}
+
+    def lag() -> Optional[float]:
+        return reg.get_sample_value("msgcontract_consumer_lag_messages", labels)
+
+    seen = Outcomes()
+
+    async def main() -> None:
+        db = await async_sqlite_db(str(tmp_path / "biz.db"))
+        sub = await KafkaSubscription.open(b, "recon", [spec], namespace=ns, partitions=1,
+                                           lag=PrometheusMetrics(reg))
+        try:
+            first = await sub.fetch(10, 30.0)
+            assert first, "nothing fetched in 30 s"
+            fetched = sum(len(o.pending) for o in sub._parts.values())  # not settled yet: every record taken in
+            assert lag() == n - fetched and 0 < fetched < n, (lag(), fetched)
+            for d in first:
+                await sub.release(d)
+            c = AsyncConsumer(spec, "recon.pay", record_effect, observer=seen)
+            stop = asyncio.Event()
+            task = asyncio.create_task(c.run(sub, db, stop))
+            await until(lambda: seen["handled"] == n, "every record handled", task=task)
+            stop.set()
+            await task
+            assert lag() == 0
+        finally:
+            await sub.close()
+            await db.close()
+
+    run(main)
+    assert lag() is None  # leaving the group revoked the partition

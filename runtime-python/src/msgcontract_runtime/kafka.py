@@ -311,6 +311,26 @@ def take_in(parts: Dict[Tuple[str, int], Offsets], m: Message) -> Optional[Tuple
     return ps, m.key() or f"\x00{m.topic()}/{m.partition()}/{m.offset()}".encode()
 
 
+def report_lag(c: _KConsumer, group: str, held: Dict[Tuple[str, int], Offsets], lag: LagObserver,
+               msgs: List[Message]) -> None:
+    """Reports, for each held partition msgs came from, its cached high watermark minus the offset after the last
+    record fetched; on the consumer's thread, right after the fetch."""
+    last: Dict[Tuple[str, int], int] = {}
+    for m in msgs:
+        if m.error() is None:
+            k = (m.topic(), m.partition())
+            last[k] = max(last.get(k, -1), m.offset())
+    for (topic, part), off in last.items():
+        if (topic, part) not in held:
+            continue
+        try:
+            _, high = c.get_watermark_offsets(TopicPartition(topic, part), cached=True)
+        except KafkaException:
+            continue  # not known yet
+        if high is not None and high >= 0:
+            lag.lag(group, topic, part, max(high - off - 1, 0))
+
+
 class _SyncProducer:
     """A producer whose produce waits for the broker's acknowledgement."""
 
@@ -543,7 +563,7 @@ class KafkaLoop:
         self._run_due()
         msgs = self._c.consume(100, poll_timeout_s)
         if self._lag is not None:
-            self._report_lag(msgs)
+            report_lag(self._c, self.group, self._parts, self._lag, msgs)
         for m in msgs:
             seen = take_in(self._parts, m)
             if seen is None:
@@ -555,22 +575,6 @@ class KafkaLoop:
             self._run_key(key, collections.deque([m]))
             self._commit_due()
         self._commit_due()
-
-    def _report_lag(self, msgs: List[Message]) -> None:
-        last: Dict[Tuple[str, int], int] = {}
-        for m in msgs:
-            if m.error() is None:
-                k = (m.topic(), m.partition())
-                last[k] = max(last.get(k, -1), m.offset())
-        for (topic, part), off in last.items():
-            if (topic, part) not in self._parts:
-                continue
-            try:
-                _, high = self._c.get_watermark_offsets(TopicPartition(topic, part), cached=True)
-            except KafkaException:
-                continue  # not known yet
-            if self._lag is not None and high is not None and high >= 0:
-                self._lag.lag(self.group, topic, part, max(high - off - 1, 0))
 
     def _commit_due(self) -> None:
         if time.monotonic() - self._last_commit >= self.commit_interval_s:

@@ -44,8 +44,8 @@ from msgcontract_runtime.envelope import encode
 from msgcontract_runtime.event import EventContract
 from msgcontract_runtime.kafka import (
     HEADER_TOPIC, INFRA_RETRY_MS, Offsets, Refused, Registry, RegistryUnavailable, _now_ms, _producer_config,
-    consumer_config, dlq_headers, dlq_meta, dlq_topic, ensure_group_topics, origins, retry_topic, route,
-    take_in,
+    consumer_config, dlq_headers, dlq_meta, dlq_topic, ensure_group_topics, LagObserver, origins, report_lag,
+    retry_topic, route, take_in,
 )
 
 log = logging.getLogger("msgcontract_runtime.aio.kafka")
@@ -142,8 +142,10 @@ class KafkaSubscription:
 
     def __init__(self, brokers: str, group: str, specs: Sequence[EventContract[Any]], namespace: str,
                  registry_url: Optional[str], config: Optional[Dict[str, Any]], commit_interval_s: float,
-                 session_timeout_ms: int, revoke_wait_s: float, max_buffered: int, clock_ms: Callable[[], int]) -> None:
+                 session_timeout_ms: int, revoke_wait_s: float, max_buffered: int, clock_ms: Callable[[], int],
+                 lag: Optional[LagObserver]) -> None:
         self.group = group
+        self._lag = lag
         self.namespace = namespace
         self.commit_interval_s = commit_interval_s
         self.revoke_wait_s = revoke_wait_s
@@ -172,14 +174,18 @@ class KafkaSubscription:
                    registry_url: Optional[str] = None, config: Optional[Dict[str, Any]] = None, partitions: int = 6,
                    commit_interval_s: float = 0.2, session_timeout_ms: int = 10000, revoke_wait_s: float = 30.0,
                    max_buffered: int = 10_000, create_topics: bool = True,
-                   clock_ms: Callable[[], int] = _now_ms) -> KafkaSubscription:
-        """Creates the group's missing topics (as KafkaLoop does) and joins the group."""
+                   clock_ms: Callable[[], int] = _now_ms, lag: Optional[LagObserver] = None) -> KafkaSubscription:
+        """Creates the group's missing topics (as KafkaLoop does) and joins the group.
+
+        lag (e.g. observe.PrometheusMetrics) sees each held partition's consumer lag after every fetch, as
+        KafkaLoop's does.
+        """
         topics = sorted({s.topic for s in specs})
         names = list(origins(namespace, group, topics))
         if create_topics:
             await asyncio.to_thread(ensure_group_topics, brokers, namespace, topics, names, partitions, config)
         sub = cls(brokers, group, specs, namespace, registry_url, config, commit_interval_s, session_timeout_ms,
-                  revoke_wait_s, max_buffered, clock_ms)
+                  revoke_wait_s, max_buffered, clock_ms, lag)
         await sub._call(functools.partial(sub._c.subscribe, names, on_assign=sub._on_assign,
                                           on_revoke=sub._on_revoke, on_lost=sub._on_lost))
         return sub
@@ -222,7 +228,8 @@ class KafkaSubscription:
     async def _dropped(self, gone: set[TP], committed: List[Tuple[str, int, int]]) -> None:
         self._committed(committed)
         for tp in gone:
-            self._parts.pop(tp, None)
+            if self._parts.pop(tp, None) is not None and self._lag is not None:
+                self._lag.forget(self.group, tp[0], tp[1])  # another member reports it now
         for key, q in list(self._keys.items()):
             head = q[0]
             keep = collections.deque(r for r in q if r.tp not in gone or r.inflight)
@@ -263,7 +270,10 @@ class KafkaSubscription:
         if n <= 0:
             time.sleep(timeout_s)
             return ok, []
-        return ok, list(self._c.consume(n, timeout_s))
+        msgs = list(self._c.consume(n, timeout_s))
+        if self._lag is not None:
+            report_lag(self._c, self.group, self._parts, self._lag, msgs)
+        return ok, msgs
 
     # Fetching.
 

@@ -10,11 +10,15 @@ database (runtime-go's relay lease, msg_outbox_lock, is not taken here).
 
 from __future__ import annotations
 
+import sys
 import time
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Optional, Protocol
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.envelope import decode, encode
+
+if TYPE_CHECKING:
+    from msgcontract_runtime.tracing import Tracing
 
 TABLE = "msg_outbox"
 
@@ -47,9 +51,18 @@ def migrate(conn: Any, postgres: bool = False) -> None:
 
 
 def write(conn: Any, env: _envelope_pb2.Envelope, paramstyle: str = "qmark") -> None:
-    """Stores env in conn's current transaction; the caller commits it with the business change."""
+    """Stores env in conn's current transaction; the caller commits it with the business change.
+
+    When the process uses OpenTelemetry, env without a trace context gets
+    the current span's (tracing.inject), so consumers continue the trace;
+    otherwise nothing is imported or called.
+    """
     if not env.topic:
         raise ValueError(f"outbox: envelope {env.message_id} has no topic; build it with new_envelope")
+    if "opentelemetry.trace" in sys.modules:
+        from msgcontract_runtime.tracing import inject
+
+        inject(env)
     p = _p(paramstyle)
     conn.cursor().execute(
         f"INSERT INTO {TABLE} (topic, biz_key, message_id, envelope, created_at) VALUES ({p}, {p}, {p}, {p}, {p})",
@@ -57,15 +70,25 @@ def write(conn: Any, env: _envelope_pb2.Envelope, paramstyle: str = "qmark") -> 
     )
 
 
-def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit: int = 100) -> int:
-    """Publishes up to limit unsent rows in id order, marking each sent after the broker acknowledged it."""
+def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit: int = 100,
+               tracer: Optional[Tracing] = None) -> int:
+    """Publishes up to limit unsent rows in id order, marking each sent after the broker acknowledged it.
+
+    With a tracer each publish runs in a producer span ``publish <topic>``,
+    injected into the envelope in place of the writer's (its parent).
+    """
     p = _p(paramstyle)
     cur = conn.cursor()
     cur.execute(f"SELECT id, topic, envelope FROM {TABLE} WHERE sent_at = 0 ORDER BY id LIMIT {int(limit)}")
     rows = cur.fetchall()
     conn.commit()
     for row_id, topic, body in rows:
-        publisher.publish(topic, decode(bytes(body)))
+        env = decode(bytes(body))
+        if tracer is None:
+            publisher.publish(topic, env)
+        else:
+            with tracer.publish(topic, env):
+                publisher.publish(topic, env)
         conn.cursor().execute(f"UPDATE {TABLE} SET sent_at = {p} WHERE id = {p}", (int(time.time() * 1000), row_id))
         conn.commit()
     return len(rows)

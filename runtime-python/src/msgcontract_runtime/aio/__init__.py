@@ -29,7 +29,7 @@ import time
 from typing import Any, Awaitable, Callable, Coroutine, Generic, Optional, Protocol, Sequence
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.consumer import Ack, Admitted, DeadLetter, Decision, Defer, Retry, admit, failed
+from msgcontract_runtime.consumer import Ack, Admitted, DeadLetter, Decision, Defer, DeliveryTracer, Retry, admit, failed, spanned, start_span
 from msgcontract_runtime.event import EventContract, M
 
 log = logging.getLogger("msgcontract_runtime.aio")
@@ -168,6 +168,7 @@ class AsyncConsumer(Generic[M]):
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         rand: Callable[[], float] = _random.random,
         database_retry_ms: int = 1000,
+        tracer: Optional[DeliveryTracer] = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency {concurrency} must be at least 1")
@@ -178,8 +179,16 @@ class AsyncConsumer(Generic[M]):
         self.clock_ms = clock_ms
         self.rand = rand
         self.database_retry_ms = database_retry_ms
+        self.tracer = tracer
 
     async def process(self, db: AsyncDatabase, body: bytes) -> Decision:
+        """Like _process, inside the tracer's span (msgcontract_runtime.tracing) when there is one."""
+        out: list[Decision] = []
+        with spanned(start_span(self.tracer, self.spec.topic, self.handler_name, body), out):
+            out.append(await self._process(db, body))
+        return out[0]
+
+    async def _process(self, db: AsyncDatabase, body: bytes) -> Decision:
         """Processes one delivered body in a transaction of db; the same decisions as Consumer.process.
 
         A database error propagates (the message is not at fault); a

@@ -24,6 +24,8 @@ func main() {
 	flag.StringVar(&cfg.Brokers, "brokers", "", "Kafka brokers host:port,... for -transport kafka (default $"+brokersEnv+", set by scripts/with-kafka.sh)")
 	flag.StringVar(&cfg.WorkDir, "work", ".build/demo", "working directory for databases and builds; emptied first")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print the services' logs")
+	flag.StringVar(&cfg.OTLP, "otlp", os.Getenv(otlpEnv), "OTLP/HTTP endpoint (http://host:port) the services export their spans to (default $"+otlpEnv+"; make demo TRACE=1 starts Jaeger and sets it)")
+	flag.StringVar(&cfg.JaegerUI, "jaeger-ui", os.Getenv(jaegerUIEnv), "the Jaeger UI (http://host:port) the closing trace link points at (default $"+jaegerUIEnv+")")
 	keep := flag.Bool("keep", false, "after the run, serve the registry's web console on its data until Ctrl-C")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -34,6 +36,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println(res.Line())
+	fmt.Println(res.TraceLine())
 	if *keep {
 		if err := serveConsole(ctx, cfg, res, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "demo: console:", err)

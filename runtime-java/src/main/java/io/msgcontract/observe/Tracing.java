@@ -102,6 +102,20 @@ public final class Tracing implements DeliveryTracer {
   }
 
   /**
+   * Returns env with the current span's context in its trace field, or env itself when it already
+   * carries one or there is no valid current span (then nothing is allocated).
+   *
+   * @param env the envelope
+   * @return env, or a copy carrying the current span
+   */
+  public static Envelope inject(Envelope env) {
+    if (!env.getTrace().getTraceparent().isEmpty() || !Span.current().getSpanContext().isValid()) {
+      return env;
+    }
+    return inject(Context.current(), env.toBuilder()).build();
+  }
+
+  /**
    * Like {@link #inject(Envelope.Builder)} with an explicit context.
    *
    * @param ctx the context whose span is injected

@@ -5,15 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.msgcontract.support.BizKeyBuilder;
 import io.msgcontract.support.Consumer;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.DedupSql;
 import io.msgcontract.support.Envelopes;
-import io.msgcontract.support.ErrorRange;
-import io.msgcontract.support.ErrorRules;
 import io.msgcontract.support.EventSpec;
-import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.v1.Envelope;
 import io.msgcontract.v1.LastError;
 import io.opentelemetry.api.OpenTelemetry;
@@ -34,12 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /** The spans of docs/DESIGN.md ("Observability") from the Java runtime, as Go starts them. */
 class TracingTest {
-  private static final EventSpec<LastError> SPEC = new EventSpec<>(
-      "msgcontract.v1.LastError", "errors", "ERROR_SEEN", "range:{range}",
-      new RetryPolicy(1000, 2.0, 0, 60000, 1),
-      new ErrorRules(List.of(new ErrorRange(50000, 59999, true, "system")), false),
-      "", LastError.getDefaultInstance(),
-      m -> new BizKeyBuilder().literal("range:").string("range", m.getRange()).key());
+  private static final EventSpec<LastError> SPEC = ObserveTest.SPEC;
 
   @Test
   void producerInjectsAndConsumerContinuesTheTraceAcrossRetries() throws Exception {

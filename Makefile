@@ -136,9 +136,9 @@ ORDERS    ?= 24
 KEEP      ?=
 TRACE     ?=
 
-demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger and prints one order's trace)
+demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger, prints one order's trace and keeps Jaeger up until Ctrl-C)
 	bash scripts/setup-java.sh
-	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(TRACE),bash scripts/with-jaeger.sh )$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
+	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(TRACE),bash scripts/with-jaeger.sh )$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart; BUSINESS=mysql: claims and effects in MariaDB)
 ifeq ($(BUSINESS),mysql)

@@ -6,6 +6,7 @@ import io.msgcontract.v1.Envelope;
 import io.msgcontract.v1.TraceContext;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
@@ -256,6 +257,9 @@ public final class Tracing implements DeliveryTracer {
           span.setAttribute(OUTCOME, "dead_lettered");
           if (error != null) {
             span.recordException(error);
+          } else {
+            // A payload that did not decode: the record's error, as Go records it.
+            span.addEvent("exception", Attributes.of(AttributeKey.stringKey("exception.message"), dl.error()));
           }
           span.setStatus(StatusCode.ERROR, dl.error());
           span.end();

@@ -111,6 +111,27 @@ class TracingTest {
   }
 
   @Test
+  void aPayloadThatDoesNotDecodeIsDeadLetteredInsideItsSpan() throws Exception {
+    InMemorySpanExporter exp = InMemorySpanExporter.create();
+    OpenTelemetry otel = OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exp)).build())
+        .build();
+    Consumer<LastError> c = new Consumer<>(SPEC, "h", (tx, m, e) -> { }).withTracer(new Tracing(otel, "kafka", "g"));
+    Envelope bad = Envelopes.newEnvelope(SPEC, LastError.newBuilder().setRange("x").build(), 1).toBuilder()
+        .setPayload(com.google.protobuf.ByteString.copyFrom(new byte[] {(byte) 0xff, 0x01})).build();
+    try (Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:")) {
+      DedupSql.migrate(conn);
+      conn.setAutoCommit(false);
+      assertTrue(c.process(conn, Envelopes.encode(bad)) instanceof Decision.DeadLetter);
+    }
+    SpanData s = exp.getFinishedSpanItems().get(0);
+    assertEquals("dead_lettered", s.getAttributes().get(Tracing.OUTCOME));
+    assertEquals("decode", s.getAttributes().get(Tracing.DEAD_LETTER_REASON));
+    assertEquals(StatusCode.ERROR, s.getStatus().getStatusCode());
+    assertEquals("exception", s.getEvents().get(0).getName());
+  }
+
+  @Test
   void withoutATracerOrASpanNothingIsInjected() throws Exception {
     Envelope.Builder b = Envelopes.builder(SPEC, LastError.newBuilder().setRange("x").build(), 1);
     Tracing.inject(b);

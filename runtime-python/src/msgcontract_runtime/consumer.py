@@ -246,10 +246,13 @@ class Consumer(Generic[M]):
         any, spans the claim, the handler and the outcome.
         """
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
-        out: list[Decision] = []
-        with spanned(start_span(self.tracer, self.spec.topic, self.handler_name, body), out):
-            out.append(self._decide(conn, body, run))
-        d = out[0]
+        if self.tracer is None:  # no tracing call at all without a tracer
+            d = self._decide(conn, body, run)
+        else:
+            out: list[Decision] = []
+            with spanned(start_span(self.tracer, self.spec.topic, self.handler_name, body), out):
+                out.append(self._decide(conn, body, run))
+            d = out[0]
         if self.observer is not None and not isinstance(d, Defer):
             env = run["env"]
             # An envelope that did not decode belongs to no handler, as in Go.

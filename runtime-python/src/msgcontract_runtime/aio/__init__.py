@@ -183,6 +183,8 @@ class AsyncConsumer(Generic[M]):
 
     async def process(self, db: AsyncDatabase, body: bytes) -> Decision:
         """Like _process, inside the tracer's span (msgcontract_runtime.tracing) when there is one."""
+        if self.tracer is None:  # no tracing call at all without a tracer
+            return await self._process(db, body)
         out: list[Decision] = []
         with spanned(start_span(self.tracer, self.spec.topic, self.handler_name, body), out):
             out.append(await self._process(db, body))

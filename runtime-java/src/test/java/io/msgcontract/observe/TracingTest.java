@@ -32,12 +32,17 @@ import org.junit.jupiter.api.Test;
 class TracingTest {
   private static final EventSpec<LastError> SPEC = ObserveTest.SPEC;
 
+  /** An SDK that hands every ended span to exp. */
+  static OpenTelemetry sdk(InMemorySpanExporter exp) {
+    return OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exp)).build())
+        .build();
+  }
+
   @Test
   void producerInjectsAndConsumerContinuesTheTraceAcrossRetries() throws Exception {
     InMemorySpanExporter exp = InMemorySpanExporter.create();
-    OpenTelemetry otel = OpenTelemetrySdk.builder()
-        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exp)).build())
-        .build();
+    OpenTelemetry otel = sdk(exp);
     Tracing tracing = new Tracing(otel, "msgcontract_sqlite", "grp");
 
     // An outbox writer under the service's span: the envelope carries it.
@@ -113,9 +118,7 @@ class TracingTest {
   @Test
   void aPayloadThatDoesNotDecodeIsDeadLetteredInsideItsSpan() throws Exception {
     InMemorySpanExporter exp = InMemorySpanExporter.create();
-    OpenTelemetry otel = OpenTelemetrySdk.builder()
-        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exp)).build())
-        .build();
+    OpenTelemetry otel = sdk(exp);
     Consumer<LastError> c = new Consumer<>(SPEC, "h", (tx, m, e) -> { }).withTracer(new Tracing(otel, "kafka", "g"));
     Envelope bad = Envelopes.newEnvelope(SPEC, LastError.newBuilder().setRange("x").build(), 1).toBuilder()
         .setPayload(com.google.protobuf.ByteString.copyFrom(new byte[] {(byte) 0xff, 0x01})).build();

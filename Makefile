@@ -28,7 +28,7 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 summary-reset: ## forget the previous run's per-suite summary lines
@@ -81,6 +81,13 @@ test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a 
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	$(GO) test -json -tags obs -count=1 ./internal/obsscrape | $(TESTSUMMARY) -suite obs -dir $(SUMMARY)
 
+.PHONY: test-trace
+test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v1.75.0 (scripts/with-jaeger.sh; in-memory, OTLP on loopback): one order's trace holds the Java producer, relay, Go consumer (retry included) and Python consumer spans
+	bash scripts/setup-java.sh
+	$(GO) vet -tags trace ./examples/demo
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-jaeger.sh $(GO) test -json -tags trace -count=1 -run TestTraceEndToEnd ./examples/demo | $(TESTSUMMARY) -suite trace -dir $(SUMMARY)
+
 .PHONY: test-kafka-python test-demo-kafka
 test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
 	bash scripts/setup-python.sh >/dev/null
@@ -128,10 +135,11 @@ lint-examples: build ## lint the example contracts and print their retry schedul
 TRANSPORT ?= sqlite
 ORDERS    ?= 24
 KEEP      ?=
+TRACE     ?=
 
-demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, ORDERS=24; KEEP=1 keeps the web console open)
+demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger, prints one order's trace and keeps Jaeger up until Ctrl-C)
 	bash scripts/setup-java.sh
-	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)
+	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(TRACE),bash scripts/with-jaeger.sh )$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart; BUSINESS=mysql: claims and effects in MariaDB)
 ifeq ($(BUSINESS),mysql)

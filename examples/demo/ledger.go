@@ -14,8 +14,11 @@ type ledger struct {
 	failFirst int
 	calls     int
 	failed    int
-	srv       *http.Server
-	URL       string
+	// firstFailed is the order whose booking failed first: its trace
+	// shows the retries.
+	firstFailed string
+	srv         *http.Server
+	URL         string
 }
 
 func startLedger(failFirst int) (*ledger, error) {
@@ -30,6 +33,9 @@ func startLedger(failFirst int) (*ledger, error) {
 		fail := l.calls <= l.failFirst
 		if fail {
 			l.failed++
+			if l.firstFailed == "" {
+				l.firstFailed = r.URL.Query().Get("order_id")
+			}
 		}
 		l.mu.Unlock()
 		if fail {
@@ -46,6 +52,14 @@ func (l *ledger) stats() (calls, failed int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.calls, l.failed
+}
+
+// firstFailedOrder is the order whose booking the ledger failed first, ""
+// when it failed none.
+func (l *ledger) firstFailedOrder() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.firstFailed
 }
 
 func (l *ledger) close() { l.srv.Close() }

@@ -24,6 +24,9 @@ func main() {
 	flag.StringVar(&cfg.Brokers, "brokers", "", "Kafka brokers host:port,... for -transport kafka (default $"+brokersEnv+", set by scripts/with-kafka.sh)")
 	flag.StringVar(&cfg.WorkDir, "work", ".build/demo", "working directory for databases and builds; emptied first")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print the services' logs")
+	flag.StringVar(&cfg.OTLP, "otlp", os.Getenv(otlpEnv), "OTLP/HTTP endpoint (http://host:port) the services export their spans to (default $"+otlpEnv+"; make demo TRACE=1 starts Jaeger and sets it)")
+	flag.StringVar(&cfg.JaegerUI, "jaeger-ui", os.Getenv(jaegerUIEnv), "the Jaeger UI (http://host:port) the closing trace link points at (default $"+jaegerUIEnv+")")
+	holdTrace := flag.Bool("hold-trace", false, "after the run, wait for Ctrl-C so that a throwaway Jaeger (make demo TRACE=1) still serves the trace printed")
 	keep := flag.Bool("keep", false, "after the run, serve the registry's web console on its data until Ctrl-C")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -34,12 +37,17 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println(res.Line())
+	fmt.Println(res.TraceLine())
 	if *keep {
 		if err := serveConsole(ctx, cfg, res, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "demo: console:", err)
 		}
 	} else {
 		fmt.Println("console: make demo KEEP=1 (or --keep) serves the registry's web console on this run's data")
+		if *holdTrace && res.TraceID != "" {
+			fmt.Println("trace: Jaeger keeps this run's spans until Ctrl-C")
+			<-ctx.Done()
+		}
 	}
 	if !res.OK() {
 		os.Exit(1)

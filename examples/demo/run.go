@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 )
 
 // Config selects the demo's size and transport.
@@ -35,6 +37,12 @@ type Config struct {
 	Brokers string
 	WorkDir string
 	Verbose bool
+	// OTLP is the OTLP/HTTP endpoint (http://host:port) every service
+	// exports its spans to; "" runs without tracing.
+	OTLP string
+	// JaegerUI is the Jaeger UI (http://host:port) the result's trace
+	// link points at.
+	JaegerUI string
 }
 
 // Paths of the demo's pieces, relative to the repository root.
@@ -178,10 +186,31 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	}
 	defer led.close()
 
+	var traces *demoTracing
+	javaCP, javaEnv, pyEnv := jb.Classpath(), withoutOTLP(os.Environ()), []string{}
+	if cfg.OTLP != "" {
+		step("tracing: every service exports its spans to %s (OTLP/HTTP)", cfg.OTLP)
+		if traces, err = startTracing(ctx, cfg.OTLP, messagingSystem(cfg.Transport)); err != nil {
+			return nil, err
+		}
+		defer traces.shutdown(context.WithoutCancel(ctx))
+		cp, env, err := javaTracing(ctx, cfg.OTLP, work)
+		if err != nil {
+			return nil, err
+		}
+		javaCP = strings.Join(append([]string{javaCP}, cp...), string(os.PathListSeparator))
+		javaEnv = append(javaEnv, env...)
+		pyEnv = []string{otlpEnv + "=" + cfg.OTLP}
+	}
+	var relayTracer, paymentTracer *tracing.Tracer
+	if traces != nil {
+		relayTracer, paymentTracer = traces.relay, traces.payment
+	}
+
 	runCtx, stopServices := context.WithCancel(ctx)
 	defer stopServices()
 	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: ordersDB, Dialect: sqldb.SQLite, Publisher: tr,
-		PollInterval: 20 * time.Millisecond, Logger: logger})
+		PollInterval: 20 * time.Millisecond, Logger: logger, Tracer: relayTracer})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +220,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 		return nil, err
 	}
 	svc, err := paymentsvc.New(paymentsvc.Config{DB: paymentDB, Subscriber: tr, LedgerURL: led.URL,
-		Policy: &demoPolicy, Logger: logger, Metrics: met})
+		Policy: &demoPolicy, Logger: logger, Metrics: met, Tracer: paymentTracer})
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +229,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	go func() { done <- svc.Run(runCtx) }()
 	pyArgs := append([]string{filepath.Join(pb.Root, pythonService[0])}, tr.pythonArgs()...)
 	py := pb.Command(runCtx, append(pyArgs, "--db", reconPath, "--retry-base-ms", "100")...)
+	py.Env = append(withoutOTLP(py.Env), pyEnv...)
 	py.Cancel = func() error { return py.Process.Signal(os.Interrupt) }
 	py.WaitDelay = 10 * time.Second
 	py.Stdout, py.Stderr = out, out
@@ -210,9 +240,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	go func() { pyDone <- py.Wait() }()
 
 	java := func(phase string) error {
-		cmd := exec.CommandContext(ctx, jb.Tools.Java, "-cp", jb.Classpath(), "com.example.shop.orders.OrderService",
+		cmd := exec.CommandContext(ctx, jb.Tools.Java, "-cp", javaCP, "com.example.shop.orders.OrderService",
 			ordersPath, phase, fmt.Sprint(cfg.Orders))
-		cmd.Stdout, cmd.Stderr = out, out
+		cmd.Stdout, cmd.Stderr, cmd.Env = out, out, javaEnv
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("java order service, phase %s: %w", phase, err)
 		}
@@ -257,6 +287,19 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	}
 	res.RegistryRejected = rejected
 	res.LedgerCalls, res.LedgerFailures = led.stats()
+	if traces != nil {
+		if err := traces.shutdown(ctx); err != nil {
+			return nil, err
+		}
+		res.TraceOrder = led.firstFailedOrder()
+		if res.TraceOrder == "" {
+			res.TraceOrder = "20250101_0001"
+		}
+		if res.TraceID, err = payTrace(ctx, ordersDB, res.TraceOrder); err != nil {
+			return nil, err
+		}
+		res.JaegerUI = cfg.JaegerUI
+	}
 	res.Elapsed = time.Since(start)
 	res.Print(out)
 	return res, nil

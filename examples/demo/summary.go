@@ -46,6 +46,24 @@ type Result struct {
 	// (kafka://brokers?namespace=NS), for the console after the run.
 	DLQ     string
 	Elapsed time.Duration
+	// TraceOrder and TraceID, when tracing was on: the order whose
+	// payment the ledger failed first, and the trace its PaySuccess
+	// carries; JaegerUI is where to see it.
+	TraceOrder, TraceID, JaegerUI string
+}
+
+// TraceLine says where to see one order's trace, or, without tracing, how
+// to turn it on.
+func (r *Result) TraceLine() string {
+	switch {
+	case r.TraceID == "":
+		return "trace: make demo TRACE=1 runs Jaeger and prints where to see one order's trace" +
+			" (or -otlp http://host:4318 / $" + otlpEnv + " for a collector of your own)"
+	case r.JaegerUI == "":
+		return fmt.Sprintf("trace: order %s (Java producer -> relay -> Go consumer with its retries -> Python consumer) is trace %s", r.TraceOrder, r.TraceID)
+	}
+	return fmt.Sprintf("trace: order %s (Java producer -> relay -> Go consumer with its retries -> Python consumer): %s/trace/%s (API: %s/api/traces/%s)",
+		r.TraceOrder, r.JaegerUI, r.TraceID, r.JaegerUI, r.TraceID)
 }
 
 type serviceStats struct{ processed, deduped, retried, deadLettered int }

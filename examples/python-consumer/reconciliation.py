@@ -25,6 +25,10 @@ runtime-go twin so Go and Python consume side by side:
 Usage: reconciliation.py (--queue QUEUE_DB | --nats URL | --kafka BROKERS [--namespace NS] [--registry URL])
        --db RECON_DB [--retry-base-ms N]
 It runs until SIGTERM or SIGINT, then finishes the messages in hand.
+
+With OTEL_EXPORTER_OTLP_ENDPOINT set, every delivery gets a span "process
+order-event" (msgcontract_runtime.tracing) continuing the producer's trace,
+exported over OTLP/HTTP as service "reconciliation".
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import os
 import secrets
 import signal
 import sqlite3
@@ -170,7 +175,7 @@ class Queue:
 class Reconciliation:
     """The business side: per-order paid and refunded sums, kept in the service's own database."""
 
-    def __init__(self, path: str, retry: Optional[mc.RetryPolicy]) -> None:
+    def __init__(self, path: str, retry: Optional[mc.RetryPolicy], tracer: Optional[mc.DeliveryTracer] = None) -> None:
         self.conn = sqlite3.connect(path, timeout=30)
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA busy_timeout = 30000")
@@ -192,12 +197,15 @@ class Reconciliation:
             return s if retry is None else dataclasses.replace(s, retry=retry)
 
         self.consumers: dict[str, mc.Consumer[Any]] = {
-            contract.PAY_SUCCESS_EVENT_TYPE: mc.Consumer(spec(contract.PAY_SUCCESS), "reconciliation.pay", self.on_pay),
+            contract.PAY_SUCCESS_EVENT_TYPE: mc.Consumer(
+                spec(contract.PAY_SUCCESS), "reconciliation.pay", self.on_pay, tracer=tracer
+            ),
             contract.REFUND_REQUESTED_EVENT_TYPE: mc.Consumer(
-                spec(contract.REFUND_REQUESTED), "reconciliation.refund-requested", self.on_refund_requested
+                spec(contract.REFUND_REQUESTED), "reconciliation.refund-requested", self.on_refund_requested,
+                tracer=tracer,
             ),
             contract.REFUND_SUCCESS_EVENT_TYPE: mc.Consumer(
-                spec(contract.REFUND_SUCCESS), "reconciliation.refund", self.on_refund
+                spec(contract.REFUND_SUCCESS), "reconciliation.refund", self.on_refund, tracer=tracer
             ),
         }
 
@@ -323,6 +331,27 @@ def consume_kafka(brokers: str, namespace: str, registry: Optional[str], recon: 
     recon.conn.commit()
 
 
+def start_tracing(system: str) -> tuple[Optional[mc.DeliveryTracer], Callable[[], None]]:
+    """Spans over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT as service "reconciliation"; none when it is unset.
+
+    system is messaging.system, the transport's name. The second value
+    flushes and stops the exporter.
+    """
+    if not os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        return None, lambda: None
+    # The OpenTelemetry SDK is needed only with tracing on.
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    from msgcontract_runtime.tracing import Tracing
+
+    tp = TracerProvider(resource=Resource.create({"service.name": "reconciliation"}))
+    tp.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(), schedule_delay_millis=200))
+    return Tracing(tp, system, GROUP), tp.shutdown
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     where = ap.add_mutually_exclusive_group(required=True)
@@ -350,13 +379,17 @@ def main() -> int:
     # handled and settled before the service exits.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    recon = Reconciliation(args.db, retry)
-    if args.nats:
-        asyncio.run(consume_nats(args.nats, recon, lambda: stopping))
-    elif args.kafka:
-        consume_kafka(args.kafka, args.namespace, args.registry, recon, lambda: stopping)
-    else:
-        consume_sqlite(args.queue, recon, lambda: stopping)
+    tracer, stop_tracing = start_tracing("nats" if args.nats else "kafka" if args.kafka else "msgcontract_sqlite")
+    recon = Reconciliation(args.db, retry, tracer)
+    try:
+        if args.nats:
+            asyncio.run(consume_nats(args.nats, recon, lambda: stopping))
+        elif args.kafka:
+            consume_kafka(args.kafka, args.namespace, args.registry, recon, lambda: stopping)
+        else:
+            consume_sqlite(args.queue, recon, lambda: stopping)
+    finally:
+        stop_tracing()
     print("reconciliation: stopped", flush=True)
     return 0
 

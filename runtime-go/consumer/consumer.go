@@ -128,7 +128,7 @@ func (c *Consumer) work(ctx context.Context, sub transport.Subscription) {
 			if ctx.Err() != nil {
 				return
 			}
-			c.cfg.Logger.Error("msgcontract: fetch failed", "group", c.cfg.Group, "err", err)
+			c.cfg.Logger.Error("msgcontract: fetch failed", "group", c.cfg.Group, "error", err)
 			sleep(ctx, time.Second)
 			continue
 		}
@@ -164,7 +164,7 @@ func (c *Consumer) handleFetch(ctx context.Context, sub transport.Subscription, 
 	if len(acks.ds) > 0 {
 		if err := sub.Ack(ctx, acks.ds...); err != nil {
 			c.cfg.Logger.Error("msgcontract: ack failed; the deliveries will come back and be deduplicated",
-				"count", len(acks.ds), "err", err)
+				"count", len(acks.ds), "error", err)
 		}
 	}
 }
@@ -188,7 +188,7 @@ func (c *Consumer) cleanup(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			c.cfg.Logger.Error("msgcontract: dedup cleanup failed", "err", err)
+			c.cfg.Logger.Error("msgcontract: dedup cleanup failed", "error", err)
 		} else if n > 0 {
 			c.cfg.Logger.Info("msgcontract: dedup cleanup", "deleted", n)
 		}

@@ -28,7 +28,7 @@ import (
 func (c *Consumer) handleFetchTx(ctx context.Context, sub transport.Subscription, tf transport.TxFetcher) {
 	tx, err := c.cfg.DB.BeginTx(ctx, nil)
 	if err != nil {
-		c.cfg.Logger.Error("msgcontract: fetch failed", "group", c.cfg.Group, "step", "begin transaction", "err", err)
+		c.cfg.Logger.Error("msgcontract: fetch failed", "group", c.cfg.Group, "step", "begin transaction", "error", err)
 		sleep(ctx, c.cfg.InfraRetryDelay)
 		return
 	}
@@ -39,7 +39,7 @@ func (c *Consumer) handleFetchTx(ctx context.Context, sub transport.Subscription
 	if err != nil || len(ds) == 0 {
 		_ = tx.Rollback()
 		if err != nil {
-			c.cfg.Logger.Error("msgcontract: fetch failed", "group", c.cfg.Group, "err", err)
+			c.cfg.Logger.Error("msgcontract: fetch failed", "group", c.cfg.Group, "error", err)
 			sleep(ctx, c.cfg.InfraRetryDelay)
 		}
 		return
@@ -86,7 +86,7 @@ func (c *Consumer) unfold(ctx context.Context, tx *sql.Tx, ds []*transport.Deliv
 		err = errors.Join(err, rerr)
 	}
 	c.cfg.Logger.Error("msgcontract: leasing a fetch failed; it is back in the queue", "group", c.cfg.Group,
-		"count", len(ds), "err", err)
+		"count", len(ds), "error", err)
 	return false
 }
 

@@ -26,7 +26,7 @@ func (c *Consumer) keepLeased(sub transport.Subscription, ds ...*transport.Deliv
 				return
 			case <-t.C:
 				if err := ext.Extend(ctx, ds...); err != nil && ctx.Err() == nil {
-					c.cfg.Logger.Debug("msgcontract: lease extension failed; the message may be redelivered", "err", err)
+					c.cfg.Logger.Debug("msgcontract: lease extension failed; the message may be redelivered", "error", err)
 				}
 			}
 		}

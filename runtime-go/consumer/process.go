@@ -107,7 +107,7 @@ func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx contex
 		return nil, log, func(ctx context.Context, sub transport.Subscription) {
 			err := sub.Defer(ctx, d, time.UnixMilli(nb))
 			if err != nil {
-				log.get().Error("msgcontract: defer failed", "err", err)
+				log.get().Error("msgcontract: defer failed", "error", err)
 			}
 			tracing.End(log.span, "deferred", err)
 		}
@@ -159,7 +159,7 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 		delayMs := r.spec.Policy.Delay(next, c.cfg.Rand())
 		retry := retryEnvelope(env, herr, code, res, now, delayMs)
 		if err := sub.Retry(ctx, d, retry); err != nil {
-			log.get().Error("msgcontract: retry publish failed; the delivery will come back", "err", err)
+			log.get().Error("msgcontract: retry publish failed; the delivery will come back", "error", err)
 			tracing.End(log.span, "handed_back", err)
 			return
 		}
@@ -209,7 +209,7 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 		}
 	}
 	if err := sub.DeadLetter(ctx, d, rec); err != nil {
-		log.get().Error("msgcontract: dead-letter failed; the delivery will come back", "err", err)
+		log.get().Error("msgcontract: dead-letter failed; the delivery will come back", "error", err)
 		tracing.End(log.span, "handed_back", err)
 		return
 	}
@@ -226,18 +226,18 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 // infraFailure hands an item back when the database failed: the message
 // is not at fault, so no retry is counted.
 func (c *Consumer) infraFailure(ctx context.Context, sub transport.Subscription, it *item, step string, err error) {
-	it.log.get().Error("msgcontract: database failure, message handed back", "step", step, "err", err,
+	it.log.get().Error("msgcontract: database failure, message handed back", "step", step, "error", err,
 		"delay", c.cfg.InfraRetryDelay)
 	c.cfg.Metrics.IncHandedBack(it.r.name, it.env.GetEventType())
 	tracing.End(it.log.span, "handed_back", err)
 	if derr := sub.Defer(ctx, it.d, c.cfg.Now().Add(c.cfg.InfraRetryDelay)); derr != nil {
-		it.log.get().Error("msgcontract: defer failed", "err", derr)
+		it.log.get().Error("msgcontract: defer failed", "error", derr)
 	}
 }
 
 func (c *Consumer) ack(ctx context.Context, sub transport.Subscription, d *transport.Delivery, log *msgLog) {
 	if err := sub.Ack(ctx, d); err != nil {
-		log.get().Error("msgcontract: ack failed; the delivery will come back and be deduplicated", "err", err)
+		log.get().Error("msgcontract: ack failed; the delivery will come back and be deduplicated", "error", err)
 	}
 }
 
@@ -250,7 +250,7 @@ func (c *Consumer) prefiltered(ctx context.Context, sub transport.Subscription, 
 	}
 	prior, hash, found, err := c.cfg.Prefilter.Lookup(ctx, it.env.GetBizKey(), it.r.name)
 	if err != nil {
-		it.log.get().Warn("msgcontract: prefilter lookup failed; asking the database", "err", err)
+		it.log.get().Warn("msgcontract: prefilter lookup failed; asking the database", "error", err)
 		return false
 	}
 	if !found {
@@ -273,6 +273,6 @@ func (c *Consumer) record(ctx context.Context, it *item, messageID, hash string)
 		return
 	}
 	if err := c.cfg.Prefilter.Record(ctx, it.env.GetBizKey(), it.r.name, messageID, hash); err != nil {
-		it.log.get().Warn("msgcontract: prefilter record failed", "err", err)
+		it.log.get().Warn("msgcontract: prefilter record failed", "error", err)
 	}
 }

@@ -188,7 +188,7 @@ func (c *Consumer) finish(ctx context.Context, sub transport.Subscription, tx *s
 	if !folded && len(settled) > 0 {
 		if err := sub.Ack(ctx, settled...); err != nil {
 			c.cfg.Logger.Error("msgcontract: ack failed; the deliveries will come back and be deduplicated",
-				"count", len(settled), "err", err)
+				"count", len(settled), "error", err)
 		}
 	}
 	c.failAll(ctx, sub, run)
@@ -293,7 +293,7 @@ func (c *Consumer) committed(ctx context.Context, run *txRun) {
 
 func (c *Consumer) rollback(tx *sql.Tx, it *item) {
 	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-		it.log.get().Error("msgcontract: rollback failed", "err", err)
+		it.log.get().Error("msgcontract: rollback failed", "error", err)
 	}
 }
 

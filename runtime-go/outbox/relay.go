@@ -109,13 +109,13 @@ func (r *Relay) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		n, err := r.Flush(ctx)
 		if err != nil && ctx.Err() == nil {
-			r.cfg.Logger.Error("msgcontract: outbox relay pass failed", "err", err)
+			r.cfg.Logger.Error("msgcontract: outbox relay pass failed", "error", err)
 		}
 		if now := r.cfg.Now(); now.Sub(lastCleanup) > time.Hour {
 			lastCleanup = now
 			if _, err := r.cfg.DB.ExecContext(ctx, `DELETE FROM `+Table+` WHERE sent_at > 0 AND sent_at < $1`,
 				now.Add(-r.cfg.SentRetention).UnixMilli()); err != nil && ctx.Err() == nil {
-				r.cfg.Logger.Error("msgcontract: outbox cleanup failed", "err", err)
+				r.cfg.Logger.Error("msgcontract: outbox cleanup failed", "error", err)
 			}
 		}
 		if n < r.cfg.BatchSize || err != nil {

@@ -31,6 +31,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/statemachine"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -63,6 +64,8 @@ type Config struct {
 	Workers int
 	Logger  *slog.Logger
 	Metrics *metrics.Metrics
+	// Tracer, when set, spans every delivery (runtime-go/tracing).
+	Tracer *tracing.Tracer
 }
 
 // Migrate creates the service's business tables.
@@ -101,7 +104,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	c, err := consumer.New(consumer.Config{
 		DB: cfg.DB, Dialect: sqldb.SQLite, Subscriber: cfg.Subscriber, Group: Group,
-		Workers: cfg.Workers, Logger: cfg.Logger, Metrics: cfg.Metrics, HandlerTimeout: 10 * time.Second,
+		Workers: cfg.Workers, Logger: cfg.Logger, Metrics: cfg.Metrics, Tracer: cfg.Tracer, HandlerTimeout: 10 * time.Second,
 	})
 	if err != nil {
 		return nil, err

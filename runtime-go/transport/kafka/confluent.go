@@ -188,12 +188,12 @@ func (s *subscription) unframeAll(ctx context.Context, ds []*transport.Delivery)
 			}
 			if derr := s.DeadLetter(ctx, d, rec); derr != nil {
 				s.t.cfg.Logger.Warn("msgcontract: kafka schema dead letter failed; the record comes again",
-					"group", s.group, "id", d.ID, "err", derr)
+					"group", s.group, "id", d.ID, "error", derr)
 				_ = s.Defer(ctx, d, now.Add(registryRetry))
 			}
 		default:
 			s.t.cfg.Logger.Warn("msgcontract: schema registry unavailable; the record waits", "group", s.group,
-				"id", d.ID, "err", err)
+				"id", d.ID, "error", err)
 			_ = s.Defer(ctx, d, s.t.cfg.Now().Add(registryRetry))
 		}
 	}

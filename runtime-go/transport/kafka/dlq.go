@@ -228,7 +228,7 @@ func (t *Transport) readAll(ctx context.Context, name string, required bool) ([]
 			return nil, fmt.Errorf("kafka: read %s: %d partitions not read to their end: %w", name, len(end), err)
 		}
 		fs.EachError(func(_ string, p int32, err error) {
-			t.cfg.Logger.Warn("msgcontract: kafka read", "topic", name, "partition", p, "err", err)
+			t.cfg.Logger.Warn("msgcontract: kafka read", "topic", name, "partition", p, "error", err)
 		})
 		fs.EachRecord(func(r *kgo.Record) {
 			if e, ok := end[r.Partition]; ok && r.Offset < e {

@@ -173,7 +173,7 @@ func (s *subscription) poll(ctx context.Context) {
 			if !errors.Is(err, context.Canceled) {
 				errs++
 				s.t.cfg.Logger.Warn("msgcontract: kafka fetch failed; retrying", "group", s.group, "topic", topic,
-					"partition", p, "err", err)
+					"partition", p, "error", err)
 			}
 		})
 		s.mu.Lock()
@@ -521,7 +521,7 @@ func (s *subscription) commit(ctx context.Context, only map[tp]bool) {
 		if err != nil {
 			if ctx.Err() == nil {
 				s.t.cfg.Logger.Warn("msgcontract: kafka commit failed; the records will be redelivered and deduplicated",
-					"group", s.group, "err", err)
+					"group", s.group, "error", err)
 			}
 			return
 		}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import random as _random
 import time
-from typing import Any, Callable, Generic, Optional, Union
+from typing import Any, Callable, ContextManager, Generic, Iterator, Optional, Protocol, Union
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.classify import ContractError
@@ -122,6 +123,52 @@ def observe(observer: Optional[Observer], handler_name: str, spec: EventContract
     ))
 
 
+class TracedDelivery(Protocol):
+    """One delivery's span, as a DeliveryTracer starts it."""
+
+    def activate(self) -> ContextManager[None]:
+        """Makes the span current while the consumer claims and runs the handler."""
+
+    def end(self, decision: Optional[Decision], error: Optional[BaseException]) -> None:
+        """Records the outcome (decision None: the database failed, handed back) and ends the span."""
+
+
+class DeliveryTracer(Protocol):
+    """Starts a span per delivery whose envelope decodes: msgcontract_runtime.tracing.Tracing (OpenTelemetry)."""
+
+    def start(self, topic: str, handler: str, envelope: _envelope_pb2.Envelope) -> TracedDelivery:
+        """Starts the span of one delivery, continuing envelope's trace."""
+
+
+def start_span(tracer: Optional[DeliveryTracer], topic: str, handler: str, body: bytes) -> Optional[TracedDelivery]:
+    """tracer's span for body, None without a tracer or when the envelope does not decode (as in Go)."""
+    if tracer is None:
+        return None
+    try:
+        env = decode(body)
+    except DecodeError:
+        return None
+    return tracer.start(topic, handler, env)
+
+
+@contextlib.contextmanager
+def spanned(span: Optional[TracedDelivery], out: list[Decision]) -> Iterator[None]:
+    """Runs the body inside span (when there is one) and ends it with the decision the body appends to out.
+
+    An exception (a database failure, a cancellation) ends it as handed back.
+    """
+    if span is None:
+        yield
+        return
+    try:
+        with span.activate():
+            yield
+    except BaseException as e:
+        span.end(None, e)
+        raise
+    span.end(out[0] if out else None, None)
+
+
 def _truncate(s: str) -> str:
     b = s.encode("utf-8")
     if len(b) <= MAX_ERROR_MESSAGE:
@@ -203,8 +250,10 @@ class Consumer(Generic[M]):
         rand: Callable[[], float] = _random.random,
         paramstyle: str = "qmark",
         observer: Optional[Observer] = None,
+        tracer: Optional[DeliveryTracer] = None,
     ) -> None:
         self.spec = spec
+        self.tracer = tracer
         self.handler_name = handler_name
         self.handler = handler
         self.clock_ms = clock_ms
@@ -217,10 +266,17 @@ class Consumer(Generic[M]):
 
         A database error propagates: the message is not at fault and the
         caller hands the delivery back without counting a retry. The
-        observer, if any, is told every decision but Defer.
+        observer, if any, is told every decision but Defer; the tracer, if
+        any, spans the claim, the handler and the outcome.
         """
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
-        d = self._decide(conn, body, run)
+        if self.tracer is None:  # no tracing call at all without a tracer
+            d = self._decide(conn, body, run)
+        else:
+            out: list[Decision] = []
+            with spanned(start_span(self.tracer, self.spec.topic, self.handler_name, body), out):
+                out.append(self._decide(conn, body, run))
+            d = out[0]
         observe(self.observer, self.handler_name, self.spec, body, run, d)
         return d
 

@@ -17,15 +17,19 @@ MySQL/MariaDB (PyMySQL, mysqlclient) connections are supported.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 import uuid
-from typing import Any, Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.dedup import is_mysql
 from msgcontract_runtime.envelope import decode, encode
 
 log = logging.getLogger("msgcontract.outbox")
+
+if TYPE_CHECKING:
+    from msgcontract_runtime.tracing import Tracing
 
 TABLE = "msg_outbox"
 LOCK_TABLE = "msg_outbox_lock"
@@ -80,9 +84,18 @@ def migrate(conn: Any, postgres: bool = False) -> None:
 
 
 def write(conn: Any, env: _envelope_pb2.Envelope, paramstyle: str = "qmark") -> None:
-    """Stores env in conn's current transaction; the caller commits it with the business change."""
+    """Stores env in conn's current transaction; the caller commits it with the business change.
+
+    When the process uses OpenTelemetry, env without a trace context gets
+    the current span's (tracing.inject), so consumers continue the trace;
+    otherwise nothing is imported or called.
+    """
     if not env.topic:
         raise ValueError(f"outbox: envelope {env.message_id} has no topic; build it with new_envelope")
+    if "opentelemetry.trace" in sys.modules:
+        from msgcontract_runtime.tracing import inject
+
+        inject(env)
     p = _p(paramstyle)
     conn.cursor().execute(
         f"INSERT INTO {TABLE} (topic, biz_key, message_id, envelope, created_at) VALUES ({p}, {p}, {p}, {p}, {p})",
@@ -99,10 +112,14 @@ class Relay:
     passing loses it after lease_s, and ``release`` gives it up at once. A
     pass longer than the lease may overlap the next holder's: keep
     batch_size small enough to publish within it.
+
+    With a tracer each publish runs in a producer span ``publish <topic>``,
+    injected into the envelope in place of the writer's (its parent).
     """
 
     def __init__(self, conn: Any, publisher: Publisher, paramstyle: str = "qmark", lease_s: float = 15.0,
-                 batch_size: int = 100, clock_ms: Callable[[], int] = _now_ms) -> None:
+                 batch_size: int = 100, clock_ms: Callable[[], int] = _now_ms,
+                 tracer: Optional[Tracing] = None) -> None:
         if lease_s <= 0 or batch_size <= 0:
             raise ValueError("outbox: lease_s and batch_size must be positive")
         self.conn = conn
@@ -111,6 +128,7 @@ class Relay:
         self.lease_ms = int(lease_s * 1000)
         self.batch_size = batch_size
         self.clock_ms = clock_ms
+        self.tracer = tracer
         self._p = _p(paramstyle)
 
     def lead(self) -> bool:
@@ -162,7 +180,7 @@ class Relay:
             if key in blocked:
                 continue
             try:
-                self.publisher.publish(topic, decode(bytes(body)))
+                self._publish(topic, decode(bytes(body)))
             except Exception as e:  # the publisher's failure: this key waits for the next pass
                 blocked.add(key)
                 first = first or e
@@ -173,6 +191,13 @@ class Relay:
         if first is not None:
             raise first
         return sent
+
+    def _publish(self, topic: str, env: _envelope_pb2.Envelope) -> None:
+        if self.tracer is None:
+            self.publisher.publish(topic, env)
+            return
+        with self.tracer.publish(topic, env):
+            self.publisher.publish(topic, env)
 
     def run(self, stop: Callable[[], bool], poll_interval_s: float = 0.1) -> None:
         """Passes until stop() is true, pausing poll_interval_s after a pass that had less than a batch
@@ -190,9 +215,10 @@ class Relay:
             self.release()
 
 
-def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit: int = 100) -> int:
+def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit: int = 100,
+               tracer: Optional[Tracing] = None) -> int:
     """One pass of a one-off Relay that releases the lock afterwards; 0 when another relay holds it."""
-    r = Relay(conn, publisher, paramstyle, batch_size=limit)
+    r = Relay(conn, publisher, paramstyle, batch_size=limit, tracer=tracer)
     try:
         return r.flush()
     finally:

@@ -30,7 +30,10 @@ import time
 from typing import Any, Awaitable, Callable, Coroutine, Generic, Optional, Protocol, Sequence
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.consumer import Ack, Admitted, DeadLetter, Decision, Defer, Observer, Retry, admit, failed, observe
+from msgcontract_runtime.consumer import (
+    Ack, Admitted, DeadLetter, Decision, Defer, DeliveryTracer, Observer, Retry, admit, failed, observe, spanned,
+    start_span,
+)
 from msgcontract_runtime.event import EventContract, M
 
 log = logging.getLogger("msgcontract_runtime.aio")
@@ -170,6 +173,7 @@ class AsyncConsumer(Generic[M]):
         rand: Callable[[], float] = _random.random,
         database_retry_ms: int = 1000,
         observer: Optional[Observer] = None,
+        tracer: Optional[DeliveryTracer] = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency {concurrency} must be at least 1")
@@ -181,8 +185,18 @@ class AsyncConsumer(Generic[M]):
         self.rand = rand
         self.database_retry_ms = database_retry_ms
         self.observer = observer
+        self.tracer = tracer
 
     async def process(self, db: AsyncDatabase, body: bytes) -> Decision:
+        """Like _process, inside the tracer's span (msgcontract_runtime.tracing) when there is one."""
+        if self.tracer is None:  # no tracing call at all without a tracer
+            return await self._process(db, body)
+        out: list[Decision] = []
+        with spanned(start_span(self.tracer, self.spec.topic, self.handler_name, body), out):
+            out.append(await self._process(db, body))
+        return out[0]
+
+    async def _process(self, db: AsyncDatabase, body: bytes) -> Decision:
         """Processes one delivered body in a transaction of db; the same decisions as Consumer.process.
 
         A database error propagates (the message is not at fault); a

@@ -1,5 +1,6 @@
 package io.msgcontract.kafka;
 
+import io.msgcontract.observe.Tracing;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.v1.Envelope;
 import java.sql.Connection;
@@ -51,13 +52,16 @@ public final class Outbox {
   /**
    * Stores env in the outbox within tx, the caller's transaction, which the
    * caller commits with its business change. env.topic is where the relay
-   * publishes it.
+   * publishes it. An envelope without a trace context gets the current
+   * OpenTelemetry span's ({@link Tracing#inject(Envelope)}; nothing without
+   * one), so consumers continue the producer's trace.
    */
   public static void write(Connection tx, Envelope env) throws SQLException {
     if (env.getTopic().isEmpty()) {
       throw new IllegalArgumentException("outbox: envelope " + env.getMessageId()
           + " has no topic; build it with Envelopes.newEnvelope");
     }
+    env = Tracing.inject(env);
     try (PreparedStatement st = tx.prepareStatement("INSERT INTO " + TABLE
         + " (topic, biz_key, message_id, envelope, created_at) VALUES (?, ?, ?, ?, ?)")) {
       st.setString(1, env.getTopic());

@@ -1,5 +1,11 @@
 package io.msgcontract.kafka;
 
+import io.msgcontract.observe.Tracing;
+import io.msgcontract.support.DecodeException;
+import io.msgcontract.support.Envelopes;
+import io.msgcontract.v1.Envelope;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,6 +30,7 @@ public final class OutboxRelay {
   private final String owner = UUID.randomUUID().toString();
   private final long leaseMs;
   private final int batchSize;
+  private final Tracing tracing;
 
   /**
    * Returns a relay.
@@ -34,6 +41,21 @@ public final class OutboxRelay {
    * @param batchSize rows per pass (Go's default: 100)
    */
   public OutboxRelay(ConnectionFactory db, KafkaPublisher publisher, long leaseMs, int batchSize) {
+    this(db, publisher, leaseMs, batchSize, null);
+  }
+
+  /**
+   * Returns a relay that publishes each row inside a producer span {@code publish <topic>}
+   * ({@link Tracing#startPublish}), a child of the trace the row's envelope carries, injected in
+   * its place, as runtime-go's relay does with a Tracer.
+   *
+   * @param db the business database holding the outbox
+   * @param publisher where rows go; its namespace applies
+   * @param leaseMs how long the leader lock lasts without a pass (Go's default: 10 s)
+   * @param batchSize rows per pass (Go's default: 100)
+   * @param tracing the tracing, or null for none
+   */
+  public OutboxRelay(ConnectionFactory db, KafkaPublisher publisher, long leaseMs, int batchSize, Tracing tracing) {
     if (leaseMs <= 0 || batchSize <= 0) {
       throw new IllegalArgumentException("outbox: leaseMs and batchSize must be positive");
     }
@@ -41,6 +63,28 @@ public final class OutboxRelay {
     this.publisher = publisher;
     this.leaseMs = leaseMs;
     this.batchSize = batchSize;
+    this.tracing = tracing;
+  }
+
+  /** A row's body to publish and its publish span (null without tracing). */
+  record Traced(byte[] body, Span span) {}
+
+  /**
+   * Starts r's publish span and returns the body carrying it; the body unchanged and no span
+   * without tracing or for a row that is no envelope.
+   */
+  static Traced trace(Tracing tracing, String topic, byte[] body) {
+    if (tracing == null) {
+      return new Traced(body, null);
+    }
+    Envelope.Builder b;
+    try {
+      b = Envelopes.decode(body).toBuilder();
+    } catch (DecodeException e) {
+      return new Traced(body, null);
+    }
+    Span span = tracing.startPublish(topic, b);
+    return new Traced(Envelopes.encode(b.build()), span);
   }
 
   private record Row(long id, String topic, String key, byte[] body) {}
@@ -75,12 +119,21 @@ public final class OutboxRelay {
         if (blocked.contains(r.key())) {
           continue;
         }
+        Traced t = trace(tracing, r.topic(), r.body());
         try {
-          publisher.publish(r.topic(), r.key(), r.body());
+          publisher.publish(r.topic(), r.key(), t.body());
         } catch (KafkaRuntimeException e) {
+          if (t.span() != null) {
+            t.span().recordException(e);
+            t.span().setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
+          }
           blocked.add(r.key());
           first = first == null ? e : first;
           continue;
+        } finally {
+          if (t.span() != null) {
+            t.span().end();
+          }
         }
         try (PreparedStatement st = c.prepareStatement("UPDATE " + Outbox.TABLE + " SET sent_at = ? WHERE id = ?")) {
           st.setLong(1, System.currentTimeMillis());

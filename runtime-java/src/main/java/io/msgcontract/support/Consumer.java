@@ -33,6 +33,7 @@ public final class Consumer<M extends Message> {
   private final LongSupplier clockMs;
   private final DoubleSupplier random;
   private final Observer observer;
+  private final DeliveryTracer tracer;
 
   /**
    * Returns a consumer of spec's event running handler under handlerName, the
@@ -42,17 +43,18 @@ public final class Consumer<M extends Message> {
    */
   public Consumer(EventSpec<M> spec, String handlerName, Handler<M> handler, LongSupplier clockMs,
       DoubleSupplier random) {
-    this(spec, handlerName, handler, clockMs, random, Observer.NONE);
+    this(spec, handlerName, handler, clockMs, random, Observer.NONE, null);
   }
 
   private Consumer(EventSpec<M> spec, String handlerName, Handler<M> handler, LongSupplier clockMs,
-      DoubleSupplier random, Observer observer) {
+      DoubleSupplier random, Observer observer, DeliveryTracer tracer) {
     this.spec = spec;
     this.handlerName = handlerName;
     this.handler = handler;
     this.clockMs = clockMs;
     this.random = random;
     this.observer = observer;
+    this.tracer = tracer;
   }
 
   /**
@@ -63,7 +65,18 @@ public final class Consumer<M extends Message> {
    * @return a consumer like this one that reports to observer
    */
   public Consumer<M> withObserver(Observer observer) {
-    return new Consumer<>(spec, handlerName, handler, clockMs, random, observer);
+    return new Consumer<>(spec, handlerName, handler, clockMs, random, observer, tracer);
+  }
+
+  /**
+   * Returns this consumer with a span per delivery (see {@code io.msgcontract.observe.Tracing}):
+   * started once the envelope decodes, current while the handler runs, ended at the outcome.
+   *
+   * @param tracer the tracer, or null for none
+   * @return a consumer like this one that traces with tracer
+   */
+  public Consumer<M> withTracer(DeliveryTracer tracer) {
+    return new Consumer<>(spec, handlerName, handler, clockMs, random, observer, tracer);
   }
 
   /** Like the full constructor with the system clock and Math.random. */
@@ -79,7 +92,18 @@ public final class Consumer<M extends Message> {
    */
   public Decision process(Connection conn, byte[] body) throws SQLException {
     Run run = new Run();
-    Decision d = decide(conn, body, run);
+    Decision d;
+    try {
+      d = decide(conn, body, run);
+    } catch (SQLException | RuntimeException e) {
+      if (run.span != null) {
+        run.span.end(null, e);
+      }
+      throw e;
+    }
+    if (run.span != null) {
+      run.span.end(d, run.failure);
+    }
     if (!(d instanceof Decision.Defer)) {
       // An envelope that did not decode belongs to no handler, as in Go.
       observer.observe(run.env == null
@@ -93,6 +117,8 @@ public final class Consumer<M extends Message> {
   private static final class Run {
     Envelope env;
     double handlerSeconds = Double.NaN;
+    DeliveryTracer.Traced span;
+    Exception failure;
   }
 
   private Decision decide(Connection conn, byte[] body, Run run) throws SQLException {
@@ -101,6 +127,9 @@ public final class Consumer<M extends Message> {
     try {
       env = Envelopes.decode(body);
       run.env = env;
+      if (tracer != null) {
+        run.span = tracer.start(spec.topic(), handlerName, env);
+      }
       message = Envelopes.payload(spec, env);
     } catch (DecodeException e) {
       return new Decision.DeadLetter("decode", CODE_DECODE, truncate(e.getMessage()), 0);
@@ -123,10 +152,15 @@ public final class Consumer<M extends Message> {
     }
     Exception failure = null;
     long start = System.nanoTime();
+    DeliveryTracer.Scope scope = run.span == null ? null : run.span.activate();
     try {
       handler.handle(conn, message, env);
     } catch (Exception e) { // handlers may fail in any way; every failure is classified
       failure = e;
+    } finally {
+      if (scope != null) {
+        scope.close();
+      }
     }
     run.handlerSeconds = (System.nanoTime() - start) / 1e9;
     if (failure == null) {
@@ -136,6 +170,7 @@ public final class Consumer<M extends Message> {
       return new Decision.Ack(false);
     }
     conn.rollback();
+    run.failure = failure;
     return fail(env, failure, now);
   }
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 
 /** The vocabulary of docs/DESIGN.md ("Observability") from the Java runtime. */
 class ObserveTest {
-  private static final EventSpec<LastError> SPEC = new EventSpec<>(
+  static final EventSpec<LastError> SPEC = new EventSpec<>(
       "msgcontract.v1.LastError", "errors", "ERROR_SEEN", "range:{range}",
       new RetryPolicy(1000, 2.0, 0, 60000, 1),
       new ErrorRules(List.of(new ErrorRange(50000, 59999, true, "system")), false),

@@ -5,10 +5,15 @@ import com.example.shop.payment.v1.PaymentContract;
 import com.example.shop.payment.v1.RefundRequested;
 import com.example.shop.payment.v1.RefundSuccess;
 import com.google.protobuf.Message;
+import io.msgcontract.observe.Tracing;
 import io.msgcontract.support.BizKeyException;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.v1.Envelope;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -28,6 +33,12 @@ import java.sql.Statement;
  * every third one three times, each copy under a fresh message id and the same biz_key, as a
  * producer retrying after a timeout would.
  *
+ * <p>Tracing: each order's transaction runs in a span ({@code OrderService.pay}, ...) of the
+ * OpenTelemetry API, and {@code Tracing.inject} writes it into every envelope the transaction
+ * stores, so the relay and both consumers continue that trace. Without an OpenTelemetry SDK (the
+ * demo adds one, configured by OTEL_* variables, under {@code make demo TRACE=1}) the API is a
+ * no-op and the envelopes carry no trace.
+ *
  * <p>Usage: {@code OrderService DB PHASE COUNT} where PHASE is {@code pay}, {@code
  * refund-request} or {@code refund}.
  */
@@ -38,7 +49,29 @@ public final class OrderService {
   /** An order that is paid but never asked for a refund, yet gets a refund confirmation. */
   static final int ILLEGAL_REFUND_ORDER = 2;
 
+  private static final Tracer TRACER = GlobalOpenTelemetry.getTracer("com.example.shop.orders");
+
   private OrderService() {}
+
+  /** A unit of work of one order: its business rows and its outbox rows, in one transaction. */
+  @FunctionalInterface
+  interface Work {
+    int run() throws SQLException, BizKeyException;
+  }
+
+  /** Runs work and commits, inside the span name for orderId; returns the outbox rows written. */
+  static int traced(Connection conn, String name, String orderId, Work work) throws SQLException, BizKeyException {
+    Span span = TRACER.spanBuilder(name).setAttribute("order.id", orderId).startSpan();
+    Scope scope = span.makeCurrent();
+    try {
+      int rows = work.run();
+      conn.commit();
+      return rows;
+    } finally {
+      scope.close();
+      span.end();
+    }
+  }
 
   /** Entry point; see the class comment. */
   public static void main(String[] args) throws SQLException, BizKeyException {
@@ -82,20 +115,22 @@ public final class OrderService {
   static int pay(Connection conn, int count) throws SQLException, BizKeyException {
     int rows = 0;
     for (int i = 1; i <= count; i++) {
-      try (PreparedStatement ins =
-          conn.prepareStatement("INSERT INTO orders (order_id, amount) VALUES (?, ?)")) {
-        ins.setString(1, orderId(i));
-        ins.setLong(2, amount(i));
-        ins.executeUpdate();
-      }
-      PaySuccess ev =
-          PaySuccess.newBuilder()
-              .setOrderId(orderId(i))
-              .setAmount(amount(i))
-              .setCurrency("CNY")
-              .build();
-      rows += publish(conn, PaymentContract.PaySuccess.SPEC, ev, copies(i));
-      conn.commit();
+      int n = i;
+      rows += traced(conn, "OrderService.pay", orderId(n), () -> {
+        try (PreparedStatement ins =
+            conn.prepareStatement("INSERT INTO orders (order_id, amount) VALUES (?, ?)")) {
+          ins.setString(1, orderId(n));
+          ins.setLong(2, amount(n));
+          ins.executeUpdate();
+        }
+        PaySuccess ev =
+            PaySuccess.newBuilder()
+                .setOrderId(orderId(n))
+                .setAmount(amount(n))
+                .setCurrency("CNY")
+                .build();
+        return publish(conn, PaymentContract.PaySuccess.SPEC, ev, copies(n));
+      });
     }
     return rows;
   }
@@ -104,21 +139,23 @@ public final class OrderService {
   static int refundRequests(Connection conn, int count) throws SQLException, BizKeyException {
     int rows = 0;
     for (int i = REFUND_EVERY; i <= count; i += REFUND_EVERY) {
-      String refundId = "R" + orderId(i);
-      try (PreparedStatement up =
-          conn.prepareStatement("UPDATE orders SET refund_id = ? WHERE order_id = ?")) {
-        up.setString(1, refundId);
-        up.setString(2, orderId(i));
-        up.executeUpdate();
-      }
-      RefundRequested ev =
-          RefundRequested.newBuilder()
-              .setOrderId(orderId(i))
-              .setRefundId(refundId)
-              .setAmount(amount(i))
-              .build();
-      rows += publish(conn, PaymentContract.RefundRequested.SPEC, ev, copies(i));
-      conn.commit();
+      int n = i;
+      rows += traced(conn, "OrderService.refundRequest", orderId(n), () -> {
+        String refundId = "R" + orderId(n);
+        try (PreparedStatement up =
+            conn.prepareStatement("UPDATE orders SET refund_id = ? WHERE order_id = ?")) {
+          up.setString(1, refundId);
+          up.setString(2, orderId(n));
+          up.executeUpdate();
+        }
+        RefundRequested ev =
+            RefundRequested.newBuilder()
+                .setOrderId(orderId(n))
+                .setRefundId(refundId)
+                .setAmount(amount(n))
+                .build();
+        return publish(conn, PaymentContract.RefundRequested.SPEC, ev, copies(n));
+      });
     }
     return rows;
   }
@@ -130,14 +167,15 @@ public final class OrderService {
   static int refunds(Connection conn, int count) throws SQLException, BizKeyException {
     int rows = 0;
     for (int i = REFUND_EVERY; i <= count; i += REFUND_EVERY) {
+      int n = i;
       RefundSuccess ev =
           RefundSuccess.newBuilder()
               .setOrderId(orderId(i))
               .setRefundId("R" + orderId(i))
               .setAmount(amount(i))
               .build();
-      rows += publish(conn, PaymentContract.RefundSuccess.SPEC, ev, copies(i));
-      conn.commit();
+      rows += traced(conn, "OrderService.refund", orderId(i),
+          () -> publish(conn, PaymentContract.RefundSuccess.SPEC, ev, copies(n)));
     }
     RefundSuccess illegal =
         RefundSuccess.newBuilder()
@@ -145,8 +183,8 @@ public final class OrderService {
             .setRefundId("R-unrequested")
             .setAmount(amount(ILLEGAL_REFUND_ORDER))
             .build();
-    rows += publish(conn, PaymentContract.RefundSuccess.SPEC, illegal, 1);
-    conn.commit();
+    rows += traced(conn, "OrderService.refund", illegal.getOrderId(),
+        () -> publish(conn, PaymentContract.RefundSuccess.SPEC, illegal, 1));
     return rows;
   }
 
@@ -159,7 +197,8 @@ public final class OrderService {
                 + " VALUES (?, ?, ?, ?, ?)")) {
       for (int c = 0; c < copies; c++) {
         long now = System.currentTimeMillis();
-        Envelope env = Envelopes.newEnvelope(spec, message, now);
+        // The transaction's span goes into the envelope: consumers continue its trace.
+        Envelope env = Tracing.inject(Envelopes.newEnvelope(spec, message, now));
         out.setString(1, env.getTopic());
         out.setString(2, env.getBizKey());
         out.setString(3, env.getMessageId());

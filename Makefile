@@ -28,8 +28,11 @@ build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
+
+jaeger-background: ## start building Jaeger v1.75.0 (for test-trace) at the lowest CPU priority, unless it is built; returns at once
+	bash scripts/install-jaeger.sh --background
 
 summary-reset: ## forget the previous run's per-suite summary lines
 	rm -rf $(SUMMARY)
@@ -81,7 +84,7 @@ test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a 
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	$(GO) test -json -tags obs -count=1 ./internal/obsscrape | $(TESTSUMMARY) -suite obs -dir $(SUMMARY)
 
-.PHONY: test-trace
+.PHONY: test-trace jaeger-background
 test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v1.75.0 (scripts/with-jaeger.sh; in-memory, OTLP on loopback): one order's trace holds the Java producer, relay, Go consumer (retry included) and Python consumer spans
 	bash scripts/setup-java.sh
 	$(GO) vet -tags trace ./examples/demo

@@ -6,30 +6,18 @@
 #   otlp=http://127.0.0.1:PORT     OTLP/HTTP receiver (append /v1/traces)
 #   query=http://127.0.0.1:PORT    the query HTTP API (/api/traces, /api/services) and UI
 #
-# The binary is built once with `go install
-# github.com/jaegertracing/jaeger/cmd/jaeger@v1.75.0` into
-# ${XDG_CACHE_HOME:-~/.cache}/msgcontract/jaeger-v1.75.0/ and reused from
-# there (building it takes minutes). Jaeger runs with in-memory storage, every
-# listener on a free loopback port, its own telemetry off, in a fresh temp dir
+# The binary comes from scripts/install-jaeger.sh (built once into
+# ${XDG_CACHE_HOME:-~/.cache}/msgcontract/, then reused). Jaeger runs with
+# in-memory storage, every listener on a free loopback port, its own telemetry off, in a fresh temp dir
 # whose pid file the caller uses to stop it (scripts/with-jaeger.sh does).
-# A `go install`ed binary carries no UI assets: /trace/<id> shows Jaeger's
+# A binary built from the module carries no UI assets: /trace/<id> shows Jaeger's
 # placeholder page, while the API serves the trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { echo "jaeger-start: $*" >&2; }
 
-version=v1.75.0
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/msgcontract/jaeger-$version"
-bin="$cache/jaeger"
-if [[ ! -x "$bin" ]]; then
-  command -v go >/dev/null || { log "go not found; install Go (go.mod's version)"; exit 1; }
-  log "building jaeger $version into $cache (go install; takes minutes the first time)"
-  mkdir -p "$cache"
-  start=$(date +%s)
-  GOBIN="$cache" GOFLAGS=-trimpath go install "github.com/jaegertracing/jaeger/cmd/jaeger@$version" >&2
-  log "built in $(( $(date +%s) - start )) s"
-fi
+bin=$(bash scripts/install-jaeger.sh)
 
 port() { bash scripts/free-port.sh; }
 otlp=$(port)

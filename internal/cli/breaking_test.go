@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +58,29 @@ func TestBreakingJSON(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "breaking", "--format", "yaml", "--against", dir, dir); code != 2 || !strings.Contains(stderr, "--format") {
 		t.Errorf("--format yaml: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestBreakingCompileErrors: PREV and CURRENT compile at the same time, but
+// a file that does not compile is reported as before: exit 2, its
+// positioned errors on stderr, PREV's when both fail, nothing on stdout.
+func TestBreakingCompileErrors(t *testing.T) {
+	t.Parallel()
+	good := corpusCase("comment-changed")
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "t.proto"), []byte("syntax = \"proto3\";\npackage t.v1;\nmessage M { string id = 1 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, prev, cur string }{
+		{"PREV", broken, filepath.Join(good, "cur")},
+		{"CURRENT", filepath.Join(good, "prev"), broken},
+		{"both", broken, broken},
+	} {
+		code, stdout, stderr := run(t, "breaking", "--against", tc.prev, tc.cur)
+		want := filepath.Join(broken, "t.proto") + ":3:27: syntax error"
+		if code != 2 || stdout != "" || !strings.Contains(stderr, want) ||
+			!strings.Contains(stderr, "msgcontract breaking: 1 compile error; nothing checked") {
+			t.Errorf("%s broken: exit %d, want 2 and %q on stderr\nstdout:\n%s\nstderr:\n%s", tc.name, code, want, stdout, stderr)
+		}
 	}
 }

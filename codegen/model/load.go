@@ -180,9 +180,9 @@ func (l *loader) positioned(err reporter.ErrorWithPos) string {
 	return fmt.Sprintf("%s: %s", p, msg)
 }
 
-// builtin reports whether path is a well-known type or one of
+// Builtin reports whether the import path is a well-known type or one of
 // msgcontract's own protos, which declare no contracts.
-func builtin(path string) bool {
+func Builtin(path string) bool {
 	return strings.HasPrefix(path, "google/protobuf/") || strings.HasPrefix(path, "msgcontract/v1/")
 }
 
@@ -233,7 +233,7 @@ func (l *loader) build(compiled []protoreflect.FileDescriptor) (*Set, error) {
 	// generates one package at a time (protoc, buf, Bazel) requires. Their
 	// own rule violations are reported when they are linted themselves.
 	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		if !named[fd.Path()] && !builtin(fd.Path()) {
+		if !named[fd.Path()] && !Builtin(fd.Path()) {
 			res, _ := fd.(linker.Result)
 			ib := &builder{set: set}
 			set.imported = append(set.imported, ib.file(fd, res, l.displayPath(fd.Path())))

@@ -39,7 +39,9 @@ It is the registry's checker, run without a registry.
 
 PREV is either
   - a directory: every .proto under it is compared with the files at the
-    same paths (relative to the directory) under CURRENT, or
+    same paths (relative to the directory) under CURRENT (copies of
+    msgcontract/v1/ and google/protobuf/ files are imports, not contracts:
+    they are not compared), or
   - a registry URL (http:// or https://) with --subject: the subject's
     latest version, or every version for a _TRANSITIVE level, is compared
     with CURRENT, which is then the .proto file registered there.
@@ -165,8 +167,10 @@ func loadDirs(cmd *cobra.Command, pf protoFlags, prevDir, curDir string) (prev, 
 	return prev, cur, nil
 }
 
-// protoFiles lists the .proto files under dir, sorted, skipping hidden
-// directories.
+// protoFiles lists the contracts under dir, sorted: its .proto files but
+// those in hidden directories and copies of msgcontract's own and the
+// well-known protos (kept on disk for protoc or buf), which declare no
+// contracts; imports still resolve to them.
 func protoFiles(dir string) ([]string, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -184,6 +188,9 @@ func protoFiles(dir string) ([]string, error) {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(path, ".proto") {
+			if rel, err := filepath.Rel(dir, path); err == nil && model.Builtin(filepath.ToSlash(rel)) {
+				return nil
+			}
 			files = append(files, path)
 		}
 		return nil

@@ -84,3 +84,47 @@ func TestBreakingCompileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakingVendoredOptions: a copy of msgcontract/v1/options.proto kept
+// on disk (as protoc and buf need it) is an import, not a contract: having
+// it on one side only breaks nothing, and an identical copy is read from
+// the compiled-in descriptor (model.Config.Prebuilt) with the same verdicts.
+func TestBreakingVendoredOptions(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile(filepath.Join("..", "..", "contracts", "msgcontract", "v1", "options.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vendored := func(side string) string {
+		dir := filepath.Join(t.TempDir(), side)
+		if err := os.CopyFS(dir, os.DirFS(corpusCase("bool-to-int32/"+side))); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "msgcontract", "v1"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "msgcontract", "v1", "options.proto"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	prev, cur := vendored("prev"), vendored("cur")
+	plainPrev, plainCur := corpusCase("bool-to-int32/prev"), corpusCase("bool-to-int32/cur")
+	for _, tc := range []struct {
+		name, prev, cur string
+		code            int
+	}{
+		{"copy on PREV only", prev, plainPrev, 0},
+		{"copy on CURRENT only", plainPrev, prev, 0},
+		{"copies on both", prev, cur, 1},
+		{"copy on one side, a change", prev, plainCur, 1},
+	} {
+		code, stdout, stderr := run(t, "breaking", "--against", tc.prev, tc.cur)
+		if code != tc.code || strings.Contains(stdout, "options.proto") {
+			t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.name, code, tc.code, stdout, stderr)
+		}
+		if tc.code == 1 && !strings.Contains(stdout, "t.proto:4:13: FIELD_TYPE_CHANGED: field t.v1.M.a type changed from bool to int32") {
+			t.Errorf("%s: stdout lacks the change:\n%s", tc.name, stdout)
+		}
+	}
+}

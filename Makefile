@@ -21,9 +21,14 @@ all: build ## the default: build bin/msgcontract
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
+# No symbol table or DWARF (stack traces keep file:line), no local paths:
+# a third smaller binary starts measurably faster, which a 10 ms
+# `msgcontract breaking` notices (make bench-breaking).
+BUILDFLAGS ?= -trimpath -ldflags="-s -w"
+
 build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
-	$(GO) build -o $(BIN)/msgcontract ./cmd/msgcontract
-	$(GO) build -o $(BIN)/protoc-gen-msgcontract ./cmd/protoc-gen-msgcontract
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/msgcontract ./cmd/msgcontract
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/protoc-gen-msgcontract ./cmd/protoc-gen-msgcontract
 
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/msgcontract/msgcontract/contracts"
+	"github.com/msgcontract/msgcontract/runtime-go/optionspb"
 )
 
 // Config says where to find .proto files.
@@ -27,6 +29,12 @@ type Config struct {
 	// Sources, when set, supplies file contents by import path before the
 	// import paths are searched (the registry compiles schemas from memory).
 	Sources map[string]string
+	// Prebuilt resolves msgcontract/v1/options.proto, embedded or as a
+	// byte-identical copy on an import path, to the descriptor compiled into
+	// this binary instead of compiling it. The file then has no positions,
+	// comments or AST: right for comparing contracts (`breaking`), which
+	// never points into it, and saves compiling it once per Load.
+	Prebuilt bool
 }
 
 // Load compiles files (paths on disk, each under one of the import paths,
@@ -41,7 +49,7 @@ func Load(ctx context.Context, cfg Config, files ...string) (*Set, error) {
 	if len(importPaths) == 0 {
 		importPaths = []string{"."}
 	}
-	l := &loader{importPaths: importPaths, sources: cfg.Sources, display: map[string]string{}}
+	l := &loader{importPaths: importPaths, sources: cfg.Sources, prebuilt: cfg.Prebuilt, display: map[string]string{}}
 	names := make([]string, len(files))
 	for i, f := range files {
 		name, err := l.importName(f)
@@ -82,6 +90,7 @@ func Load(ctx context.Context, cfg Config, files ...string) (*Set, error) {
 type loader struct {
 	importPaths []string
 	sources     map[string]string
+	prebuilt    bool
 	// display maps import names to the paths users know the files by.
 	display map[string]string
 }
@@ -126,8 +135,14 @@ func (l *loader) find(path string) (protocompile.SearchResult, error) {
 			if _, ok := l.display[path]; !ok {
 				l.display[path] = full
 			}
+			if l.prebuilt && path == contracts.OptionsPath {
+				return prebuiltOptions(f)
+			}
 			return protocompile.SearchResult{Source: f}, nil
 		}
+	}
+	if l.prebuilt && path == contracts.OptionsPath {
+		return protocompile.SearchResult{Desc: optionspb.File_msgcontract_v1_options_proto}, nil
 	}
 	if rc, err := contracts.Open(path); err == nil {
 		defer rc.Close()
@@ -140,6 +155,21 @@ func (l *loader) find(path string) (protocompile.SearchResult, error) {
 	return protocompile.SearchResult{}, fs.ErrNotExist
 }
 
+// prebuiltOptions resolves a copy of options.proto on an import path: to
+// the compiled-in descriptor when it is byte for byte the embedded source
+// the descriptor was generated from, else to its own text.
+func prebuiltOptions(f *os.File) (protocompile.SearchResult, error) {
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return protocompile.SearchResult{}, err
+	}
+	if own, err := contracts.Source(contracts.OptionsPath); err == nil && bytes.Equal(b, own) {
+		return protocompile.SearchResult{Desc: optionspb.File_msgcontract_v1_options_proto}, nil
+	}
+	return protocompile.SearchResult{Source: bytes.NewReader(b)}, nil
+}
+
 func (l *loader) positioned(err reporter.ErrorWithPos) string {
 	pos := err.GetPosition()
 	p := Pos{File: l.displayPath(pos.Filename), Line: pos.Line, Col: pos.Col}
@@ -150,9 +180,9 @@ func (l *loader) positioned(err reporter.ErrorWithPos) string {
 	return fmt.Sprintf("%s: %s", p, msg)
 }
 
-// builtin reports whether path is a well-known type or one of
+// Builtin reports whether the import path is a well-known type or one of
 // msgcontract's own protos, which declare no contracts.
-func builtin(path string) bool {
+func Builtin(path string) bool {
 	return strings.HasPrefix(path, "google/protobuf/") || strings.HasPrefix(path, "msgcontract/v1/")
 }
 
@@ -203,7 +233,7 @@ func (l *loader) build(compiled []protoreflect.FileDescriptor) (*Set, error) {
 	// generates one package at a time (protoc, buf, Bazel) requires. Their
 	// own rule violations are reported when they are linted themselves.
 	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		if !named[fd.Path()] && !builtin(fd.Path()) {
+		if !named[fd.Path()] && !Builtin(fd.Path()) {
 			res, _ := fd.(linker.Result)
 			ib := &builder{set: set}
 			set.imported = append(set.imported, ib.file(fd, res, l.displayPath(fd.Path())))

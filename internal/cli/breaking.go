@@ -39,7 +39,9 @@ It is the registry's checker, run without a registry.
 
 PREV is either
   - a directory: every .proto under it is compared with the files at the
-    same paths (relative to the directory) under CURRENT, or
+    same paths (relative to the directory) under CURRENT (copies of
+    msgcontract/v1/ and google/protobuf/ files are imports, not contracts:
+    they are not compared), or
   - a registry URL (http:// or https://) with --subject: the subject's
     latest version, or every version for a _TRANSITIVE level, is compared
     with CURRENT, which is then the .proto file registered there.
@@ -95,18 +97,16 @@ docs/compat-rules.md.`,
 				if history, err = registryHistory(ctx, &client.Client{URL: against, Token: token}, subject, lvl); err != nil {
 					return usageErr(err)
 				}
-				if next, err = pf.load(cmd, []string{current}); err != nil {
-					return err
+				if next, err = pf.compile(ctx, []string{current}, true); err != nil {
+					return loadFailed(cmd, err)
 				}
 			} else {
-				prev, err := loadDir(cmd, pf, against)
+				prev, cur, err := loadDirs(cmd, pf, against, current)
 				if err != nil {
 					return err
 				}
 				history = []*model.Set{prev}
-				if next, err = loadDir(cmd, pf, current); err != nil {
-					return err
-				}
+				next = cur
 			}
 			var opts []compat.Option
 			if code {
@@ -133,15 +133,51 @@ docs/compat-rules.md.`,
 	return cmd
 }
 
-// loadDir compiles every .proto under dir, with dir as the first import
-// path. A file that does not compile exits 2.
-func loadDir(cmd *cobra.Command, pf protoFlags, dir string) (*model.Set, error) {
+// loadDirs compiles every .proto under prevDir and under curDir, each
+// directory the first import path of its own files. The two compile at the
+// same time: a check is mostly these two compiles. A directory that cannot
+// be read or a file that does not compile exits 2, PREV's errors first.
+func loadDirs(cmd *cobra.Command, pf protoFlags, prevDir, curDir string) (prev, cur *model.Set, err error) {
+	prevFiles, err := protoFiles(prevDir)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	curFiles, err := protoFiles(curDir)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	compile := func(dir string, files []string) (*model.Set, error) {
+		dirPF := protoFlags{importPaths: append([]string{dir}, pf.importPaths...)}
+		return dirPF.compile(cmd.Context(), files, true)
+	}
+	var prevErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		prev, prevErr = compile(prevDir, prevFiles)
+	}()
+	cur, err = compile(curDir, curFiles)
+	<-done
+	if prevErr != nil {
+		return nil, nil, loadFailed(cmd, prevErr)
+	}
+	if err != nil {
+		return nil, nil, loadFailed(cmd, err)
+	}
+	return prev, cur, nil
+}
+
+// protoFiles lists the contracts under dir, sorted: its .proto files but
+// those in hidden directories and copies of msgcontract's own and the
+// well-known protos (kept on disk for protoc or buf), which declare no
+// contracts; imports still resolve to them.
+func protoFiles(dir string) ([]string, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, err
 	}
 	if !info.IsDir() {
-		return nil, usageErr(fmt.Errorf("%s is not a directory; compare directories of .proto files (or use --against URL --subject S FILE)", dir))
+		return nil, fmt.Errorf("%s is not a directory; compare directories of .proto files (or use --against URL --subject S FILE)", dir)
 	}
 	var files []string
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -152,19 +188,21 @@ func loadDir(cmd *cobra.Command, pf protoFlags, dir string) (*model.Set, error) 
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(path, ".proto") {
+			if rel, err := filepath.Rel(dir, path); err == nil && model.Builtin(filepath.ToSlash(rel)) {
+				return nil
+			}
 			files = append(files, path)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, err
 	}
 	if len(files) == 0 {
-		return nil, usageErr(fmt.Errorf("no .proto files under %s", dir))
+		return nil, fmt.Errorf("no .proto files under %s", dir)
 	}
 	sort.Strings(files)
-	dirPF := protoFlags{importPaths: append([]string{dir}, pf.importPaths...)}
-	return dirPF.load(cmd, files)
+	return files, nil
 }
 
 // registryHistory fetches the versions of subject that level compares

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -20,23 +21,36 @@ func (p *protoFlags) register(cmd *cobra.Command) {
 		"directory imports are resolved against, like protoc's -I (repeatable; default: the current directory).\nmsgcontract/v1/options.proto and the well-known types need none")
 }
 
-// load compiles files. Input that cannot be read or compiled exits 2
-// (ExitUsage): compile errors are printed to stderr, one positioned error
+// load compiles and lints files. Input that cannot be read or compiled exits
+// 2 (ExitUsage): compile errors are printed to stderr, one positioned error
 // per line, then a line counting them.
 func (p *protoFlags) load(cmd *cobra.Command, files []string) (*model.Set, error) {
-	set, err := model.Load(cmd.Context(), model.Config{ImportPaths: p.importPaths}, files...)
+	set, err := p.compile(cmd.Context(), files, false)
 	if err != nil {
-		var ce *model.CompileError
-		if errors.As(err, &ce) {
-			stderr := cmd.ErrOrStderr()
-			for _, e := range ce.Errors {
-				fmt.Fprintln(stderr, e)
-			}
-			n := len(ce.Errors)
-			return nil, usageErr(fmt.Errorf("%d compile error%s; nothing checked", n, plural(n)))
-		}
-		return nil, usageErr(err)
+		return nil, loadFailed(cmd, err)
 	}
 	generate.Lint(set)
 	return set, nil
+}
+
+// compile compiles files without linting them (breaking needs no lint
+// diagnostics); an error is returned unprinted, for loadFailed. prebuilt:
+// see model.Config.
+func (p *protoFlags) compile(ctx context.Context, files []string, prebuilt bool) (*model.Set, error) {
+	return model.Load(ctx, model.Config{ImportPaths: p.importPaths, Prebuilt: prebuilt}, files...)
+}
+
+// loadFailed prints the positioned errors of a failed compile to stderr
+// and returns the error that exits 2.
+func loadFailed(cmd *cobra.Command, err error) error {
+	var ce *model.CompileError
+	if errors.As(err, &ce) {
+		stderr := cmd.ErrOrStderr()
+		for _, e := range ce.Errors {
+			fmt.Fprintln(stderr, e)
+		}
+		n := len(ce.Errors)
+		return usageErr(fmt.Errorf("%d compile error%s; nothing checked", n, plural(n)))
+	}
+	return usageErr(err)
 }

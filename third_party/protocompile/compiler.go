@@ -347,7 +347,7 @@ func (e *executor) hasOverrideDescriptorProto() bool {
 			_ = recover()
 		}()
 		res, err := e.c.Resolver.FindFileByPath(descriptorProtoPath)
-		e.descriptorProtoIsCustom = err == nil && res.Desc != standardImports[descriptorProtoPath]
+		e.descriptorProtoIsCustom = err == nil && res.Desc != standardImports()[descriptorProtoPath]
 	})
 	return e.descriptorProtoIsCustom
 }

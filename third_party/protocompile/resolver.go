@@ -206,7 +206,7 @@ func WithStandardImports(r Resolver) Resolver {
 		res, err := r.FindFileByPath(name)
 		if err != nil {
 			// error from given resolver? see if it's a known standard file
-			if d, ok := standardImports[name]; ok {
+			if d, ok := standardImport(name); ok {
 				return SearchResult{Desc: d}, nil
 			}
 		}

@@ -15,6 +15,8 @@
 package protocompile
 
 import (
+	"sync"
+
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	_ "google.golang.org/protobuf/types/gofeaturespb" // link in packages that include the standard protos included with protoc.
@@ -36,9 +38,12 @@ import (
 // All files that are included with protoc are also included with this package
 // so that clients do not need to explicitly supply a copy of these protos (just
 // like callers of protoc do not need to supply them).
-var standardImports map[string]protoreflect.FileDescriptor
-
-func init() {
+//
+// msgcontract patch: looked up on first use instead of in init, and the C++
+// and Java feature files (built by unmarshalling and linking an embedded
+// descriptor set) only when a file imports them, so that a program linking
+// this package pays nothing at start-up.
+var standardImports = sync.OnceValue(func() map[string]protoreflect.FileDescriptor {
 	standardFilenames := []string{
 		"google/protobuf/any.proto",
 		"google/protobuf/api.proto",
@@ -55,42 +60,42 @@ func init() {
 		"google/protobuf/wrappers.proto",
 	}
 
-	standardImports = map[string]protoreflect.FileDescriptor{}
+	imports := map[string]protoreflect.FileDescriptor{}
 	for _, fn := range standardFilenames {
 		fd, err := protoregistry.GlobalFiles.FindFileByPath(fn)
 		if err != nil {
 			panic(err.Error())
 		}
-		standardImports[fn] = fd
+		imports[fn] = fd
 	}
+	return imports
+})
 
-	otherFeatures := []struct {
-		Name          string
-		GetDescriptor func() (protoreflect.FileDescriptor, error)
-	}{
-		{
-			Name:          "google/protobuf/cpp_features.proto",
-			GetDescriptor: featuresext.CppFeaturesDescriptor,
-		},
-		{
-			Name:          "google/protobuf/java_features.proto",
-			GetDescriptor: featuresext.JavaFeaturesDescriptor,
-		},
+// otherFeatures are the feature files with no Go code in this module.
+var otherFeatures = map[string]func() (protoreflect.FileDescriptor, error){
+	"google/protobuf/cpp_features.proto":  featuresext.CppFeaturesDescriptor,
+	"google/protobuf/java_features.proto": featuresext.JavaFeaturesDescriptor,
+}
+
+// standardImport returns the standard file name, if it is one.
+func standardImport(name string) (protoreflect.FileDescriptor, bool) {
+	if fd, ok := standardImports()[name]; ok {
+		return fd, true
 	}
-	for _, feature := range otherFeatures {
-		// First see if the program has generated Go code for this
-		// file linked in:
-		fd, err := protoregistry.GlobalFiles.FindFileByPath(feature.Name)
-		if err == nil {
-			standardImports[feature.Name] = fd
-			continue
-		}
-		fd, err = feature.GetDescriptor()
-		if err != nil {
-			// For these extensions to FeatureSet, we are lenient. If
-			// we can't load them, just ignore them.
-			continue
-		}
-		standardImports[feature.Name] = fd
+	getDescriptor, ok := otherFeatures[name]
+	if !ok {
+		return nil, false
 	}
+	// First see if the program has generated Go code for this
+	// file linked in:
+	if fd, err := protoregistry.GlobalFiles.FindFileByPath(name); err == nil {
+		return fd, true
+	}
+	fd, err := getDescriptor()
+	if err != nil {
+		// For these extensions to FeatureSet, we are lenient. If
+		// we can't load them, just ignore them.
+		return nil, false
+	}
+	return fd, true
 }

@@ -322,6 +322,12 @@ func sourceSpanFor(d protoreflect.Descriptor) ast.SourceSpan {
 	if result, ok := file.(*result); ok {
 		return nameSpan(result.FileNode(), result.Node(protoutil.ProtoFromDescriptor(d)))
 	}
+	if file.SourceLocations().Len() == 0 {
+		// msgcontract patch: a file with no source info (generated code's
+		// descriptors, such as the standard imports) has no span to find;
+		// skip computing the path of each of its symbols.
+		return ast.UnknownSpan(file.Path())
+	}
 	path, ok := internal.ComputePath(d)
 	if !ok {
 		return ast.UnknownSpan(file.Path())
@@ -372,6 +378,9 @@ func sourceSpanForNumber(fd protoreflect.FieldDescriptor) ast.SourceSpan {
 	file := fd.ParentFile()
 	if file == nil {
 		return ast.UnknownSpan(unknownFilePath)
+	}
+	if file.SourceLocations().Len() == 0 {
+		return ast.UnknownSpan(file.Path()) // msgcontract patch: see sourceSpanFor
 	}
 	path, ok := internal.ComputePath(fd)
 	if !ok {

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"net/url"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3"
 )
 
 // Open opens (creating it if missing) the SQLite database file at
@@ -23,10 +23,7 @@ func Open(path string) (*sql.DB, error) {
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_foreign_keys", "1")
 	q.Set("_stmt_cache_size", "64")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
+	db := sql.OpenDB(&connector{dsn: "file:" + path + "?" + q.Encode(), d: &sqlite3.SQLiteDriver{}})
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitedb: open %s: %w", path, err)

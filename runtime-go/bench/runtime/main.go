@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"time"
@@ -61,7 +62,17 @@ func main() {
 	runs := flag.Int("runs", 3, "repetitions; the median of each side is reported")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	only := flag.String("only", "", "run only this side (for profiling); no ratios")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			if f, err := os.Create(*memprofile); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {

@@ -120,3 +120,45 @@ func TestInterruptHitsOnlyItsStatement(t *testing.T) {
 		t.Fatalf("rows: %d ones (want %d, the timed inserts that ran), %d twos (want 2000)", ones, ran, twos)
 	}
 }
+
+// BenchmarkExec is one INSERT in a transaction with a context that cannot
+// end and with one that can (a handler's), on Open's connections and on
+// go-sqlite3's own (a goroutine per statement whose context can end).
+func BenchmarkExec(b *testing.B) {
+	background := func() (context.Context, context.CancelFunc) { return context.Background(), func() {} }
+	deadline := func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Hour) }
+	open := func(path string) (*sql.DB, error) { return Open(path) }
+	own := func(path string) (*sql.DB, error) { return sql.Open("sqlite3", "file:"+path+"?_txlock=immediate") }
+	for _, bc := range []struct {
+		name string
+		open func(string) (*sql.DB, error)
+		ctx  func() (context.Context, context.CancelFunc)
+	}{
+		{"background", open, background},
+		{"deadline", open, deadline},
+		{"deadline-go-sqlite3", own, deadline},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			db, err := bc.open(filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(`CREATE TABLE t (v INTEGER NOT NULL)`); err != nil {
+				b.Fatal(err)
+			}
+			tx, err := db.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tx.Rollback()
+			ctx, cancel := bc.ctx()
+			defer cancel()
+			for b.Loop() {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO t (v) VALUES ($1)`, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

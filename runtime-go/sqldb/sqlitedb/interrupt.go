@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 	"unsafe"
@@ -63,23 +64,81 @@ func handleOf(sc *sqlite3.SQLiteConn) unsafe.Pointer {
 // for Rows: the interrupt is sent only while this statement runs (mu and
 // active), and the statement then returns the context's error. Every
 // other method is go-sqlite3's.
+//
+// SQLite rolls back the whole transaction when it interrupts a write
+// statement in it, and runs the next statements outside any transaction.
+// go-sqlite3 lets them; conn fails them instead (ErrTransactionLost), and
+// the commit, until the transaction ends, so that a handler that goes on
+// after its timeout cannot commit writes without their claim.
 type conn struct {
 	*sqlite3.SQLiteConn
 	db unsafe.Pointer
 
 	mu     sync.Mutex
 	active *struct{} // the Exec that may be interrupted now
+	lost   bool      // an interrupt rolled back the open transaction
 }
 
-var _ driver.ExecerContext = (*conn)(nil)
+// ErrTransactionLost is returned by the statements and the commit of a
+// transaction that SQLite rolled back when it interrupted a statement in
+// it (its context ended).
+var ErrTransactionLost = errors.New("sqlitedb: the transaction was rolled back when a statement in it was interrupted")
+
+var (
+	_ driver.ExecerContext  = (*conn)(nil)
+	_ driver.QueryerContext = (*conn)(nil)
+	_ driver.ConnBeginTx    = (*conn)(nil)
+)
+
+func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	c.lost = false
+	t, err := c.SQLiteConn.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &tx{Tx: t, c: c}, nil
+}
+
+// tx ends a transaction, which SQLite may have ended already (conn.lost).
+type tx struct {
+	driver.Tx
+	c *conn
+}
+
+func (t *tx) Commit() error {
+	if t.c.lost {
+		t.c.lost = false
+		return ErrTransactionLost
+	}
+	return t.Tx.Commit()
+}
+
+func (t *tx) Rollback() error {
+	if t.c.lost {
+		t.c.lost = false
+		return nil // SQLite rolled it back
+	}
+	return t.Tx.Rollback()
+}
+
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if c.lost {
+		return nil, ErrTransactionLost
+	}
+	return c.SQLiteConn.QueryContext(ctx, query, args)
+}
 
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if c.lost {
+		return nil, ErrTransactionLost
+	}
 	if ctx.Done() == nil {
 		return c.SQLiteConn.ExecContext(ctx, query, args)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	inTx := !c.SQLiteConn.AutoCommit()
 	token := new(struct{})
 	c.mu.Lock()
 	c.active = token
@@ -103,6 +162,10 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	// own outcome.
 	var se sqlite3.Error
 	if wasInterrupted && errors.As(err, &se) && se.Code == sqlite3.ErrInterrupt {
+		if inTx && c.SQLiteConn.AutoCommit() {
+			c.lost = true
+			return nil, fmt.Errorf("%w (%w)", ctx.Err(), ErrTransactionLost)
+		}
 		return nil, ctx.Err()
 	}
 	return res, err

@@ -9,8 +9,12 @@ import (
 	"time"
 )
 
-// forever is a statement that runs until it is interrupted.
-const forever = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`
+// forever is a statement that runs until it is interrupted, and
+// foreverInsert a write that does.
+const (
+	forever       = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`
+	foreverInsert = `INSERT INTO t (v) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c`
+)
 
 func openTest(t *testing.T) *sql.DB {
 	t.Helper()
@@ -126,7 +130,9 @@ func TestInterruptHitsOnlyItsStatement(t *testing.T) {
 // go-sqlite3's own (a goroutine per statement whose context can end).
 func BenchmarkExec(b *testing.B) {
 	background := func() (context.Context, context.CancelFunc) { return context.Background(), func() {} }
-	deadline := func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Hour) }
+	deadline := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), time.Hour)
+	}
 	open := func(path string) (*sql.DB, error) { return Open(path) }
 	own := func(path string) (*sql.DB, error) { return sql.Open("sqlite3", "file:"+path+"?_txlock=immediate") }
 	for _, bc := range []struct {
@@ -160,5 +166,53 @@ func BenchmarkExec(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// SQLite rolls back the whole transaction when it interrupts a write in
+// it. The statements after it then fail instead of running outside any
+// transaction, the commit fails, nothing of the transaction is kept, and
+// the connection serves the next transaction.
+func TestInterruptedWriteLosesTheTransaction(t *testing.T) {
+	db := openTest(t)
+	db.SetMaxOpenConns(1)
+	bg := context.Background()
+	tx, err := db.BeginTx(bg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(bg, `INSERT INTO t (v) VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(bg, 100*time.Millisecond)
+	defer cancel()
+	_, err = tx.ExecContext(ctx, foreverInsert)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrTransactionLost) {
+		t.Fatalf("interrupted insert = %v, want the deadline and ErrTransactionLost", err)
+	}
+	if _, err := tx.ExecContext(bg, `INSERT INTO t (v) VALUES (2)`); !errors.Is(err, ErrTransactionLost) {
+		t.Fatalf("insert after the lost transaction = %v, want ErrTransactionLost", err)
+	}
+	if err := tx.Commit(); !errors.Is(err, ErrTransactionLost) {
+		t.Fatalf("commit = %v, want ErrTransactionLost", err)
+	}
+	if _, err := db.ExecContext(bg, `INSERT INTO t (v) VALUES (3)`); err != nil {
+		t.Fatalf("the next statement on the connection: %v", err)
+	}
+	var vs []int
+	rows, err := db.QueryContext(bg, `SELECT v FROM t ORDER BY v`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	if len(vs) != 1 || vs[0] != 3 {
+		t.Fatalf("rows = %v, want [3]: nothing of the lost transaction", vs)
 	}
 }

@@ -76,6 +76,7 @@ type conn struct {
 
 	mu     sync.Mutex
 	active *struct{} // the Exec that may be interrupted now
+	inTx   bool      // between BeginTx and the end of its transaction
 	lost   bool      // an interrupt rolled back the open transaction
 }
 
@@ -96,6 +97,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err != nil {
 		return nil, err
 	}
+	c.inTx = true
 	return &tx{Tx: t, c: c}, nil
 }
 
@@ -106,6 +108,7 @@ type tx struct {
 }
 
 func (t *tx) Commit() error {
+	t.c.inTx = false
 	if t.c.lost {
 		t.c.lost = false
 		return ErrTransactionLost
@@ -114,6 +117,7 @@ func (t *tx) Commit() error {
 }
 
 func (t *tx) Rollback() error {
+	t.c.inTx = false
 	if t.c.lost {
 		t.c.lost = false
 		return nil // SQLite rolled it back
@@ -138,7 +142,6 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	inTx := !c.SQLiteConn.AutoCommit()
 	token := new(struct{})
 	c.mu.Lock()
 	c.active = token
@@ -162,7 +165,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	// own outcome.
 	var se sqlite3.Error
 	if wasInterrupted && errors.As(err, &se) && se.Code == sqlite3.ErrInterrupt {
-		if inTx && c.SQLiteConn.AutoCommit() {
+		if c.inTx && c.SQLiteConn.AutoCommit() {
 			c.lost = true
 			return nil, fmt.Errorf("%w (%w)", ctx.Err(), ErrTransactionLost)
 		}

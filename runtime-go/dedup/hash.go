@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // HashMessage is the payload identity stored with a claim (DESIGN.md
@@ -15,14 +16,20 @@ import (
 // by another language or build, hashes the same; a changed field does
 // not. Java and Python compute the same value (PayloadHash.of,
 // msgcontract_runtime.payload_hash.of).
+//
+// A message without unknown fields (the common case) is encoded once;
+// only one with unknown fields somewhere is first copied without them.
 func HashMessage(m proto.Message) (string, error) {
-	b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
-	if err != nil {
-		return "", fmt.Errorf("dedup: hash payload: %w", err)
-	}
-	known := m.ProtoReflect().New().Interface()
-	if err := (proto.UnmarshalOptions{DiscardUnknown: true, AllowPartial: true}).Unmarshal(b, known); err != nil {
-		return "", fmt.Errorf("dedup: hash payload: %w", err)
+	known := m
+	if hasUnknown(m.ProtoReflect()) {
+		b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
+		if err != nil {
+			return "", fmt.Errorf("dedup: hash payload: %w", err)
+		}
+		known = m.ProtoReflect().New().Interface()
+		if err := (proto.UnmarshalOptions{DiscardUnknown: true, AllowPartial: true}).Unmarshal(b, known); err != nil {
+			return "", fmt.Errorf("dedup: hash payload: %w", err)
+		}
 	}
 	canon, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(known)
 	if err != nil {
@@ -30,4 +37,40 @@ func HashMessage(m proto.Message) (string, error) {
 	}
 	h := sha256.Sum256(canon)
 	return hex.EncodeToString(h[:]), nil
+}
+
+// hasUnknown reports whether m or any message below it holds unknown
+// fields.
+func hasUnknown(m protoreflect.Message) bool {
+	if len(m.GetUnknown()) > 0 {
+		return true
+	}
+	found := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+			if isMessage(fd.MapValue()) {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					found = hasUnknown(mv.Message())
+					return !found
+				})
+			}
+		case fd.IsList():
+			if isMessage(fd) {
+				l := v.List()
+				for i := 0; i < l.Len() && !found; i++ {
+					found = hasUnknown(l.Get(i).Message())
+				}
+			}
+		case isMessage(fd):
+			found = hasUnknown(v.Message())
+		}
+		return !found
+	})
+	return found
+}
+
+func isMessage(fd protoreflect.FieldDescriptor) bool {
+	k := fd.Kind()
+	return k == protoreflect.MessageKind || k == protoreflect.GroupKind
 }

@@ -46,6 +46,16 @@ func TestHashMessage(t *testing.T) {
 	if ha, hb, hc := hash(a), hash(b), hash(c); ha != hb || ha != hc {
 		t.Errorf("one message, three hashes: %s %s %s", ha, hb, hc)
 	}
+	// Unknown fields below the top level (in a map value, a list element
+	// and a message field) are dropped too.
+	nested := fromJSON(`{"b": 2, "a": "x", "c": [true, null]}`)
+	unknown := []byte{0x98, 0x06, 0x01}
+	nested.Fields["b"].ProtoReflect().SetUnknown(unknown)
+	nested.Fields["c"].GetListValue().Values[0].ProtoReflect().SetUnknown(unknown)
+	nested.Fields["c"].GetListValue().ProtoReflect().SetUnknown(unknown)
+	if hn := hash(nested); hn != hash(a) {
+		t.Errorf("nested unknown fields changed the hash: %s, want %s", hn, hash(a))
+	}
 	if hash(a) == hash(fromJSON(`{"b": 3, "a": "x", "c": [true, null]}`)) {
 		t.Error("a changed field kept the hash")
 	}

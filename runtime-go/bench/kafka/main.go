@@ -93,8 +93,9 @@ func main() {
 
 var profile *os.File
 
-// result is one side's run.
-type result struct{ consume, publish time.Duration }
+// result is one side's run: consume and publish wall time, and the CPU
+// time of the consume span (all threads, franz-go's included).
+type result struct{ consume, publish, cpu time.Duration }
 
 func run(cfg config) error {
 	ctx := context.Background()
@@ -131,14 +132,14 @@ func run(cfg config) error {
 	fmt.Printf("%d messages, %d partitions, medians of %d runs; publish timed apart\n", cfg.n, cfg.partitions, cfg.runs)
 	medians := map[string]time.Duration{}
 	for _, s := range sides {
-		var cs, ps []time.Duration
+		var cs, ps, cpus []time.Duration
 		for _, r := range s.got {
-			cs, ps = append(cs, r.consume), append(ps, r.publish)
+			cs, ps, cpus = append(cs, r.consume), append(ps, r.publish), append(cpus, r.cpu)
 		}
 		c, p := benchstat.Median(cs), benchstat.Median(ps)
 		medians[s.name] = c
-		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; publish %v (%.0f msg/s), not counted",
-			s.note, p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
+		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %s; publish %v (%.0f msg/s), not counted",
+			s.note, benchstat.PerMessage(benchstat.Median(cpus), cfg.n), p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
 	}
 	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare-dedup", cfg.n, medians["kafka-runtime"], medians["kafka-bare-dedup"]))
 	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare", cfg.n, medians["kafka-runtime"], medians["kafka-bare"]))
@@ -224,6 +225,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 	}
 	defer cl.Close()
 	var start time.Time
+	var cpu time.Duration
 	for done := 0; done < cfg.n; {
 		fs := cl.PollRecords(ctx, cfg.fetch)
 		if err := fs.Err0(); err != nil {
@@ -234,7 +236,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 			continue
 		}
 		if start.IsZero() {
-			start = time.Now()
+			start, cpu = time.Now(), benchstat.CPU()
 		}
 		if err := bareTx(ctx, db, recs, withDedup); err != nil {
 			return result{}, err
@@ -242,7 +244,8 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 		cl.MarkCommitRecords(recs...) // committed every 200 ms, as the runtime does
 		done += len(recs)
 	}
-	return result{consume: time.Since(start), publish: published}, checkEffects(ctx, db, cfg.n)
+	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
+	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, db, cfg.n)
 }
 
 // bareTx is one poll's transaction of runBare.
@@ -298,16 +301,16 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 		defer pprof.StopCPUProfile()
 		profile = nil
 	}
-	start := time.Now()
+	start, cpu := time.Now(), benchstat.CPU()
 	for benchmsg.Processed(m) < cfg.n {
 		time.Sleep(time.Millisecond)
 	}
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
 	cancel()
 	if err := <-done; err != nil {
 		return result{}, err
 	}
-	return result{consume: elapsed, publish: published}, checkEffects(ctx, db, cfg.n)
+	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, db, cfg.n)
 }
 
 func checkEffects(ctx context.Context, db *sql.DB, n int) error {

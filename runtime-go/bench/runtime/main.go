@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"time"
@@ -61,7 +62,17 @@ func main() {
 	runs := flag.Int("runs", 3, "repetitions; the median of each side is reported")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	only := flag.String("only", "", "run only this side (for profiling); no ratios")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			if f, err := os.Create(*memprofile); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {
@@ -88,7 +99,9 @@ type side struct {
 	got  []result
 }
 
-type result struct{ consume, publish time.Duration }
+// result is one run: consume and publish wall time, and the CPU time of
+// the consume span (all threads).
+type result struct{ consume, publish, cpu time.Duration }
 
 func run(n, fetch, workers, runs int, only string) error {
 	ctx := context.Background()
@@ -139,6 +152,7 @@ func run(n, fetch, workers, runs int, only string) error {
 	fmt.Printf("%d messages, medians of %d runs, SQLite, queue in the business database; publish timed apart\n", n, runs)
 	for _, s := range sides {
 		line := benchstat.Line(s.name, n, s.consume(), s.txs)
+		line += "; " + benchstat.PerMessage(s.cpu(), n)
 		if p := s.publish(); p > 0 {
 			line += fmt.Sprintf("; publish %v (%.0f msg/s), not counted", p.Round(time.Millisecond), benchstat.Rate(n, p))
 		}
@@ -157,17 +171,18 @@ func run(n, fetch, workers, runs int, only string) error {
 	return nil
 }
 
-func (s *side) consume() time.Duration { return benchstat.Median(s.durations(false)) }
-func (s *side) publish() time.Duration { return benchstat.Median(s.durations(true)) }
+func (s *side) consume() time.Duration {
+	return s.median(func(r result) time.Duration { return r.consume })
+}
+func (s *side) publish() time.Duration {
+	return s.median(func(r result) time.Duration { return r.publish })
+}
+func (s *side) cpu() time.Duration { return s.median(func(r result) time.Duration { return r.cpu }) }
 
-func (s *side) durations(publish bool) []time.Duration {
+func (s *side) median(field func(result) time.Duration) time.Duration {
 	var ds []time.Duration
 	for _, r := range s.got {
-		if publish {
-			ds = append(ds, r.publish)
-		} else {
-			ds = append(ds, r.consume)
-		}
+		ds = append(ds, field(r))
 	}
-	return ds
+	return benchstat.Median(ds)
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
+	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
@@ -78,7 +79,7 @@ func runBare(ctx context.Context, path string, n, txSize int, withDedup bool) (r
 			return result{}, err
 		}
 	}
-	start := time.Now()
+	start, cpu := time.Now(), benchstat.CPU()
 	for done := 0; done < n; {
 		got, err := bareTx(ctx, db, txSize, withDedup)
 		if err != nil {
@@ -89,8 +90,8 @@ func runBare(ctx context.Context, path string, n, txSize int, withDedup bool) (r
 		}
 		done += got
 	}
-	elapsed := time.Since(start)
-	return result{consume: elapsed, publish: published}, check(ctx, db, n)
+	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
+	return result{consume: elapsed, publish: published, cpu: cpu}, check(ctx, db, n)
 }
 
 // bareTx is one transaction of runBare; it returns how many messages it
@@ -145,7 +146,7 @@ func runInsertOnly(ctx context.Context, path string, n, txSize int) (result, err
 	if err := benchmsg.CreateEffects(ctx, db); err != nil {
 		return result{}, err
 	}
-	start := time.Now()
+	start, cpu := time.Now(), benchstat.CPU()
 	for i := 0; i < n; i += txSize {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
@@ -161,7 +162,7 @@ func runInsertOnly(ctx context.Context, path string, n, txSize int) (result, err
 			return result{}, err
 		}
 	}
-	return result{consume: time.Since(start)}, nil
+	return result{consume: time.Since(start), cpu: benchstat.CPU() - cpu}, nil
 }
 
 func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
@@ -198,19 +199,19 @@ func runRuntime(ctx context.Context, path string, n int, rm runtimeMode) (result
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	start := time.Now()
+	start, cpu := time.Now(), benchstat.CPU()
 	go func() { done <- c.Run(runCtx) }()
 	// Polling a counter ends the measurement within a millisecond of the
 	// last message; it synchronises nothing the verdict depends on.
 	for benchmsg.Processed(m) < n {
 		time.Sleep(time.Millisecond)
 	}
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
 	cancel()
 	if err := <-done; err != nil {
 		return result{}, err
 	}
-	return result{consume: elapsed, publish: published}, check(ctx, db, n)
+	return result{consume: elapsed, publish: published, cpu: cpu}, check(ctx, db, n)
 }
 
 // check is the verdict from the database: n effects, nothing left queued.

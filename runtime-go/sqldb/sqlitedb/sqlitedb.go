@@ -8,13 +8,22 @@ import (
 	"fmt"
 	"net/url"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3"
 )
 
 // Open opens (creating it if missing) the SQLite database file at
 // path, in WAL mode, with a 30 s busy timeout and BEGIN IMMEDIATE
 // transactions, so that several goroutines and processes writing the same
 // file wait for each other instead of failing with SQLITE_BUSY.
+//
+// Its connections are go-sqlite3's, except that an Exec whose context can
+// end runs on the calling goroutine and is interrupted through
+// context.AfterFunc (see conn). That needs the connection's sqlite3
+// handle, an unexported field of go-sqlite3's SQLiteConn read by
+// reflection; TestFastExecIsActive fails if a go-sqlite3 upgrade moves
+// it, and the connections then fall back to go-sqlite3's own behaviour.
+// Code that unwraps a connection with (*sql.Conn).Raw gets that wrapper,
+// not a *sqlite3.SQLiteConn.
 func Open(path string) (*sql.DB, error) {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
@@ -23,10 +32,7 @@ func Open(path string) (*sql.DB, error) {
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_foreign_keys", "1")
 	q.Set("_stmt_cache_size", "64")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
+	db := sql.OpenDB(&connector{dsn: "file:" + path + "?" + q.Encode(), d: &sqlite3.SQLiteDriver{}})
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitedb: open %s: %w", path, err)

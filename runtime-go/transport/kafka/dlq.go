@@ -41,10 +41,10 @@ type opState struct {
 	Purged         bool      `json:"purged"`
 }
 
-// recordID is "<topic>/<partition>/<offset>" of the record in the topic's
-// dead-letter topic.
+// recordID is "<topic>/<partition>/<offset>": a record's place, the ID of
+// a delivery and of a dead letter (in the dead-letter topic).
 func recordID(topic string, p int32, off int64) string {
-	return fmt.Sprintf("%s/%d/%d", topic, p, off)
+	return topic + "/" + strconv.FormatInt(int64(p), 10) + "/" + strconv.FormatInt(off, 10)
 }
 
 func parseID(id string) (topic string, ok bool) {

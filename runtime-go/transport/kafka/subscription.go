@@ -260,7 +260,7 @@ func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery,
 			e.lease = now.Add(s.t.cfg.Lease)
 			s.inflight[e] = struct{}{}
 			out = append(out, &transport.Delivery{
-				ID:    fmt.Sprintf("%s/%d/%d", e.rec.Topic, e.rec.Partition, e.rec.Offset),
+				ID:    recordID(e.rec.Topic, e.rec.Partition, e.rec.Offset),
 				Topic: e.topic, Body: e.rec.Value, Attempt: e.attempts,
 				Partition: e.rec.Partition, Offset: e.rec.Offset, Handle: e,
 			})

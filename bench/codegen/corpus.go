@@ -7,12 +7,15 @@ import (
 	"strings"
 )
 
-// writeCorpus writes n synthetic contract files under dir, each in a
-// package of its own, and returns their paths. Every file has file
-// defaults with two error ranges, a four-state state machine, an event
-// keyed on a string and an integer, an event keyed through a nested
-// sub-message with an enum and its own retry policy, and a plain message.
-func writeCorpus(dir string, n int) ([]string, error) {
+// writeCorpus writes n synthetic files under dir, each in a package of
+// its own, and returns their paths. One file in every plainEvery (all of
+// them when plainEvery is 1) is a contract: file defaults with two error
+// ranges, a four-state state machine, an event keyed on a string and an
+// integer, an event keyed through a nested sub-message with an enum and
+// its own retry policy, and a plain message. The others are the same
+// messages with no msgcontract options, as most files of a large
+// repository are.
+func writeCorpus(dir string, n, plainEvery int) ([]string, error) {
 	var paths []string
 	for i := 0; i < n; i++ {
 		rel := fmt.Sprintf("bench/p%03d/v1/p%03d.proto", i, i)
@@ -20,7 +23,11 @@ func writeCorpus(dir string, n int) ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(p, []byte(corpusFile(i)), 0o644); err != nil {
+		src := corpusFile(i)
+		if i%plainEvery != 0 {
+			src = plainFile(i)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
@@ -95,6 +102,58 @@ message ShipmentShipped {
     target_state: "ShipmentState.SHIPPED"
     retry: { base_delay: "200ms" multiplier: 1.5 jitter: "100ms" max_delay: "5s" max_retries: 8 }
   };
+  string shipment_id = 1;
+  Parcel parcel = 2;
+  optional string carrier = 3;
+  int64 shipped_at_ms = 4;
+}
+`)
+}
+
+// plainFile is corpusFile's messages and enums without any msgcontract
+// option or import.
+func plainFile(i int) string {
+	return strings.NewReplacer("NNN", fmt.Sprintf("%03d", i)).Replace(`// Synthetic plain file NNN of the codegen benchmark.
+syntax = "proto3";
+
+package bench.pNNN.v1;
+
+option go_package = "bench.example/gen/bench/pNNN/v1;pNNNv1";
+
+// ShipmentState is the lifecycle of a shipment.
+enum ShipmentState {
+  SHIPMENT_STATE_UNSPECIFIED = 0;
+  CREATED = 1;
+  PACKED = 2;
+  SHIPPED = 3;
+  DELIVERED = 4;
+}
+
+// Channel is how an order came in.
+enum Channel {
+  CHANNEL_UNSPECIFIED = 0;
+  WEB = 1;
+  STORE = 2;
+}
+
+// Parcel is a plain message.
+message Parcel {
+  string id = 1;
+  int64 weight_grams = 2;
+  Channel channel = 3;
+  repeated string labels = 4;
+}
+
+// ShipmentPacked: a shipment was packed.
+message ShipmentPacked {
+  string shipment_id = 1;
+  int32 attempt = 2;
+  Parcel parcel = 3;
+  map<string, string> attributes = 4;
+}
+
+// ShipmentShipped: a shipment left the warehouse.
+message ShipmentShipped {
   string shipment_id = 1;
   Parcel parcel = 2;
   optional string carrier = 3;

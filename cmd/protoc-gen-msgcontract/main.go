@@ -22,6 +22,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/plugin"
 	"github.com/msgcontract/msgcontract/internal/cli"
+	"github.com/msgcontract/msgcontract/internal/profile"
 )
 
 func main() {
@@ -34,7 +35,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "protoc-gen-msgcontract %s is a protoc plugin: run it through protoc --msgcontract_out=lang=go:DIR or buf generate, not directly\n", cli.Version)
 		os.Exit(2)
 	}
-	if err := plugin.Run(os.Stdin, os.Stdout, cli.Version); err != nil {
+	stopProfile := profile.Start()
+	err := plugin.Run(os.Stdin, os.Stdout, cli.Version)
+	stopProfile()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "protoc-gen-msgcontract:", err)
 		os.Exit(1)
 	}

@@ -95,6 +95,18 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 			return nil, fmt.Errorf("protoc-gen-msgcontract: parameter %q: %w; parameters are lang=go|java|python, paths=import|source_relative, module=PREFIX and M<file>=<go import path>", kv, err)
 		}
 	}
+	req = contractsOnly(req)
+	if len(req.GetFileToGenerate()) == 0 {
+		// Parameters are still checked: a mistake shows before the first
+		// contract arrives.
+		if !validLang(params.Lang) {
+			return nil, fmt.Errorf("unknown language %q; choose one of %v", params.Lang, generate.Langs)
+		}
+		if params.Paths != "" && params.Paths != "import" && params.Paths != "source_relative" {
+			return nil, fmt.Errorf("protoc-gen-msgcontract: unknown path type %q: want \"import\" or \"source_relative\"", params.Paths)
+		}
+		return nil, nil
+	}
 	var gen *protogen.Plugin
 	if params.Lang == "go" {
 		// protogen resolves Go packages (go_package, M mappings) exactly as
@@ -153,4 +165,93 @@ func goFile(gen *protogen.Plugin, path string) *protogen.File {
 		return nil
 	}
 	return gen.FilesByPath[path]
+}
+
+// optionsProto declares msgcontract's options: a file that does not import
+// it, directly or through public imports, carries none.
+const optionsProto = "msgcontract/v1/options.proto"
+
+// contractsOnly returns req narrowed to the files to generate that can
+// carry msgcontract options and the files they import, transitively. The
+// others generate nothing, so they cost nothing more: no descriptors, no
+// Go package resolution, no model and no lint (most files of a large
+// repository are plain protobuf). req itself is returned when nothing is
+// left out.
+func contractsOnly(req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorRequest {
+	byName := make(map[string]*descriptorpb.FileDescriptorProto, len(req.GetProtoFile()))
+	for _, f := range req.GetProtoFile() {
+		byName[f.GetName()] = f
+	}
+	// exposes reports whether importing name makes the options visible:
+	// it is options.proto or publicly imports a file that exposes them.
+	memo := map[string]bool{}
+	var exposes func(name string) bool
+	exposes = func(name string) bool {
+		if name == optionsProto {
+			return true
+		}
+		if v, ok := memo[name]; ok {
+			return v
+		}
+		memo[name] = false // import cycles are protoc's error, not a loop here
+		f := byName[name]
+		for _, i := range f.GetPublicDependency() {
+			if int(i) < len(f.GetDependency()) && exposes(f.GetDependency()[i]) {
+				memo[name] = true
+				break
+			}
+		}
+		return memo[name]
+	}
+	var generate []string
+	for _, name := range req.GetFileToGenerate() {
+		for _, dep := range byName[name].GetDependency() {
+			if exposes(dep) {
+				generate = append(generate, name)
+				break
+			}
+		}
+	}
+	if len(generate) == len(req.GetFileToGenerate()) {
+		return req
+	}
+	needed := map[string]bool{}
+	var need func(name string)
+	need = func(name string) {
+		if needed[name] {
+			return
+		}
+		needed[name] = true
+		for _, dep := range byName[name].GetDependency() {
+			need(dep)
+		}
+	}
+	for _, name := range generate {
+		need(name)
+	}
+	out := &pluginpb.CodeGeneratorRequest{
+		FileToGenerate:  generate,
+		Parameter:       req.Parameter,
+		CompilerVersion: req.CompilerVersion,
+	}
+	for _, f := range req.GetProtoFile() {
+		if needed[f.GetName()] {
+			out.ProtoFile = append(out.ProtoFile, f)
+		}
+	}
+	for _, f := range req.GetSourceFileDescriptors() {
+		if needed[f.GetName()] {
+			out.SourceFileDescriptors = append(out.SourceFileDescriptors, f)
+		}
+	}
+	return out
+}
+
+func validLang(lang string) bool {
+	for _, l := range generate.Langs {
+		if l == lang {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,78 @@
+package generate_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/golang"
+	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
+	"github.com/msgcontract/msgcontract/codegen/model"
+)
+
+func loadExamples(t *testing.T) *model.Set {
+	t.Helper()
+	root := filepath.Join("..", "..", "examples", "proto")
+	set, err := model.Load(context.Background(), model.Config{ImportPaths: []string{root}},
+		filepath.Join(root, "shop", "payment", "v1", "payment.proto"),
+		filepath.Join(root, "shop", "inventory", "v1", "inventory.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	generate.Lint(set)
+	return set
+}
+
+// TestWithPBIsBothGenerators: --with-pb renders protoc-gen-go's files
+// while the Go emitter renders its own, concurrently; the result is the
+// two generators' files, sorted, each once (run with -race too).
+func TestWithPBIsBothGenerators(t *testing.T) {
+	t.Parallel()
+	set := loadExamples(t)
+	p := emit.Params{Lang: "go", Module: "github.com/msgcontract/msgcontract", Version: "v1", WithPB: true}
+	got, err := generate.Run(set, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := golang.Generate(loadExamples(t), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := pbgo.Generate(p, set.Descriptors()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, pb...)
+	sort.Slice(want, func(i, j int) bool { return want[i].Name < want[j].Name })
+	if len(got) != len(want) || len(want) != 4 {
+		t.Fatalf("%d files, want %d (4)", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || string(got[i].Content) != string(want[i].Content) {
+			t.Errorf("file %d: %s, want %s with the same content", i, got[i].Name, want[i].Name)
+		}
+	}
+}
+
+// TestEachStopsAtError: the first error of the caller's fn ends the run
+// and is returned; nothing is handed over after it.
+func TestEachStopsAtError(t *testing.T) {
+	t.Parallel()
+	set := loadExamples(t)
+	stop := errors.New("disk full")
+	calls := 0
+	err := generate.Each(set, emit.Params{Lang: "go", WithPB: true}, func(emit.File) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) {
+		t.Fatalf("error %v, want %v", err, stop)
+	}
+	if calls > 2 { // one from each generator at most: they run side by side
+		t.Fatalf("fn called %d times after failing", calls)
+	}
+}

@@ -143,9 +143,8 @@ func (r *Prepared) Each(fn func(emit.File) error) error {
 // is built once per set and parameter (lint's Check and Generate share
 // it); callers must not change it.
 func Plugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
-	type key struct{ parameter string }
 	param := pbgo.Parameter(p)
-	v, err := set.Memo(key{param}, func() (any, error) {
+	v, err := set.Memo(pluginKey{param}, func() (any, error) {
 		req := pbgo.Request(param, set.Descriptors()...)
 		// Source info is most of a request's size and is only read for
 		// comments, which leadingComments takes from the model's
@@ -159,6 +158,20 @@ func Plugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
 		return nil, err
 	}
 	return v.(*protogen.Plugin), nil
+}
+
+// pluginKey is the set's memo key of Plugin's result for a protoc-gen-go
+// parameter.
+type pluginKey struct{ parameter string }
+
+// UsePlugin makes plugin, which protoc-gen-msgcontract built from protoc's
+// request with its M mappings, paths= and module=, set's Go view for p and
+// for lint's Check, instead of Plugin building another from the same
+// files. Call it before either.
+func UsePlugin(set *model.Set, p emit.Params, plugin *protogen.Plugin) {
+	for _, param := range []string{"", pbgo.Parameter(p)} {
+		_, _ = set.Memo(pluginKey{param}, func() (any, error) { return plugin, nil })
+	}
 }
 
 // leadingComments is the leading comment of d in its .proto source, as

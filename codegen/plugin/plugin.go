@@ -25,6 +25,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/golang"
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
@@ -55,7 +56,9 @@ func Run(in io.Reader, out io.Writer, version string) error {
 	return err
 }
 
-// Generate answers one request.
+// Generate answers one request. It reads req, leaving it as it was, but
+// changes parts of it while it runs: do not share req with another
+// goroutine meanwhile.
 func Generate(req *pluginpb.CodeGeneratorRequest, version string) *pluginpb.CodeGeneratorResponse {
 	resp := &pluginpb.CodeGeneratorResponse{
 		SupportedFeatures: proto.Uint64(uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL |
@@ -107,17 +110,7 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		}
 		return nil, nil
 	}
-	var gen *protogen.Plugin
-	if params.Lang == "go" {
-		// protogen resolves Go packages (go_package, M mappings) exactly as
-		// protoc-gen-go does, and validates paths= and module=.
-		var err error
-		gen, err = protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
-		if err != nil {
-			return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
-		}
-	}
-	fds, err := descriptors(req, gen)
+	fds, err := descriptors(req)
 	if err != nil {
 		return nil, err
 	}
@@ -125,27 +118,39 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 	if err != nil {
 		return nil, err
 	}
+	if params.Lang == "go" {
+		// protogen resolves Go packages (go_package, M mappings) exactly as
+		// protoc-gen-go does, and validates paths= and module=; the Go
+		// emitter and lint use this view of the files.
+		gen, err := goPlugin(req)
+		if err != nil {
+			return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
+		}
+		golang.UsePlugin(set, params, gen)
+	}
 	generate.Lint(set)
 	return generate.Run(set, params)
 }
 
-// descriptors builds the files to generate. For Go, each file's
-// go_package is set to the import path and package name protogen resolved
-// for it, so M<file>= mappings reach the emitter, which sees only
-// descriptors.
-func descriptors(req *pluginpb.CodeGeneratorRequest, gen *protogen.Plugin) ([]protoreflect.FileDescriptor, error) {
-	set := &descriptorpb.FileDescriptorSet{}
-	for _, fdp := range req.GetProtoFile() {
-		fdp = proto.Clone(fdp).(*descriptorpb.FileDescriptorProto)
-		if f := goFile(gen, fdp.GetName()); f != nil {
-			if fdp.Options == nil {
-				fdp.Options = &descriptorpb.FileOptions{}
-			}
-			fdp.Options.GoPackage = proto.String(string(f.GoImportPath) + ";" + string(f.GoPackageName))
-		}
-		set.File = append(set.File, fdp)
+// goPlugin is protogen's view of req. Source info, most of a request, is
+// left out while protogen reads it: the Go emitter takes comments from
+// the model's descriptors.
+func goPlugin(req *pluginpb.CodeGeneratorRequest) (*protogen.Plugin, error) {
+	infos := make([]*descriptorpb.SourceCodeInfo, len(req.GetProtoFile()))
+	for i, f := range req.GetProtoFile() {
+		infos[i], f.SourceCodeInfo = f.SourceCodeInfo, nil
 	}
-	files, err := protodesc.NewFiles(set)
+	defer func() {
+		for i, f := range req.GetProtoFile() {
+			f.SourceCodeInfo = infos[i]
+		}
+	}()
+	return protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
+}
+
+// descriptors builds the files to generate and their imports.
+func descriptors(req *pluginpb.CodeGeneratorRequest) ([]protoreflect.FileDescriptor, error) {
+	files, err := protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: req.GetProtoFile()})
 	if err != nil {
 		return nil, err
 	}
@@ -158,13 +163,6 @@ func descriptors(req *pluginpb.CodeGeneratorRequest, gen *protogen.Plugin) ([]pr
 		out = append(out, fd)
 	}
 	return out, nil
-}
-
-func goFile(gen *protogen.Plugin, path string) *protogen.File {
-	if gen == nil {
-		return nil
-	}
-	return gen.FilesByPath[path]
 }
 
 // optionsProto declares msgcontract's options: a file that does not import

@@ -48,6 +48,9 @@ func Start() (stop func()) {
 			cpu.Close()
 		}
 		if memPath != "" {
+			// The profile reports allocations up to the last completed
+			// collection; one now makes it cover the whole run.
+			runtime.GC()
 			f, err := os.Create(memPath)
 			if err == nil {
 				err = pprof.Lookup("allocs").WriteTo(f, 0)

@@ -56,9 +56,7 @@ func Run(in io.Reader, out io.Writer, version string) error {
 	return err
 }
 
-// Generate answers one request. It reads req, leaving it as it was, but
-// changes parts of it while it runs: do not share req with another
-// goroutine meanwhile.
+// Generate answers one request.
 func Generate(req *pluginpb.CodeGeneratorRequest, version string) *pluginpb.CodeGeneratorResponse {
 	resp := &pluginpb.CodeGeneratorResponse{
 		SupportedFeatures: proto.Uint64(uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL |
@@ -110,42 +108,34 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		}
 		return nil, nil
 	}
-	fds, err := descriptors(req)
-	if err != nil {
-		return nil, err
+	// protogen resolves Go packages (go_package, M mappings) exactly as
+	// protoc-gen-go does, and validates paths= and module=; the Go emitter
+	// and lint's Go checks use this view of the files, and its
+	// descriptors are the model's. Java and Python need no go_package:
+	// without one, the descriptors are built on their own.
+	gen, err := protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
+	var fds []protoreflect.FileDescriptor
+	switch {
+	case err == nil:
+		for _, name := range req.GetFileToGenerate() {
+			fds = append(fds, gen.FilesByPath[name].Desc)
+		}
+	case params.Lang == "go":
+		return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
+	default:
+		if fds, err = descriptors(req); err != nil {
+			return nil, err
+		}
 	}
 	set, err := model.FromFiles(fds...)
 	if err != nil {
 		return nil, err
 	}
-	if params.Lang == "go" {
-		// protogen resolves Go packages (go_package, M mappings) exactly as
-		// protoc-gen-go does, and validates paths= and module=; the Go
-		// emitter and lint use this view of the files.
-		gen, err := goPlugin(req)
-		if err != nil {
-			return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
-		}
+	if gen != nil {
 		golang.UsePlugin(set, params, gen)
 	}
 	generate.Lint(set)
 	return generate.Run(set, params)
-}
-
-// goPlugin is protogen's view of req. Source info, most of a request, is
-// left out while protogen reads it: the Go emitter takes comments from
-// the model's descriptors.
-func goPlugin(req *pluginpb.CodeGeneratorRequest) (*protogen.Plugin, error) {
-	infos := make([]*descriptorpb.SourceCodeInfo, len(req.GetProtoFile()))
-	for i, f := range req.GetProtoFile() {
-		infos[i], f.SourceCodeInfo = f.SourceCodeInfo, nil
-	}
-	defer func() {
-		for i, f := range req.GetProtoFile() {
-			f.SourceCodeInfo = infos[i]
-		}
-	}()
-	return protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
 }
 
 // descriptors builds the files to generate and their imports.

@@ -108,24 +108,27 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		}
 		return nil, nil
 	}
-	// protogen resolves Go packages (go_package, M mappings) exactly as
-	// protoc-gen-go does, and validates paths= and module=; the Go emitter
-	// and lint's Go checks use this view of the files, and its
-	// descriptors are the model's. Java and Python need no go_package:
-	// without one, the descriptors are built on their own.
-	gen, err := protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
-	var fds []protoreflect.FileDescriptor
-	switch {
-	case err == nil:
+	// For Go, protogen resolves Go packages (go_package, M mappings)
+	// exactly as protoc-gen-go does, and validates paths= and module=; the
+	// Go emitter and lint's Go checks use this view of the files, and its
+	// descriptors are the model's. Java and Python need no go_package and
+	// build only the descriptors (lint's Go checks build a protogen view
+	// without source info, which is cheaper than this one).
+	var (
+		gen *protogen.Plugin
+		fds []protoreflect.FileDescriptor
+		err error
+	)
+	if params.Lang == "go" {
+		gen, err = protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
+		if err != nil {
+			return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
+		}
 		for _, name := range req.GetFileToGenerate() {
 			fds = append(fds, gen.FilesByPath[name].Desc)
 		}
-	case params.Lang == "go":
-		return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
-	default:
-		if fds, err = descriptors(req); err != nil {
-			return nil, err
-		}
+	} else if fds, err = descriptors(req); err != nil {
+		return nil, err
 	}
 	set, err := model.FromFiles(fds...)
 	if err != nil {

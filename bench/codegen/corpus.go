@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -113,51 +114,10 @@ message ShipmentShipped {
 // plainFile is corpusFile's messages and enums without any msgcontract
 // option or import.
 func plainFile(i int) string {
-	return strings.NewReplacer("NNN", fmt.Sprintf("%03d", i)).Replace(`// Synthetic plain file NNN of the codegen benchmark.
-syntax = "proto3";
-
-package bench.pNNN.v1;
-
-option go_package = "bench.example/gen/bench/pNNN/v1;pNNNv1";
-
-// ShipmentState is the lifecycle of a shipment.
-enum ShipmentState {
-  SHIPMENT_STATE_UNSPECIFIED = 0;
-  CREATED = 1;
-  PACKED = 2;
-  SHIPPED = 3;
-  DELIVERED = 4;
+	return msgcontractOption.ReplaceAllString(corpusFile(i), "")
 }
 
-// Channel is how an order came in.
-enum Channel {
-  CHANNEL_UNSPECIFIED = 0;
-  WEB = 1;
-  STORE = 2;
-}
-
-// Parcel is a plain message.
-message Parcel {
-  string id = 1;
-  int64 weight_grams = 2;
-  Channel channel = 3;
-  repeated string labels = 4;
-}
-
-// ShipmentPacked: a shipment was packed.
-message ShipmentPacked {
-  string shipment_id = 1;
-  int32 attempt = 2;
-  Parcel parcel = 3;
-  map<string, string> attributes = 4;
-}
-
-// ShipmentShipped: a shipment left the warehouse.
-message ShipmentShipped {
-  string shipment_id = 1;
-  Parcel parcel = 2;
-  optional string carrier = 3;
-  int64 shipped_at_ms = 4;
-}
-`)
-}
+// msgcontractOption matches the options import, every msgcontract option
+// statement (up to the first "};", which ends each of corpusFile's) and the
+// transition options of enum values.
+var msgcontractOption = regexp.MustCompile(`(?ms)^import "msgcontract/v1/options.proto";\n|^ *option \(msgcontract\.v1\.\w+\) = \{.*?\};\n| \[\(msgcontract\.v1\.transition\) = \{[^}]*\}\]`)

@@ -12,14 +12,12 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/golang"
 	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/internal/examplegen"
 )
 
 func loadExamples(t *testing.T) *model.Set {
 	t.Helper()
-	root := filepath.Join("..", "..", "examples", "proto")
-	set, err := model.Load(context.Background(), model.Config{ImportPaths: []string{root}},
-		filepath.Join(root, "shop", "payment", "v1", "payment.proto"),
-		filepath.Join(root, "shop", "inventory", "v1", "inventory.proto"))
+	set, err := examplegen.Load(context.Background(), filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}

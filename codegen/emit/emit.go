@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -59,4 +60,19 @@ func WriteFile(dir string, f File) error {
 		return err
 	}
 	return os.WriteFile(path, f.Content, 0o644)
+}
+
+// Collect runs each, which hands files to the function it is given (as
+// generate.Each does), and returns all of them sorted by name.
+func Collect(each func(fn func(File) error) error) ([]File, error) {
+	var files []File
+	err := each(func(f File) error {
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	return files, nil
 }

@@ -5,7 +5,6 @@ package generate
 
 import (
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
@@ -42,16 +41,7 @@ func Lint(set *model.Set) {
 // of lint errors. Files are returned sorted by name, each checked with
 // emit.SafeName.
 func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
-	var files []emit.File
-	err := Each(set, p, func(f emit.File) error {
-		files = append(files, f)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
-	return files, nil
+	return emit.Collect(func(fn func(emit.File) error) error { return Each(set, p, fn) })
 }
 
 // Each is Run handing every file to fn as soon as it is ready, in no fixed

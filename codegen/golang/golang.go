@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -36,16 +35,7 @@ const Suffix = ".msgcontract.go"
 // directory with p.Paths "source_relative"), minus p.Module. Files are
 // returned sorted by name.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
-	var out []emit.File
-	err := Each(set, p, func(f emit.File) error {
-		out = append(out, f)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return emit.Collect(func(fn func(emit.File) error) error { return Each(set, p, fn) })
 }
 
 // Each is Generate handing every file to fn as soon as it is rendered, in

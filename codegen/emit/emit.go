@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // File is one generated file.
@@ -63,10 +64,16 @@ func WriteFile(dir string, f File) error {
 }
 
 // Collect runs each, which hands files to the function it is given (as
-// generate.Each does), and returns all of them sorted by name.
+// generate.Each does, from any goroutine), and returns all of them sorted
+// by name.
 func Collect(each func(fn func(File) error) error) ([]File, error) {
-	var files []File
+	var (
+		mu    sync.Mutex
+		files []File
+	)
 	err := each(func(f File) error {
+		mu.Lock()
+		defer mu.Unlock()
 		files = append(files, f)
 		return nil
 	})

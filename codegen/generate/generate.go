@@ -5,7 +5,6 @@ package generate
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/golang"
@@ -46,8 +45,9 @@ func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
 
 // Each is Run handing every file to fn as soon as it is ready, in no fixed
 // order, so that the CLI writes files out while others render and holds
-// few in memory. fn is called by one goroutine at a time; each file's
-// name has passed emit.SafeName. With p.WithPB, protoc-gen-go's files are
+// few in memory. fn may be called from several goroutines at once (one
+// per core rendering Go, one for protoc-gen-go's files); each file's name
+// has passed emit.SafeName. With p.WithPB, protoc-gen-go's files are
 // generated on one core while the Go emitter renders on the others.
 // After an error no more files are handed over, but files already handed
 // over stay so.
@@ -58,13 +58,10 @@ func Each(set *model.Set, p emit.Params, fn func(emit.File) error) error {
 	if p.WithPB && p.Lang != "go" {
 		return fmt.Errorf("--with-pb writes Go protobuf code; use it with --lang go, not %q", p.Lang)
 	}
-	var mu sync.Mutex
 	safe := func(f emit.File) error {
 		if err := emit.SafeName(f.Name); err != nil {
 			return err
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		return fn(f)
 	}
 	all := func(files []emit.File, err error) error {

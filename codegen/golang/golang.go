@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -85,16 +86,15 @@ func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 }
 
 // Each renders the files on every core, a bounded number at a time, and
-// hands each to fn once rendered; fn is called by one goroutine at a
-// time. After an error (of rendering or of fn) no more files are handed
-// over.
+// hands each to fn once rendered, from the rendering goroutine: fn may
+// run on several at once (files are written in parallel too). After an
+// error (of rendering or of fn) no more files are rendered.
 func (r *Prepared) Each(fn func(emit.File) error) error {
 	gens, names := r.gens, r.names
 	// Files render independently (formatting dominates), so they render
 	// in parallel, a bounded number at a time.
 	var (
-		mu     sync.Mutex
-		failed bool
+		failed atomic.Bool
 		errs   = make([]error, len(gens))
 		jobs   = make(chan int)
 		wg     sync.WaitGroup
@@ -104,18 +104,18 @@ func (r *Prepared) Each(fn func(emit.File) error) error {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				content, err := gens[i].render()
-				mu.Lock()
-				switch {
-				case failed:
-				case err != nil:
-					errs[i], failed = fmt.Errorf("%s: %w", gens[i].model.Path, err), true
-				default:
-					if err := fn(emit.File{Name: names[i], Content: content}); err != nil {
-						errs[i], failed = err, true
-					}
+				if failed.Load() {
+					continue
 				}
-				mu.Unlock()
+				content, err := gens[i].render()
+				if err != nil {
+					errs[i] = fmt.Errorf("%s: %w", gens[i].model.Path, err)
+				} else {
+					errs[i] = fn(emit.File{Name: names[i], Content: content})
+				}
+				if errs[i] != nil {
+					failed.Store(true)
+				}
 			}
 		}()
 	}

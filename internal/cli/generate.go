@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -80,11 +81,18 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			p.Version = Version
 			// Files are written as they are rendered, so few are held in
 			// memory at once; their names are printed sorted at the end.
-			var written []string
-			var writeErr error
+			var (
+				mu       sync.Mutex
+				written  []string
+				writeErr error
+			)
 			err = generate.Each(set, p, func(f emit.File) error {
-				if writeErr = emit.WriteFile(out, f); writeErr != nil {
-					return writeErr
+				err := emit.WriteFile(out, f) // from several goroutines at once
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					writeErr = err
+					return err
 				}
 				written = append(written, f.Name)
 				return nil

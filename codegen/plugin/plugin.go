@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -45,7 +46,7 @@ func Run(in io.Reader, out io.Writer, version string) error {
 		return err
 	}
 	req := &pluginpb.CodeGeneratorRequest{}
-	if err := proto.Unmarshal(raw, req); err != nil {
+	if err := proto.Unmarshal(narrowRaw(raw), req); err != nil {
 		return fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
 	}
 	resp, err := proto.Marshal(Generate(req, version))
@@ -169,8 +170,35 @@ const optionsProto = "msgcontract/v1/options.proto"
 // repository are plain protobuf). req itself is returned when nothing is
 // left out.
 func contractsOnly(req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorRequest {
-	byName := make(map[string]*descriptorpb.FileDescriptorProto, len(req.GetProtoFile()))
+	generate, needed := contractFiles(req.GetFileToGenerate(), req.GetProtoFile())
+	if len(generate) == len(req.GetFileToGenerate()) {
+		return req
+	}
+	out := &pluginpb.CodeGeneratorRequest{
+		FileToGenerate:  generate,
+		Parameter:       req.Parameter,
+		CompilerVersion: req.CompilerVersion,
+	}
 	for _, f := range req.GetProtoFile() {
+		if needed[f.GetName()] {
+			out.ProtoFile = append(out.ProtoFile, f)
+		}
+	}
+	for _, f := range req.GetSourceFileDescriptors() {
+		if needed[f.GetName()] {
+			out.SourceFileDescriptors = append(out.SourceFileDescriptors, f)
+		}
+	}
+	return out
+}
+
+// contractFiles returns the files of toGenerate that import the options
+// (directly or through public imports), and the names of those files and
+// of every file they import, transitively. files need only their name,
+// dependency and public_dependency fields.
+func contractFiles(toGenerate []string, files []*descriptorpb.FileDescriptorProto) (generate []string, needed map[string]bool) {
+	byName := make(map[string]*descriptorpb.FileDescriptorProto, len(files))
+	for _, f := range files {
 		byName[f.GetName()] = f
 	}
 	// exposes reports whether importing name makes the options visible:
@@ -194,8 +222,7 @@ func contractsOnly(req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorRe
 		}
 		return memo[name]
 	}
-	var generate []string
-	for _, name := range req.GetFileToGenerate() {
+	for _, name := range toGenerate {
 		for _, dep := range byName[name].GetDependency() {
 			if exposes(dep) {
 				generate = append(generate, name)
@@ -203,10 +230,7 @@ func contractsOnly(req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorRe
 			}
 		}
 	}
-	if len(generate) == len(req.GetFileToGenerate()) {
-		return req
-	}
-	needed := map[string]bool{}
+	needed = map[string]bool{}
 	var need func(name string)
 	need = func(name string) {
 		if needed[name] {
@@ -220,22 +244,129 @@ func contractsOnly(req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorRe
 	for _, name := range generate {
 		need(name)
 	}
-	out := &pluginpb.CodeGeneratorRequest{
-		FileToGenerate:  generate,
-		Parameter:       req.Parameter,
-		CompilerVersion: req.CompilerVersion,
+	return generate, needed
+}
+
+// Field numbers of CodeGeneratorRequest and FileDescriptorProto that
+// narrowRaw reads.
+const (
+	reqFileToGenerate        = 1
+	reqProtoFile             = 15
+	reqSourceFileDescriptors = 17
+	fileName                 = 1
+	fileDependency           = 3
+	filePublicDependency     = 10
+)
+
+// narrowRaw is contractsOnly on the encoded request, before it is
+// decoded: a plain file's descriptor (most of it source info) is skipped
+// as bytes instead of decoded and dropped. Only the name and imports of
+// each file are read. raw itself is returned when nothing is left out or
+// it cannot be read (proto.Unmarshal then says why).
+func narrowRaw(raw []byte) []byte {
+	type field struct {
+		num  protowire.Number
+		b    []byte // the whole field, tag included
+		file string // proto_file and source_file_descriptors: the file's name
 	}
-	for _, f := range req.GetProtoFile() {
-		if needed[f.GetName()] {
-			out.ProtoFile = append(out.ProtoFile, f)
+	var (
+		fields     []field
+		toGenerate []string
+		files      []*descriptorpb.FileDescriptorProto
+	)
+	for b := raw; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return raw
 		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return raw
+		}
+		f := field{num: num, b: b[:n+m]}
+		if typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(b[n:])
+			switch num {
+			case reqFileToGenerate:
+				toGenerate = append(toGenerate, string(v))
+			case reqProtoFile, reqSourceFileDescriptors:
+				fd := fileHeader(v)
+				if fd == nil {
+					return raw
+				}
+				f.file = fd.GetName()
+				if num == reqProtoFile {
+					files = append(files, fd)
+				}
+			}
+		}
+		fields = append(fields, f)
+		b = b[n+m:]
 	}
-	for _, f := range req.GetSourceFileDescriptors() {
-		if needed[f.GetName()] {
-			out.SourceFileDescriptors = append(out.SourceFileDescriptors, f)
+	generate, needed := contractFiles(toGenerate, files)
+	if len(generate) == len(toGenerate) {
+		return raw
+	}
+	keep := map[string]bool{}
+	for _, name := range generate {
+		keep[name] = true
+	}
+	out := make([]byte, 0, len(raw))
+	for _, f := range fields {
+		switch f.num {
+		case reqFileToGenerate:
+			v, _ := protowire.ConsumeBytes(f.b[protowire.SizeTag(f.num):])
+			if !keep[string(v)] {
+				continue
+			}
+		case reqProtoFile, reqSourceFileDescriptors:
+			if !needed[f.file] {
+				continue
+			}
 		}
+		out = append(out, f.b...)
 	}
 	return out
+}
+
+// fileHeader reads the name, dependency and public_dependency of an
+// encoded FileDescriptorProto, or returns nil when b is malformed.
+func fileHeader(b []byte) *descriptorpb.FileDescriptorProto {
+	fd := &descriptorpb.FileDescriptorProto{}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil
+		}
+		v := b[n : n+m]
+		switch {
+		case num == fileName && typ == protowire.BytesType:
+			s, _ := protowire.ConsumeBytes(v)
+			fd.Name = proto.String(string(s))
+		case num == fileDependency && typ == protowire.BytesType:
+			s, _ := protowire.ConsumeBytes(v)
+			fd.Dependency = append(fd.Dependency, string(s))
+		case num == filePublicDependency && typ == protowire.VarintType:
+			x, _ := protowire.ConsumeVarint(v)
+			fd.PublicDependency = append(fd.PublicDependency, int32(x))
+		case num == filePublicDependency && typ == protowire.BytesType: // packed
+			packed, _ := protowire.ConsumeBytes(v)
+			for len(packed) > 0 {
+				x, k := protowire.ConsumeVarint(packed)
+				if k < 0 {
+					return nil
+				}
+				fd.PublicDependency = append(fd.PublicDependency, int32(x))
+				packed = packed[k:]
+			}
+		}
+		b = b[n+m:]
+	}
+	return fd
 }
 
 func validLang(lang string) bool {

@@ -274,25 +274,17 @@ func narrowRaw(raw []byte) []byte {
 		toGenerate []string
 		files      []*descriptorpb.FileDescriptorProto
 	)
-	for b := raw; len(b) > 0; {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return raw
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			return raw
-		}
-		f := field{num: num, b: b[:n+m]}
+	ok := eachField(raw, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		f := field{num: num, b: whole}
 		if typ == protowire.BytesType {
-			v, _ := protowire.ConsumeBytes(b[n:])
+			v, _ := protowire.ConsumeBytes(value)
 			switch num {
 			case reqFileToGenerate:
 				toGenerate = append(toGenerate, string(v))
 			case reqProtoFile, reqSourceFileDescriptors:
 				fd := fileHeader(v)
 				if fd == nil {
-					return raw
+					return false
 				}
 				f.file = fd.GetName()
 				if num == reqProtoFile {
@@ -301,7 +293,10 @@ func narrowRaw(raw []byte) []byte {
 			}
 		}
 		fields = append(fields, f)
-		b = b[n+m:]
+		return true
+	})
+	if !ok {
+		return raw
 	}
 	generate, needed := contractFiles(toGenerate, files)
 	if len(generate) == len(toGenerate) {
@@ -333,16 +328,7 @@ func narrowRaw(raw []byte) []byte {
 // encoded FileDescriptorProto, or returns nil when b is malformed.
 func fileHeader(b []byte) *descriptorpb.FileDescriptorProto {
 	fd := &descriptorpb.FileDescriptorProto{}
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return nil
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			return nil
-		}
-		v := b[n : n+m]
+	ok := eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
 		switch {
 		case num == fileName && typ == protowire.BytesType:
 			s, _ := protowire.ConsumeBytes(v)
@@ -358,15 +344,36 @@ func fileHeader(b []byte) *descriptorpb.FileDescriptorProto {
 			for len(packed) > 0 {
 				x, k := protowire.ConsumeVarint(packed)
 				if k < 0 {
-					return nil
+					return false
 				}
 				fd.PublicDependency = append(fd.PublicDependency, int32(x))
 				packed = packed[k:]
 			}
 		}
-		b = b[n+m:]
+		return true
+	})
+	if !ok {
+		return nil
 	}
 	return fd
+}
+
+// eachField calls fn with every top-level field of the encoded message b:
+// its number and wire type, the whole field (tag included) and its value.
+// It reports false when b is malformed or fn returns false.
+func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, whole, value []byte) bool) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 || !fn(num, typ, b[:n+m], b[n:n+m]) {
+			return false
+		}
+		b = b[n+m:]
+	}
+	return true
 }
 
 func validLang(lang string) bool {

@@ -169,7 +169,7 @@ endif
 bench-python-async: runtime-python ## Python AsyncConsumer vs Consumer msg/s on SQLite and PostgreSQL at 1 and 32 handlers; prints ratio async/sync=X (N=2000)
 	bash scripts/with-postgres.sh .venv/bin/python runtime-python/bench/bench_async.py -n $(or $(N),2000)
 
-bench-codegen: ## generate --lang go --with-pb vs protoc --go_out --msgcontract_out (same files) and vs protoc --go_out alone; wall and CPU
+bench-codegen: ## generate --with-pb vs protoc --go_out, the plugin in a Go+Java+Python protoc build, and a 90%-plain corpus; wall, CPU, peak RSS (bench/codegen/README.md)
 	bash bench/codegen/run.sh
 
 compat-corpus: ## the compatibility corpus (testdata/compat, 200+ previous/current pairs) and the rule doc's freshness

@@ -4,15 +4,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
-// writeCorpus writes n synthetic contract files under dir, each in a
-// package of its own, and returns their paths. Every file has file
-// defaults with two error ranges, a four-state state machine, an event
-// keyed on a string and an integer, an event keyed through a nested
-// sub-message with an enum and its own retry policy, and a plain message.
-func writeCorpus(dir string, n int) ([]string, error) {
+// writeCorpus writes n synthetic files under dir, each in a package of
+// its own, and returns their paths. One file in every plainEvery (all of
+// them when plainEvery is 1) is a contract: file defaults with two error
+// ranges, a four-state state machine, an event keyed on a string and an
+// integer, an event keyed through a nested sub-message with an enum and
+// its own retry policy, and a plain message. The others are the same
+// messages with no msgcontract options, as most files of a large
+// repository are.
+func writeCorpus(dir string, n, plainEvery int) ([]string, error) {
 	var paths []string
 	for i := 0; i < n; i++ {
 		rel := fmt.Sprintf("bench/p%03d/v1/p%03d.proto", i, i)
@@ -20,7 +24,11 @@ func writeCorpus(dir string, n int) ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(p, []byte(corpusFile(i)), 0o644); err != nil {
+		src := corpusFile(i)
+		if i%plainEvery != 0 {
+			src = plainFile(i)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
@@ -102,3 +110,14 @@ message ShipmentShipped {
 }
 `)
 }
+
+// plainFile is corpusFile's messages and enums without any msgcontract
+// option or import.
+func plainFile(i int) string {
+	return msgcontractOption.ReplaceAllString(corpusFile(i), "")
+}
+
+// msgcontractOption matches the options import, every msgcontract option
+// statement (up to the first "};", which ends each of corpusFile's) and the
+// transition options of enum values.
+var msgcontractOption = regexp.MustCompile(`(?ms)^import "msgcontract/v1/options.proto";\n|^ *option \(msgcontract\.v1\.\w+\) = \{.*?\};\n| \[\(msgcontract\.v1\.transition\) = \{[^}]*\}\]`)

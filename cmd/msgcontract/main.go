@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/msgcontract/msgcontract/internal/cli"
+	"github.com/msgcontract/msgcontract/internal/profile"
 	"github.com/msgcontract/msgcontract/registry/schema"
 )
 
@@ -16,7 +17,9 @@ func main() {
 	// registry serve compiles request schemas in this binary re-executed.
 	schema.RunWorkerIfAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := profile.Start()
 	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	os.Exit(code)
 }

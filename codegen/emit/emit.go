@@ -7,7 +7,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 )
 
 // File is one generated file.
@@ -59,4 +61,25 @@ func WriteFile(dir string, f File) error {
 		return err
 	}
 	return os.WriteFile(path, f.Content, 0o644)
+}
+
+// Collect runs each, which hands files to the function it is given (as
+// generate.Each does, from any goroutine), and returns all of them sorted
+// by name.
+func Collect(each func(fn func(File) error) error) ([]File, error) {
+	var (
+		mu    sync.Mutex
+		files []File
+	)
+	err := each(func(f File) error {
+		mu.Lock()
+		defer mu.Unlock()
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	return files, nil
 }

@@ -5,7 +5,6 @@ package generate
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/golang"
@@ -41,41 +40,69 @@ func Lint(set *model.Set) {
 // of lint errors. Files are returned sorted by name, each checked with
 // emit.SafeName.
 func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
+	return emit.Collect(func(fn func(emit.File) error) error { return Each(set, p, fn) })
+}
+
+// Each is Run handing every file to fn as soon as it is ready, in no fixed
+// order, so that the CLI writes files out while others render and holds
+// few in memory. fn may be called from several goroutines at once (one
+// per core rendering Go, one for protoc-gen-go's files); each file's name
+// has passed emit.SafeName. With p.WithPB, protoc-gen-go's files are
+// generated on one core while the Go emitter renders on the others.
+// After an error no more files are handed over, but files already handed
+// over stay so.
+func Each(set *model.Set, p emit.Params, fn func(emit.File) error) error {
 	if len(set.Diagnostics) > 0 {
-		return nil, fmt.Errorf("contracts have %d lint error(s); run msgcontract lint:\n%w", len(set.Diagnostics), set.Diagnostics)
+		return fmt.Errorf("contracts have %d lint error(s); run msgcontract lint:\n%w", len(set.Diagnostics), set.Diagnostics)
 	}
 	if p.WithPB && p.Lang != "go" {
-		return nil, fmt.Errorf("--with-pb writes Go protobuf code; use it with --lang go, not %q", p.Lang)
+		return fmt.Errorf("--with-pb writes Go protobuf code; use it with --lang go, not %q", p.Lang)
 	}
-	var (
-		files []emit.File
-		err   error
-	)
+	safe := func(f emit.File) error {
+		if err := emit.SafeName(f.Name); err != nil {
+			return err
+		}
+		return fn(f)
+	}
+	all := func(files []emit.File, err error) error {
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if err := emit.SafeName(f.Name); err != nil {
+				return err // before the first file is handed over
+			}
+		}
+		for _, f := range files {
+			if err := safe(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	switch p.Lang {
 	case "go":
-		files, err = golang.Generate(set, p)
-	case "java":
-		files, err = java.Generate(set, p)
-	case "python":
-		files, err = python.Generate(set, p)
-	default:
-		return nil, fmt.Errorf("unknown language %q; choose one of %v", p.Lang, Langs)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if p.WithPB {
-		pb, err := pbgo.Generate(p, set.Descriptors()...)
+		if !p.WithPB {
+			return golang.Each(set, p, safe)
+		}
+		// The Go emitter's names are checked before any file is handed
+		// over, so a bad go_package or module= writes nothing.
+		r, err := golang.Prepare(set, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		files = append(files, pb...)
-	}
-	for _, f := range files {
-		if err := emit.SafeName(f.Name); err != nil {
-			return nil, err
+		pb := make(chan error, 1)
+		go func() { pb <- pbgo.Each(p, safe, set.Descriptors()...) }()
+		err = r.Each(safe)
+		if pbErr := <-pb; err == nil {
+			err = pbErr
 		}
+		return err
+	case "java":
+		return all(java.Generate(set, p))
+	case "python":
+		return all(python.Generate(set, p))
+	default:
+		return fmt.Errorf("unknown language %q; choose one of %v", p.Lang, Langs)
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
-	return files, nil
 }

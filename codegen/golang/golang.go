@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -32,8 +33,32 @@ const Suffix = ".msgcontract.go"
 // Generate renders one Go file for every file of set that declares events
 // or state machines; a file with neither generates nothing. Output names
 // follow protoc-gen-go: the go_package import path (or the .proto's
-// directory with p.Paths "source_relative"), minus p.Module.
+// directory with p.Paths "source_relative"), minus p.Module. Files are
+// returned sorted by name.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
+	return emit.Collect(func(fn func(emit.File) error) error { return Each(set, p, fn) })
+}
+
+// Each is Generate handing every file to fn as soon as it is rendered, in
+// no fixed order, so that a caller can write it out and forget it.
+func Each(set *model.Set, p emit.Params, fn func(emit.File) error) error {
+	r, err := Prepare(set, p)
+	if err != nil {
+		return err
+	}
+	return r.Each(fn)
+}
+
+// Prepared is a run whose output names and Go name collisions are
+// checked, with nothing rendered yet.
+type Prepared struct {
+	gens  []*fileGen
+	names []string
+}
+
+// Prepare checks what Generate would write: Go packages, name collisions
+// and output paths, rendering nothing.
+func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 	plugin, err := Plugin(set, p)
 	if err != nil {
 		return nil, err
@@ -41,8 +66,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	if ds := check(set, plugin); len(ds) > 0 {
 		return nil, ds
 	}
-	var gens []*fileGen
-	var names []string
+	r := &Prepared{}
 	for _, mf := range set.Files {
 		if len(mf.Events) == 0 && len(mf.StateMachines) == 0 {
 			continue
@@ -55,26 +79,43 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		gens = append(gens, &fileGen{model: mf, gofile: gf, plugin: plugin, params: p})
-		names = append(names, name)
+		r.gens = append(r.gens, &fileGen{model: mf, gofile: gf, plugin: plugin, params: p})
+		r.names = append(r.names, name)
 	}
+	return r, nil
+}
+
+// Each renders the files on every core, a bounded number at a time, and
+// hands each to fn once rendered, from the rendering goroutine: fn may
+// run on several at once (files are written in parallel too). After an
+// error (of rendering or of fn) no more files are rendered.
+func (r *Prepared) Each(fn func(emit.File) error) error {
+	gens, names := r.gens, r.names
 	// Files render independently (formatting dominates), so they render
-	// in parallel; results keep the input order.
-	out := make([]emit.File, len(gens))
-	errs := make([]error, len(gens))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
+	// in parallel, a bounded number at a time.
+	var (
+		failed atomic.Bool
+		errs   = make([]error, len(gens))
+		jobs   = make(chan int)
+		wg     sync.WaitGroup
+	)
 	for w := 0; w < min(runtime.GOMAXPROCS(0), len(gens)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
+				if failed.Load() {
+					continue
+				}
 				content, err := gens[i].render()
 				if err != nil {
 					errs[i] = fmt.Errorf("%s: %w", gens[i].model.Path, err)
-					continue
+				} else {
+					errs[i] = fn(emit.File{Name: names[i], Content: content})
 				}
-				out[i] = emit.File{Name: names[i], Content: content}
+				if errs[i] != nil {
+					failed.Store(true)
+				}
 			}
 		}()
 	}
@@ -83,23 +124,44 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return errors.Join(errs...)
 }
 
 // Plugin builds the protogen view of set's files, as protoc-gen-go would
 // see them when invoked with p's paths= and module= parameters. Executors
-// and tests use it to find the Go identifiers of messages and enums.
+// and tests use it to find the Go identifiers of messages and enums. It
+// is built once per set and parameter (lint's Check and Generate share
+// it); callers must not change it.
 func Plugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
-	req := pbgo.Request(pbgo.Parameter(p), set.Descriptors()...)
-	// Source info is most of a request's size and is only read for
-	// comments, which leadingComments takes from the model's descriptors.
-	for _, f := range req.ProtoFile {
-		f.SourceCodeInfo = nil
+	param := pbgo.Parameter(p)
+	v, err := set.Memo(pluginKey{param}, func() (any, error) {
+		req := pbgo.Request(param, set.Descriptors()...)
+		// Source info is most of a request's size and is only read for
+		// comments, which leadingComments takes from the model's
+		// descriptors.
+		for _, f := range req.ProtoFile {
+			f.SourceCodeInfo = nil
+		}
+		return protogen.Options{}.New(req)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return protogen.Options{}.New(req)
+	return v.(*protogen.Plugin), nil
+}
+
+// pluginKey is the set's memo key of Plugin's result for a protoc-gen-go
+// parameter.
+type pluginKey struct{ parameter string }
+
+// UsePlugin makes plugin, which protoc-gen-msgcontract built from protoc's
+// request with its M mappings, paths= and module=, set's Go view for p and
+// for lint's Check, instead of Plugin building another from the same
+// files. Call it before either.
+func UsePlugin(set *model.Set, p emit.Params, plugin *protogen.Plugin) {
+	for _, param := range []string{"", pbgo.Parameter(p)} {
+		_, _ = set.Memo(pluginKey{param}, func() (any, error) { return plugin, nil })
+	}
 }
 
 // leadingComments is the leading comment of d in its .proto source, as

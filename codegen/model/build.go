@@ -100,8 +100,13 @@ func fileNode(res linker.Result) *ast.FileNode {
 
 func (b *builder) file(fd protoreflect.FileDescriptor, res linker.Result, display string) *File {
 	f := &File{Path: fd.Path(), DisplayPath: display, Desc: fd}
-	idx := index(res, fd, extDefaults)
 	f.Defaults = Defaults{Policy: backoff.Default, Rules: Rules{UnclassifiedRetryable: true}}
+	if !seesOptions(fd) {
+		// No msgcontract option can appear in it: nothing to model or
+		// check. Most files of a large repository are such.
+		return f
+	}
+	idx := index(res, fd, extDefaults)
 	if d, ok := ext[*optionspb.Defaults](fd.Options(), optionspb.E_Defaults); ok {
 		if d.Retry != nil {
 			f.Defaults.Policy = b.policy(d.Retry, idx, "retry")
@@ -475,4 +480,37 @@ func (b *builder) enumByName(full string) protoreflect.EnumDescriptor {
 	}
 	ed, _ := d.(protoreflect.EnumDescriptor)
 	return ed
+}
+
+// optionsPath declares msgcontract's options.
+const optionsPath = "msgcontract/v1/options.proto"
+
+// seesOptions reports whether fd can use msgcontract's options: it imports
+// options.proto directly or through a chain of public imports.
+func seesOptions(fd protoreflect.FileDescriptor) bool {
+	imps := fd.Imports()
+	for i := 0; i < imps.Len(); i++ {
+		if exposesOptions(imps.Get(i).FileDescriptor, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// exposesOptions reports whether importing fd makes the options visible.
+// depth bounds a (protoc-rejected) cycle of public imports.
+func exposesOptions(fd protoreflect.FileDescriptor, depth int) bool {
+	if fd.Path() == optionsPath {
+		return true
+	}
+	if depth > 32 {
+		return false
+	}
+	imps := fd.Imports()
+	for i := 0; i < imps.Len(); i++ {
+		if imp := imps.Get(i); imp.IsPublic && exposesOptions(imp.FileDescriptor, depth+1) {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ package model
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/bufbuild/protocompile/linker"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -30,6 +31,32 @@ type Set struct {
 	// imported are the files the named ones import, directly or not,
 	// modelled for cross-file references; nothing is generated for them.
 	imported []*File
+	// memo holds what emitters derive from the set once and share, see
+	// Memo.
+	memoMu sync.Mutex
+	memo   map[any]any
+}
+
+// Memo returns the value build returns for key, calling build once per
+// set and key: lint and generation share what they derive from the
+// same files (such as protogen's Go view of them) instead of deriving it
+// twice. Values must not be changed by their users; an error is not
+// remembered.
+func (s *Set) Memo(key any, build func() (any, error)) (any, error) {
+	s.memoMu.Lock()
+	defer s.memoMu.Unlock()
+	if v, ok := s.memo[key]; ok {
+		return v, nil
+	}
+	v, err := build()
+	if err != nil {
+		return nil, err
+	}
+	if s.memo == nil {
+		s.memo = map[any]any{}
+	}
+	s.memo[key] = v
+	return v, nil
 }
 
 // File is one contract file.

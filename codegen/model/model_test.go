@@ -197,3 +197,33 @@ func TestPositionsUseDisplayPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsThroughPublicImport: a file that sees msgcontract's options
+// only through a public import is modelled like one importing them
+// directly; a file that cannot see them is skipped, events and all.
+func TestOptionsThroughPublicImport(t *testing.T) {
+	t.Parallel()
+	set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{
+		"reexport.proto": "syntax = \"proto3\";\npackage r;\nimport public \"msgcontract/v1/options.proto\";\n",
+		"ev.proto": `syntax = "proto3";
+package t;
+import "reexport.proto";
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1;
+}`,
+		"plain.proto": "syntax = \"proto3\";\npackage p;\nmessage Plain { string id = 1; }\n",
+	}}, "ev.proto", "plain.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Diagnostics) > 0 {
+		t.Fatal(set.Diagnostics)
+	}
+	if n := len(set.Files[0].Events); n != 1 {
+		t.Fatalf("%d events through a public import, want 1", n)
+	}
+	if n := len(set.Files[1].Events) + len(set.Files[1].StateMachines); n != 0 {
+		t.Fatalf("plain file: %d contract elements", n)
+	}
+}

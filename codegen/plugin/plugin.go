@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/golang"
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
@@ -44,7 +46,7 @@ func Run(in io.Reader, out io.Writer, version string) error {
 		return err
 	}
 	req := &pluginpb.CodeGeneratorRequest{}
-	if err := proto.Unmarshal(raw, req); err != nil {
+	if err := proto.Unmarshal(narrowRaw(raw), req); err != nil {
 		return fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
 	}
 	resp, err := proto.Marshal(Generate(req, version))
@@ -95,45 +97,54 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 			return nil, fmt.Errorf("protoc-gen-msgcontract: parameter %q: %w; parameters are lang=go|java|python, paths=import|source_relative, module=PREFIX and M<file>=<go import path>", kv, err)
 		}
 	}
-	var gen *protogen.Plugin
+	req = contractsOnly(req)
+	if len(req.GetFileToGenerate()) == 0 {
+		// Parameters are still checked: a mistake shows before the first
+		// contract arrives.
+		if !validLang(params.Lang) {
+			return nil, fmt.Errorf("unknown language %q; choose one of %v", params.Lang, generate.Langs)
+		}
+		if params.Paths != "" && params.Paths != "import" && params.Paths != "source_relative" {
+			return nil, fmt.Errorf("protoc-gen-msgcontract: unknown path type %q: want \"import\" or \"source_relative\"", params.Paths)
+		}
+		return nil, nil
+	}
+	// For Go, protogen resolves Go packages (go_package, M mappings)
+	// exactly as protoc-gen-go does, and validates paths= and module=; the
+	// Go emitter and lint's Go checks use this view of the files, and its
+	// descriptors are the model's. Java and Python need no go_package and
+	// build only the descriptors (lint's Go checks build a protogen view
+	// without source info, which is cheaper than this one).
+	var (
+		gen *protogen.Plugin
+		fds []protoreflect.FileDescriptor
+		err error
+	)
 	if params.Lang == "go" {
-		// protogen resolves Go packages (go_package, M mappings) exactly as
-		// protoc-gen-go does, and validates paths= and module=.
-		var err error
 		gen, err = protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
 		if err != nil {
 			return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
 		}
-	}
-	fds, err := descriptors(req, gen)
-	if err != nil {
+		for _, name := range req.GetFileToGenerate() {
+			fds = append(fds, gen.FilesByPath[name].Desc)
+		}
+	} else if fds, err = descriptors(req); err != nil {
 		return nil, err
 	}
 	set, err := model.FromFiles(fds...)
 	if err != nil {
 		return nil, err
 	}
+	if gen != nil {
+		golang.UsePlugin(set, params, gen)
+	}
 	generate.Lint(set)
 	return generate.Run(set, params)
 }
 
-// descriptors builds the files to generate. For Go, each file's
-// go_package is set to the import path and package name protogen resolved
-// for it, so M<file>= mappings reach the emitter, which sees only
-// descriptors.
-func descriptors(req *pluginpb.CodeGeneratorRequest, gen *protogen.Plugin) ([]protoreflect.FileDescriptor, error) {
-	set := &descriptorpb.FileDescriptorSet{}
-	for _, fdp := range req.GetProtoFile() {
-		fdp = proto.Clone(fdp).(*descriptorpb.FileDescriptorProto)
-		if f := goFile(gen, fdp.GetName()); f != nil {
-			if fdp.Options == nil {
-				fdp.Options = &descriptorpb.FileOptions{}
-			}
-			fdp.Options.GoPackage = proto.String(string(f.GoImportPath) + ";" + string(f.GoPackageName))
-		}
-		set.File = append(set.File, fdp)
-	}
-	files, err := protodesc.NewFiles(set)
+// descriptors builds the files to generate and their imports.
+func descriptors(req *pluginpb.CodeGeneratorRequest) ([]protoreflect.FileDescriptor, error) {
+	files, err := protodesc.NewFiles(&descriptorpb.FileDescriptorSet{File: req.GetProtoFile()})
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +159,228 @@ func descriptors(req *pluginpb.CodeGeneratorRequest, gen *protogen.Plugin) ([]pr
 	return out, nil
 }
 
-func goFile(gen *protogen.Plugin, path string) *protogen.File {
-	if gen == nil {
+// optionsProto declares msgcontract's options: a file that does not import
+// it, directly or through public imports, carries none.
+const optionsProto = "msgcontract/v1/options.proto"
+
+// contractsOnly returns req narrowed to the files to generate that can
+// carry msgcontract options and the files they import, transitively. The
+// others generate nothing, so they cost nothing more: no descriptors, no
+// Go package resolution, no model and no lint (most files of a large
+// repository are plain protobuf). req itself is returned when nothing is
+// left out.
+func contractsOnly(req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorRequest {
+	generate, needed := contractFiles(req.GetFileToGenerate(), req.GetProtoFile())
+	if len(generate) == len(req.GetFileToGenerate()) {
+		return req
+	}
+	out := &pluginpb.CodeGeneratorRequest{
+		FileToGenerate:  generate,
+		Parameter:       req.Parameter,
+		CompilerVersion: req.CompilerVersion,
+	}
+	for _, f := range req.GetProtoFile() {
+		if needed[f.GetName()] {
+			out.ProtoFile = append(out.ProtoFile, f)
+		}
+	}
+	for _, f := range req.GetSourceFileDescriptors() {
+		if needed[f.GetName()] {
+			out.SourceFileDescriptors = append(out.SourceFileDescriptors, f)
+		}
+	}
+	return out
+}
+
+// contractFiles returns the files of toGenerate that import the options
+// (directly or through public imports), and the names of those files and
+// of every file they import, transitively. files need only their name,
+// dependency and public_dependency fields.
+func contractFiles(toGenerate []string, files []*descriptorpb.FileDescriptorProto) (generate []string, needed map[string]bool) {
+	byName := make(map[string]*descriptorpb.FileDescriptorProto, len(files))
+	for _, f := range files {
+		byName[f.GetName()] = f
+	}
+	// exposes reports whether importing name makes the options visible:
+	// it is options.proto or publicly imports a file that exposes them.
+	memo := map[string]bool{}
+	var exposes func(name string) bool
+	exposes = func(name string) bool {
+		if name == optionsProto {
+			return true
+		}
+		if v, ok := memo[name]; ok {
+			return v
+		}
+		memo[name] = false // import cycles are protoc's error, not a loop here
+		f := byName[name]
+		for _, i := range f.GetPublicDependency() {
+			if int(i) < len(f.GetDependency()) && exposes(f.GetDependency()[i]) {
+				memo[name] = true
+				break
+			}
+		}
+		return memo[name]
+	}
+	for _, name := range toGenerate {
+		for _, dep := range byName[name].GetDependency() {
+			if exposes(dep) {
+				generate = append(generate, name)
+				break
+			}
+		}
+	}
+	needed = map[string]bool{}
+	var need func(name string)
+	need = func(name string) {
+		if needed[name] {
+			return
+		}
+		needed[name] = true
+		for _, dep := range byName[name].GetDependency() {
+			need(dep)
+		}
+	}
+	for _, name := range generate {
+		need(name)
+	}
+	return generate, needed
+}
+
+// Field numbers of CodeGeneratorRequest and FileDescriptorProto that
+// narrowRaw reads.
+const (
+	reqFileToGenerate        = 1
+	reqProtoFile             = 15
+	reqSourceFileDescriptors = 17
+	fileName                 = 1
+	fileDependency           = 3
+	filePublicDependency     = 10
+)
+
+// narrowRaw is contractsOnly on the encoded request, before it is
+// decoded: a plain file's descriptor (most of it source info) is skipped
+// as bytes instead of decoded and dropped. Only the name and imports of
+// each file are read. raw itself is returned when nothing is left out or
+// it cannot be read (proto.Unmarshal then says why).
+func narrowRaw(raw []byte) []byte {
+	type field struct {
+		num  protowire.Number
+		b    []byte // the whole field, tag included
+		file string // proto_file and source_file_descriptors: the file's name
+	}
+	var (
+		fields     []field
+		toGenerate []string
+		files      []*descriptorpb.FileDescriptorProto
+	)
+	ok := eachField(raw, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		f := field{num: num, b: whole}
+		if typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(value)
+			switch num {
+			case reqFileToGenerate:
+				toGenerate = append(toGenerate, string(v))
+			case reqProtoFile, reqSourceFileDescriptors:
+				fd := fileHeader(v)
+				if fd == nil {
+					return false
+				}
+				f.file = fd.GetName()
+				if num == reqProtoFile {
+					files = append(files, fd)
+				}
+			}
+		}
+		fields = append(fields, f)
+		return true
+	})
+	if !ok {
+		return raw
+	}
+	generate, needed := contractFiles(toGenerate, files)
+	if len(generate) == len(toGenerate) {
+		return raw
+	}
+	keep := map[string]bool{}
+	for _, name := range generate {
+		keep[name] = true
+	}
+	out := make([]byte, 0, len(raw))
+	for _, f := range fields {
+		switch f.num {
+		case reqFileToGenerate:
+			v, _ := protowire.ConsumeBytes(f.b[protowire.SizeTag(f.num):])
+			if !keep[string(v)] {
+				continue
+			}
+		case reqProtoFile, reqSourceFileDescriptors:
+			if !needed[f.file] {
+				continue
+			}
+		}
+		out = append(out, f.b...)
+	}
+	return out
+}
+
+// fileHeader reads the name, dependency and public_dependency of an
+// encoded FileDescriptorProto, or returns nil when b is malformed.
+func fileHeader(b []byte) *descriptorpb.FileDescriptorProto {
+	fd := &descriptorpb.FileDescriptorProto{}
+	ok := eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+		switch {
+		case num == fileName && typ == protowire.BytesType:
+			s, _ := protowire.ConsumeBytes(v)
+			fd.Name = proto.String(string(s))
+		case num == fileDependency && typ == protowire.BytesType:
+			s, _ := protowire.ConsumeBytes(v)
+			fd.Dependency = append(fd.Dependency, string(s))
+		case num == filePublicDependency && typ == protowire.VarintType:
+			x, _ := protowire.ConsumeVarint(v)
+			fd.PublicDependency = append(fd.PublicDependency, int32(x))
+		case num == filePublicDependency && typ == protowire.BytesType: // packed
+			packed, _ := protowire.ConsumeBytes(v)
+			for len(packed) > 0 {
+				x, k := protowire.ConsumeVarint(packed)
+				if k < 0 {
+					return false
+				}
+				fd.PublicDependency = append(fd.PublicDependency, int32(x))
+				packed = packed[k:]
+			}
+		}
+		return true
+	})
+	if !ok {
 		return nil
 	}
-	return gen.FilesByPath[path]
+	return fd
+}
+
+// eachField calls fn with every top-level field of the encoded message b:
+// its number and wire type, the whole field (tag included) and its value.
+// It reports false when b is malformed or fn returns false.
+func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, whole, value []byte) bool) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 || !fn(num, typ, b[:n+m], b[n:n+m]) {
+			return false
+		}
+		b = b[n+m:]
+	}
+	return true
+}
+
+func validLang(lang string) bool {
+	for _, l := range generate.Langs {
+		if l == lang {
+			return true
+		}
+	}
+	return false
 }

@@ -13,14 +13,12 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/codegen/plugin"
+	"github.com/msgcontract/msgcontract/internal/examplegen"
 )
 
 func loadExamples(t *testing.T) *model.Set {
 	t.Helper()
-	root := filepath.Join("..", "..", "examples", "proto")
-	set, err := model.Load(context.Background(), model.Config{ImportPaths: []string{root}},
-		filepath.Join(root, "shop", "payment", "v1", "payment.proto"),
-		filepath.Join(root, "shop", "inventory", "v1", "inventory.proto"))
+	set, err := examplegen.Load(context.Background(), filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,5 +141,46 @@ message Paid {
 				}
 			}
 		})
+	}
+}
+
+// TestPlainFilesCostNothing: files that cannot carry msgcontract options
+// (no import of options.proto) are left out before anything is built, so
+// they generate nothing and their problems are protoc-gen-go's (here a
+// missing go_package), while contracts beside them generate as alone.
+func TestPlainFilesCostNothing(t *testing.T) {
+	t.Parallel()
+	set := loadExamples(t)
+	plain, err := model.Load(context.Background(), model.Config{Sources: map[string]string{
+		"plain/v1/plain.proto": "syntax = \"proto3\";\npackage plain.v1;\nmessage Plain { string id = 1; }\n",
+		"plain/v1/reexport.proto": "syntax = \"proto3\";\npackage plain.v1;\n" +
+			"import public \"msgcontract/v1/options.proto\";\n",
+	}}, "plain/v1/plain.proto", "plain/v1/reexport.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := plugin.Generate(pbgo.Request("", set.Descriptors()...), "dev")
+	mixed := plugin.Generate(pbgo.Request("", append(plain.Descriptors()[:1:1], set.Descriptors()...)...), "dev")
+	if alone.Error != nil || mixed.Error != nil {
+		t.Fatalf("errors: %q, %q", alone.GetError(), mixed.GetError())
+	}
+	if len(alone.File) == 0 || len(mixed.File) != len(alone.File) {
+		t.Fatalf("%d files with a plain file beside, %d alone", len(mixed.File), len(alone.File))
+	}
+	for i, f := range mixed.File {
+		if f.GetName() != alone.File[i].GetName() || f.GetContent() != alone.File[i].GetContent() {
+			t.Errorf("%s differs with a plain file beside", f.GetName())
+		}
+	}
+	if resp := plugin.Generate(pbgo.Request("", plain.Descriptors()[0]), "dev"); resp.Error != nil || len(resp.File) != 0 {
+		t.Fatalf("plain file alone: error %q, %d files", resp.GetError(), len(resp.File))
+	}
+	if resp := plugin.Generate(pbgo.Request("lang=cobol", plain.Descriptors()[0]), "dev"); !strings.Contains(resp.GetError(), "cobol") {
+		t.Fatalf("bad parameter with plain files only: error %q", resp.GetError())
+	}
+	// A file that sees the options through a public import is a contract
+	// file: it reaches protogen, which wants its missing go_package.
+	if resp := plugin.Generate(pbgo.Request("", plain.Descriptors()[1]), "dev"); !strings.Contains(resp.GetError(), "go_package") {
+		t.Fatalf("public import: error %q, want protogen's go_package error", resp.GetError())
 	}
 }

@@ -21,15 +21,21 @@ var Protos = []string{"shop/payment/v1/payment.proto", "shop/inventory/v1/invent
 // ProtoDir is the examples' import path, relative to the repository root.
 const ProtoDir = "examples/proto"
 
-// Files returns every generated file, named relative to the repository
-// root, for the repository at root.
-func Files(ctx context.Context, root string) ([]emit.File, error) {
+// Load compiles the example contracts of the repository at root (not
+// linted).
+func Load(ctx context.Context, root string) (*model.Set, error) {
 	protoDir := filepath.Join(root, ProtoDir)
 	paths := make([]string, len(Protos))
 	for i, p := range Protos {
 		paths[i] = filepath.Join(protoDir, filepath.FromSlash(p))
 	}
-	set, err := model.Load(ctx, model.Config{ImportPaths: []string{protoDir}}, paths...)
+	return model.Load(ctx, model.Config{ImportPaths: []string{protoDir}}, paths...)
+}
+
+// Files returns every generated file, named relative to the repository
+// root, for the repository at root.
+func Files(ctx context.Context, root string) ([]emit.File, error) {
+	set, err := Load(ctx, root)
 	if err != nil {
 		return nil, err
 	}

@@ -86,9 +86,24 @@ func WithImports(files ...protoreflect.FileDescriptor) []protoreflect.FileDescri
 // Generate runs protoc-gen-go on files with p's paths= and module= and
 // returns the .pb.go files it produced.
 func Generate(p emit.Params, files ...protoreflect.FileDescriptor) ([]emit.File, error) {
+	var out []emit.File
+	err := Each(p, func(f emit.File) error {
+		out = append(out, f)
+		return nil
+	}, files...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Each is Generate handing the files to fn one by one, in protoc-gen-go's
+// order, and letting go of each once fn returns; it stops at fn's first
+// error. Nothing is handed over when protoc-gen-go fails.
+func Each(p emit.Params, fn func(emit.File) error, files ...protoreflect.FileDescriptor) error {
 	plugin, err := protogen.Options{}.New(Request(Parameter(p), files...))
 	if err != nil {
-		return nil, fmt.Errorf("protoc-gen-go: %w", err)
+		return fmt.Errorf("protoc-gen-go: %w", err)
 	}
 	plugin.SupportedFeatures = gengo.SupportedFeatures
 	plugin.SupportedEditionsMinimum = gengo.SupportedEditionsMinimum
@@ -100,13 +115,15 @@ func Generate(p emit.Params, files ...protoreflect.FileDescriptor) ([]emit.File,
 	}
 	resp := plugin.Response()
 	if resp.Error != nil {
-		return nil, fmt.Errorf("protoc-gen-go: %s", resp.GetError())
+		return fmt.Errorf("protoc-gen-go: %s", resp.GetError())
 	}
-	out := make([]emit.File, len(resp.File))
 	for i, f := range resp.File {
-		out[i] = emit.File{Name: f.GetName(), Content: []byte(f.GetContent())}
+		resp.File[i] = nil
+		if err := fn(emit.File{Name: f.GetName(), Content: []byte(f.GetContent())}); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // Ensure descriptorpb stays linked: protogen needs descriptor.proto's Go

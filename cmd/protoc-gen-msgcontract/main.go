@@ -11,8 +11,8 @@
 // It writes exactly what `msgcontract generate` writes for the same files
 // and parameters (lang=go|java|python, paths=import|source_relative,
 // module=PREFIX, M<file>=<go import path>). The generator lives in
-// codegen/plugin; the version in file headers is the msgcontract CLI's, so
-// one -ldflags "-X github.com/msgcontract/msgcontract/internal/cli.Version=..."
+// codegen/plugin; the version in file headers is internal/buildinfo's, as the CLI's is, so
+// one -ldflags "-X github.com/msgcontract/msgcontract/internal/buildinfo.Version=..."
 // stamps both binaries alike.
 package main
 
@@ -22,7 +22,7 @@ import (
 	"runtime/debug"
 
 	"github.com/msgcontract/msgcontract/codegen/plugin"
-	"github.com/msgcontract/msgcontract/internal/cli"
+	"github.com/msgcontract/msgcontract/internal/buildinfo"
 	"github.com/msgcontract/msgcontract/internal/profile"
 )
 
@@ -30,10 +30,10 @@ func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "--version", "-version":
-			fmt.Println("protoc-gen-msgcontract", cli.Version)
+			fmt.Println("protoc-gen-msgcontract", buildinfo.Version)
 			os.Exit(0)
 		}
-		fmt.Fprintf(os.Stderr, "protoc-gen-msgcontract %s is a protoc plugin: run it through protoc --msgcontract_out=lang=go:DIR or buf generate, not directly\n", cli.Version)
+		fmt.Fprintf(os.Stderr, "protoc-gen-msgcontract %s is a protoc plugin: run it through protoc --msgcontract_out=lang=go:DIR or buf generate, not directly\n", buildinfo.Version)
 		os.Exit(2)
 	}
 	// One request is a short batch run that allocates much and keeps
@@ -43,7 +43,7 @@ func main() {
 		debug.SetGCPercent(400)
 	}
 	stopProfile := profile.Start()
-	err := plugin.Run(os.Stdin, os.Stdout, cli.Version)
+	err := plugin.Run(os.Stdin, os.Stdout, buildinfo.Version)
 	stopProfile()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "protoc-gen-msgcontract:", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/internal/buildinfo"
 )
 
 func newGenerateCmd() *cobra.Command {
@@ -78,7 +79,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract generate: %d lint problem%s; nothing written\n", n, plural(n))
 				return findings()
 			}
-			p.Version = Version
+			p.Version = buildinfo.Version
 			// Files are written as they are rendered, so few are held in
 			// memory at once; their names are printed sorted at the end.
 			var (

@@ -9,6 +9,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/msgcontract/msgcontract/internal/buildinfo"
 )
 
 // Exit codes scripts can rely on.
@@ -43,9 +45,6 @@ func findings() error { return &exitError{code: ExitFindings, silent: true} }
 
 // usageErr returns an error that prints err and exits 2.
 func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
-
-// Version is set at build time with -ldflags "-X ...cli.Version=v1.2.3".
-var Version = "dev"
 
 // Execute runs the CLI with args (without the program name) and returns the
 // process exit code.
@@ -93,7 +92,7 @@ or compiled. Findings go to stdout, errors to stderr.`,
   msgcontract generate --lang go --out gen -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
+		Version:       buildinfo.Version,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

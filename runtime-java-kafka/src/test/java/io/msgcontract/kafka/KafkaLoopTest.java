@@ -59,7 +59,11 @@ class KafkaLoopTest extends BrokerTest {
   }
 
   private KafkaPublisher publisher() {
-    KafkaPublisher p = new KafkaPublisher(fx.config());
+    return publisher(fx.config());
+  }
+
+  private KafkaPublisher publisher(KafkaConfig c) {
+    KafkaPublisher p = new KafkaPublisher(c);
     toClose.add(0, p);
     return p;
   }
@@ -72,11 +76,13 @@ class KafkaLoopTest extends BrokerTest {
    * dedup absorbs (handled() does not count it).
    */
   private void sendAll(List<org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]>> recs) {
+    KafkaConfig c = fx.config();
+    c.publishTimeoutMs = 30_000; // a stalled batch is retried after 30 s, not the 120 s wait
     try {
-      publisher().sendAll(recs);
+      publisher(c).sendAll(recs);
     } catch (KafkaRuntimeException e) {
       System.err.println("publish failed, once more with a new producer: " + e.getMessage());
-      publisher().sendAll(recs);
+      publisher(c).sendAll(recs);
     }
   }
 
@@ -274,11 +280,11 @@ class KafkaLoopTest extends BrokerTest {
   @Test
   void revokedPartitionsCommitWhatIsDoneAndMoveOn() throws Exception {
     sixPartitions();
-    Handler<OrderNote> slow = (tx, m, env) -> {
-      Thread.sleep(20); // a second member joins while the first is busy
-      insert("java").handle(tx, m, env);
-    };
-    KafkaConsumerLoop first = loop(slow);
+    // Every record is acknowledged before the first member starts, so each
+    // partition holds work when the second member joins; the handler takes
+    // 50 ms, so what is left after the first 50 (about 17 s of work) outlasts
+    // a rebalance on a loaded machine (the first member learns of it at its
+    // next heartbeat, within 3 s, and rejoins at its next poll).
     int n = 400;
     List<org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]>> recs = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -286,6 +292,11 @@ class KafkaLoopTest extends BrokerTest {
       recs.add(KafkaPublisher.record(fx.namespace + Fixture.TOPIC, env.getBizKey(), Envelopes.encode(env), List.of()));
     }
     sendAll(recs);
+    Handler<OrderNote> slow = (tx, m, env) -> {
+      Thread.sleep(50); // a second member joins while the first is busy
+      insert("java").handle(tx, m, env);
+    };
+    KafkaConsumerLoop first = loop(slow);
     Fixture.waitFor("the first member under way", () -> first.handled() >= 50);
     assertTrue(first.handled() < n, "the first member finished before the second joined; nothing was revoked");
     KafkaConsumerLoop second = loop(slow);

@@ -140,15 +140,21 @@ class DeliveryTracer(Protocol):
         """Starts the span of one delivery, continuing envelope's trace."""
 
 
-def start_span(tracer: Optional[DeliveryTracer], topic: str, handler: str, body: bytes) -> Optional[TracedDelivery]:
-    """tracer's span for body, None without a tracer or when the envelope does not decode (as in Go)."""
+def start_span(
+    tracer: Optional[DeliveryTracer], topic: str, handler: str, body: bytes,
+) -> tuple[Optional[TracedDelivery], Optional[_envelope_pb2.Envelope]]:
+    """tracer's span for body and the envelope it decoded, which admit then reuses.
+
+    Both are None without a tracer or when the envelope does not decode (as
+    in Go, such a delivery has no span).
+    """
     if tracer is None:
-        return None
+        return None, None
     try:
         env = decode(body)
     except DecodeError:
-        return None
-    return tracer.start(topic, handler, env)
+        return None, None
+    return tracer.start(topic, handler, env), env
 
 
 @contextlib.contextmanager
@@ -185,15 +191,19 @@ class Admitted(Generic[M]):
     payload_hash: str
 
 
-def admit(spec: EventContract[M], body: bytes, now_ms: int) -> Union[Admitted[M], DeadLetter, Defer]:
+def admit(
+    spec: EventContract[M], body: bytes, now_ms: int, env: Optional[_envelope_pb2.Envelope] = None,
+) -> Union[Admitted[M], DeadLetter, Defer]:
     """The first decision on a delivered body, shared by Consumer and aio.AsyncConsumer.
 
     A body that does not decode is dead-lettered (never retried); one whose
     not_before is after now_ms is deferred; otherwise it is admitted with the
-    payload hash its claim stores.
+    payload hash its claim stores. env, when given, is body's envelope
+    already decoded (by start_span), so it is not decoded twice.
     """
     try:
-        env = decode(body)
+        if env is None:
+            env = decode(body)
         message = payload(spec, env)
     except DecodeError as e:
         return DeadLetter("decode", CODE_DECODE, _truncate(str(e)), 0)
@@ -271,18 +281,19 @@ class Consumer(Generic[M]):
         """
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
         if self.tracer is None:  # no tracing call at all without a tracer
-            d = self._decide(conn, body, run)
+            d = self._decide(conn, body, run, None)
         else:
             out: list[Decision] = []
-            with spanned(start_span(self.tracer, self.spec.topic, self.handler_name, body), out):
-                out.append(self._decide(conn, body, run))
+            span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body)
+            with spanned(span, out):
+                out.append(self._decide(conn, body, run, env))
             d = out[0]
         observe(self.observer, self.handler_name, self.spec, body, run, d)
         return d
 
-    def _decide(self, conn: Any, body: bytes, run: dict[str, Any]) -> Decision:
+    def _decide(self, conn: Any, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope]) -> Decision:
         now = self.clock_ms()
-        a = admit(self.spec, body, now)
+        a = admit(self.spec, body, now, env)
         if not isinstance(a, Admitted):
             return a
         env = a.envelope

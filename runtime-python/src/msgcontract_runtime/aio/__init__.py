@@ -192,11 +192,14 @@ class AsyncConsumer(Generic[M]):
         if self.tracer is None:  # no tracing call at all without a tracer
             return await self._process(db, body)
         out: list[Decision] = []
-        with spanned(start_span(self.tracer, self.spec.topic, self.handler_name, body), out):
-            out.append(await self._process(db, body))
+        span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body)
+        with spanned(span, out):
+            out.append(await self._process(db, body, env))
         return out[0]
 
-    async def _process(self, db: AsyncDatabase, body: bytes) -> Decision:
+    async def _process(
+        self, db: AsyncDatabase, body: bytes, env: Optional[_envelope_pb2.Envelope] = None,
+    ) -> Decision:
         """Processes one delivered body in a transaction of db; the same decisions as Consumer.process.
 
         A database error propagates (the message is not at fault); a
@@ -204,13 +207,15 @@ class AsyncConsumer(Generic[M]):
         observer, if any, is told every decision but Defer, as Consumer's is.
         """
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
-        d = await self._decide(db, body, run)
+        d = await self._decide(db, body, run, env)
         observe(self.observer, self.handler_name, self.spec, body, run, d)
         return d
 
-    async def _decide(self, db: AsyncDatabase, body: bytes, run: dict[str, Any]) -> Decision:
+    async def _decide(
+        self, db: AsyncDatabase, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope],
+    ) -> Decision:
         now = self.clock_ms()
-        a = admit(self.spec, body, now)
+        a = admit(self.spec, body, now, env)
         if not isinstance(a, Admitted):
             return a
         env = run["env"] = a.envelope

@@ -26,7 +26,7 @@ import (
 
 // RuntimeAPI is the API level of msgcontract_runtime the generated modules
 // need (msgcontract_runtime.API_LEVEL); each module checks it at import.
-const RuntimeAPI = 2
+const RuntimeAPI = 3
 
 // tmpl is parsed on first use, not at start-up: every msgcontract command
 // links this package, and most never render a template.

@@ -15,7 +15,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 import msgcontract_runtime as mc
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import outbox, tracing
-from msgcontract_runtime.aio import AsyncConsumer
+from msgcontract_runtime.aio import AsyncConsumer, Registry, register
 from msgcontract_runtime.aio.sqlite import SQLiteDatabase
 from test_runtime import SPEC
 
@@ -127,6 +127,27 @@ def test_async_consumer_spans_its_deliveries(arun: Callable[..., Any], tmp_path:
     assert attrs(spans[1])["msgcontract.dead_letter_reason"] == "non_retryable"
     assert spans[1].status.status_code == StatusCode.ERROR
     assert attrs(spans[0])["messaging.system"] == "kafka"
+
+
+def test_registered_async_consumer_is_observed_and_traced(arun: Callable[..., Any], tmp_path: Path) -> None:
+    """What generated register_<event>_handler_async(..., observer=, tracer=) passes on."""
+    tp, exp = provider()
+    seen: list[mc.Outcome] = []
+
+    async def handler(tx: Any, m: envelope_pb2.LastError, e: envelope_pb2.Envelope) -> None:
+        pass
+
+    async def main() -> mc.Decision:
+        db = await SQLiteDatabase.open(str(tmp_path / "r.db"), 1)
+        c = register(Registry(), SPEC, "h", handler, observer=seen.append, tracer=tracing.Tracing(tp, "kafka", "g"))
+        try:
+            return await c.process(db, mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range="ok"), 1)))
+        finally:
+            await db.close()
+
+    assert type(arun(main)).__name__ == "Ack"
+    assert [(o.handler, type(o.decision).__name__) for o in seen] == [("h", "Ack")]
+    assert [attrs(s)["msgcontract.outcome"] for s in exp.get_finished_spans()] == ["handled"]
 
 
 def test_without_a_span_nothing_is_injected() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 RUNTIME_VERSION = "0.2.0"
 """The release of the msgcontract-runtime distribution."""
 
-API_LEVEL = 2
+API_LEVEL = 3
 """The API level this runtime provides.
 
 It grows by one whenever generated code starts to use something earlier

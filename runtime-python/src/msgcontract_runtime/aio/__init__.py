@@ -367,9 +367,12 @@ def register(
     handler: AsyncHandler[M],
     concurrency: int = 1,
     observer: Optional[Observer] = None,
+    tracer: Optional[DeliveryTracer] = None,
 ) -> AsyncConsumer[M]:
     """Registers an async handler of spec's event; what generated register_*_handler_async calls."""
-    return registry.add(AsyncConsumer(spec, handler_name, handler, concurrency=concurrency, observer=observer))
+    return registry.add(AsyncConsumer(
+        spec, handler_name, handler, concurrency=concurrency, observer=observer, tracer=tracer,
+    ))
 
 
 __all__ = [

@@ -11,14 +11,14 @@ ranges, and its state machines, beside the protoc module shop.inventory.v1.inven
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Union
+from typing import Any, Awaitable, Callable, Optional, Union
 
 import msgcontract_runtime as _mc
 import msgcontract_runtime.aio as _mc_aio
 from msgcontract.v1 import envelope_pb2 as _mc_envelope_pb2
 from shop.inventory.v1 import inventory_pb2 as _pb
 
-_mc.require_version(2, __name__)
+_mc.require_version(3, __name__)
 
 DEFAULT_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
 """The file's default retry policy; an event's own retry replaces it as a whole."""
@@ -87,14 +87,18 @@ def register_stock_deducted_handler_async(
     handler_name: str,
     handler: Callable[[Any, _pb.StockDeducted, _mc_envelope_pb2.Envelope], Awaitable[None]],
     concurrency: int = 1,
+    observer: Optional[_mc.Observer] = None,
+    tracer: Optional[_mc.DeliveryTracer] = None,
 ) -> _mc_aio.AsyncConsumer[_pb.StockDeducted]:
     """Registers an ``async def handler(tx, message, envelope)`` of shop.inventory.v1.StockDeducted under handler_name.
 
     The returned AsyncConsumer claims each message in the business
     transaction tx, runs up to concurrency handlers at once, and retries or
-    dead-letters failures by the contract.
+    dead-letters failures by the contract. observer is told every outcome
+    (msgcontract_runtime.observe: metrics and JSON logs); tracer spans each
+    delivery (msgcontract_runtime.tracing: OpenTelemetry).
     """
-    return _mc_aio.register(registry, STOCK_DEDUCTED, handler_name, handler, concurrency)
+    return _mc_aio.register(registry, STOCK_DEDUCTED, handler_name, handler, concurrency, observer, tracer)
 
 
 EVENTS: dict[str, _mc.EventContract[Any]] = {

@@ -328,9 +328,16 @@ def test_async_cancelled_mid_handler_is_redelivered(tmp_path: pathlib.Path, spec
     assert seen["deduplicated"] == 0
 
 
-def test_async_revocation_with_handlers_in_flight(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+def test_async_revocation_with_handlers_in_flight(
+    tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str, caplog: pytest.LogCaptureFixture,
+) -> None:
     """A second member joins while the first has slow handlers in flight: the revoked partitions' records
-    finish and are committed before they move, and nothing is applied twice or lost."""
+    finish and are committed before they move, and nothing is applied twice or lost.
+
+    On a loaded machine the first member can miss the rebalance deadline, and the broker then refuses
+    its commit (ILLEGAL_GENERATION): those records are redelivered to the second member and
+    deduplicated, which the runtime logs. Only such a logged refusal may explain a duplicate.
+    """
     b = brokers()
     n = 200
     path = str(tmp_path / "biz.db")
@@ -370,5 +377,7 @@ def test_async_revocation_with_handlers_in_flight(tmp_path: pathlib.Path, spec: 
     run(main)
     assert effects(path) == (n, n)
     assert seen[0]["handled"] + seen[1]["handled"] == n
-    assert seen[0]["deduplicated"] + seen[1]["deduplicated"] == 0, "the revoked records in flight were committed"
+    refused = [r.getMessage() for r in caplog.records if "kafka commit failed" in r.getMessage()]
+    assert seen[0]["deduplicated"] + seen[1]["deduplicated"] == 0 or refused, \
+        "records were redelivered though every commit succeeded: the revoked records in flight were not committed"
     assert revoked[0] is not None and revoked[0] < 8, "the first member gave partitions up"

@@ -4,11 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.msgcontract.kafka.testpb.OrderNote;
+import io.msgcontract.observe.Tracing;
+import io.msgcontract.support.Consumer;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.Handler;
 import io.msgcontract.support.NonRetryableException;
 import io.msgcontract.support.RetryableException;
 import io.msgcontract.v1.Envelope;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -129,6 +139,61 @@ class KafkaLoopTest extends BrokerTest {
     assertEquals(1, l.handled());
     assertEquals(1, l.deduplicated());
     assertEquals(Map.of("dup", 1), fx.effects());
+  }
+
+  /**
+   * A traced loop on the broker: the failed attempt and the retry read back
+   * from the retry topic are both CONSUMER spans of the producer's trace,
+   * with the messaging and msgcontract attributes of docs/DESIGN.md.
+   */
+  @Test
+  void aTracedLoopKeepsTheProducersTraceAcrossTheRetryTopic() throws Exception {
+    InMemorySpanExporter exp = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exp)).build())
+        .build();
+    Span app = otel.getTracer("test").spanBuilder("order pay").startSpan();
+    Envelope env;
+    Scope current = app.makeCurrent();
+    try {
+      env = Tracing.inject(Fixture.envelope("traced"));
+    } finally {
+      current.close();
+      app.end();
+    }
+    AtomicInteger runs = new AtomicInteger();
+    Handler<OrderNote> ok = insert("java");
+    Consumer<OrderNote> traced = new Consumer<OrderNote>(Fixture.SPEC, Fixture.HANDLER, (tx, m, e) -> {
+      if (runs.incrementAndGet() == 1) {
+        throw new RetryableException(50001, "system", "ledger unavailable");
+      }
+      ok.handle(tx, m, e);
+    }).withTracer(new Tracing(otel, "kafka", Fixture.GROUP));
+    KafkaConsumerLoop l = new KafkaConsumerLoop(fx.config(), Fixture.GROUP, fx::open);
+    l.register(Fixture.SPEC, Fixture.HANDLER, traced);
+    toClose.add(l);
+    threads.add(Fixture.start(l, errors));
+    publisher().publish(env);
+    Fixture.waitFor("the retry handled", () -> l.handled() == 1);
+    waitSettled();
+    List<SpanData> process = exp.getFinishedSpanItems().stream()
+        .filter(s -> s.getKind() == SpanKind.CONSUMER)
+        .filter(s -> !"deferred".equals(s.getAttributes().get(Tracing.OUTCOME))) // read before it was due
+        .toList();
+    assertEquals(List.of("retry_scheduled", "handled"),
+        process.stream().map(s -> s.getAttributes().get(Tracing.OUTCOME)).toList());
+    for (SpanData s : process) {
+      assertEquals(app.getSpanContext().getTraceId(), s.getTraceId(), "a delivery left the producer's trace");
+      assertEquals("kafka", s.getAttributes().get(Tracing.SYSTEM));
+      assertEquals(Fixture.TOPIC, s.getAttributes().get(Tracing.DESTINATION));
+      assertEquals(Fixture.GROUP, s.getAttributes().get(Tracing.CONSUMER_GROUP));
+      assertEquals("traced", s.getAttributes().get(Tracing.BIZ_KEY));
+      assertEquals(env.getMessageId(), s.getAttributes().get(Tracing.MESSAGE_ID));
+    }
+    assertEquals(0L, process.get(0).getAttributes().get(Tracing.RETRY_COUNT));
+    assertEquals(1L, process.get(1).getAttributes().get(Tracing.RETRY_COUNT));
+    assertTrue(process.get(0).getAttributes().get(Tracing.RETRY_DELAY) > 0, "the retry's delay is on its span");
+    assertEquals(Map.of("traced", 1), fx.effects());
   }
 
   @Test

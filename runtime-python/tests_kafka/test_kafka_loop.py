@@ -6,9 +6,14 @@ import pathlib
 import threading
 from typing import Any, Dict
 
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+
 import msgcontract_runtime as mc
 from msgcontract_runtime import kafka as mk
-from msgcontract_runtime import outbox
+from msgcontract_runtime import outbox, tracing
 
 from conftest import brokers
 from kafkahelp import dlq_meta, effects, pg_schema, publish_pay, publish_poison, read_topic, sqlite_db, wait
@@ -62,6 +67,48 @@ def test_retry_then_success(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str)
     counts = sorted(mc.decode(m.value()).retry_count for m in retries)
     assert counts == [1, 2]
     assert all(dict(m.headers())[mk.HEADER_TOPIC] == b"order-event" for m in retries)
+
+
+def test_traced_loop_keeps_the_producers_trace_across_the_retry_topic(
+    tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str,
+) -> None:
+    """Both attempts, the second read back from the retry topic, are CONSUMER spans of the producer's trace."""
+    b = brokers()
+    exp = InMemorySpanExporter()
+    tp = TracerProvider()
+    tp.add_span_processor(SimpleSpanProcessor(exp))
+    env = mc.new_envelope(spec, pb.PaySuccess(order_id="traced", amount=100, currency="EUR"))
+    with tp.get_tracer("test").start_as_current_span("order pay") as app:
+        tracing.inject(env)
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=1)
+    pub.publish(spec.topic, env)
+    pub.close()
+    runs: list[int] = []
+
+    def handler(conn: Any, m: Any, e: Any) -> None:
+        runs.append(e.retry_count)
+        if len(runs) == 1:
+            raise mc.RetryableError(50301, "system", "ledger answered 503")
+        record_effect(conn, m, e)
+
+    db = sqlite_db(str(tmp_path / "biz.db"))
+    traced = mc.Consumer(spec, "recon.pay", handler, tracer=tracing.Tracing(tp, "kafka", "recon"))
+    loop = mk.KafkaLoop(b, "recon", [traced], db, namespace=ns, partitions=1)
+    try:
+        wait(lambda: loop.counts.processed == 1, loop.step, "the retry handled")
+    finally:
+        loop.close()
+    assert runs == [0, 1] and effects(db) == (1, 1)
+    spans = [s for s in exp.get_finished_spans()
+             if s.kind == SpanKind.CONSUMER and (s.attributes or {}).get(tracing.OUTCOME) != "deferred"]
+    got = [dict(s.attributes or {}) for s in spans]
+    assert [a[tracing.OUTCOME] for a in got] == ["retry_scheduled", "handled"]
+    assert [a[tracing.RETRY_COUNT] for a in got] == [0, 1]
+    assert float(got[0][tracing.RETRY_DELAY]) > 0  # type: ignore[arg-type]
+    for s, a in zip(spans, got):
+        assert s.context is not None and s.context.trace_id == app.get_span_context().trace_id
+        assert (a[tracing.SYSTEM], a[tracing.DESTINATION], a[tracing.CONSUMER_GROUP]) == ("kafka", spec.topic, "recon")
+        assert (a[tracing.BIZ_KEY], a[tracing.MESSAGE_ID]) == (env.biz_key, env.message_id)
 
 
 def test_poison_is_dead_lettered(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:

@@ -76,7 +76,7 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 
 test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null
-	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.2.4 aiomysql==0.3.2
+	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.1.3 aiomysql==0.3.2
 	cd runtime-python && MYPYPATH=tests_mysql ../.venv/bin/python -m mypy --no-error-summary tests_mysql
 	cd runtime-go && $(GO) vet -tags mysql ./...
 	$(GO) vet -tags mysql ./internal/cli ./internal/mysqlit

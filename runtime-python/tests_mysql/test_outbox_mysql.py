@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import os
 from typing import Any
 
 import msgcontract_runtime as mc
@@ -49,3 +50,34 @@ def test_renewal_within_one_millisecond_keeps_the_lock(conn: Any) -> None:  # no
         assert not other.lead()
     finally:
         other.conn.close()
+
+
+def test_aiomysql_write_commits_and_rolls_back_with_the_business_change(conn: Any) -> None:  # noqa: F811
+    """aio.outbox.write in an aiomysql transaction: the row exists exactly when the transaction commits."""
+    import asyncio
+
+    import aiomysql
+
+    from msgcontract_runtime.aio import outbox as aio_outbox
+    from msgcontract_runtime.aio.mysql import connect_kwargs
+
+    outbox.migrate(conn)
+    kept = mc.new_envelope(SPEC, envelope_pb2.LastError(range="kept"), occurred_at_ms=1)
+    dropped = mc.new_envelope(SPEC, envelope_pb2.LastError(range="dropped"), occurred_at_ms=1)
+
+    async def main() -> None:
+        kw = connect_kwargs(os.environ["MSGCONTRACT_MYSQL_DSN"])
+        kw["db"] = conn.db.decode() if isinstance(conn.db, bytes) else conn.db
+        c = await aiomysql.connect(autocommit=False, **kw)
+        try:
+            await aio_outbox.write(c, dropped)
+            await c.rollback()  # the business change failed: its event must not exist
+            await aio_outbox.write(c, kept)
+            await c.commit()
+        finally:
+            c.close()
+
+    asyncio.run(main())
+    rec = Recorder(delay_s=0)
+    assert outbox.relay_once(conn, rec, paramstyle="format") == 1
+    assert rec.ids == [kept.message_id]

@@ -83,12 +83,18 @@ def migrate(conn: Any, postgres: bool = False) -> None:
     conn.commit()
 
 
-def write(conn: Any, env: _envelope_pb2.Envelope, paramstyle: str = "qmark") -> None:
-    """Stores env in conn's current transaction; the caller commits it with the business change.
+def insert_sql(placeholders: tuple[str, str, str, str, str]) -> str:
+    """The INSERT of one outbox row with the driver's placeholders (write and aio.outbox.write share it)."""
+    return (f"INSERT INTO {TABLE} (topic, biz_key, message_id, envelope, created_at) "
+            f"VALUES ({', '.join(placeholders)})")
 
-    When the process uses OpenTelemetry, env without a trace context gets
-    the current span's (tracing.inject), so consumers continue the trace;
-    otherwise nothing is imported or called.
+
+def row(env: _envelope_pb2.Envelope) -> tuple[str, str, str, bytes, int]:
+    """The values of env's outbox row, the one rule of write and aio.outbox.write.
+
+    env must have a topic. When the process uses OpenTelemetry, env without
+    a trace context gets the current span's (tracing.inject), so consumers
+    continue the trace; otherwise nothing is imported or called.
     """
     if not env.topic:
         raise ValueError(f"outbox: envelope {env.message_id} has no topic; build it with new_envelope")
@@ -96,11 +102,16 @@ def write(conn: Any, env: _envelope_pb2.Envelope, paramstyle: str = "qmark") -> 
         from msgcontract_runtime.tracing import inject
 
         inject(env)
+    return env.topic, env.biz_key, env.message_id, encode(env), _now_ms()
+
+
+def write(conn: Any, env: _envelope_pb2.Envelope, paramstyle: str = "qmark") -> None:
+    """Stores env in conn's current transaction; the caller commits it with the business change.
+
+    env gets the current span's trace context as described in row().
+    """
     p = _p(paramstyle)
-    conn.cursor().execute(
-        f"INSERT INTO {TABLE} (topic, biz_key, message_id, envelope, created_at) VALUES ({p}, {p}, {p}, {p}, {p})",
-        (env.topic, env.biz_key, env.message_id, encode(env), _now_ms()),
-    )
+    conn.cursor().execute(insert_sql((p,) * 5), row(env))
 
 
 class Relay:

@@ -1,0 +1,43 @@
+"""The transactional outbox for asyncio services: write in the caller's async transaction.
+
+An asyncio service changes its business rows in an aiosqlite, asyncpg or
+aiomysql transaction; ``await write(conn, env)`` stores the event in that
+same transaction, so it exists exactly when the business change commits.
+The rows are msgcontract_runtime.outbox's (runtime-go's msg_outbox layout),
+and any relay publishes them: outbox.Relay on a DB-API connection, or the
+Go and Java relays. Create the tables with outbox.migrate (or the Go
+runtime's migration) before the first write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgcontract.v1 import envelope_pb2 as _envelope_pb2
+from msgcontract_runtime.outbox import insert_sql, row
+
+
+def _driver(conn: Any) -> str:
+    return type(conn).__module__.split(".", 1)[0]
+
+
+async def write(conn: Any, env: _envelope_pb2.Envelope) -> None:
+    """Stores env in conn's current transaction; the caller commits it with the business change.
+
+    conn is an asyncpg connection, an aiosqlite connection or an aiomysql
+    connection, inside the caller's transaction (outbox.row says what the
+    row holds, and how it carries the current trace). Any other object is
+    refused: writing outside the caller's transaction would lose the
+    atomicity the outbox exists for.
+    """
+    driver = _driver(conn)
+    if driver == "asyncpg":
+        await conn.execute(insert_sql(("$1", "$2", "$3", "$4", "$5")), *row(env))
+    elif driver == "aiosqlite":
+        await conn.execute(insert_sql(("?",) * 5), row(env))
+    elif driver == "aiomysql":
+        async with conn.cursor() as cur:
+            await cur.execute(insert_sql(("%s",) * 5), row(env))
+    else:
+        raise TypeError(f"outbox: {type(conn).__module__}.{type(conn).__name__} is not an asyncpg, aiosqlite or "
+                        "aiomysql connection; pass the connection of the business transaction")

@@ -119,7 +119,7 @@ func attack(dir string, d time.Duration) error {
 	}
 	fmt.Printf("hostile schemas (8 clients, %d-byte one-line schemas to /compatibility and lookup, no token, %s): %d requests, answers %v, slowest answer %s, p99 %s\n",
 		len(big), d, len(hostile), statuses, percentile(hostile, 1).Round(time.Millisecond), percentile(hostile, 0.99).Round(time.Millisecond))
-	fmt.Printf("  server CPU during the attack, with the compilation workers it killed: %.1f s over %.1f s of wall time (%.2f cores)\n",
+	fmt.Printf("  server CPU during the attack, with its compilation workers (killed or running): %.1f s over %.1f s of wall time (%.2f cores)\n",
 		(cpu1 - cpu0).Seconds(), d.Seconds(), (cpu1-cpu0).Seconds()/d.Seconds())
 	fmt.Printf("  GET /schemas/ids/1: quiet p50=%s p99=%s (n=%d); under attack p50=%s p99=%s (n=%d)\n",
 		percentile(base, 0.5).Round(10*time.Microsecond), percentile(base, 0.99).Round(10*time.Microsecond), len(base),

@@ -103,20 +103,47 @@ func (c *child) stop() {
 }
 
 // cpu is the child's user+system CPU time so far, with that of the
-// compilation workers it has reaped, from /proc.
+// compilation workers it has reaped and of those still running, from /proc.
 func (c *child) cpu() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	pid := c.cmd.Process.Pid
+	own, _, err := procCPU(pid)
 	if err != nil {
 		return 0, err
 	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n == pid {
+			continue
+		}
+		t, ppid, err := procCPU(n)
+		if err == nil && ppid == pid { // a live worker: gone since the listing is fine
+			own += t
+		}
+	}
+	return own, nil
+}
+
+// procCPU reads /proc/PID/stat: the process's user+system CPU time with
+// that of its reaped children, and its parent's pid.
+func procCPU(pid int) (time.Duration, int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
 	// Fields after the command name, which is in parentheses.
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	cutime, _ := strconv.ParseInt(f[13], 10, 64)
-	cstime, _ := strconv.ParseInt(f[14], 10, 64)
-	const ticks = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime+cutime+cstime) * time.Second / ticks, nil
+	ppid, _ := strconv.Atoi(f[1])
+	var ticks int64
+	for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		ticks += v
+	}
+	const hz = 100 // USER_HZ on Linux
+	return time.Duration(ticks) * time.Second / hz, ppid, nil
 }
 
 // rss is the child's resident memory in bytes, from /proc.

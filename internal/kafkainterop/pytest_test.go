@@ -14,9 +14,12 @@ import (
 // TestPythonKafkaSuite runs runtime-python/tests_kafka (KafkaLoop and
 // KafkaPublisher on the broker: duplicates, retry then success, poison, two
 // members, outbox on PostgreSQL, SIGKILL mid-batch; the same and the
-// asyncio fault cases for AsyncConsumer on aio.kafka) with pytest, and checks
-// that every test function ran and passed: none skipped, none missing.
+// asyncio fault cases for AsyncConsumer on aio.kafka; Confluent-framed
+// records against msgcontract's registry, started here, whose look-ups fail
+// for a while) with pytest, and checks that every test function ran and
+// passed: none skipped, none missing.
 func TestPythonKafkaSuite(t *testing.T) {
+	reg, _ := startRegistry(t)
 	dir := filepath.Join(root, "runtime-python")
 	files, err := filepath.Glob(filepath.Join(dir, "tests_kafka", "test_*.py"))
 	if err != nil || len(files) == 0 {
@@ -33,7 +36,8 @@ func TestPythonKafkaSuite(t *testing.T) {
 	py := filepath.Join(root, ".venv", "bin", "python")
 	cmd := exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "tests_kafka")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PYTHONPATH=src"+string(os.PathListSeparator)+"tests_kafka")
+	cmd.Env = append(os.Environ(), "PYTHONPATH=src"+string(os.PathListSeparator)+"tests_kafka",
+		"MSGCONTRACT_REGISTRY_URL="+reg)
 	out, err := cmd.CombinedOutput()
 	t.Logf("pytest:\n%s", out)
 	if err != nil {

@@ -7,6 +7,8 @@ import faulthandler
 import io
 import os
 import sys
+import threading
+import time
 from typing import Any, Awaitable, Callable, TypeVar
 
 import pytest
@@ -49,6 +51,32 @@ def run_async(main: Callable[[], Awaitable[T]], timeout_s: float = TIMEOUT_S) ->
         return asyncio.run(guarded())
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+_exit_status = [0]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _exit_status[0] = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Ends the process when a test left a non-daemon thread behind (an aiosqlite connection a
+    failed test did not close): the interpreter would otherwise wait for it forever after the
+    summary. The threads are named, and the run fails."""
+    left = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    deadline = time.monotonic() + 10  # a closed connection's thread ends just after close() returns
+    for t in left:
+        t.join(max(0.0, deadline - time.monotonic()))
+    left = [t for t in left if t.is_alive()]
+    if not left:
+        return
+    sys.stdout.flush()
+    sys.stderr.write("conftest: tests left threads that would keep pytest from exiting: "
+                     + ", ".join(repr(t) for t in left) + "; close every connection a test opens\n")
+    sys.stderr.flush()
+    os._exit(_exit_status[0] or 1)
 
 
 @pytest.fixture

@@ -10,13 +10,14 @@ with every task's stack instead of hanging.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 import pytest
 
@@ -52,6 +53,22 @@ async def setup(
 async def close(q: SQLiteQueue, db: Database) -> None:
     await db.close()
     await q.close()
+
+
+@contextlib.asynccontextmanager
+async def opened(
+    tmp_path: Path, kind: str, where: str, size: int = 4, fresh: bool = True
+) -> AsyncIterator[tuple[SQLiteQueue, SQLiteSubscription, Database]]:
+    """setup's queue, subscription and database, closed however the test ends.
+
+    A failed assertion must not leave an aiosqlite connection open: its
+    worker thread would keep pytest from exiting.
+    """
+    q, sub, db = await setup(tmp_path, kind, where, size, fresh)
+    try:
+        yield q, sub, db
+    finally:
+        await close(q, db)
 
 
 async def consume_all(c: AsyncConsumer[Any], q: SQLiteQueue, sub: SQLiteSubscription, db: Database) -> None:
@@ -128,32 +145,31 @@ def test_cancelled_mid_handler_rolls_back_and_is_redelivered(arun: Run, tmp_path
             await asyncio.sleep(3600)
 
     async def main() -> None:
-        q, sub, db = await setup(tmp_path, kind, where, size=n)
-        await q.publish_many(SPEC.topic, [envelope(f"m{i}") for i in range(n)])
-        run = asyncio.create_task(AsyncConsumer(SPEC, "h", stuck, concurrency=n).run(sub, db))
-        inside = 1 if kind == "sqlite" else n
-        while len(started) < inside or await q.backlog("g") != n or not await leased(q, n):
-            assert not run.done(), run
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)  # the server queries reach pg_sleep or SLEEP
-        run.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await run
-        assert await applied(db) == {}
-        assert await claims(db) == 0
-        async with q._conn.execute("SELECT count(*), max(lease_owner), max(deliveries) FROM mc_queue") as cur:
-            assert tuple(await cur.fetchone() or ()) == (n, "", 1), "released, not acknowledged"
-        if isinstance(db, PostgresDatabase):
-            async with db.pool.acquire() as c:
-                left = await c.fetchval("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'")
-                assert left == 0, "a cancelled query still runs on the server"
-        if kind == "mysql":
-            assert await mysql_sleeping(db, killed=False) == 0, "a cancelled query's session was not KILLed"
-            while await mysql_sleeping(db, killed=True):  # KILLed sessions leave the process list as they end
-                await asyncio.sleep(0.05)
-        await consume_all(AsyncConsumer(SPEC, "h", apply, concurrency=n), q, sub, db)
-        assert await applied(db) == {f"range:m{i}": 1 for i in range(n)}
-        await close(q, db)
+        async with opened(tmp_path, kind, where, size=n) as (q, sub, db):
+            await q.publish_many(SPEC.topic, [envelope(f"m{i}") for i in range(n)])
+            run = asyncio.create_task(AsyncConsumer(SPEC, "h", stuck, concurrency=n).run(sub, db))
+            inside = 1 if kind == "sqlite" else n
+            while len(started) < inside or await q.backlog("g") != n or not await leased(q, n):
+                assert not run.done(), run
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)  # the server queries reach pg_sleep or SLEEP
+            run.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await run
+            assert await applied(db) == {}
+            assert await claims(db) == 0
+            async with q._conn.execute("SELECT count(*), max(lease_owner), max(deliveries) FROM mc_queue") as cur:
+                assert tuple(await cur.fetchone() or ()) == (n, "", 1), "released, not acknowledged"
+            if isinstance(db, PostgresDatabase):
+                async with db.pool.acquire() as c:
+                    left = await c.fetchval("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'")
+                    assert left == 0, "a cancelled query still runs on the server"
+            if kind == "mysql":
+                assert await mysql_sleeping(db, killed=False) == 0, "a cancelled query's session was not KILLed"
+                while await mysql_sleeping(db, killed=True):  # KILLed sessions leave the process list as they end
+                    await asyncio.sleep(0.05)
+            await consume_all(AsyncConsumer(SPEC, "h", apply, concurrency=n), q, sub, db)
+            assert await applied(db) == {f"range:m{i}": 1 for i in range(n)}
 
     arun(main)
 
@@ -181,9 +197,8 @@ def test_sigkill_mid_batch_loses_nothing_and_applies_once(arun: Run, tmp_path: P
     queue = str(tmp_path / "queue.db")
 
     async def prepare() -> None:
-        q, _, db = await setup(tmp_path, kind, where)
-        await q.publish_many(SPEC.topic, [envelope(f"m{i}") for i in range(n)])
-        await close(q, db)
+        async with opened(tmp_path, kind, where) as (q, _, db):
+            await q.publish_many(SPEC.topic, [envelope(f"m{i}") for i in range(n)])
 
     arun(prepare)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), *sys.path]))
@@ -214,11 +229,10 @@ def test_sigkill_mid_batch_loses_nothing_and_applies_once(arun: Run, tmp_path: P
     assert done < n, "the kill came after the batch"
 
     async def recover() -> dict[str, int]:
-        q, sub, db = await setup(tmp_path, kind, where, fresh=False)
-        await asyncio.sleep(1.1)  # the killed worker's leases run out
-        await consume_all(AsyncConsumer(SPEC, "h", apply, concurrency=8), q, sub, db)
-        got = await applied(db)
-        await close(q, db)
+        async with opened(tmp_path, kind, where, fresh=False) as (q, sub, db):
+            await asyncio.sleep(1.1)  # the killed worker's leases run out
+            await consume_all(AsyncConsumer(SPEC, "h", apply, concurrency=8), q, sub, db)
+            got = await applied(db)
         return got
 
     assert arun(recover) == {f"range:m{i}": 1 for i in range(n)}
@@ -227,32 +241,33 @@ def test_sigkill_mid_batch_loses_nothing_and_applies_once(arun: Run, tmp_path: P
 def test_duplicate_to_two_workers_at_once(arun: Run, tmp_path: Path, kind: str, where: str) -> None:
     """Two deliveries of one message, processed concurrently by two workers with their own connections."""
     async def main() -> None:
-        q, sub1, db1 = await setup(tmp_path, kind, where)
-        sub2 = await q.subscribe("g", [SPEC.topic])
-        db2 = await open_db(kind, where, fresh=False)
-        env = envelope("dup")
-        await q.publish_many(SPEC.topic, [env, env])
-        d1 = await sub1.fetch(1, 1)
-        d2 = await sub2.fetch(1, 1)
-        assert len(d1) == 1 and len(d2) == 1
-        entered = 0
+        async with opened(tmp_path, kind, where) as (q, sub1, db1):
+            sub2 = await q.subscribe("g", [SPEC.topic])
+            db2 = await open_db(kind, where, fresh=False)
+            try:
+                env = envelope("dup")
+                await q.publish_many(SPEC.topic, [env, env])
+                d1 = await sub1.fetch(1, 1)
+                d2 = await sub2.fetch(1, 1)
+                assert len(d1) == 1 and len(d2) == 1
+                entered = 0
 
-        async def slow(tx: Any, m: envelope_pb2.LastError, e: envelope_pb2.Envelope) -> None:
-            nonlocal entered
-            entered += 1
-            await apply(tx, m, e)
-            await asyncio.sleep(0.3)
+                async def slow(tx: Any, m: envelope_pb2.LastError, e: envelope_pb2.Envelope) -> None:
+                    nonlocal entered
+                    entered += 1
+                    await apply(tx, m, e)
+                    await asyncio.sleep(0.3)
 
-        c1 = AsyncConsumer(SPEC, "h", slow)
-        c2 = AsyncConsumer(SPEC, "h", slow)
-        got = await asyncio.gather(c1.handle(sub1, db1, d1[0]), c2.handle(sub2, db2, d2[0]))
-        assert sorted(str(g) for g in got) == sorted([str(mc.Ack()), str(mc.Ack(deduplicated=True))])
-        assert entered == 1, "the second worker's handler ran"
-        assert await applied(db1) == {"range:dup": 1}
-        assert await claims(db1) == 1
-        assert await q.backlog("g") == 0
-        await db2.close()
-        await close(q, db1)
+                c1 = AsyncConsumer(SPEC, "h", slow)
+                c2 = AsyncConsumer(SPEC, "h", slow)
+                got = await asyncio.gather(c1.handle(sub1, db1, d1[0]), c2.handle(sub2, db2, d2[0]))
+                assert sorted(str(g) for g in got) == sorted([str(mc.Ack()), str(mc.Ack(deduplicated=True))])
+                assert entered == 1, "the second worker's handler ran"
+                assert await applied(db1) == {"range:dup": 1}
+                assert await claims(db1) == 1
+                assert await q.backlog("g") == 0
+            finally:
+                await db2.close()
 
     arun(main)
 
@@ -267,16 +282,15 @@ def test_retryable_failure_then_success(arun: Run, tmp_path: Path, kind: str, wh
             raise SPEC.rules.error(50301, "ledger down")
 
     async def main() -> None:
-        q, sub, db = await setup(tmp_path, kind, where)
-        await q.publish(SPEC.topic, envelope("r"))
-        await consume_all(AsyncConsumer(SPEC, "h", flaky), q, sub, db)
-        assert [e.retry_count for e in seen] == [0, 1]
-        assert (seen[1].last_error.code, seen[1].last_error.range) == (50301, "system")
-        assert seen[1].first_failed_at > 0
-        assert await applied(db) == {"range:r": 1}
-        assert await claims(db) == 1
-        assert await q.dead_letters() == []
-        await close(q, db)
+        async with opened(tmp_path, kind, where) as (q, sub, db):
+            await q.publish(SPEC.topic, envelope("r"))
+            await consume_all(AsyncConsumer(SPEC, "h", flaky), q, sub, db)
+            assert [e.retry_count for e in seen] == [0, 1]
+            assert (seen[1].last_error.code, seen[1].last_error.range) == (50301, "system")
+            assert seen[1].first_failed_at > 0
+            assert await applied(db) == {"range:r": 1}
+            assert await claims(db) == 1
+            assert await q.dead_letters() == []
 
     arun(main)
 
@@ -292,22 +306,21 @@ def test_poison_is_dead_lettered_never_applied(arun: Run, tmp_path: Path, kind: 
             raise RuntimeError("bug")
 
     async def main() -> None:
-        q, sub, db = await setup(tmp_path, kind, where)
-        envs = {k: envelope(k) for k in ("ok", "business", "always", "uncoded")}
-        await q.publish_many(SPEC.topic, list(envs.values()))
-        await q.publish_raw(SPEC.topic, b"\xff\x01\x02")
-        await consume_all(AsyncConsumer(SPEC, "h", picky, concurrency=4), q, sub, db)
-        assert await applied(db) == {"range:ok": 1}
-        assert await claims(db) == 1
-        rows = await q.dead_letters()
-        assert sorted((r[0], r[1], r[2], r[3]) for r in rows) == sorted([
-            ("", "decode", mc.CODE_DECODE, 0),
-            (envs["business"].message_id, "non_retryable", 40001, 1),
-            (envs["always"].message_id, "retries_exhausted", 50301, 3),
-            (envs["uncoded"].message_id, "non_retryable", 0, 1),
-        ])
-        assert await q.backlog("g") == 0
-        await close(q, db)
+        async with opened(tmp_path, kind, where) as (q, sub, db):
+            envs = {k: envelope(k) for k in ("ok", "business", "always", "uncoded")}
+            await q.publish_many(SPEC.topic, list(envs.values()))
+            await q.publish_raw(SPEC.topic, b"\xff\x01\x02")
+            await consume_all(AsyncConsumer(SPEC, "h", picky, concurrency=4), q, sub, db)
+            assert await applied(db) == {"range:ok": 1}
+            assert await claims(db) == 1
+            rows = await q.dead_letters()
+            assert sorted((r[0], r[1], r[2], r[3]) for r in rows) == sorted([
+                ("", "decode", mc.CODE_DECODE, 0),
+                (envs["business"].message_id, "non_retryable", 40001, 1),
+                (envs["always"].message_id, "retries_exhausted", 50301, 3),
+                (envs["uncoded"].message_id, "non_retryable", 0, 1),
+            ])
+            assert await q.backlog("g") == 0
 
     arun(main)
 

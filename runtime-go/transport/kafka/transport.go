@@ -56,6 +56,12 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 		kgo.RecordDeliveryTimeout(cfg.PublishTimeout),
 		kgo.ProducerLinger(time.Millisecond),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), // murmur2 of the key, as the Java client
+		// Records go only to topics ensure has seen; a broker that has just
+		// created one names it in its metadata before it hosts the
+		// partitions, and answers UNKNOWN_TOPIC_OR_PARTITION meanwhile
+		// (seconds on a loaded machine). franz-go's default gives up after
+		// 4 such answers; PublishTimeout bounds the wait instead.
+		kgo.UnknownTopicRetries(-1),
 	}, cfg.Opts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {

@@ -20,6 +20,9 @@
 // The producer is idempotent with acks=all and partitions by the murmur2
 // hash of the key, as the Java client does, so one biz_key's events land
 // in one partition in publish order, whichever language produced them.
+// A topic just created may be named in the broker's metadata before the
+// broker hosts its partitions; a record keeps trying through that
+// (UNKNOWN_TOPIC_OR_PARTITION) until Config.PublishTimeout.
 //
 // # Consuming
 //

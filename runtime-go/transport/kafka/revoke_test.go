@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"hash/maphash"
 	"slices"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func newOffline(t testing.TB) *subscription {
 	}
 	t.Cleanup(cl.Close)
 	return &subscription{t: &Transport{cfg: cfg}, cl: cl, origin: map[string]string{"t": "t"},
-		parts: map[tp]*partState{}, keys: map[string]*keyQueue{}, inflight: map[*entry]struct{}{}, wake: make(chan struct{})}
+		parts: map[tp]*partState{}, keys: map[uint64]*keyQueue{}, seed: maphash.MakeSeed(), inflight: map[*entry]struct{}{}, wake: make(chan struct{})}
 }
 
 func fetchNow(t *testing.T, s *subscription, n int) []*transport.Delivery {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"sync"
 	"time"
@@ -36,7 +37,7 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 		return nil, err
 	}
 	s := &subscription{
-		t: t, group: group, parts: map[tp]*partState{}, keys: map[string]*keyQueue{},
+		t: t, group: group, parts: map[tp]*partState{}, keys: map[uint64]*keyQueue{}, seed: maphash.MakeSeed(),
 		inflight: map[*entry]struct{}{}, wake: make(chan struct{}), origin: map[string]string{},
 	}
 	for _, tp := range topics {
@@ -91,9 +92,13 @@ type subscription struct {
 	stop   context.CancelFunc
 	loops  sync.WaitGroup
 
-	mu       sync.Mutex
-	parts    map[tp]*partState
-	keys     map[string]*keyQueue
+	mu    sync.Mutex
+	parts map[tp]*partState
+	// keys holds the queues of the keys with unsettled records, by a
+	// 64-bit hash of the key: two keys that collide share a queue, which
+	// only hands out their records one at a time, in offset order.
+	keys     map[uint64]*keyQueue
+	seed     maphash.Seed
 	ready    []*entry // candidates; checked by available when taken
 	inflight map[*entry]struct{}
 	// leaseFloor is at or before the earliest lease in inflight (leases
@@ -118,9 +123,10 @@ type partState struct {
 // keyQueue holds one key's unsettled records in offset order; its first
 // is the one that may be handed out.
 type keyQueue struct {
-	key string
-	q   []*entry
-	one [1]*entry // q's storage while it holds one record, the common case
+	hash  uint64
+	keyed bool // in keys; a record without a key has a queue of its own
+	q     []*entry
+	one   [1]*entry // q's storage while it holds one record, the common case
 }
 
 type entry struct {
@@ -232,18 +238,20 @@ func (s *subscription) addAll(topic string, part int32, rs []*kgo.Record) {
 			Partition: part, Offset: r.Offset, Handle: e}
 		ps.q = append(ps.q, e)
 		s.buffered++
-		kq := s.keys[string(r.Key)]
-		if kq == nil || len(r.Key) == 0 {
+		var kq *keyQueue
+		h := maphash.Bytes(s.seed, r.Key)
+		if len(r.Key) > 0 {
+			kq = s.keys[h]
+		}
+		if kq == nil {
 			if len(kqs) == 0 {
 				kqs = make([]keyQueue, len(rs)-i)
 			}
 			kq, kqs = &kqs[0], kqs[1:]
 			kq.q = kq.one[:0]
-			if len(r.Key) == 0 { // no key, no order to keep: a queue of its own, in no map
-				kq.key = ""
-			} else {
-				kq.key = string(r.Key)
-				s.keys[kq.key] = kq
+			if len(r.Key) > 0 { // no key, no order to keep: a queue of its own, in no map
+				kq.hash, kq.keyed = h, true
+				s.keys[h] = kq
 			}
 		}
 		e.kq = kq
@@ -370,8 +378,8 @@ func (s *subscription) unkey(e *entry) {
 		}
 	}
 	if len(kq.q) == 0 {
-		if kq.key != "" && s.keys[kq.key] == kq {
-			delete(s.keys, kq.key)
+		if kq.keyed { // in keys from its first record until now
+			delete(s.keys, kq.hash)
 		}
 		return
 	}

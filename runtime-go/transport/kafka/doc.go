@@ -11,9 +11,10 @@
 //	T.dlq.ops         replay and purge markers (compacted, key = record id)
 //
 // The transport creates missing topics (Config.CreateTopics) with
-// Config.Partitions partitions; with creation off, or a cluster that does
-// not answer within Config.ConnectTimeout, it fails with an error naming
-// the topic or the brokers instead of waiting.
+// Config.Partitions partitions; with creation off it fails with an error
+// naming the topic. A cluster that refuses connections (down, or being
+// restarted) is asked again every quarter second until
+// Config.ConnectTimeout, then the error names the brokers.
 //
 // # Publishing
 //

@@ -35,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,7 @@ type config struct {
 	brokers                 []string
 	n, workers, fetch, runs int
 	partitions              int32
+	only                    string
 }
 
 func main() {
@@ -67,7 +69,8 @@ func main() {
 	flag.IntVar(&cfg.fetch, "fetch", 256, "records per transaction, on both sides")
 	flag.IntVar(&cfg.runs, "runs", 3, "repetitions; the median of each side is reported")
 	p := flag.Int("partitions", 4, "partitions of the topic")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the runtime side to this file")
+	flag.StringVar(&cfg.only, "only", "", "run only this side (kafka-bare, kafka-bare-dedup or kafka-runtime; for profiling); no ratios")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the first run's consume span of the runtime side (of the -only side) to this file")
 	flag.Parse()
 	cfg.partitions = int32(*p)
 	if *cpuprofile != "" {
@@ -99,11 +102,12 @@ type result struct{ consume, publish, cpu time.Duration }
 
 func run(cfg config) error {
 	ctx := context.Background()
-	sides := []struct {
+	type side struct {
 		name, note string
 		run        func(ctx context.Context, cfg config, dir string) (result, error)
 		got        []result
-	}{
+	}
+	sides := []side{
 		{name: "kafka-bare", note: "franz-go poll, decode, INSERT, one transaction per poll, offsets committed every 200 ms",
 			run: func(ctx context.Context, cfg config, dir string) (result, error) {
 				return runBare(ctx, cfg, dir, false)
@@ -112,6 +116,13 @@ func run(cfg config) error {
 			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
 		{name: "kafka-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=%d", workersNote(cfg.workers), cfg.fetch),
 			run: runRuntime},
+	}
+	if cfg.only != "" {
+		i := slices.IndexFunc(sides, func(s side) bool { return s.name == cfg.only })
+		if i < 0 {
+			return fmt.Errorf("-only %q: no such side", cfg.only)
+		}
+		sides = sides[i : i+1]
 	}
 	for i := range cfg.runs {
 		for j := range sides {
@@ -140,6 +151,9 @@ func run(cfg config) error {
 		medians[s.name] = c
 		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %s; publish %v (%.0f msg/s), not counted",
 			s.note, benchstat.PerMessage(benchstat.Median(cpus), cfg.n), p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
+	}
+	if cfg.only != "" {
+		return nil
 	}
 	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare-dedup", cfg.n, medians["kafka-runtime"], medians["kafka-bare-dedup"]))
 	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare", cfg.n, medians["kafka-runtime"], medians["kafka-bare"]))
@@ -236,6 +250,9 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 			continue
 		}
 		if start.IsZero() {
+			if cfg.only != "" {
+				defer startProfile()()
+			}
 			start, cpu = time.Now(), benchstat.CPU()
 		}
 		if err := bareTx(ctx, db, recs, withDedup); err != nil {
@@ -296,11 +313,7 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 	for benchmsg.Processed(m) == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	if profile != nil { // the first run's only: one profile per file
-		_ = pprof.StartCPUProfile(profile)
-		defer pprof.StopCPUProfile()
-		profile = nil
-	}
+	defer startProfile()()
 	start, cpu := time.Now(), benchstat.CPU()
 	for benchmsg.Processed(m) < cfg.n {
 		time.Sleep(time.Millisecond)
@@ -311,6 +324,17 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 		return result{}, err
 	}
 	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, db, cfg.n)
+}
+
+// startProfile starts the CPU profile of -cpuprofile if it has not run
+// yet (one profile per file: the first run's) and returns its stop.
+func startProfile() (stop func()) {
+	if profile == nil {
+		return func() {}
+	}
+	_ = pprof.StartCPUProfile(profile)
+	profile = nil
+	return pprof.StopCPUProfile
 }
 
 func checkEffects(ctx context.Context, db *sql.DB, n int) error {

@@ -73,8 +73,8 @@ func TestParseID(t *testing.T) {
 	}
 }
 
-// Nothing listening: New fails at once with the error the issue asks for,
-// no broker needed.
+// Nothing listening: New fails after ConnectTimeout with the error the
+// issue asks for, no broker needed.
 func TestNewUnreachable(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

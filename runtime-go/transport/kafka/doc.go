@@ -11,15 +11,19 @@
 //	T.dlq.ops         replay and purge markers (compacted, key = record id)
 //
 // The transport creates missing topics (Config.CreateTopics) with
-// Config.Partitions partitions; with creation off, or a cluster that does
-// not answer within Config.ConnectTimeout, it fails with an error naming
-// the topic or the brokers instead of waiting.
+// Config.Partitions partitions; with creation off it fails with an error
+// naming the topic. A cluster that refuses connections (down, or being
+// restarted) is asked again every quarter second until
+// Config.ConnectTimeout, then the error names the brokers.
 //
 // # Publishing
 //
 // The producer is idempotent with acks=all and partitions by the murmur2
 // hash of the key, as the Java client does, so one biz_key's events land
 // in one partition in publish order, whichever language produced them.
+// A topic just created may be named in the broker's metadata before the
+// broker hosts its partitions; a record keeps trying through that
+// (UNKNOWN_TOPIC_OR_PARTITION) until Config.PublishTimeout.
 //
 // # Consuming
 //

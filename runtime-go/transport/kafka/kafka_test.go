@@ -4,6 +4,8 @@ package kafka_test
 
 import (
 	"context"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -48,4 +50,49 @@ func TestMissingTopic(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "topic missing.nowhere does not exist") {
 		t.Fatalf("publish: %v", err)
 	}
+}
+
+// A broker that starts listening a second after New began (one being
+// restarted: connections refused meanwhile) is waited for, within
+// ConnectTimeout, instead of failing at the first refused connection.
+func TestNewWaitsForBroker(t *testing.T) {
+	t.Parallel()
+	broker := kafkatest.Brokers(t)[0]
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // refused until the proxy below listens on it
+	go func() {
+		time.Sleep(time.Second)
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		t.Cleanup(func() { l.Close() })
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { // forward to the real broker, whose metadata names itself
+				defer c.Close()
+				b, err := net.Dial("tcp", broker)
+				if err != nil {
+					return
+				}
+				defer b.Close()
+				go io.Copy(b, c)
+				io.Copy(c, b)
+			}()
+		}
+	}()
+	tr, err := kafka.New(context.Background(), kafka.Config{Brokers: []string{addr}, Namespace: kafkatest.Namespace(),
+		ConnectTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatalf("New with the broker up after a second: %v", err)
+	}
+	tr.Close()
 }

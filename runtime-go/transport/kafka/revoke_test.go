@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"hash/maphash"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,7 +14,7 @@ import (
 
 // newOffline is a subscription whose client talks to no broker: enough for
 // the dispatch and revoke logic (commits report "not a group member").
-func newOffline(t *testing.T) *subscription {
+func newOffline(t testing.TB) *subscription {
 	t.Helper()
 	cfg := Config{Brokers: []string{"127.0.0.1:1"}, RevokeWait: time.Minute}
 	cfg.setDefaults()
@@ -22,7 +24,7 @@ func newOffline(t *testing.T) *subscription {
 	}
 	t.Cleanup(cl.Close)
 	return &subscription{t: &Transport{cfg: cfg}, cl: cl, origin: map[string]string{"t": "t"},
-		parts: map[tp]*partState{}, keys: map[string]*keyQueue{}, inflight: map[*entry]struct{}{}, wake: make(chan struct{})}
+		parts: map[tp]*partState{}, keys: map[uint64]*keyQueue{}, seed: maphash.MakeSeed(), inflight: map[*entry]struct{}{}, wake: make(chan struct{})}
 }
 
 func fetchNow(t *testing.T, s *subscription, n int) []*transport.Delivery {
@@ -58,7 +60,7 @@ func TestRevokeWaitsForInFlight(t *testing.T) {
 		{Topic: "t", Partition: 0, Offset: 2, Key: []byte("c")},
 		{Topic: "t", Partition: 1, Offset: 0, Key: []byte("a")},
 	} {
-		s.add(r)
+		s.addAll(r.Topic, r.Partition, []*kgo.Record{r})
 	}
 	s.mu.Unlock()
 	ds := fetchNow(t, s, 2)
@@ -103,7 +105,7 @@ func TestCommitPointIsSettledPrefix(t *testing.T) {
 	s.assigned(ctx, s.cl, map[string][]int32{"t": {0}})
 	s.mu.Lock()
 	for i := range 4 {
-		s.add(&kgo.Record{Topic: "t", Partition: 0, Offset: int64(10 + i), Key: []byte{byte('a' + i)}})
+		s.addAll("t", 0, []*kgo.Record{{Topic: "t", Partition: 0, Offset: int64(10 + i), Key: []byte{byte('a' + i)}}})
 	}
 	s.mu.Unlock()
 	ds := fetchNow(t, s, 4)
@@ -123,5 +125,94 @@ func TestCommitPointIsSettledPrefix(t *testing.T) {
 		if got := next(); got != st.want {
 			t.Fatalf("after acking offset %d: commit point %d, want %d", ds[st.ack].Offset, got, st.want)
 		}
+	}
+}
+
+// Records polled together share their entries' allocation: a key seen
+// twice in one poll still hands out one record at a time in offset order,
+// records without a key go in parallel, and a key's queue ends with its
+// last record (a later record of the key starts a new one).
+func TestAddAllKeepsKeyOrder(t *testing.T) {
+	t.Parallel()
+	s := newOffline(t)
+	ctx := context.Background()
+	s.assigned(ctx, s.cl, map[string][]int32{"t": {0}})
+	s.mu.Lock()
+	s.addAll("t", 0, []*kgo.Record{
+		{Topic: "t", Partition: 0, Offset: 0, Key: []byte("a")},
+		{Topic: "t", Partition: 0, Offset: 1, Key: []byte("b")},
+		{Topic: "t", Partition: 0, Offset: 2, Key: []byte("a")},
+		{Topic: "t", Partition: 0, Offset: 3},
+		{Topic: "t", Partition: 0, Offset: 4},
+		{Topic: "t", Partition: 0, Offset: 5, Key: []byte("a")},
+	})
+	s.mu.Unlock()
+	want := [][]string{{"t/0/0", "t/0/1", "t/0/3", "t/0/4"}, {"t/0/2"}, {"t/0/5"}, {"t/0/6"}}
+	for i, w := range want {
+		if i == 3 { // the key's queue is gone; a new poll brings it back
+			s.mu.Lock()
+			if len(s.keys) != 0 {
+				t.Errorf("key queues left after settling every record: %d", len(s.keys))
+			}
+			s.addAll("t", 0, []*kgo.Record{{Topic: "t", Partition: 0, Offset: 6, Key: []byte("a")}})
+			s.mu.Unlock()
+		}
+		ds := fetchNow(t, s, 10)
+		if got := ids(ds); !slices.Equal(got, w) {
+			t.Fatalf("fetch %d: %v, want %v", i+1, got, w)
+		}
+		if err := s.Ack(ctx, ds...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ps := s.parts[tp{"t", 0}]; ps.next != 7 || s.buffered != 0 || len(s.keys) != 0 {
+		t.Fatalf("commit point %d, %d buffered, %d key queues; want 7, 0, 0", ps.next, s.buffered, len(s.keys))
+	}
+}
+
+// A delivery whose lease ends unsettled is handed out again (Attempt 2),
+// also when other deliveries with later leases are in flight, and an
+// extended lease holds it back.
+func TestExpiredLeaseHandsOutAgain(t *testing.T) {
+	t.Parallel()
+	s := newOffline(t)
+	s.t.cfg.Lease = 300 * time.Millisecond
+	ctx := context.Background()
+	s.assigned(ctx, s.cl, map[string][]int32{"t": {0}})
+	s.mu.Lock()
+	s.addAll("t", 0, []*kgo.Record{{Topic: "t", Partition: 0, Offset: 0, Key: []byte("a")},
+		{Topic: "t", Partition: 0, Offset: 1, Key: []byte("b")}})
+	s.mu.Unlock()
+	first := fetchNow(t, s, 1)
+	if got := ids(first); !slices.Equal(got, []string{"t/0/0"}) {
+		t.Fatalf("first fetch %v", got)
+	}
+	time.Sleep(100 * time.Millisecond)
+	second := fetchNow(t, s, 1) // a later lease, in flight beside the first
+	if got := ids(second); !slices.Equal(got, []string{"t/0/1"}) {
+		t.Fatalf("second fetch %v", got)
+	}
+	if err := s.Extend(ctx, second...); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	again, err := s.Fetch(wctx, 10) // waits until the first lease ends
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(again); !slices.Equal(got, []string{"t/0/0"}) || again[0].Attempt != 2 {
+		t.Fatalf("after the lease: %v (attempt %d), want [t/0/0] at attempt 2", got, again[0].Attempt)
+	}
+	if err := s.Ack(ctx, again...); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ack(ctx, second...); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(fetchNow(t, s, 10)); len(got) != 0 {
+		t.Fatalf("settled deliveries handed out again: %v", got)
 	}
 }

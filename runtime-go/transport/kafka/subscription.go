@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"sync"
 	"time"
@@ -36,7 +37,7 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 		return nil, err
 	}
 	s := &subscription{
-		t: t, group: group, parts: map[tp]*partState{}, keys: map[string]*keyQueue{},
+		t: t, group: group, parts: map[tp]*partState{}, keys: map[uint64]*keyQueue{}, seed: maphash.MakeSeed(),
 		inflight: map[*entry]struct{}{}, wake: make(chan struct{}), origin: map[string]string{},
 	}
 	for _, tp := range topics {
@@ -91,14 +92,22 @@ type subscription struct {
 	stop   context.CancelFunc
 	loops  sync.WaitGroup
 
-	mu       sync.Mutex
-	parts    map[tp]*partState
-	keys     map[string]*keyQueue
+	mu    sync.Mutex
+	parts map[tp]*partState
+	// keys holds the queues of the keys with unsettled records, by a
+	// 64-bit hash of the key: two keys that collide share a queue, which
+	// only hands out their records one at a time, in offset order.
+	keys     map[uint64]*keyQueue
+	seed     maphash.Seed
 	ready    []*entry // candidates; checked by available when taken
 	inflight map[*entry]struct{}
-	buffered int
-	wake     chan struct{} // closed and replaced on every change
-	closed   bool
+	// leaseFloor is at or before the earliest lease in inflight (leases
+	// only move later), so Fetch scans inflight for expired leases only
+	// once it has passed.
+	leaseFloor time.Time
+	buffered   int
+	wake       chan struct{} // closed and replaced on every change
+	closed     bool
 }
 
 type partState struct {
@@ -111,13 +120,20 @@ type partState struct {
 	gone      bool // released
 }
 
-type keyQueue struct{ q []*entry }
+// keyQueue holds one key's unsettled records in offset order; its first
+// is the one that may be handed out.
+type keyQueue struct {
+	hash  uint64
+	keyed bool // in keys; a record without a key has a queue of its own
+	q     []*entry
+	one   [1]*entry // q's storage while it holds one record, the common case
+}
 
 type entry struct {
 	rec      *kgo.Record
 	ps       *partState
-	key      string
-	topic    string // the user's topic
+	kq       *keyQueue // its key's queue, while it is in it
+	topic    string    // the user's topic
 	attempts int
 	settled  bool
 	inflight bool
@@ -125,6 +141,11 @@ type entry struct {
 	queued   bool
 	lease    time.Time
 	timer    *time.Timer
+	// first is the delivery of the first attempt, built by addAll on the
+	// poll goroutine so that Fetch, on the consumer's, only hands it out.
+	// A later attempt gets a new one: the holder of an expired lease may
+	// still read its own.
+	first transport.Delivery
 }
 
 // notify wakes everyone waiting for a change. Callers hold s.mu.
@@ -144,8 +165,7 @@ func (s *subscription) available(e *entry) bool {
 	if e.settled || e.inflight || e.deferred || e.ps.draining || e.ps.gone {
 		return false
 	}
-	kq := s.keys[e.key]
-	return kq != nil && len(kq.q) > 0 && kq.q[0] == e
+	return e.kq != nil && len(e.kq.q) > 0 && e.kq.q[0] == e
 }
 
 // poll moves records from the client into the subscription.
@@ -182,9 +202,7 @@ func (s *subscription) poll(ctx context.Context) {
 				lag := p.HighWatermark - p.Records[n-1].Offset - 1
 				s.t.lag.WithLabelValues(s.group, p.Topic, strconv.Itoa(int(p.Partition))).Set(float64(max(lag, 0)))
 			}
-			for _, r := range p.Records {
-				s.add(r)
-			}
+			s.addAll(p.Topic, p.Partition, p.Records)
 		})
 		s.notify()
 		s.mu.Unlock()
@@ -196,33 +214,51 @@ func (s *subscription) poll(ctx context.Context) {
 	s.cl.AllowRebalance()
 }
 
-// add takes in one polled record. Callers hold s.mu.
-func (s *subscription) add(r *kgo.Record) {
-	ps := s.parts[tp{r.Topic, r.Partition}]
-	if ps == nil || ps.draining || ps.gone {
+// addAll takes in the polled records of one partition. Their entries
+// (and the queues of their new keys) are allocated together, one
+// allocation per poll and partition instead of two per record. Callers
+// hold s.mu.
+func (s *subscription) addAll(topic string, part int32, rs []*kgo.Record) {
+	ps := s.parts[tp{topic, part}]
+	if ps == nil || ps.draining || ps.gone || len(rs) == 0 {
 		return // not ours (any more): its next owner reads it from the committed offset
 	}
-	key := string(r.Key)
-	if key == "" {
-		key = fmt.Sprintf("\x00%s/%d/%d", r.Topic, r.Partition, r.Offset) // no key, no order to keep
-	}
-	topic := s.origin[r.Topic]
-	for _, h := range r.Headers {
-		if h.Key == headerTopic {
-			topic = string(h.Value)
+	origin := s.origin[topic]
+	es := make([]entry, len(rs))
+	var kqs []keyQueue
+	for i, r := range rs {
+		e := &es[i]
+		e.rec, e.ps, e.topic = r, ps, origin
+		for _, h := range r.Headers {
+			if h.Key == headerTopic {
+				e.topic = string(h.Value)
+			}
 		}
-	}
-	e := &entry{rec: r, ps: ps, key: key, topic: topic}
-	ps.q = append(ps.q, e)
-	s.buffered++
-	kq := s.keys[key]
-	if kq == nil {
-		kq = &keyQueue{}
-		s.keys[key] = kq
-	}
-	kq.q = append(kq.q, e)
-	if len(kq.q) == 1 {
-		s.push(e)
+		e.first = transport.Delivery{ID: recordID(topic, part, r.Offset), Topic: e.topic, Body: r.Value, Attempt: 1,
+			Partition: part, Offset: r.Offset, Handle: e}
+		ps.q = append(ps.q, e)
+		s.buffered++
+		var kq *keyQueue
+		h := maphash.Bytes(s.seed, r.Key)
+		if len(r.Key) > 0 {
+			kq = s.keys[h]
+		}
+		if kq == nil {
+			if len(kqs) == 0 {
+				kqs = make([]keyQueue, len(rs)-i)
+			}
+			kq, kqs = &kqs[0], kqs[1:]
+			kq.q = kq.one[:0]
+			if len(r.Key) > 0 { // no key, no order to keep: a queue of its own, in no map
+				kq.hash, kq.keyed = h, true
+				s.keys[h] = kq
+			}
+		}
+		e.kq = kq
+		kq.q = append(kq.q, e)
+		if len(kq.q) == 1 {
+			s.push(e)
+		}
 	}
 }
 
@@ -237,14 +273,21 @@ func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery,
 		}
 		now := time.Now()
 		next := now.Add(time.Second)
-		for e := range s.inflight {
-			if !e.lease.After(now) {
-				e.inflight = false
-				delete(s.inflight, e)
-				s.push(e)
-			} else if e.lease.Before(next) {
-				next = e.lease
+		if len(s.inflight) > 0 && !s.leaseFloor.After(now) {
+			floor := now.Add(s.t.cfg.Lease)
+			for e := range s.inflight {
+				if !e.lease.After(now) {
+					e.inflight = false
+					delete(s.inflight, e)
+					s.push(e)
+				} else {
+					floor = minTime(floor, e.lease)
+				}
 			}
+			s.leaseFloor = floor
+		}
+		if len(s.inflight) > 0 {
+			next = minTime(next, s.leaseFloor)
 		}
 		var out []*transport.Delivery
 		for len(s.ready) > 0 && len(out) < n {
@@ -258,12 +301,16 @@ func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery,
 			e.inflight = true
 			e.attempts++
 			e.lease = now.Add(s.t.cfg.Lease)
+			if len(s.inflight) == 0 || e.lease.Before(s.leaseFloor) {
+				s.leaseFloor = e.lease
+			}
 			s.inflight[e] = struct{}{}
-			out = append(out, &transport.Delivery{
-				ID:    recordID(e.rec.Topic, e.rec.Partition, e.rec.Offset),
-				Topic: e.topic, Body: e.rec.Value, Attempt: e.attempts,
-				Partition: e.rec.Partition, Offset: e.rec.Offset, Handle: e,
-			})
+			d := &e.first
+			if e.attempts > 1 {
+				d = &transport.Delivery{ID: d.ID, Topic: e.topic, Body: e.rec.Value, Attempt: e.attempts,
+					Partition: d.Partition, Offset: d.Offset, Handle: e}
+			}
+			out = append(out, d)
 		}
 		wake := s.wake
 		s.mu.Unlock()
@@ -319,10 +366,11 @@ func (s *subscription) settleLocked(e *entry) {
 
 // unkey removes e from its key's queue and readies the key's next record.
 func (s *subscription) unkey(e *entry) {
-	kq := s.keys[e.key]
+	kq := e.kq
 	if kq == nil {
 		return
 	}
+	e.kq = nil
 	for i, x := range kq.q {
 		if x == e {
 			kq.q = append(kq.q[:i], kq.q[i+1:]...)
@@ -330,10 +378,19 @@ func (s *subscription) unkey(e *entry) {
 		}
 	}
 	if len(kq.q) == 0 {
-		delete(s.keys, e.key)
+		if kq.keyed { // in keys from its first record until now
+			delete(s.keys, kq.hash)
+		}
 		return
 	}
 	s.push(kq.q[0])
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // Ack settles deliveries: their offsets may be committed.

@@ -56,6 +56,12 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 		kgo.RecordDeliveryTimeout(cfg.PublishTimeout),
 		kgo.ProducerLinger(time.Millisecond),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), // murmur2 of the key, as the Java client
+		// Records go only to topics ensure has seen; a broker that has just
+		// created one names it in its metadata before it hosts the
+		// partitions, and answers UNKNOWN_TOPIC_OR_PARTITION meanwhile
+		// (seconds on a loaded machine). franz-go's default gives up after
+		// 4 such answers; PublishTimeout bounds the wait instead.
+		kgo.UnknownTopicRetries(-1),
 	}, cfg.Opts...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -87,10 +93,26 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 func (t *Transport) ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, t.cfg.ConnectTimeout)
 	defer cancel()
-	if err := t.cl.Ping(ctx); err != nil {
-		return t.unreachable(err)
+	return t.reach(ctx, func() error { return t.cl.Ping(ctx) })
+}
+
+// reach runs op until it succeeds or ctx ends, a quarter second apart.
+// franz-go tries each broker once (a refused connection fails at once),
+// so a broker that is starting or restarting gets until ctx's end
+// (ConnectTimeout) to answer, as the error then says.
+func (t *Transport) reach(ctx context.Context, op func() error) error {
+	for {
+		err := op()
+		if err == nil {
+			return nil
+		}
+		if sleep(ctx, 250*time.Millisecond); ctx.Err() != nil {
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return fmt.Errorf("kafka: %w", ctx.Err()) // the caller gave up, the broker is not to blame
+			}
+			return t.unreachable(err)
+		}
 	}
-	return nil
 }
 
 func (t *Transport) unreachable(err error) error {
@@ -214,9 +236,13 @@ func (t *Transport) ensure(ctx context.Context, specs ...topicSpec) error {
 	for i, s := range missing {
 		names[i] = s.name
 	}
-	details, err := t.adm.ListTopics(ctx, names...)
+	var details kadm.TopicDetails
+	err := t.reach(ctx, func() (err error) {
+		details, err = t.adm.ListTopics(ctx, names...)
+		return err
+	})
 	if err != nil {
-		return t.unreachable(err)
+		return err
 	}
 	for _, s := range missing {
 		if d, ok := details[s.name]; ok && d.Err == nil {

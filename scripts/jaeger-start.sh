@@ -4,14 +4,15 @@
 # and prints two lines on stdout (everything else goes to stderr):
 #
 #   otlp=http://127.0.0.1:PORT     OTLP/HTTP receiver (append /v1/traces)
-#   query=http://127.0.0.1:PORT    the query HTTP API (/api/traces, /api/services) and UI
+#   query=http://127.0.0.1:PORT    the query HTTP API (/api/traces, /api/services)
 #
 # The binary comes from scripts/install-jaeger.sh (built once into
 # ${XDG_CACHE_HOME:-~/.cache}/msgcontract/, then reused). Jaeger runs with
 # in-memory storage, every listener on a free loopback port, its own telemetry off, in a fresh temp dir
 # whose pid file the caller uses to stop it (scripts/with-jaeger.sh does).
 # A binary built from the module carries no UI assets: /trace/<id> shows Jaeger's
-# placeholder page, while the API serves the trace.
+# placeholder page, while the API serves the trace; the demo draws it from the
+# API itself (internal/traceview) on a port of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -2,7 +2,7 @@
 # Runs a command with a throwaway Jaeger (scripts/jaeger-start.sh) and stops
 # it afterwards, whatever the command's outcome. The command sees
 # OTEL_EXPORTER_OTLP_ENDPOINT (OTLP/HTTP, what OpenTelemetry's SDKs in Go,
-# Java and Python read) and MSGCONTRACT_JAEGER_UI (the query API and UI).
+# Java and Python read) and MSGCONTRACT_JAEGER_UI (the query API the demo reads the trace from).
 # The command's exit status is returned.
 #
 #   bash scripts/with-jaeger.sh go run ./examples/demo

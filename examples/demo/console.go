@@ -10,17 +10,19 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
+	"github.com/msgcontract/msgcontract/internal/traceview"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/console"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
 // serveConsole serves the registry of the finished run, with its web
-// console, on a free loopback port until ctx ends (Ctrl-C). Over SQLite
+// console, on ln until ctx ends (Ctrl-C). Over SQLite
 // and Kafka (whose broker outlives the run) the console also shows the
 // run's dead letters; the in-process NATS server is gone once the run
-// ends, so over NATS it shows the registry only.
-func serveConsole(ctx context.Context, cfg Config, res *Result, out io.Writer) error {
+// ends, so over NATS it shows the registry only. With tracing,
+// /trace/<id> beside it draws the run's trace (res.TraceView).
+func serveConsole(ctx context.Context, cfg Config, res *Result, ln net.Listener, out io.Writer) error {
 	work, err := filepath.Abs(cfg.WorkDir)
 	if err != nil {
 		return err
@@ -51,14 +53,20 @@ func serveConsole(ctx context.Context, cfg Config, res *Result, out io.Writer) e
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
+	mux := http.NewServeMux()
+	mux.Handle("/", console.WithAPI(srv, con))
+	if res.TraceView != "" {
+		mux.Handle("GET /trace/", traceview.Handler(traceview.Config{Jaeger: res.JaegerUI}))
 	}
-	hs := &http.Server{Handler: console.WithAPI(srv, con), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(out, "console: http://%s%s (kept open by --keep; Ctrl-C stops it)\n", ln.Addr(), console.Prefix)
+	return serve(ctx, ln, mux)
+}
+
+// serve serves h on ln until ctx ends.
+func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
-	fmt.Fprintf(out, "console: http://%s%s (kept open by --keep; Ctrl-C stops it)\n", ln.Addr(), console.Prefix)
 	select {
 	case err := <-done:
 		return err

@@ -12,9 +12,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/msgcontract/msgcontract/internal/traceview"
 )
 
 func main() {
@@ -25,8 +28,8 @@ func main() {
 	flag.StringVar(&cfg.WorkDir, "work", ".build/demo", "working directory for databases and builds; emptied first")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print the services' logs")
 	flag.StringVar(&cfg.OTLP, "otlp", os.Getenv(otlpEnv), "OTLP/HTTP endpoint (http://host:port) the services export their spans to (default $"+otlpEnv+"; make demo TRACE=1 starts Jaeger and sets it)")
-	flag.StringVar(&cfg.JaegerUI, "jaeger-ui", os.Getenv(jaegerUIEnv), "the Jaeger UI (http://host:port) the closing trace link points at (default $"+jaegerUIEnv+")")
-	holdTrace := flag.Bool("hold-trace", false, "after the run, wait for Ctrl-C so that a throwaway Jaeger (make demo TRACE=1) still serves the trace printed")
+	flag.StringVar(&cfg.JaegerUI, "jaeger-ui", os.Getenv(jaegerUIEnv), "Jaeger's query service (http://host:port): the closing trace line's API link, and where -hold-trace's page reads the trace (default $"+jaegerUIEnv+")")
+	holdTrace := flag.Bool("hold-trace", false, "after the run, serve a page drawing the run's trace (read from -jaeger-ui) on a loopback port and wait for Ctrl-C, so that a throwaway Jaeger (make demo TRACE=1) still has it")
 	keep := flag.Bool("keep", false, "after the run, serve the registry's web console on its data until Ctrl-C")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -36,15 +39,34 @@ func main() {
 		fmt.Fprintln(os.Stderr, "demo: FAILED:", err)
 		os.Exit(1)
 	}
+	// One loopback server after the run: the console (--keep) and, when
+	// Jaeger has the run's trace, the page drawing it (/trace/<id>).
+	view := res.TraceID != "" && res.JaegerUI != ""
+	var ln net.Listener
+	if *keep || (*holdTrace && view) {
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: FAILED:", err)
+			os.Exit(1)
+		}
+		if view {
+			res.TraceView = "http://" + ln.Addr().String()
+		}
+	}
 	fmt.Println(res.Line())
 	fmt.Println(res.TraceLine())
 	if *keep {
-		if err := serveConsole(ctx, cfg, res, os.Stdout); err != nil {
+		if err := serveConsole(ctx, cfg, res, ln, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "demo: console:", err)
 		}
 	} else {
 		fmt.Println("console: make demo KEEP=1 (or --keep) serves the registry's web console on this run's data")
-		if *holdTrace && res.TraceID != "" {
+		switch {
+		case *holdTrace && view:
+			fmt.Println("trace: the page above draws the trace from Jaeger, which keeps this run's spans until Ctrl-C")
+			if err := serve(ctx, ln, traceview.Handler(traceview.Config{Jaeger: res.JaegerUI})); err != nil {
+				fmt.Fprintln(os.Stderr, "demo: trace view:", err)
+			}
+		case *holdTrace && res.TraceID != "":
 			fmt.Println("trace: Jaeger keeps this run's spans until Ctrl-C")
 			<-ctx.Done()
 		}

@@ -40,8 +40,8 @@ type Config struct {
 	// OTLP is the OTLP/HTTP endpoint (http://host:port) every service
 	// exports its spans to; "" runs without tracing.
 	OTLP string
-	// JaegerUI is the Jaeger UI (http://host:port) the result's trace
-	// link points at.
+	// JaegerUI is Jaeger's query service (http://host:port): the result's
+	// trace links point at its API, and the demo's trace view reads it.
 	JaegerUI string
 }
 

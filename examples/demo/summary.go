@@ -48,8 +48,9 @@ type Result struct {
 	Elapsed time.Duration
 	// TraceOrder and TraceID, when tracing was on: the order whose
 	// payment the ledger failed first, and the trace its PaySuccess
-	// carries; JaegerUI is where to see it.
-	TraceOrder, TraceID, JaegerUI string
+	// carries; JaegerUI is the Jaeger that has it, TraceView (set after
+	// the run) the demo's own page server drawing it (internal/traceview).
+	TraceOrder, TraceID, JaegerUI, TraceView string
 }
 
 // TraceLine says where to see one order's trace, or, without tracing, how
@@ -62,8 +63,12 @@ func (r *Result) TraceLine() string {
 	case r.JaegerUI == "":
 		return fmt.Sprintf("trace: order %s (Java producer -> relay -> Go consumer with its retries -> Python consumer) is trace %s", r.TraceOrder, r.TraceID)
 	}
+	view := r.JaegerUI
+	if r.TraceView != "" {
+		view = r.TraceView
+	}
 	return fmt.Sprintf("trace: order %s (Java producer -> relay -> Go consumer with its retries -> Python consumer): %s/trace/%s (API: %s/api/traces/%s)",
-		r.TraceOrder, r.JaegerUI, r.TraceID, r.JaegerUI, r.TraceID)
+		r.TraceOrder, view, r.TraceID, r.JaegerUI, r.TraceID)
 }
 
 type serviceStats struct{ processed, deduped, retried, deadLettered int }

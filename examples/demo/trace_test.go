@@ -7,7 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
+	"github.com/msgcontract/msgcontract/internal/traceview"
 )
 
 // jaegerTrace is the part of Jaeger's /api/traces answer the test reads.
@@ -164,6 +167,63 @@ func TestTraceEndToEnd(t *testing.T) {
 		t.Fatalf("trace %s of order %s:\n  %s", res.TraceID, res.TraceOrder, strings.Join(problems, "\n  "))
 	}
 	t.Logf("trace %s: %d spans from %v", res.TraceID, len(tr.Spans), want)
+	checkTraceView(t, ui, res.TraceID, tr, want)
+}
+
+// checkTraceView fetches the page the demo serves for the trace
+// (internal/traceview, reading this Jaeger) and checks that it names the
+// four services and draws the Go consumer's attempts: the one the ledger
+// failed, red with its retry delay, and the retry that handled it.
+func checkTraceView(t *testing.T, jaeger, traceID string, tr jaegerTrace, services []string) {
+	srv := httptest.NewServer(traceview.Handler(traceview.Config{Jaeger: jaeger}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/trace/" + traceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("trace view: %s\n%s", resp.Status, page)
+	}
+	for _, s := range services {
+		if !strings.Contains(page, `<span class="svc">`+s+`</span>`) {
+			t.Errorf("trace view: no row of service %s", s)
+		}
+	}
+	rows := map[string]string{}
+	for _, chunk := range strings.Split(page, `<li id="span-`)[1:] {
+		id, _, _ := strings.Cut(chunk, `"`)
+		rows[id], _, _ = strings.Cut(chunk, "</summary>")
+	}
+	if len(rows) != len(tr.Spans) {
+		t.Errorf("trace view: %d rows for %d spans", len(rows), len(tr.Spans))
+	}
+	failed, retried := 0, 0
+	for _, s := range tr.spans() {
+		if s.service != svcPayment || s.name != "process order-event" {
+			continue
+		}
+		row := rows[s.id]
+		switch s.tags["msgcontract.outcome"] {
+		case "retry_scheduled":
+			if strings.Contains(row, ` error"`) && strings.Contains(row, `<b>msgcontract.retry_delay_seconds</b>=`+s.tags["msgcontract.retry_delay_seconds"]) {
+				failed++
+			}
+		case "handled":
+			if n := s.tags["msgcontract.retry_count"]; n != "0" && strings.Contains(row, `<b>msgcontract.retry_count</b>=`+n) {
+				retried++
+			}
+		}
+	}
+	if failed == 0 || retried == 0 {
+		t.Errorf("trace view: %d failed attempts drawn red with their delay, %d retries with their retry_count; want both", failed, retried)
+	}
+	t.Logf("trace view: %d rows, %d failed attempts and %d retries drawn", len(rows), failed, retried)
 }
 
 // checkOrderTrace returns what the trace of orderID's payment lacks.

@@ -16,7 +16,12 @@ func TestTraceLine(t *testing.T) {
 		!strings.Contains(l, "/api/traces/0af7651916cd43dd8448eb211c80319c") || !strings.Contains(l, "order 20250101_0001") {
 		t.Errorf("with Jaeger: %q", l)
 	}
-	r.JaegerUI = ""
+	r.TraceView = "http://127.0.0.1:40001"
+	if l := r.TraceLine(); !strings.Contains(l, "http://127.0.0.1:40001/trace/0af7651916cd43dd8448eb211c80319c") ||
+		!strings.Contains(l, "(API: http://127.0.0.1:16686/api/traces/0af7651916cd43dd8448eb211c80319c)") {
+		t.Errorf("with the demo's trace view: %q", l)
+	}
+	r.TraceView, r.JaegerUI = "", ""
 	if l := r.TraceLine(); !strings.Contains(l, "trace 0af7651916cd43dd8448eb211c80319c") {
 		t.Errorf("with a collector of one's own: %q", l)
 	}

@@ -23,8 +23,8 @@ import (
 
 // The environment variables of tracing: the OTLP/HTTP endpoint every
 // service exports to (OpenTelemetry's own variable, which the Java and
-// Python SDKs read too) and the Jaeger UI the run's trace is shown in
-// (scripts/with-jaeger.sh sets both).
+// Python SDKs read too) and the Jaeger query service the run's trace is
+// read from (scripts/with-jaeger.sh sets both).
 const (
 	otlpEnv     = "OTEL_EXPORTER_OTLP_ENDPOINT"
 	jaegerUIEnv = "MSGCONTRACT_JAEGER_UI"

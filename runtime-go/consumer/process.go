@@ -260,7 +260,7 @@ func (c *Consumer) prefiltered(ctx context.Context, sub transport.Subscription, 
 		// A conflict: the database records it durably.
 		return false
 	}
-	c.cfg.Metrics.Inc(it.r.name, it.env.GetEventType(), metrics.OutcomeDeduplicated)
+	it.r.metrics.Inc(metrics.OutcomeDeduplicated)
 	tracing.End(it.log.span, metrics.OutcomeDeduplicated, nil)
 	it.log.get().Debug("msgcontract: deduplicated by the prefilter", "outcome", metrics.OutcomeDeduplicated, "prior_message_id", prior)
 	c.ack(ctx, sub, it.d, it.log)

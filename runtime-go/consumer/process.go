@@ -128,8 +128,25 @@ func (c *Consumer) runHandler(ctx context.Context, tx *sql.Tx, env *envelopepb.E
 	if log.span != nil {
 		ctx = trace.ContextWithSpan(ctx, log.span) // the handler's spans are the consumer span's children
 	}
-	hctx, cancel := context.WithTimeout(withEnvelope(ctx, env), c.cfg.HandlerTimeout)
-	defer cancel()
+	var hctx context.Context
+	if ctx.Done() == nil {
+		// The usual case (a worker's context cannot be cancelled): a
+		// handlerCtx and a pooled timer, not a timer context and a timer
+		// per run.
+		hc := newHandlerCtx(ctx, env, time.Now().Add(c.cfg.HandlerTimeout))
+		w := c.timers.Get().(*deadlineTimer)
+		w.watch(hc, c.cfg.HandlerTimeout)
+		defer func() {
+			w.release()
+			c.timers.Put(w)
+			hc.cancel(context.Canceled)
+		}()
+		hctx = hc
+	} else {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithTimeout(withEnvelope(ctx, env), c.cfg.HandlerTimeout)
+		defer cancel()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			log.get().Error("msgcontract: handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))

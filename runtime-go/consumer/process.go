@@ -34,8 +34,9 @@ type item struct {
 	env  *envelopepb.Envelope
 	r    *route
 	msg  any
-	hash string // dedup.HashMessage of the payload
-	log  *msgLog
+	hash string  // dedup.HashMessage of the payload
+	log  *msgLog // &logv
+	logv msgLog
 }
 
 // prepare runs steps 1 (decode; failure: dead-letter) and 2 (not yet due:
@@ -70,7 +71,11 @@ func (c *Consumer) startSpan(ctx context.Context, log *msgLog) {
 // check runs steps 1 and 2: it returns the item, or how to settle a
 // delivery that does not get that far, and the delivery's log context.
 func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx context.Context, sub transport.Subscription)) {
-	log := &msgLog{base: c.cfg.Logger, d: d}
+	// The item and its log context are one object; a delivery that stops
+	// short of an item keeps only the log context in use.
+	it := &item{d: d, logv: msgLog{base: c.cfg.Logger, d: d}}
+	log := &it.logv
+	it.log = log
 
 	// Step 1: decode.
 	env, err := envelope.Unmarshal(d.Body)
@@ -118,7 +123,8 @@ func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx contex
 			c.deadLetterDecode(ctx, sub, d, env, r, err, log)
 		}
 	}
-	return &item{d: d, env: env, r: r, msg: msg, hash: hash, log: log}, log, nil
+	it.env, it.r, it.msg, it.hash = env, r, msg, hash
+	return it, log, nil
 }
 
 // runHandler runs the handler with a timeout and turns a panic into an

@@ -180,8 +180,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	stop()
 	// A statement that ended before the interrupt reached it reports its
 	// own outcome.
-	var se sqlite3.Error
-	if wasInterrupted && errors.As(err, &se) && se.Code == sqlite3.ErrInterrupt {
+	if wasInterrupted && isInterrupt(err) {
 		if c.inTx && c.SQLiteConn.AutoCommit() {
 			c.lost = true
 			return nil, fmt.Errorf("%w (%w)", ctx.Err(), ErrTransactionLost)
@@ -189,4 +188,12 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		return nil, ctx.Err()
 	}
 	return res, err
+}
+
+// isInterrupt reports whether err is SQLite's SQLITE_INTERRUPT. It is a
+// function of its own so that the sqlite3.Error errors.As needs on the
+// heap is allocated only for statements that were interrupted.
+func isInterrupt(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrInterrupt
 }

@@ -162,7 +162,7 @@ func (s *subscription) LeaseTx(ctx context.Context, tx *sql.Tx, ds ...*transport
 	owner := s.owner()
 	ids := make([]int64, len(ds))
 	for i, d := range ds {
-		ids[i] = d.Handle.(handle).row
+		ids[i] = d.Handle.(*handle).row
 	}
 	js, err := json.Marshal(ids)
 	if err != nil {
@@ -174,7 +174,7 @@ func (s *subscription) LeaseTx(ctx context.Context, tx *sql.Tx, ds ...*transport
 		return fmt.Errorf("sqlitequeue: lease: %w", err)
 	}
 	for _, d := range ds {
-		d.Handle = handle{row: d.Handle.(handle).row, owner: owner}
+		d.Handle = &handle{row: d.Handle.(*handle).row, owner: owner}
 	}
 	return nil
 }
@@ -199,22 +199,34 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 // deliveries held by owner ("": by the reading transaction), closing rows.
 func scanDeliveries(rows *sql.Rows, owner string) ([]*transport.Delivery, error) {
 	defer rows.Close()
-	var ds []*transport.Delivery
+	// A fetch's deliveries and their handles share one growing slice,
+	// not two objects a row.
+	var fs []fetched
 	for rows.Next() {
-		d := &transport.Delivery{}
-		var row int64
-		if err := rows.Scan(&row, &d.ID, &d.Topic, &d.Body, &d.Attempt); err != nil {
+		fs = append(fs, fetched{})
+		d := &fs[len(fs)-1].d
+		if err := rows.Scan(&d.Offset, &d.ID, &d.Topic, &d.Body, &d.Attempt); err != nil {
 			return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 		}
-		d.Offset = row
-		d.Handle = handle{row: row, owner: owner}
-		ds = append(ds, d)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 	}
+	ds := make([]*transport.Delivery, len(fs))
+	for i := range fs {
+		f := &fs[i]
+		f.h = handle{row: f.d.Offset, owner: owner}
+		f.d.Handle = &f.h
+		ds[i] = &f.d
+	}
 	sortByOffset(ds)
 	return ds, nil
+}
+
+// fetched is a delivery with its handle.
+type fetched struct {
+	d transport.Delivery
+	h handle
 }
 
 // Ack deletes the deliveries' rows, one statement per fetch they came
@@ -241,7 +253,7 @@ type execer interface {
 
 func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Delivery) error {
 	if len(ds) == 1 {
-		h := ds[0].Handle.(handle)
+		h := ds[0].Handle.(*handle)
 		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND (lease_owner = ?2 OR ?2 = '')`,
 			h.row, h.owner); err != nil {
 			return fmt.Errorf("sqlitequeue: ack: %w", err)
@@ -251,7 +263,7 @@ func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Deliv
 	byOwner := map[string][]int64{}
 	var owners []string
 	for _, d := range ds {
-		h := d.Handle.(handle)
+		h := d.Handle.(*handle)
 		if _, ok := byOwner[h.owner]; !ok {
 			owners = append(owners, h.owner)
 		}
@@ -272,7 +284,7 @@ func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Deliv
 
 // Defer releases the lease and delays the row until until.
 func (s *subscription) Defer(ctx context.Context, d *transport.Delivery, until time.Time) error {
-	h := d.Handle.(handle)
+	h := d.Handle.(*handle)
 	_, err := s.t.db.ExecContext(ctx, `UPDATE mc_queue SET not_before = ?1, lease_owner = '', lease_until = 0
 		WHERE id = ?2 AND lease_owner = ?3`, until.UnixMilli(), h.row, h.owner)
 	if err != nil {
@@ -305,7 +317,7 @@ func (s *subscription) DeadLetter(ctx context.Context, d *transport.Delivery, re
 // settle runs write and deletes d's row in one transaction; it fails with
 // ErrLeaseLost, writing nothing, when the row is no longer d's.
 func (s *subscription) settle(ctx context.Context, d *transport.Delivery, write func(tx *sql.Tx) error) error {
-	h := d.Handle.(handle)
+	h := d.Handle.(*handle)
 	tx, err := s.t.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlitequeue: settle: %w", err)
@@ -345,7 +357,7 @@ func (s *subscription) Lease() time.Duration { return s.t.cfg.Lease }
 func (s *subscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
 	until := s.t.cfg.Now().Add(s.t.cfg.Lease).UnixMilli()
 	for _, d := range ds {
-		h := d.Handle.(handle)
+		h := d.Handle.(*handle)
 		if _, err := s.t.db.ExecContext(ctx, `UPDATE mc_queue SET lease_until = ?1 WHERE id = ?2 AND lease_owner = ?3`,
 			until, h.row, h.owner); err != nil {
 			return fmt.Errorf("sqlitequeue: extend: %w", err)

@@ -199,25 +199,27 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 // deliveries held by owner ("": by the reading transaction), closing rows.
 func scanDeliveries(rows *sql.Rows, owner string) ([]*transport.Delivery, error) {
 	defer rows.Close()
-	// A fetch's deliveries and their handles share one growing slice,
-	// not two objects a row.
-	var fs []fetched
+	// Deliveries and their handles are allocated in chunks (4, 8, 16,
+	// then 32 rows), not two objects a row; a chunk never moves, so the
+	// pointers hold.
+	var ds []*transport.Delivery
+	var chunk []fetched
 	for rows.Next() {
-		fs = append(fs, fetched{})
-		d := &fs[len(fs)-1].d
+		if len(chunk) == cap(chunk) {
+			chunk = make([]fetched, 0, min(max(2*cap(chunk), 4), 32))
+		}
+		chunk = chunk[:len(chunk)+1]
+		f := &chunk[len(chunk)-1]
+		d := &f.d
 		if err := rows.Scan(&d.Offset, &d.ID, &d.Topic, &d.Body, &d.Attempt); err != nil {
 			return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 		}
+		f.h = handle{row: d.Offset, owner: owner}
+		d.Handle = &f.h
+		ds = append(ds, d)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
-	}
-	ds := make([]*transport.Delivery, len(fs))
-	for i := range fs {
-		f := &fs[i]
-		f.h = handle{row: f.d.Offset, owner: owner}
-		f.d.Handle = &f.h
-		ds[i] = &f.d
 	}
 	sortByOffset(ds)
 	return ds, nil

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -164,13 +163,10 @@ func (s *subscription) LeaseTx(ctx context.Context, tx *sql.Tx, ds ...*transport
 	for i, d := range ds {
 		ids[i] = d.Handle.(*handle).row
 	}
-	js, err := json.Marshal(ids)
-	if err != nil {
-		return err
-	}
+	js := idList(ids)
 	lease := s.t.cfg.Now().Add(s.t.cfg.Lease).UnixMilli()
 	if _, err := tx.ExecContext(ctx, `UPDATE mc_queue SET lease_owner = ?1, lease_until = ?2, deliveries = deliveries + 1
-		WHERE id IN (SELECT value FROM json_each(?3))`, owner, lease, string(js)); err != nil {
+		WHERE id IN (SELECT value FROM json_each(?3))`, owner, lease, js); err != nil {
 		return fmt.Errorf("sqlitequeue: lease: %w", err)
 	}
 	for _, d := range ds {
@@ -225,6 +221,19 @@ func scanDeliveries(rows *sql.Rows, owner string) ([]*transport.Delivery, error)
 	return ds, nil
 }
 
+// idList is ids as a JSON array, for json_each.
+func idList(ids []int64) string {
+	b := make([]byte, 0, 2+12*len(ids))
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}
+
 // fetched is a delivery with its handle.
 type fetched struct {
 	d transport.Delivery
@@ -272,12 +281,9 @@ func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Deliv
 		byOwner[h.owner] = append(byOwner[h.owner], h.row)
 	}
 	for _, o := range owners {
-		ids, err := json.Marshal(byOwner[o])
-		if err != nil {
-			return err
-		}
+		ids := idList(byOwner[o])
 		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE (lease_owner = ?1 OR ?1 = '')
-			AND id IN (SELECT value FROM json_each(?2))`, o, string(ids)); err != nil {
+			AND id IN (SELECT value FROM json_each(?2))`, o, ids); err != nil {
 			return fmt.Errorf("sqlitequeue: ack: %w", err)
 		}
 	}

@@ -130,10 +130,17 @@ func (c *handlerCtx) cancel(err error) {
 
 // deadlineTimer ends the handlerCtx of one run at a time at its deadline;
 // Consumer.timers pools them, so a worker reuses one timer across runs.
+// A run arms the timer only when no firing is due by its deadline: runs
+// end long before their deadline, and a later run's deadline is later, so
+// the firing meant for an earlier run finds the current one not yet due
+// and rearms for it. A run thus costs no timer operation, and the timer
+// fires about once a HandlerTimeout while runs go on.
 type deadlineTimer struct {
-	t   *time.Timer
-	mu  sync.Mutex
-	cur *handlerCtx
+	t     *time.Timer
+	mu    sync.Mutex
+	cur   *handlerCtx
+	armed bool      // a firing is pending
+	when  time.Time // when it is due, if armed
 }
 
 func newDeadlineTimer() *deadlineTimer {
@@ -146,30 +153,33 @@ func newDeadlineTimer() *deadlineTimer {
 // watch arms w for c, whose deadline is timeout from about now.
 func (w *deadlineTimer) watch(c *handlerCtx, timeout time.Duration) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.cur = c
-	w.mu.Unlock()
-	w.t.Reset(timeout)
+	if !w.armed || c.deadline.Before(w.when) {
+		w.armed, w.when = true, c.deadline
+		w.t.Reset(timeout)
+	}
 }
 
-// release disarms w after its run.
+// release ends w's watch over its run.
 func (w *deadlineTimer) release() {
 	w.mu.Lock()
 	w.cur = nil
 	w.mu.Unlock()
-	w.t.Stop()
 }
 
-// fire ends the current run's context once its deadline has passed. A
-// firing meant for an earlier run (its Stop came too late) finds a later
-// deadline, or no run, and rearms or does nothing.
+// fire ends the current run's context once its deadline has passed, and
+// rearms for a run whose deadline is still to come.
 func (w *deadlineTimer) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.armed = false
 	c := w.cur
 	if c == nil {
 		return
 	}
 	if d := time.Until(c.deadline); d > 0 {
+		w.armed, w.when = true, c.deadline
 		w.t.Reset(d)
 		return
 	}

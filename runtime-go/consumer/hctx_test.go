@@ -107,6 +107,23 @@ func TestDeadlineTimerReuse(t *testing.T) {
 		w.release()
 		long.cancel(context.Canceled)
 	}
+	// A run whose deadline is earlier than the pending firing (a shorter
+	// timeout) moves the firing up: it ends at its own deadline.
+	long := newHandlerCtx(parent, nil, time.Now().Add(time.Hour))
+	w.watch(long, time.Hour)
+	w.release()
+	long.cancel(context.Canceled)
+	short := newHandlerCtx(parent, nil, time.Now().Add(20*time.Millisecond))
+	w.watch(short, 20*time.Millisecond)
+	select {
+	case <-short.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a short run after a long one was not ended at its deadline")
+	}
+	w.release()
+	if !errors.Is(short.Err(), context.DeadlineExceeded) {
+		t.Fatalf("short run: Err = %v, want DeadlineExceeded", short.Err())
+	}
 	hc := newHandlerCtx(parent, nil, time.Now().Add(time.Hour))
 	w.watch(hc, time.Hour)
 	w.release()

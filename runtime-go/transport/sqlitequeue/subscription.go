@@ -64,19 +64,26 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 	in := strings.Join(ph, ", ")
 	n := len(topics) + 2 // next placeholder number
 	p := func(k int) string { return "?" + strconv.Itoa(n+k) }
+	// With one topic every row's topic is known: it is not read back (a
+	// column and a string a row).
+	topicCol, one := "topic, ", ""
+	if len(topics) == 1 {
+		topicCol, one = "", topics[0]
+	}
 	return &subscription{
 		t:     t,
 		group: group,
 		token: event.NewMessageID()[:16],
 		args:  slices.Clip(args), // workers append to it concurrently
+		topic: one,
 		probe: `SELECT 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
 			` AND lease_until <= ` + p(0) + ` LIMIT 1`,
-		read: `SELECT id, msg_id, topic, body, deliveries + 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `)
+		read: `SELECT id, msg_id, ` + topicCol + `body, deliveries + 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `)
 			AND not_before <= ` + p(0) + ` AND lease_until <= ` + p(0) + ` ORDER BY id LIMIT ` + p(1),
 		claim: `UPDATE mc_queue SET lease_owner = ` + p(1) + `, lease_until = ` + p(2) + `, deliveries = deliveries + 1
 			WHERE id IN (SELECT id FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
 			` AND lease_until <= ` + p(0) + ` ORDER BY id LIMIT ` + p(3) + `)
-			RETURNING id, msg_id, topic, body, deliveries`,
+			RETURNING id, msg_id, ` + topicCol + `body, deliveries`,
 	}, nil
 }
 
@@ -85,6 +92,7 @@ type subscription struct {
 	group, token string
 	seq          atomic.Int64
 	args         []any
+	topic        string // the one topic subscribed to; "" for several
 	probe, claim string
 	read         string // FetchTx's
 	closed       atomic.Bool
@@ -153,7 +161,7 @@ func (s *subscription) FetchTx(ctx context.Context, tx *sql.Tx, max int) ([]*tra
 	if err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 	}
-	return scanDeliveries(rows, "")
+	return scanDeliveries(rows, "", s.topic)
 }
 
 // LeaseTx implements transport.TxFetcher.
@@ -188,12 +196,13 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 	if err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 	}
-	return scanDeliveries(rows, owner)
+	return scanDeliveries(rows, owner, s.topic)
 }
 
 // scanDeliveries reads rows of (id, msg_id, topic, body, deliveries) into
-// deliveries held by owner ("": by the reading transaction), closing rows.
-func scanDeliveries(rows *sql.Rows, owner string) ([]*transport.Delivery, error) {
+// deliveries held by owner ("": by the reading transaction), closing rows;
+// with topic set, the rows have no topic column and are all topic's.
+func scanDeliveries(rows *sql.Rows, owner, topic string) ([]*transport.Delivery, error) {
 	defer rows.Close()
 	// Deliveries and their handles are allocated in chunks (4, 8, 16,
 	// then 32 rows), not two objects a row; a chunk never moves, so the
@@ -207,7 +216,14 @@ func scanDeliveries(rows *sql.Rows, owner string) ([]*transport.Delivery, error)
 		chunk = chunk[:len(chunk)+1]
 		f := &chunk[len(chunk)-1]
 		d := &f.d
-		if err := rows.Scan(&d.Offset, &d.ID, &d.Topic, &d.Body, &d.Attempt); err != nil {
+		var err error
+		if topic != "" {
+			d.Topic = topic
+			err = rows.Scan(&d.Offset, &d.ID, &d.Body, &d.Attempt)
+		} else {
+			err = rows.Scan(&d.Offset, &d.ID, &d.Topic, &d.Body, &d.Attempt)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 		}
 		f.h = handle{row: d.Offset, owner: owner}

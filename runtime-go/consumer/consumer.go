@@ -42,6 +42,8 @@ type Consumer struct {
 	// fetcher reads fetches inside the business transaction; set by Run
 	// when acker is and the mode is batched (see handleFetchTx).
 	fetcher transport.TxFetcher
+	// timers holds *deadlineTimer: one per handler running at a time.
+	timers sync.Pool
 }
 
 // New validates cfg and returns a Consumer. Register handlers, then Run.
@@ -54,7 +56,9 @@ func New(cfg Config) (*Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Consumer{cfg: cfg, dedup: store, routes: map[routeKey]*route{}}, nil
+	c := &Consumer{cfg: cfg, dedup: store, routes: map[routeKey]*route{}}
+	c.timers.New = func() any { return newDeadlineTimer() }
+	return c, nil
 }
 
 // Dedup returns the consumer's claim store.

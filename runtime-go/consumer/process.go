@@ -34,8 +34,9 @@ type item struct {
 	env  *envelopepb.Envelope
 	r    *route
 	msg  any
-	hash string // dedup.HashMessage of the payload
-	log  *msgLog
+	hash string  // dedup.HashMessage of the payload
+	log  *msgLog // &logv
+	logv msgLog
 }
 
 // prepare runs steps 1 (decode; failure: dead-letter) and 2 (not yet due:
@@ -70,7 +71,11 @@ func (c *Consumer) startSpan(ctx context.Context, log *msgLog) {
 // check runs steps 1 and 2: it returns the item, or how to settle a
 // delivery that does not get that far, and the delivery's log context.
 func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx context.Context, sub transport.Subscription)) {
-	log := &msgLog{base: c.cfg.Logger, d: d}
+	// The item and its log context are one object; a delivery that stops
+	// short of an item keeps only the log context in use.
+	it := &item{d: d, logv: msgLog{base: c.cfg.Logger, d: d}}
+	log := &it.logv
+	it.log = log
 
 	// Step 1: decode.
 	env, err := envelope.Unmarshal(d.Body)
@@ -118,7 +123,8 @@ func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx contex
 			c.deadLetterDecode(ctx, sub, d, env, r, err, log)
 		}
 	}
-	return &item{d: d, env: env, r: r, msg: msg, hash: hash, log: log}, log, nil
+	it.env, it.r, it.msg, it.hash = env, r, msg, hash
+	return it, log, nil
 }
 
 // runHandler runs the handler with a timeout and turns a panic into an
@@ -128,8 +134,25 @@ func (c *Consumer) runHandler(ctx context.Context, tx *sql.Tx, env *envelopepb.E
 	if log.span != nil {
 		ctx = trace.ContextWithSpan(ctx, log.span) // the handler's spans are the consumer span's children
 	}
-	hctx, cancel := context.WithTimeout(withEnvelope(ctx, env), c.cfg.HandlerTimeout)
-	defer cancel()
+	var hctx context.Context
+	if ctx.Done() == nil {
+		// The usual case (a worker's context cannot be cancelled): a
+		// handlerCtx and a pooled timer, not a timer context and a timer
+		// per run.
+		hc := newHandlerCtx(ctx, env, time.Now().Add(c.cfg.HandlerTimeout))
+		w := c.timers.Get().(*deadlineTimer)
+		w.watch(hc, c.cfg.HandlerTimeout)
+		defer func() {
+			w.release()
+			c.timers.Put(w)
+			hc.cancel(context.Canceled)
+		}()
+		hctx = hc
+	} else {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithTimeout(withEnvelope(ctx, env), c.cfg.HandlerTimeout)
+		defer cancel()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			log.get().Error("msgcontract: handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -260,7 +283,7 @@ func (c *Consumer) prefiltered(ctx context.Context, sub transport.Subscription, 
 		// A conflict: the database records it durably.
 		return false
 	}
-	c.cfg.Metrics.Inc(it.r.name, it.env.GetEventType(), metrics.OutcomeDeduplicated)
+	it.r.metrics.Inc(metrics.OutcomeDeduplicated)
 	tracing.End(it.log.span, metrics.OutcomeDeduplicated, nil)
 	it.log.get().Debug("msgcontract: deduplicated by the prefilter", "outcome", metrics.OutcomeDeduplicated, "prior_message_id", prior)
 	c.ack(ctx, sub, it.d, it.log)

@@ -11,6 +11,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 )
 
 // route is one registered handler, type-erased.
@@ -19,6 +20,9 @@ type route struct {
 	spec   *event.Spec
 	decode func(env *envelopepb.Envelope) (any, error)
 	run    func(ctx context.Context, tx *sql.Tx, m any) error
+	// metrics are the series of the route's handler and event type (a
+	// delivery reaches a route only under its spec's event type).
+	metrics *metrics.Route
 }
 
 type routeKey struct{ topic, eventType string }
@@ -70,6 +74,7 @@ func (c *Consumer) register(r *route) error {
 		return fmt.Errorf("consumer: handler %q: topic %q event type %q already handled by %q",
 			r.name, k.topic, k.eventType, old.name)
 	}
+	r.metrics = c.cfg.Metrics.Route(r.name, r.spec.EventType)
 	c.routes[k] = r
 	return nil
 }

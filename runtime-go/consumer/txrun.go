@@ -232,7 +232,7 @@ func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i in
 	}
 	start := time.Now()
 	herr := c.runHandler(ctx, tx, it.env, it.r, it.msg, it.log)
-	c.cfg.Metrics.ObserveHandler(it.r.name, it.env.GetEventType(), time.Since(start))
+	it.r.metrics.ObserveHandler(time.Since(start))
 	if herr != nil {
 		run.outcomes[i], run.errs[i] = failed, herr
 	} else {
@@ -265,21 +265,20 @@ func (r *txRun) settled() []*transport.Delivery {
 // prefilter.
 func (c *Consumer) committed(ctx context.Context, run *txRun) {
 	for i, it := range run.items {
-		et := it.env.GetEventType()
 		switch run.outcomes[i] {
 		case processed:
-			c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeHandled)
+			it.r.metrics.Inc(metrics.OutcomeHandled)
 			tracing.End(it.log.span, metrics.OutcomeHandled, nil)
 			c.record(ctx, it, it.env.GetMessageId(), it.hash)
 		case deduped:
 			if res := run.priors[i]; res.Conflict {
-				c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeConflict)
+				it.r.metrics.Inc(metrics.OutcomeConflict)
 				tracing.End(it.log.span, metrics.OutcomeConflict, nil)
 				it.log.get().Warn("msgcontract: key conflict recorded: a duplicate biz_key carries a different payload "+
 					"(producer bug); the first message won, this one is acknowledged",
 					"outcome", metrics.OutcomeConflict, "prior_message_id", res.PriorMessageID)
 			} else {
-				c.cfg.Metrics.Inc(it.r.name, et, metrics.OutcomeDeduplicated)
+				it.r.metrics.Inc(metrics.OutcomeDeduplicated)
 				tracing.End(it.log.span, metrics.OutcomeDeduplicated, nil)
 				// The claim is committed (PostgreSQL waits for a
 				// concurrent claimer to finish), so the prefilter may

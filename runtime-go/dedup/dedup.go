@@ -233,9 +233,18 @@ func (s *Store) ClaimAll(ctx context.Context, tx *sql.Tx, cs []Claim) ([]Result,
 			return cmp.Or(cmp.Compare(chunk[a].BizKey, chunk[b].BizKey), cmp.Compare(chunk[a].Handler, chunk[b].Handler))
 		})
 		args := make([]any, 0, 5*len(chunk))
+		// A batch's claims mostly share handler and time: each distinct
+		// value is boxed into an interface once, not once a row.
+		var handler, at any
 		for _, j := range order {
 			c := chunk[j]
-			args = append(args, c.BizKey, c.Handler, c.MessageID, c.PayloadHash, c.At.UnixMilli())
+			if h, _ := handler.(string); handler == nil || h != c.Handler {
+				handler = c.Handler
+			}
+			if ms, _ := at.(int64); at == nil || ms != c.At.UnixMilli() {
+				at = c.At.UnixMilli()
+			}
+			args = append(args, c.BizKey, handler, c.MessageID, c.PayloadHash, at)
 		}
 		if s.cfg.Dialect != sqldb.Postgres {
 			if err := s.claimChunkCounted(ctx, tx, s.insertRows(len(chunk)), args, chunk, order, out[lo:]); err != nil {

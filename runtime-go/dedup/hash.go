@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -17,8 +18,9 @@ import (
 // not. Java and Python compute the same value (PayloadHash.of,
 // msgcontract_runtime.payload_hash.of).
 //
-// A message without unknown fields (the common case) is encoded once;
-// only one with unknown fields somewhere is first copied without them.
+// A message without unknown fields (the common case) is encoded once,
+// into a pooled buffer; only one with unknown fields somewhere is first
+// copied without them.
 func HashMessage(m proto.Message) (string, error) {
 	known := m
 	if hasUnknown(m.ProtoReflect()) {
@@ -31,19 +33,36 @@ func HashMessage(m proto.Message) (string, error) {
 			return "", fmt.Errorf("dedup: hash payload: %w", err)
 		}
 	}
-	canon, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.Marshal(known)
+	buf := canonBufs.Get().(*[]byte)
+	canon, err := proto.MarshalOptions{Deterministic: true, AllowPartial: true}.MarshalAppend((*buf)[:0], known)
 	if err != nil {
+		canonBufs.Put(buf)
 		return "", fmt.Errorf("dedup: hash payload: %w", err)
 	}
 	h := sha256.Sum256(canon)
-	return hex.EncodeToString(h[:]), nil
+	if cap(canon) <= maxPooledBuf {
+		*buf = canon
+		canonBufs.Put(buf)
+	}
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], h[:])
+	return string(out[:]), nil
 }
+
+// canonBufs holds encoding buffers for HashMessage; one larger than
+// maxPooledBuf is left to the garbage collector.
+var canonBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledBuf = 64 << 10
 
 // hasUnknown reports whether m or any message below it holds unknown
 // fields.
 func hasUnknown(m protoreflect.Message) bool {
 	if len(m.GetUnknown()) > 0 {
 		return true
+	}
+	if !nests(m.Descriptor()) {
+		return false
 	}
 	found := false
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -68,6 +87,21 @@ func hasUnknown(m protoreflect.Message) bool {
 		return !found
 	})
 	return found
+}
+
+// nests reports whether a message of type md can hold another message (a
+// message, group, or map-of-message field); one that cannot has no
+// unknown fields below it, so hasUnknown need not range over it (which
+// allocates).
+func nests(md protoreflect.MessageDescriptor) bool {
+	fs := md.Fields()
+	for i := range fs.Len() {
+		fd := fs.Get(i)
+		if isMessage(fd) || fd.IsMap() && isMessage(fd.MapValue()) {
+			return true
+		}
+	}
+	return false
 }
 
 func isMessage(fd protoreflect.FieldDescriptor) bool {

@@ -6,6 +6,7 @@
 package metrics
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -119,4 +120,62 @@ func (m *Metrics) ObserveRetryDelay(handler, eventType string, d time.Duration) 
 	if m != nil {
 		m.RetryDelay.WithLabelValues(handler, eventType).Observe(d.Seconds())
 	}
+}
+
+// Route is the per-message series of one handler and event type, each
+// resolved on its first use and kept: WithLabelValues hashes the label
+// values and takes a lock on every call, which a consumer pays twice a
+// message otherwise. A series appears when first used, as with Inc. A nil
+// *Route (from a nil *Metrics) records nothing.
+type Route struct {
+	m                  *Metrics
+	handler, eventType string
+	handled, deduped   lazy[prometheus.Counter]
+	duration           lazy[prometheus.Observer]
+}
+
+type lazy[T any] struct {
+	once sync.Once
+	v    T
+}
+
+func (l *lazy[T]) get(resolve func() T) T {
+	l.once.Do(func() { l.v = resolve() })
+	return l.v
+}
+
+// Route returns handler's and eventType's series.
+func (m *Metrics) Route(handler, eventType string) *Route {
+	if m == nil {
+		return nil
+	}
+	return &Route{m: m, handler: handler, eventType: eventType}
+}
+
+// Inc is Metrics.Inc for the route.
+func (r *Route) Inc(outcome string) {
+	if r == nil {
+		return
+	}
+	var l *lazy[prometheus.Counter]
+	switch outcome {
+	case OutcomeHandled:
+		l = &r.handled
+	case OutcomeDeduplicated:
+		l = &r.deduped
+	default:
+		r.m.Inc(r.handler, r.eventType, outcome)
+		return
+	}
+	l.get(func() prometheus.Counter { return r.m.Messages.WithLabelValues(r.handler, r.eventType, outcome) }).Inc()
+}
+
+// ObserveHandler is Metrics.ObserveHandler for the route.
+func (r *Route) ObserveHandler(d time.Duration) {
+	if r == nil {
+		return
+	}
+	r.duration.get(func() prometheus.Observer {
+		return r.m.HandlerDuration.WithLabelValues(r.handler, r.eventType)
+	}).Observe(d.Seconds())
 }

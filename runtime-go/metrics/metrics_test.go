@@ -72,3 +72,39 @@ func TestNamesAndLabels(t *testing.T) {
 	none.ObserveRetryDelay("h", "E", time.Second)
 	none.IncHandedBack("h", "E")
 }
+
+// A Route counts into the same series as Inc and ObserveHandler, makes a
+// series only when it is used, and a nil one records nothing.
+func TestRoute(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Route("h", "E")
+	if n := testutil.CollectAndCount(m.Messages); n != 0 {
+		t.Fatalf("series before any use = %d, want 0", n)
+	}
+	r.Inc(metrics.OutcomeHandled)
+	r.Inc(metrics.OutcomeHandled)
+	m.Inc("h", "E", metrics.OutcomeHandled)
+	r.Inc(metrics.OutcomeDeduplicated)
+	r.Inc(metrics.OutcomeConflict)
+	r.ObserveHandler(time.Millisecond)
+	for outcome, want := range map[string]float64{metrics.OutcomeHandled: 3, metrics.OutcomeDeduplicated: 1,
+		metrics.OutcomeConflict: 1} {
+		if got := testutil.ToFloat64(m.Messages.WithLabelValues("h", "E", outcome)); got != want {
+			t.Errorf("%s = %v, want %v", outcome, got, want)
+		}
+	}
+	if n := testutil.CollectAndCount(m.Messages); n != 3 {
+		t.Errorf("series = %d, want 3", n)
+	}
+	if n := testutil.CollectAndCount(m.HandlerDuration); n != 1 {
+		t.Errorf("handler duration series = %d, want 1", n)
+	}
+	var none *metrics.Metrics
+	none.Route("h", "E").Inc(metrics.OutcomeHandled)
+	none.Route("h", "E").ObserveHandler(time.Second)
+}

@@ -99,9 +99,20 @@ type side struct {
 	got  []result
 }
 
-// result is one run: consume and publish wall time, and the CPU time of
-// the consume span (all threads).
-type result struct{ consume, publish, cpu time.Duration }
+// result is one run: consume and publish wall time, the CPU time of the
+// consume span (all threads) and the heap allocations made in it (all
+// goroutines: the measuring loop's few are counted too).
+type result struct {
+	consume, publish, cpu time.Duration
+	allocs                uint64
+}
+
+// mallocs is the process's heap allocations so far.
+func mallocs() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
+}
 
 func run(n, fetch, workers, runs int, only string) error {
 	ctx := context.Background()
@@ -152,7 +163,7 @@ func run(n, fetch, workers, runs int, only string) error {
 	fmt.Printf("%d messages, medians of %d runs, SQLite, queue in the business database; publish timed apart\n", n, runs)
 	for _, s := range sides {
 		line := benchstat.Line(s.name, n, s.consume(), s.txs)
-		line += "; " + benchstat.PerMessage(s.cpu(), n)
+		line += "; " + benchstat.PerMessage(s.cpu(), n) + fmt.Sprintf("; %.1f allocs/msg", float64(s.allocs())/float64(n))
 		if p := s.publish(); p > 0 {
 			line += fmt.Sprintf("; publish %v (%.0f msg/s), not counted", p.Round(time.Millisecond), benchstat.Rate(n, p))
 		}
@@ -178,6 +189,9 @@ func (s *side) publish() time.Duration {
 	return s.median(func(r result) time.Duration { return r.publish })
 }
 func (s *side) cpu() time.Duration { return s.median(func(r result) time.Duration { return r.cpu }) }
+func (s *side) allocs() uint64 {
+	return uint64(s.median(func(r result) time.Duration { return time.Duration(r.allocs) }))
+}
 
 func (s *side) median(field func(result) time.Duration) time.Duration {
 	var ds []time.Duration

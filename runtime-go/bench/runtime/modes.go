@@ -79,7 +79,7 @@ func runBare(ctx context.Context, path string, n, txSize int, withDedup bool) (r
 			return result{}, err
 		}
 	}
-	start, cpu := time.Now(), benchstat.CPU()
+	start, cpu, allocs := time.Now(), benchstat.CPU(), mallocs()
 	for done := 0; done < n; {
 		got, err := bareTx(ctx, db, txSize, withDedup)
 		if err != nil {
@@ -90,8 +90,8 @@ func runBare(ctx context.Context, path string, n, txSize int, withDedup bool) (r
 		}
 		done += got
 	}
-	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
-	return result{consume: elapsed, publish: published, cpu: cpu}, check(ctx, db, n)
+	elapsed, cpu, allocs := time.Since(start), benchstat.CPU()-cpu, mallocs()-allocs
+	return result{consume: elapsed, publish: published, cpu: cpu, allocs: allocs}, check(ctx, db, n)
 }
 
 // bareTx is one transaction of runBare; it returns how many messages it
@@ -146,7 +146,7 @@ func runInsertOnly(ctx context.Context, path string, n, txSize int) (result, err
 	if err := benchmsg.CreateEffects(ctx, db); err != nil {
 		return result{}, err
 	}
-	start, cpu := time.Now(), benchstat.CPU()
+	start, cpu, allocs := time.Now(), benchstat.CPU(), mallocs()
 	for i := 0; i < n; i += txSize {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
@@ -162,7 +162,7 @@ func runInsertOnly(ctx context.Context, path string, n, txSize int) (result, err
 			return result{}, err
 		}
 	}
-	return result{consume: time.Since(start), cpu: benchstat.CPU() - cpu}, nil
+	return result{consume: time.Since(start), cpu: benchstat.CPU() - cpu, allocs: mallocs() - allocs}, nil
 }
 
 func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
@@ -199,19 +199,19 @@ func runRuntime(ctx context.Context, path string, n int, rm runtimeMode) (result
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	start, cpu := time.Now(), benchstat.CPU()
+	start, cpu, allocs := time.Now(), benchstat.CPU(), mallocs()
 	go func() { done <- c.Run(runCtx) }()
 	// Polling a counter ends the measurement within a millisecond of the
 	// last message; it synchronises nothing the verdict depends on.
 	for benchmsg.Processed(m) < n {
 		time.Sleep(time.Millisecond)
 	}
-	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
+	elapsed, cpu, allocs := time.Since(start), benchstat.CPU()-cpu, mallocs()-allocs
 	cancel()
 	if err := <-done; err != nil {
 		return result{}, err
 	}
-	return result{consume: elapsed, publish: published, cpu: cpu}, check(ctx, db, n)
+	return result{consume: elapsed, publish: published, cpu: cpu, allocs: allocs}, check(ctx, db, n)
 }
 
 // check is the verdict from the database: n effects, nothing left queued.

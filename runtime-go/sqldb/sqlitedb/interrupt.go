@@ -74,11 +74,12 @@ type conn struct {
 	*sqlite3.SQLiteConn
 	db unsafe.Pointer
 
-	mu     sync.Mutex
-	seq    uint64 // numbers the Execs whose context can end
-	active uint64 // the one that may be interrupted now; 0: none
-	inTx   bool   // between BeginTx and the end of its transaction
-	lost   bool   // an interrupt rolled back the open transaction
+	mu          sync.Mutex
+	seq         uint64 // numbers the Execs whose context can end
+	active      uint64 // the one that may be interrupted now; 0: none
+	interrupted uint64 // the last one interrupted
+	inTx        bool   // between BeginTx and the end of its transaction
+	lost        bool   // an interrupt rolled back the open transaction
 }
 
 // ErrTransactionLost is returned by the statements and the commit of a
@@ -133,11 +134,20 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	return c.SQLiteConn.QueryContext(ctx, query, args)
 }
 
+// afterFuncer is a Context that schedules calls at its end itself; see
+// context.AfterFunc, which uses the method when a context has it. Calling
+// it directly spares the wrapper context.AfterFunc allocates around it
+// (the runtime consumer's handler contexts have it).
+type afterFuncer interface {
+	AfterFunc(f func()) (stop func() bool)
+}
+
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if c.lost {
 		return nil, ErrTransactionLost
 	}
-	if ctx.Done() == nil {
+	af, direct := ctx.(afterFuncer)
+	if !direct && ctx.Done() == nil {
 		return c.SQLiteConn.ExecContext(ctx, query, args)
 	}
 	if err := ctx.Err(); err != nil {
@@ -148,25 +158,29 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	token := c.seq
 	c.active = token
 	c.mu.Unlock()
-	interrupted := false
-	stop := context.AfterFunc(ctx, func() {
+	interrupt := func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.active == token {
-			interrupted = true
+			c.interrupted = token
 			C.mc_interrupt(c.db)
 		}
-	})
+	}
+	var stop func() bool
+	if direct {
+		stop = af.AfterFunc(interrupt)
+	} else {
+		stop = context.AfterFunc(ctx, interrupt)
+	}
 	res, err := c.SQLiteConn.ExecContext(context.Background(), query, args)
 	c.mu.Lock()
 	c.active = 0
-	wasInterrupted := interrupted
+	wasInterrupted := c.interrupted == token
 	c.mu.Unlock()
 	stop()
 	// A statement that ended before the interrupt reached it reports its
 	// own outcome.
-	var se sqlite3.Error
-	if wasInterrupted && errors.As(err, &se) && se.Code == sqlite3.ErrInterrupt {
+	if wasInterrupted && isInterrupt(err) {
 		if c.inTx && c.SQLiteConn.AutoCommit() {
 			c.lost = true
 			return nil, fmt.Errorf("%w (%w)", ctx.Err(), ErrTransactionLost)
@@ -174,4 +188,12 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 		return nil, ctx.Err()
 	}
 	return res, err
+}
+
+// isInterrupt reports whether err is SQLite's SQLITE_INTERRUPT. It is a
+// function of its own so that the sqlite3.Error errors.As needs on the
+// heap is allocated only for statements that were interrupted.
+func isInterrupt(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrInterrupt
 }

@@ -216,3 +216,21 @@ func TestInterruptedWriteLosesTheTransaction(t *testing.T) {
 		t.Fatalf("rows = %v, want [3]: nothing of the lost transaction", vs)
 	}
 }
+
+// Open's connections keep temporary files (a savepoint's statement
+// journal) in memory.
+func TestTempStoreMemory(t *testing.T) {
+	db := openTest(t)
+	db.SetMaxOpenConns(2)
+	for range 2 { // a second connection too
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var v int
+		if err := c.QueryRowContext(context.Background(), `PRAGMA temp_store`).Scan(&v); err != nil || v != 2 {
+			t.Fatalf("temp_store = %d (%v), want 2 (MEMORY)", v, err)
+		}
+	}
+}

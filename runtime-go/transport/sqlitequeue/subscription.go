@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -65,19 +64,26 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 	in := strings.Join(ph, ", ")
 	n := len(topics) + 2 // next placeholder number
 	p := func(k int) string { return "?" + strconv.Itoa(n+k) }
+	// With one topic every row's topic is known: it is not read back (a
+	// column and a string a row).
+	topicCol, one := "topic, ", ""
+	if len(topics) == 1 {
+		topicCol, one = "", topics[0]
+	}
 	return &subscription{
 		t:     t,
 		group: group,
 		token: event.NewMessageID()[:16],
 		args:  slices.Clip(args), // workers append to it concurrently
+		topic: one,
 		probe: `SELECT 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
 			` AND lease_until <= ` + p(0) + ` LIMIT 1`,
-		read: `SELECT id, msg_id, topic, body, deliveries + 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `)
+		read: `SELECT id, msg_id, ` + topicCol + `body, deliveries + 1 FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `)
 			AND not_before <= ` + p(0) + ` AND lease_until <= ` + p(0) + ` ORDER BY id LIMIT ` + p(1),
 		claim: `UPDATE mc_queue SET lease_owner = ` + p(1) + `, lease_until = ` + p(2) + `, deliveries = deliveries + 1
 			WHERE id IN (SELECT id FROM mc_queue WHERE grp = ?1 AND topic IN (` + in + `) AND not_before <= ` + p(0) +
 			` AND lease_until <= ` + p(0) + ` ORDER BY id LIMIT ` + p(3) + `)
-			RETURNING id, msg_id, topic, body, deliveries`,
+			RETURNING id, msg_id, ` + topicCol + `body, deliveries`,
 	}, nil
 }
 
@@ -86,6 +92,7 @@ type subscription struct {
 	group, token string
 	seq          atomic.Int64
 	args         []any
+	topic        string // the one topic subscribed to; "" for several
 	probe, claim string
 	read         string // FetchTx's
 	closed       atomic.Bool
@@ -154,7 +161,7 @@ func (s *subscription) FetchTx(ctx context.Context, tx *sql.Tx, max int) ([]*tra
 	if err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 	}
-	return scanDeliveries(rows, "")
+	return scanDeliveries(rows, "", s.topic)
 }
 
 // LeaseTx implements transport.TxFetcher.
@@ -162,19 +169,16 @@ func (s *subscription) LeaseTx(ctx context.Context, tx *sql.Tx, ds ...*transport
 	owner := s.owner()
 	ids := make([]int64, len(ds))
 	for i, d := range ds {
-		ids[i] = d.Handle.(handle).row
+		ids[i] = d.Handle.(*handle).row
 	}
-	js, err := json.Marshal(ids)
-	if err != nil {
-		return err
-	}
+	js := idList(ids)
 	lease := s.t.cfg.Now().Add(s.t.cfg.Lease).UnixMilli()
 	if _, err := tx.ExecContext(ctx, `UPDATE mc_queue SET lease_owner = ?1, lease_until = ?2, deliveries = deliveries + 1
-		WHERE id IN (SELECT value FROM json_each(?3))`, owner, lease, string(js)); err != nil {
+		WHERE id IN (SELECT value FROM json_each(?3))`, owner, lease, js); err != nil {
 		return fmt.Errorf("sqlitequeue: lease: %w", err)
 	}
 	for _, d := range ds {
-		d.Handle = handle{row: d.Handle.(handle).row, owner: owner}
+		d.Handle = &handle{row: d.Handle.(*handle).row, owner: owner}
 	}
 	return nil
 }
@@ -192,22 +196,38 @@ func (s *subscription) tryFetch(ctx context.Context, max int) ([]*transport.Deli
 	if err != nil {
 		return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 	}
-	return scanDeliveries(rows, owner)
+	return scanDeliveries(rows, owner, s.topic)
 }
 
 // scanDeliveries reads rows of (id, msg_id, topic, body, deliveries) into
-// deliveries held by owner ("": by the reading transaction), closing rows.
-func scanDeliveries(rows *sql.Rows, owner string) ([]*transport.Delivery, error) {
+// deliveries held by owner ("": by the reading transaction), closing rows;
+// with topic set, the rows have no topic column and are all topic's.
+func scanDeliveries(rows *sql.Rows, owner, topic string) ([]*transport.Delivery, error) {
 	defer rows.Close()
+	// Deliveries and their handles are allocated in chunks (4, 8, 16,
+	// then 32 rows), not two objects a row; a chunk never moves, so the
+	// pointers hold.
 	var ds []*transport.Delivery
+	var chunk []fetched
 	for rows.Next() {
-		d := &transport.Delivery{}
-		var row int64
-		if err := rows.Scan(&row, &d.ID, &d.Topic, &d.Body, &d.Attempt); err != nil {
+		if len(chunk) == cap(chunk) {
+			chunk = make([]fetched, 0, min(max(2*cap(chunk), 4), 32))
+		}
+		chunk = chunk[:len(chunk)+1]
+		f := &chunk[len(chunk)-1]
+		d := &f.d
+		var err error
+		if topic != "" {
+			d.Topic = topic
+			err = rows.Scan(&d.Offset, &d.ID, &d.Body, &d.Attempt)
+		} else {
+			err = rows.Scan(&d.Offset, &d.ID, &d.Topic, &d.Body, &d.Attempt)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("sqlitequeue: fetch: %w", err)
 		}
-		d.Offset = row
-		d.Handle = handle{row: row, owner: owner}
+		f.h = handle{row: d.Offset, owner: owner}
+		d.Handle = &f.h
 		ds = append(ds, d)
 	}
 	if err := rows.Err(); err != nil {
@@ -215,6 +235,25 @@ func scanDeliveries(rows *sql.Rows, owner string) ([]*transport.Delivery, error)
 	}
 	sortByOffset(ds)
 	return ds, nil
+}
+
+// idList is ids as a JSON array, for json_each.
+func idList(ids []int64) string {
+	b := make([]byte, 0, 2+12*len(ids))
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// fetched is a delivery with its handle.
+type fetched struct {
+	d transport.Delivery
+	h handle
 }
 
 // Ack deletes the deliveries' rows, one statement per fetch they came
@@ -241,7 +280,7 @@ type execer interface {
 
 func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Delivery) error {
 	if len(ds) == 1 {
-		h := ds[0].Handle.(handle)
+		h := ds[0].Handle.(*handle)
 		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1 AND (lease_owner = ?2 OR ?2 = '')`,
 			h.row, h.owner); err != nil {
 			return fmt.Errorf("sqlitequeue: ack: %w", err)
@@ -251,19 +290,16 @@ func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Deliv
 	byOwner := map[string][]int64{}
 	var owners []string
 	for _, d := range ds {
-		h := d.Handle.(handle)
+		h := d.Handle.(*handle)
 		if _, ok := byOwner[h.owner]; !ok {
 			owners = append(owners, h.owner)
 		}
 		byOwner[h.owner] = append(byOwner[h.owner], h.row)
 	}
 	for _, o := range owners {
-		ids, err := json.Marshal(byOwner[o])
-		if err != nil {
-			return err
-		}
+		ids := idList(byOwner[o])
 		if _, err := db.ExecContext(ctx, `DELETE FROM mc_queue WHERE (lease_owner = ?1 OR ?1 = '')
-			AND id IN (SELECT value FROM json_each(?2))`, o, string(ids)); err != nil {
+			AND id IN (SELECT value FROM json_each(?2))`, o, ids); err != nil {
 			return fmt.Errorf("sqlitequeue: ack: %w", err)
 		}
 	}
@@ -272,7 +308,7 @@ func (s *subscription) ack(ctx context.Context, db execer, ds []*transport.Deliv
 
 // Defer releases the lease and delays the row until until.
 func (s *subscription) Defer(ctx context.Context, d *transport.Delivery, until time.Time) error {
-	h := d.Handle.(handle)
+	h := d.Handle.(*handle)
 	_, err := s.t.db.ExecContext(ctx, `UPDATE mc_queue SET not_before = ?1, lease_owner = '', lease_until = 0
 		WHERE id = ?2 AND lease_owner = ?3`, until.UnixMilli(), h.row, h.owner)
 	if err != nil {
@@ -305,7 +341,7 @@ func (s *subscription) DeadLetter(ctx context.Context, d *transport.Delivery, re
 // settle runs write and deletes d's row in one transaction; it fails with
 // ErrLeaseLost, writing nothing, when the row is no longer d's.
 func (s *subscription) settle(ctx context.Context, d *transport.Delivery, write func(tx *sql.Tx) error) error {
-	h := d.Handle.(handle)
+	h := d.Handle.(*handle)
 	tx, err := s.t.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlitequeue: settle: %w", err)
@@ -345,7 +381,7 @@ func (s *subscription) Lease() time.Duration { return s.t.cfg.Lease }
 func (s *subscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
 	until := s.t.cfg.Now().Add(s.t.cfg.Lease).UnixMilli()
 	for _, d := range ds {
-		h := d.Handle.(handle)
+		h := d.Handle.(*handle)
 		if _, err := s.t.db.ExecContext(ctx, `UPDATE mc_queue SET lease_until = ?1 WHERE id = ?2 AND lease_owner = ?3`,
 			until, h.row, h.owner); err != nil {
 			return fmt.Errorf("sqlitequeue: extend: %w", err)

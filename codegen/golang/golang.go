@@ -11,7 +11,6 @@
 package golang
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -189,22 +188,19 @@ func outputName(f *protogen.File, p emit.Params) (string, error) {
 	return name, nil
 }
 
-// render writes the file and formats it.
+// render writes the file, canonical as gofmt would print it.
 func (g *fileGen) render() ([]byte, error) {
-	f := g.newFile()
+	w := newWriter(string(g.gofile.GoImportPath))
+	g.header(w)
 	for _, sm := range g.model.StateMachines {
-		if err := g.stateMachine(f, sm); err != nil {
+		if err := g.stateMachine(w, sm); err != nil {
 			return nil, err
 		}
 	}
 	for _, ev := range g.model.Events {
-		if err := g.event(f, ev); err != nil {
+		if err := g.event(w, ev); err != nil {
 			return nil, err
 		}
 	}
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return w.bytes(g.headerComments(), string(g.gofile.GoPackageName)), nil
 }

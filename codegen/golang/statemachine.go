@@ -3,8 +3,8 @@ package golang
 import (
 	"fmt"
 	"slices"
+	"strings"
 
-	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -15,7 +15,7 @@ import (
 // state by number mapped to its predecessors), and CanTransit<Enum>, which
 // hands the table to runtime-go's statemachine.CanTransit: the rule lives
 // in the runtime once, as in Java and Python.
-func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
+func (g *fileGen) stateMachine(w *writer, sm *model.StateMachine) error {
 	e := g.enum(sm.Desc)
 	if e == nil {
 		return fmt.Errorf("state machine %s: enum not found", sm.Desc.FullName())
@@ -44,27 +44,29 @@ func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 			preds[to] = append(preds[to], fv.Number())
 		}
 	}
-	id := func(n protoreflect.EnumNumber) jen.Code { return jen.Id(values[n].GoIdent.GoName) }
-	var entries []jen.Code
-	for _, n := range numbers {
-		var froms []jen.Code
-		for _, from := range preds[n] {
-			froms = append(froms, id(from))
+	ident := func(n protoreflect.EnumNumber) string { return values[n].GoIdent.GoName }
+	keys := make([]string, len(numbers))
+	vals := make([]string, len(numbers))
+	for i, n := range numbers {
+		keys[i], vals[i] = ident(n), "nil"
+		if len(preds[n]) > 0 {
+			froms := make([]string, len(preds[n]))
+			for j, from := range preds[n] {
+				froms[j] = ident(from)
+			}
+			vals[i] = "{" + strings.Join(froms, ", ") + "}"
 		}
-		val := jen.Nil()
-		if len(froms) > 0 {
-			val = jen.Values(froms...)
-		}
-		entries = append(entries, jen.Add(id(n)).Op(":").Add(val))
 	}
 	enumType := e.GoIdent.GoName
-	f.Add(comment(fmt.Sprintf(`%s is the state machine %s as data: every %s (by number; allow_alias
+	w.doc(wrap(fmt.Sprintf(`%s is the state machine %s as data: every %s (by number; allow_alias
 names of one number are one state) mapped to the states it may be reached from.`, table, sm.Desc.FullName(), enumType)))
-	f.Var().Id(table).Op("=").Map(jen.Id(enumType)).Index().Id(enumType).Custom(multi, entries...)
-	f.Add(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
+	w.s("var ", table, " = map[", enumType, "][]", enumType, "{\n")
+	w.keyValues("\t", keys, vals)
+	w.s("}\n")
+	w.doc(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
 statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, enumType), leadingComments(sm.Desc)))
-	f.Func().Id(name).Params(jen.List(jen.Id("from"), jen.Id("to")).Id(enumType)).Qual(pkgStateMachine, "Transit").Block(
-		jen.Return(jen.Qual(pkgStateMachine, "CanTransit").Call(jen.Id(table), jen.Id("from"), jen.Id("to"))),
-	)
+	w.s("func ", name, "(from, to ", enumType, ") ", w.qual(pkgStateMachine, "Transit"), " {\n",
+		"\treturn ", w.qual(pkgStateMachine, "CanTransit"), "(", table, ", from, to)\n",
+		"}\n")
 	return nil
 }

@@ -23,7 +23,7 @@ var matchParams = []emit.Params{
 }
 
 // compareToJennifer renders every file of set with both emitters and
-// fails where the bytes differ. It returns the number of files compared;
+// fails where the bytes differ or gofmt would change them. It returns the number of files compared;
 // a set the generator refuses compares none.
 func compareToJennifer(t *testing.T, name string, set *model.Set, p emit.Params) int {
 	t.Helper()
@@ -49,6 +49,9 @@ func compareEach(t *testing.T, name string, set *model.Set, p emit.Params) [][]b
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: %s differs from the jennifer emitter's output:\n%s", name, g.model.Path, firstDiff(got, want))
+		}
+		if err := isCanonical(got); err != nil {
+			t.Errorf("%s: %s: %v", name, g.model.Path, err)
 		}
 		out = append(out, got)
 	}

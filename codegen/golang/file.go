@@ -135,6 +135,9 @@ func docComment(text string, proto protogen.Comments) string {
 // gofmt would rewrite (NUL, other controls, a BOM, invalid UTF-8) are
 // written as \uXXXX text.
 func commentText(s string) string {
+	if plainASCII(s) {
+		return s
+	}
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 	var b strings.Builder
 	for i, r := range s {
@@ -150,6 +153,17 @@ func commentText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// plainASCII says whether s holds printable ASCII, tabs and newlines
+// only: text commentText leaves as it is.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 || c > 0x7e) && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // lines renders text as // lines (never a block comment); whatever the

@@ -363,3 +363,45 @@ func randomContracts(rng *rand.Rand, i int) (map[string]string, []string) {
 		events.String()
 	return map[string]string{"s/v1/s.proto": states, "r/v1/r.proto": evs}, []string{"r/v1/r.proto", "s/v1/s.proto"}
 }
+
+// BenchmarkRender renders the edge and example contracts with the writer
+// and with the jennifer reference (go test -bench Render -benchmem).
+func BenchmarkRender(b *testing.B) {
+	var gens []*fileGen
+	for _, tc := range [][]string{
+		{"../../examples/proto", "shop/payment/v1/payment.proto", "shop/inventory/v1/inventory.proto"},
+		{"../../testdata/codegen/proto", "edge/keys/v1/keys.proto", "edge/keys/v1/states.proto", "edge/legacy/v1/legacy.proto"},
+	} {
+		var files []string
+		for _, f := range tc[1:] {
+			files = append(files, filepath.Join(tc[0], f))
+		}
+		set, err := model.Load(context.Background(), model.Config{ImportPaths: []string{tc[0]}}, files...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Prepare(set, matchParams[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		gens = append(gens, r.gens...)
+	}
+	for _, e := range []struct {
+		name   string
+		render func(*fileGen) ([]byte, error)
+	}{
+		{"writer", (*fileGen).render},
+		{"jennifer", func(g *fileGen) ([]byte, error) { return jenGen{g}.render() }},
+	} {
+		b.Run(e.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, g := range gens {
+					if _, err := e.render(g); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -83,32 +83,37 @@ func floatLit(v float64) string {
 
 // targetState renders <Event>TargetState for an event with a target_state.
 func (g *fileGen) targetState(w *writer, ev *model.Event, n eventNames) error {
-	if ev.TargetState == nil {
-		return nil
+	e, value, err := g.targetValue(ev)
+	if e == nil {
+		return err
 	}
-	name := n.TargetState
+	w.doc(wrap(fmt.Sprintf(`%s is the state a %s moves its entity to; check the move with %s.`,
+		n.TargetState, n.Msg.GoName, canTransitName(e))))
+	w.s("const ", n.TargetState, " = ", w.qual(string(value.GoIdent.GoImportPath), value.GoIdent.GoName), "\n")
+	return nil
+}
+
+// targetValue finds the enum and value of an event's target_state, in
+// whichever file of the request declares it; nil without a target_state.
+func (g *fileGen) targetValue(ev *model.Event) (*protogen.Enum, *protogen.EnumValue, error) {
+	if ev.TargetState == nil {
+		return nil, nil, nil
+	}
 	ed := ev.TargetState.Machine.Desc
 	gf := g.plugin.FilesByPath[ed.ParentFile().Path()]
 	if gf == nil {
-		return fmt.Errorf("event %s: target_state enum %s not in the request", ev.Name(), ed.FullName())
+		return nil, nil, fmt.Errorf("event %s: target_state enum %s not in the request", ev.Name(), ed.FullName())
 	}
 	e := findEnum(gf, ed.FullName())
 	if e == nil {
-		return fmt.Errorf("event %s: target_state enum %s not found", ev.Name(), ed.FullName())
+		return nil, nil, fmt.Errorf("event %s: target_state enum %s not found", ev.Name(), ed.FullName())
 	}
-	var value *protogen.EnumValue
 	for _, v := range e.Values {
 		if v.Desc.Name() == ev.TargetState.Value.Name() {
-			value = v
+			return e, v, nil
 		}
 	}
-	if value == nil {
-		return fmt.Errorf("event %s: target_state value %s not found", ev.Name(), ev.TargetState.Value.Name())
-	}
-	w.doc(wrap(fmt.Sprintf(`%s is the state a %s moves its entity to; check the move with %s.`,
-		name, n.Msg.GoName, canTransitName(e))))
-	w.s("const ", name, " = ", w.qual(string(value.GoIdent.GoImportPath), value.GoIdent.GoName), "\n")
-	return nil
+	return nil, nil, fmt.Errorf("event %s: target_state value %s not found", ev.Name(), ev.TargetState.Value.Name())
 }
 
 // codes renders the error-code range constants. Each pair follows its

@@ -7,12 +7,10 @@ package golang
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
@@ -152,31 +150,13 @@ service sets it, e.g. from the schema registry at startup.`, n.Spec, msg.GoIdent
 
 // targetState renders <Event>TargetState for an event with a target_state.
 func (g jenGen) targetState(f *jen.File, ev *model.Event, n eventNames) error {
-	if ev.TargetState == nil {
-		return nil
-	}
-	name := n.TargetState
-	ed := ev.TargetState.Machine.Desc
-	gf := g.plugin.FilesByPath[ed.ParentFile().Path()]
-	if gf == nil {
-		return fmt.Errorf("event %s: target_state enum %s not in the request", ev.Name(), ed.FullName())
-	}
-	e := findEnum(gf, ed.FullName())
+	e, value, err := g.targetValue(ev)
 	if e == nil {
-		return fmt.Errorf("event %s: target_state enum %s not found", ev.Name(), ed.FullName())
-	}
-	var value *protogen.EnumValue
-	for _, v := range e.Values {
-		if v.Desc.Name() == ev.TargetState.Value.Name() {
-			value = v
-		}
-	}
-	if value == nil {
-		return fmt.Errorf("event %s: target_state value %s not found", ev.Name(), ev.TargetState.Value.Name())
+		return err
 	}
 	f.Add(jenComment(fmt.Sprintf(`%s is the state a %s moves its entity to; check the move with %s.`,
-		name, n.Msg.GoName, canTransitName(e))))
-	f.Const().Id(name).Op("=").Qual(string(value.GoIdent.GoImportPath), value.GoIdent.GoName)
+		n.TargetState, n.Msg.GoName, canTransitName(e))))
+	f.Const().Id(n.TargetState).Op("=").Qual(string(value.GoIdent.GoImportPath), value.GoIdent.GoName)
 	return nil
 }
 
@@ -387,46 +367,22 @@ claims: keep it stable across deploys.`, n.Register, ev.EventType)))
 // hands the table to runtime-go's statemachine.CanTransit: the rule lives
 // in the runtime once, as in Java and Python.
 func (g jenGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
-	e := g.enum(sm.Desc)
-	if e == nil {
-		return fmt.Errorf("state machine %s: enum not found", sm.Desc.FullName())
+	e, states, preds, err := g.machine(sm)
+	if err != nil {
+		return err
 	}
 	name, table := canTransitName(e), predecessorsName(e)
-	// Values by number: aliases (allow_alias) are one state, as DESIGN.md
-	// defines; the first declared name stands for the number.
-	values := map[protoreflect.EnumNumber]*protogen.EnumValue{}
-	var numbers []protoreflect.EnumNumber
-	for _, v := range e.Values {
-		if _, ok := values[v.Desc.Number()]; !ok {
-			values[v.Desc.Number()] = v
-			numbers = append(numbers, v.Desc.Number())
-		}
-	}
-	// Predecessors of each number, in declaration order; transitions
-	// declared on several aliases of one number are merged.
-	preds := map[protoreflect.EnumNumber][]protoreflect.EnumNumber{}
-	for _, st := range sm.States {
-		to := st.Desc.Number()
-		for _, from := range st.From {
-			fv := sm.Desc.Values().ByName(protoreflect.Name(from))
-			if fv == nil || slices.Contains(preds[to], fv.Number()) || fv.Number() == to {
-				continue
-			}
-			preds[to] = append(preds[to], fv.Number())
-		}
-	}
-	id := func(n protoreflect.EnumNumber) jen.Code { return jen.Id(values[n].GoIdent.GoName) }
 	var entries []jen.Code
-	for _, n := range numbers {
+	for i, st := range states {
 		var froms []jen.Code
-		for _, from := range preds[n] {
-			froms = append(froms, id(from))
+		for _, from := range preds[i] {
+			froms = append(froms, jen.Id(from.GoIdent.GoName))
 		}
 		val := jen.Nil()
 		if len(froms) > 0 {
 			val = jen.Values(froms...)
 		}
-		entries = append(entries, jen.Add(id(n)).Op(":").Add(val))
+		entries = append(entries, jen.Id(st.GoIdent.GoName).Op(":").Add(val))
 	}
 	enumType := e.GoIdent.GoName
 	f.Add(jenComment(fmt.Sprintf(`%s is the state machine %s as data: every %s (by number; allow_alias

@@ -16,43 +16,19 @@ import (
 // hands the table to runtime-go's statemachine.CanTransit: the rule lives
 // in the runtime once, as in Java and Python.
 func (g *fileGen) stateMachine(w *writer, sm *model.StateMachine) error {
-	e := g.enum(sm.Desc)
-	if e == nil {
-		return fmt.Errorf("state machine %s: enum not found", sm.Desc.FullName())
+	e, states, preds, err := g.machine(sm)
+	if err != nil {
+		return err
 	}
 	name, table := canTransitName(e), predecessorsName(e)
-	// Values by number: aliases (allow_alias) are one state, as DESIGN.md
-	// defines; the first declared name stands for the number.
-	values := map[protoreflect.EnumNumber]*protogen.EnumValue{}
-	var numbers []protoreflect.EnumNumber
-	for _, v := range e.Values {
-		if _, ok := values[v.Desc.Number()]; !ok {
-			values[v.Desc.Number()] = v
-			numbers = append(numbers, v.Desc.Number())
-		}
-	}
-	// Predecessors of each number, in declaration order; transitions
-	// declared on several aliases of one number are merged.
-	preds := map[protoreflect.EnumNumber][]protoreflect.EnumNumber{}
-	for _, st := range sm.States {
-		to := st.Desc.Number()
-		for _, from := range st.From {
-			fv := sm.Desc.Values().ByName(protoreflect.Name(from))
-			if fv == nil || slices.Contains(preds[to], fv.Number()) || fv.Number() == to {
-				continue
-			}
-			preds[to] = append(preds[to], fv.Number())
-		}
-	}
-	ident := func(n protoreflect.EnumNumber) string { return values[n].GoIdent.GoName }
-	keys := make([]string, len(numbers))
-	vals := make([]string, len(numbers))
-	for i, n := range numbers {
-		keys[i], vals[i] = ident(n), "nil"
-		if len(preds[n]) > 0 {
-			froms := make([]string, len(preds[n]))
-			for j, from := range preds[n] {
-				froms[j] = ident(from)
+	keys := make([]string, len(states))
+	vals := make([]string, len(states))
+	for i, st := range states {
+		keys[i], vals[i] = st.GoIdent.GoName, "nil"
+		if len(preds[i]) > 0 {
+			froms := make([]string, len(preds[i]))
+			for j, from := range preds[i] {
+				froms[j] = from.GoIdent.GoName
 			}
 			vals[i] = "{" + strings.Join(froms, ", ") + "}"
 		}
@@ -69,4 +45,42 @@ statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illega
 		"\treturn ", w.qual(pkgStateMachine, "CanTransit"), "(", table, ", from, to)\n",
 		"}\n")
 	return nil
+}
+
+// machine is the table of a state machine: its enum, its states (one
+// value per number: aliases (allow_alias) are one state, as DESIGN.md
+// defines, and the first declared name stands for the number) and the
+// predecessors of each state, in declaration order; transitions declared
+// on several aliases of one number are merged.
+func (g *fileGen) machine(sm *model.StateMachine) (*protogen.Enum, []*protogen.EnumValue, [][]*protogen.EnumValue, error) {
+	e := g.enum(sm.Desc)
+	if e == nil {
+		return nil, nil, nil, fmt.Errorf("state machine %s: enum not found", sm.Desc.FullName())
+	}
+	values := map[protoreflect.EnumNumber]*protogen.EnumValue{}
+	var states []*protogen.EnumValue
+	for _, v := range e.Values {
+		if _, ok := values[v.Desc.Number()]; !ok {
+			values[v.Desc.Number()] = v
+			states = append(states, v)
+		}
+	}
+	preds := map[protoreflect.EnumNumber][]protoreflect.EnumNumber{}
+	for _, st := range sm.States {
+		to := st.Desc.Number()
+		for _, from := range st.From {
+			fv := sm.Desc.Values().ByName(protoreflect.Name(from))
+			if fv == nil || slices.Contains(preds[to], fv.Number()) || fv.Number() == to {
+				continue
+			}
+			preds[to] = append(preds[to], fv.Number())
+		}
+	}
+	out := make([][]*protogen.EnumValue, len(states))
+	for i, st := range states {
+		for _, n := range preds[st.Desc.Number()] {
+			out[i] = append(out[i], values[n])
+		}
+	}
+	return e, states, out, nil
 }

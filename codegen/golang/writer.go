@@ -254,7 +254,7 @@ func (w *writer) keyValues(indent string, keys, values []string) {
 // bytes is the whole file: header comments, package clause, imports (one
 // block, sorted by path, as jennifer wrote them) and the body.
 func (w *writer) bytes(headers []string, pkgName string) []byte {
-	var b []byte
+	b := make([]byte, 0, len(w.body)+1024+64*len(w.imports))
 	for _, h := range headers {
 		b = append(b, trimRight("// "+h)...)
 		b = append(b, '\n')

@@ -1,7 +1,7 @@
 // Package golang emits Go code from the contract model: for every contract
 // file with events or state machines, one file <name>.msgcontract.go beside
 // protoc-gen-go's <name>.pb.go, in the same Go package. The code is written
-// with jennifer and calls runtime-go for everything with behaviour (key
+// in gofmt's canonical form directly (writer.go) and calls runtime-go for everything with behaviour (key
 // rendering, envelopes, classification, backoff, consuming), so generated
 // code stays data plus thin typed wrappers.
 //
@@ -90,8 +90,8 @@ func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 // error (of rendering or of fn) no more files are rendered.
 func (r *Prepared) Each(fn func(emit.File) error) error {
 	gens, names := r.gens, r.names
-	// Files render independently (formatting dominates), so they render
-	// in parallel, a bounded number at a time.
+	// Files render independently, so they render (and are written) in
+	// parallel, a bounded number at a time.
 	var (
 		failed atomic.Bool
 		errs   = make([]error, len(gens))

@@ -1,9 +1,10 @@
 // Package golang emits Go code from the contract model: for every contract
 // file with events or state machines, one file <name>.msgcontract.go beside
 // protoc-gen-go's <name>.pb.go, in the same Go package. The code is written
-// in gofmt's canonical form directly (writer.go) and calls runtime-go for everything with behaviour (key
-// rendering, envelopes, classification, backoff, consuming), so generated
-// code stays data plus thin typed wrappers.
+// in gofmt's canonical form directly (writer.go), with no format pass, and
+// calls runtime-go for everything with behaviour (key rendering,
+// envelopes, classification, backoff, consuming), so generated code stays
+// data plus thin typed wrappers.
 //
 // Go names (message, field, enum and value identifiers, import paths and
 // output file names) are computed by protogen, exactly as protoc-gen-go

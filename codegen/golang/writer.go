@@ -122,13 +122,31 @@ func guessName(path string) string {
 }
 
 // doc starts a top-level declaration with its doc comment: text as //
-// lines, in the form gofmt gives doc comments.
+// lines, in the form gofmt gives doc comments (go/printer runs them
+// through go/doc/comment). Comments of plain paragraphs, what the
+// generator writes unless a .proto comment says more, come back from it
+// unchanged, and skip the parser.
 func (w *writer) doc(text string) {
 	if len(w.body) > 0 {
 		w.body = append(w.body, '\n')
 	}
-	for _, l := range formatDoc(lines(text)) {
-		w.s(trimRight(l), "\n")
+	text = commentText(text)
+	if !plainDoc(text) {
+		var p comment.Parser
+		var pr comment.Printer
+		text = strings.TrimSuffix(string(pr.Comment(p.Parse(text+"\n"))), "\n")
+	}
+	for rest, more := text, true; more; {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
+		switch {
+		case line == "":
+			w.s("//\n")
+		case line[0] == '\t':
+			w.s("//", trimRight(line), "\n")
+		default:
+			w.s("// ", trimRight(line), "\n")
+		}
 	}
 }
 
@@ -143,71 +161,39 @@ func (w *writer) comment(indent, text string) {
 // trimRight is what gofmt strips from the end of a // comment line.
 func trimRight(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
 
-// formatDoc is go/printer's reformatting of a // doc comment (gofmt runs
-// the text through go/doc/comment). Comments of plain paragraphs, what
-// the generator writes unless a .proto comment says more, come back
-// unchanged, and skip the parser.
-func formatDoc(list []string) []string {
-	var b strings.Builder
-	for _, c := range list {
-		b.WriteString(strings.TrimPrefix(c[2:], " "))
-		b.WriteByte('\n')
-	}
-	text := b.String()
-	if plainDoc(text) {
-		return list
-	}
-	var p comment.Parser
-	var pr comment.Printer
-	text = string(pr.Comment(p.Parse(text)))
-	var out []string
-	for text != "" {
-		var line string
-		line, text, _ = strings.Cut(text, "\n")
-		switch {
-		case line == "":
-			line = "//"
-		case strings.HasPrefix(line, "\t"):
-			line = "//" + line
-		default:
-			line = "// " + line
-		}
-		out = append(out, line)
-	}
-	return out
-}
-
-// plainDoc says whether go/doc/comment would print text (lines ending in
-// "\n") as it is: paragraphs of unindented lines separated by single
+// plainDoc says whether go/doc/comment would print text (lines without
+// the "// ") as it is: paragraphs of unindented lines separated by single
 // blank lines, with nothing the parser reads as markup (links, headings,
 // doubled backquotes or quotes), and no single-line paragraph after the
 // first that could be an old-style heading. It may say false for text that
 // would come back unchanged; the parser then decides.
 func plainDoc(text string) bool {
-	if strings.Contains(text, "[") || strings.Contains(text, "``") || strings.Contains(text, "''") {
+	if text == "" || strings.Contains(text, "[") || strings.Contains(text, "``") || strings.Contains(text, "''") {
 		return false
 	}
-	ls := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if ls[0] == "" || ls[len(ls)-1] == "" {
-		return false
-	}
-	start := 0 // first line of the current paragraph
-	for i, l := range ls {
-		if l == "" {
-			if ls[i-1] == "" {
+	prev := ""    // the line before, "" at the start
+	para := 0     // lines in the current paragraph
+	first := true // in the first paragraph
+	for rest, more := text, true; more; {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
+		if line == "" {
+			if para == 0 || !more { // leading, doubled or trailing blank line
 				return false
 			}
-			if start > 0 && i-start == 1 && endsInWord(ls[start]) {
+			if !first && para == 1 && endsInWord(prev) {
 				return false
 			}
-			start = i + 1
+			first, para = false, 0
 			continue
 		}
-		first, _ := utf8.DecodeRuneInString(l)
-		last, _ := utf8.DecodeLastRuneInString(l)
-		if unicode.IsSpace(first) || unicode.IsSpace(last) || first == '#' {
+		r0, _ := utf8.DecodeRuneInString(line)
+		r1, _ := utf8.DecodeLastRuneInString(line)
+		if unicode.IsSpace(r0) || unicode.IsSpace(r1) || r0 == '#' {
 			return false
 		}
+		prev = line
+		para++
 	}
 	return true
 }

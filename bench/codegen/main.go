@@ -55,9 +55,10 @@ func main() {
 		repo    = flag.String("repo", ".", "repository root (examples/proto and contracts/ are read from it)")
 		keep    = flag.Bool("keep", false, "keep the corpus and outputs and print where they are")
 		profDir = flag.String("profile", "", "also write pprof CPU and allocation profiles of generate and the plugin into this directory")
+		gogc    = flag.String("gogc", "", "run msgcontract and protoc-gen-msgcontract (not protoc-gen-go) with this GOGC instead of their built-in 400")
 	)
 	flag.Parse()
-	if err := run(*repo, *files, *runs, *keep, *profDir); err != nil {
+	if err := run(*repo, *files, *runs, *keep, *profDir, *gogc); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-codegen:", err)
 		os.Exit(1)
 	}
@@ -69,7 +70,7 @@ var languages = []struct{ lang, protocOut string }{
 	{"go", "--go_out"}, {"java", "--java_out"}, {"python", "--python_out"},
 }
 
-func run(repo string, nfiles, runs int, keep bool, profDir string) error {
+func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	protoc, err := exec.LookPath("protoc")
 	if err != nil {
 		return fmt.Errorf("protoc not found; run bash scripts/install-protoc.sh")
@@ -94,6 +95,19 @@ func run(repo string, nfiles, runs int, keep bool, profDir string) error {
 		build.Dir = repo
 		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	if gogc != "" {
+		// Both binaries set GOGC 400 unless the environment sets one;
+		// a wrapper sets it for them only, not for protoc-gen-go.
+		fmt.Println("GOGC of msgcontract and protoc-gen-msgcontract:", gogc)
+		for _, target := range []*string{&bin, &plugin} {
+			wrapper := *target + "-gogc"
+			script := fmt.Sprintf("#!/bin/sh\nGOGC=%q exec %q \"$@\"\n", gogc, *target)
+			if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+				return err
+			}
+			*target = wrapper
 		}
 	}
 	contracts := filepath.Join(work, "proto")

@@ -1,9 +1,10 @@
 // Package golang emits Go code from the contract model: for every contract
 // file with events or state machines, one file <name>.msgcontract.go beside
 // protoc-gen-go's <name>.pb.go, in the same Go package. The code is written
-// with jennifer and calls runtime-go for everything with behaviour (key
-// rendering, envelopes, classification, backoff, consuming), so generated
-// code stays data plus thin typed wrappers.
+// in gofmt's canonical form directly (writer.go), with no format pass, and
+// calls runtime-go for everything with behaviour (key rendering,
+// envelopes, classification, backoff, consuming), so generated code stays
+// data plus thin typed wrappers.
 //
 // Go names (message, field, enum and value identifiers, import paths and
 // output file names) are computed by protogen, exactly as protoc-gen-go
@@ -11,7 +12,6 @@
 package golang
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -91,8 +91,8 @@ func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 // error (of rendering or of fn) no more files are rendered.
 func (r *Prepared) Each(fn func(emit.File) error) error {
 	gens, names := r.gens, r.names
-	// Files render independently (formatting dominates), so they render
-	// in parallel, a bounded number at a time.
+	// Files render independently, so they render (and are written) in
+	// parallel, a bounded number at a time.
 	var (
 		failed atomic.Bool
 		errs   = make([]error, len(gens))
@@ -189,22 +189,19 @@ func outputName(f *protogen.File, p emit.Params) (string, error) {
 	return name, nil
 }
 
-// render writes the file and formats it.
+// render writes the file, canonical as gofmt would print it.
 func (g *fileGen) render() ([]byte, error) {
-	f := g.newFile()
+	w := newWriter(string(g.gofile.GoImportPath))
+	g.header(w)
 	for _, sm := range g.model.StateMachines {
-		if err := g.stateMachine(f, sm); err != nil {
+		if err := g.stateMachine(w, sm); err != nil {
 			return nil, err
 		}
 	}
 	for _, ev := range g.model.Events {
-		if err := g.event(f, ev); err != nil {
+		if err := g.event(w, ev); err != nil {
 			return nil, err
 		}
 	}
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return w.bytes(g.headerComments(), string(g.gofile.GoPackageName)), nil
 }

@@ -26,8 +26,8 @@ const (
 	pkgSQL          = "database/sql"
 )
 
-// importNames fixes the local names of imported packages so output does
-// not depend on jennifer's guesses.
+// importNames are the names of the packages generated code imports by
+// their own name, without an alias; writer.pkg names any other package.
 var importNames = map[string]string{
 	pkgBizkey:     "bizkey",
 	pkgEvent:      "event",

@@ -3,8 +3,8 @@ package golang
 import (
 	"fmt"
 	"slices"
+	"strings"
 
-	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -15,24 +15,56 @@ import (
 // state by number mapped to its predecessors), and CanTransit<Enum>, which
 // hands the table to runtime-go's statemachine.CanTransit: the rule lives
 // in the runtime once, as in Java and Python.
-func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
-	e := g.enum(sm.Desc)
-	if e == nil {
-		return fmt.Errorf("state machine %s: enum not found", sm.Desc.FullName())
+func (g *fileGen) stateMachine(w *writer, sm *model.StateMachine) error {
+	e, states, preds, err := g.machine(sm)
+	if err != nil {
+		return err
 	}
 	name, table := canTransitName(e), predecessorsName(e)
-	// Values by number: aliases (allow_alias) are one state, as DESIGN.md
-	// defines; the first declared name stands for the number.
+	keys := make([]string, len(states))
+	vals := make([]string, len(states))
+	for i, st := range states {
+		keys[i], vals[i] = st.GoIdent.GoName, "nil"
+		if len(preds[i]) > 0 {
+			froms := make([]string, len(preds[i]))
+			for j, from := range preds[i] {
+				froms[j] = from.GoIdent.GoName
+			}
+			vals[i] = "{" + strings.Join(froms, ", ") + "}"
+		}
+	}
+	enumType := e.GoIdent.GoName
+	w.doc(wrap(fmt.Sprintf(`%s is the state machine %s as data: every %s (by number; allow_alias
+names of one number are one state) mapped to the states it may be reached from.`, table, sm.Desc.FullName(), enumType)))
+	w.s("var ", table, " = map[", enumType, "][]", enumType, "{\n")
+	w.keyValues("\t", keys, vals)
+	w.s("}\n")
+	w.doc(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
+statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, enumType), leadingComments(sm.Desc)))
+	w.s("func ", name, "(from, to ", enumType, ") ", w.qual(pkgStateMachine, "Transit"), " {\n",
+		"\treturn ", w.qual(pkgStateMachine, "CanTransit"), "(", table, ", from, to)\n",
+		"}\n")
+	return nil
+}
+
+// machine is the table of a state machine: its enum, its states (one
+// value per number: aliases (allow_alias) are one state, as DESIGN.md
+// defines, and the first declared name stands for the number) and the
+// predecessors of each state, in declaration order; transitions declared
+// on several aliases of one number are merged.
+func (g *fileGen) machine(sm *model.StateMachine) (*protogen.Enum, []*protogen.EnumValue, [][]*protogen.EnumValue, error) {
+	e := g.enum(sm.Desc)
+	if e == nil {
+		return nil, nil, nil, fmt.Errorf("state machine %s: enum not found", sm.Desc.FullName())
+	}
 	values := map[protoreflect.EnumNumber]*protogen.EnumValue{}
-	var numbers []protoreflect.EnumNumber
+	var states []*protogen.EnumValue
 	for _, v := range e.Values {
 		if _, ok := values[v.Desc.Number()]; !ok {
 			values[v.Desc.Number()] = v
-			numbers = append(numbers, v.Desc.Number())
+			states = append(states, v)
 		}
 	}
-	// Predecessors of each number, in declaration order; transitions
-	// declared on several aliases of one number are merged.
 	preds := map[protoreflect.EnumNumber][]protoreflect.EnumNumber{}
 	for _, st := range sm.States {
 		to := st.Desc.Number()
@@ -44,27 +76,11 @@ func (g *fileGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 			preds[to] = append(preds[to], fv.Number())
 		}
 	}
-	id := func(n protoreflect.EnumNumber) jen.Code { return jen.Id(values[n].GoIdent.GoName) }
-	var entries []jen.Code
-	for _, n := range numbers {
-		var froms []jen.Code
-		for _, from := range preds[n] {
-			froms = append(froms, id(from))
+	out := make([][]*protogen.EnumValue, len(states))
+	for i, st := range states {
+		for _, n := range preds[st.Desc.Number()] {
+			out[i] = append(out[i], values[n])
 		}
-		val := jen.Nil()
-		if len(froms) > 0 {
-			val = jen.Values(froms...)
-		}
-		entries = append(entries, jen.Add(id(n)).Op(":").Add(val))
 	}
-	enumType := e.GoIdent.GoName
-	f.Add(comment(fmt.Sprintf(`%s is the state machine %s as data: every %s (by number; allow_alias
-names of one number are one state) mapped to the states it may be reached from.`, table, sm.Desc.FullName(), enumType)))
-	f.Var().Id(table).Op("=").Map(jen.Id(enumType)).Index().Id(enumType).Custom(multi, entries...)
-	f.Add(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
-statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, enumType), leadingComments(sm.Desc)))
-	f.Func().Id(name).Params(jen.List(jen.Id("from"), jen.Id("to")).Id(enumType)).Qual(pkgStateMachine, "Transit").Block(
-		jen.Return(jen.Qual(pkgStateMachine, "CanTransit").Call(jen.Id(table), jen.Id("from"), jen.Id("to"))),
-	)
-	return nil
+	return e, states, out, nil
 }

@@ -38,6 +38,12 @@ def pg_schema(ns: str) -> Callable[[], Any]:
     return lambda: psycopg.connect(dsn, options=f"-c search_path={schema}")
 
 
+def record_effect(conn: Any, m: Any, env: Any, paramstyle: str = "qmark") -> None:
+    """The business write of a PaySuccess in the consumer's DB-API transaction (paramstyle "format": psycopg)."""
+    p = "?" if paramstyle == "qmark" else "%s"
+    conn.cursor().execute(f"INSERT INTO effects (biz_key, order_id) VALUES ({p}, {p})", (env.biz_key, m.order_id))
+
+
 def effects(conn: Any) -> tuple[int, int]:
     cur = conn.cursor()
     cur.execute("SELECT count(*), count(DISTINCT biz_key) FROM effects")

@@ -16,8 +16,7 @@ from msgcontract_runtime import outbox
 from msgcontract_runtime.observe import PrometheusMetrics
 
 from conftest import ROOT, brokers
-from kafkahelp import pg_schema, publish_pay, read_topic, sqlite_db, wait
-from test_kafka_loop import record_effect
+from kafkahelp import pg_schema, publish_pay, read_topic, record_effect, sqlite_db, wait
 
 sys.path.insert(0, str(ROOT / "runtime-python" / "tests"))
 from outbox_support import Recorder, two_relays_at_once  # noqa: E402

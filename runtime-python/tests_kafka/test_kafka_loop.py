@@ -16,12 +16,8 @@ from msgcontract_runtime import kafka as mk
 from msgcontract_runtime import outbox, tracing
 
 from conftest import brokers
-from kafkahelp import dlq_meta, effects, pg_schema, publish_pay, publish_poison, read_topic, sqlite_db, wait
-
-
-def record_effect(conn: Any, m: Any, env: Any, paramstyle: str = "qmark") -> None:
-    p = "?" if paramstyle == "qmark" else "%s"
-    conn.cursor().execute(f"INSERT INTO effects (biz_key, order_id) VALUES ({p}, {p})", (env.biz_key, m.order_id))
+from kafkahelp import (dlq_meta, effects, pg_schema, publish_pay, publish_poison, read_topic, record_effect,
+                       sqlite_db, wait)
 
 
 def test_duplicates_apply_once_sqlite(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:

@@ -30,7 +30,7 @@ from aiokafkahelp import effects as aio_effects
 from aiokafkahelp import record_effect as aio_record_effect
 from aiokafkahelp import sqlite_db as aio_sqlite_db
 from conftest import brokers
-from kafkahelp import effects, publish_pay, sqlite_db, wait
+from kafkahelp import effects, publish_pay, record_effect, sqlite_db, wait
 
 REFUSALS = 3
 
@@ -80,10 +80,6 @@ class Flaky:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-def record_effect(conn: Any, m: Any, env: Any) -> None:
-    conn.cursor().execute("INSERT INTO effects (biz_key, order_id) VALUES (?, ?)", (env.biz_key, m.order_id))
 
 
 @pytest.fixture

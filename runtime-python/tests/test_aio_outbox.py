@@ -7,6 +7,7 @@ import sqlite3
 import uuid
 from typing import Any, Callable
 
+import aiosqlite
 import asyncpg
 import psycopg
 import pytest
@@ -18,6 +19,7 @@ from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import outbox
 from msgcontract_runtime.aio import outbox as aio_outbox
 from msgcontract_runtime.aio.sqlite import connect
+from msgcontract_runtime.dedup import driver
 from conftest import pg_dsn
 from outbox_support import Recorder
 from test_runtime import SPEC
@@ -89,4 +91,31 @@ def test_write_refuses_a_connection_it_cannot_join(arun: Callable[..., Any]) -> 
 
     with pytest.raises(TypeError, match="not an asyncpg, aiosqlite or aiomysql connection"):
         arun(main)
+
+
+def test_write_refuses_a_connection_in_no_transaction(arun: Callable[..., Any], tmp_path: pathlib.Path) -> None:
+    """An asyncpg pool, an asyncpg connection outside a transaction, an autocommit aiosqlite connection."""
+    path = str(tmp_path / "biz.db")
+    outbox.migrate(sqlite3.connect(path))
+
+    async def main() -> list[str]:
+        refused = []
+        pool = await asyncpg.create_pool(pg_dsn(), min_size=1, max_size=1)
+        c = await asyncpg.connect(pg_dsn())
+        s = await connect(path)
+        await s.close()
+        auto = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            for conn in (pool, c, auto):
+                with pytest.raises(ValueError, match="is in no transaction"):
+                    await aio_outbox.write(conn, envelope("x"))
+                refused.append(driver(conn))
+        finally:
+            await auto.close()
+            await c.close()
+            await pool.close()
+        return refused
+
+    assert arun(main) == ["asyncpg", "asyncpg", "aiosqlite"]
+    assert outbox.relay_once(sqlite3.connect(path), Recorder(delay_s=0)) == 0
 

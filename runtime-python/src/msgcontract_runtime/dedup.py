@@ -42,9 +42,14 @@ under the drivers' "found rows" mode.
 _MYSQL_DUPLICATE_KEY = 1062
 
 
+def driver(conn: Any) -> str:
+    """The top-level package of conn's class: the database driver it comes from ("pymysql", "asyncpg", ...)."""
+    return type(conn).__module__.split(".", 1)[0]
+
+
 def is_mysql(conn: Any) -> bool:
     """Whether conn is a PyMySQL or mysqlclient (MySQLdb) connection."""
-    return type(conn).__module__.split(".")[0] in ("pymysql", "MySQLdb")
+    return driver(conn) in ("pymysql", "MySQLdb")
 
 
 def dedup_insert_sql(paramstyle: str = "qmark") -> str:

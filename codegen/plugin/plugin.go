@@ -109,22 +109,18 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		}
 		return nil, nil
 	}
-	// For Go, protogen resolves Go packages (go_package, M mappings)
-	// exactly as protoc-gen-go does, and validates paths= and module=; the
-	// Go emitter and lint's Go checks use this view of the files, and its
-	// descriptors are the model's. Java and Python need no go_package and
-	// build only the descriptors (lint's Go checks build a protogen view
-	// without source info, which is cheaper than this one).
-	var (
-		gen *protogen.Plugin
-		fds []protoreflect.FileDescriptor
-		err error
-	)
-	if params.Lang == "go" {
-		gen, err = protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
-		if err != nil {
-			return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
-		}
+	// protogen resolves Go packages (go_package, M mappings) exactly as
+	// protoc-gen-go does, and validates paths= and module=. Its view of
+	// protoc's request is built once, and serves every language: its
+	// descriptors are the model's, lint's Go checks read its Go names and
+	// the Go emitter writes from it. Only Go generation fails when it
+	// cannot be built.
+	gen, err := goView(req, params.Lang)
+	if err != nil {
+		return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
+	}
+	var fds []protoreflect.FileDescriptor
+	if gen != nil {
 		for _, name := range req.GetFileToGenerate() {
 			fds = append(fds, gen.FilesByPath[name].Desc)
 		}
@@ -136,10 +132,40 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		return nil, err
 	}
 	if gen != nil {
-		golang.UsePlugin(set, params, gen)
+		golang.UsePlugin(set, goParams(params), gen)
 	}
 	generate.Lint(set)
 	return generate.Run(set, params)
+}
+
+// goView is protogen's view of req. For Go it reads req's parameters (M
+// mappings, paths=, module=) and its error is the plugin's. For Java and
+// Python it is lint's Go view, which `msgcontract lint` builds without
+// parameters: it is built so, and when it cannot be (a file without
+// go_package), there is no Go view and no error: lint's Go checks have
+// nothing to check, as in golang.Check.
+func goView(req *pluginpb.CodeGeneratorRequest, lang string) (*protogen.Plugin, error) {
+	opts := protogen.Options{ParamFunc: func(string, string) error { return nil }}
+	if lang == "go" {
+		return opts.New(req)
+	}
+	param := req.Parameter
+	req.Parameter = nil
+	gen, err := opts.New(req)
+	req.Parameter = param
+	if err != nil {
+		return nil, nil
+	}
+	return gen, nil
+}
+
+// goParams are the parameters gen was built with for p: lint's (none)
+// unless Go is generated.
+func goParams(p emit.Params) emit.Params {
+	if p.Lang == "go" {
+		return p
+	}
+	return emit.Params{}
 }
 
 // descriptors builds the files to generate and their imports.

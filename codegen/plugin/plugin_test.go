@@ -184,3 +184,37 @@ func TestPlainFilesCostNothing(t *testing.T) {
 		t.Fatalf("public import: error %q, want protogen's go_package error", resp.GetError())
 	}
 }
+
+// TestEveryLangRunsGoChecks: the plugin lints a contract for every
+// language whatever it generates, so lang=java and lang=python refuse a
+// contract Go cannot represent with the error the CLI gives, though their
+// Go view is built from protoc's request and not from the model.
+func TestEveryLangRunsGoChecks(t *testing.T) {
+	t.Parallel()
+	set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{"shop/v1/paid.proto": `syntax = "proto3";
+package shop.v1;
+import "msgcontract/v1/options.proto";
+option go_package = "example.com/shop/v1;shopv1";
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1;
+}
+message PaidSpec { string id = 1; }`}}, "shop/v1/paid.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	generate.Lint(set)
+	for _, lang := range generate.Langs {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			_, want := generate.Run(set, emit.Params{Lang: lang, Version: "dev"})
+			if want == nil || !strings.Contains(want.Error(), "GO_NAME_COLLISION") {
+				t.Fatalf("the CLI's error = %v, want GO_NAME_COLLISION", want)
+			}
+			resp := plugin.Generate(pbgo.Request("lang="+lang+",paths=source_relative", set.Files[0].Desc), "dev")
+			if resp.GetError() != want.Error() {
+				t.Fatalf("plugin error:\n%s\nwant the CLI's:\n%s", resp.GetError(), want)
+			}
+		})
+	}
+}

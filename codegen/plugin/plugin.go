@@ -45,11 +45,7 @@ func Run(in io.Reader, out io.Writer, version string) error {
 	if err != nil {
 		return err
 	}
-	req := &pluginpb.CodeGeneratorRequest{}
-	if err := proto.Unmarshal(narrowRaw(raw), req); err != nil {
-		return fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
-	}
-	resp, err := proto.Marshal(Generate(req, version))
+	resp, err := Answer(raw, version)
 	if err != nil {
 		return err
 	}
@@ -57,14 +53,64 @@ func Run(in io.Reader, out io.Writer, version string) error {
 	return err
 }
 
-// Generate answers one request.
-func Generate(req *pluginpb.CodeGeneratorRequest, version string) *pluginpb.CodeGeneratorResponse {
-	resp := &pluginpb.CodeGeneratorResponse{
+// Answer is Run on an encoded request, returning the encoded response: the
+// bytes proto.Marshal gives for Generate's response, written without
+// copying each generated file into a string and then into the message.
+func Answer(raw []byte, version string) ([]byte, error) {
+	req := &pluginpb.CodeGeneratorRequest{}
+	if err := proto.Unmarshal(narrowRaw(raw), req); err != nil {
+		return nil, fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
+	}
+	resp := response()
+	files, err := generateFiles(req, version)
+	if err != nil {
+		resp.Error = proto.String(err.Error())
+		return proto.Marshal(resp)
+	}
+	size := 0
+	for _, f := range files {
+		size += len(f.Name) + len(f.Content) + 32 // and tags and lengths
+	}
+	b, err := proto.MarshalOptions{}.MarshalAppend(make([]byte, 0, size+64), resp)
+	if err != nil {
+		return nil, err
+	}
+	// response_file fields come last in field-number order, as Marshal
+	// writes them.
+	for _, f := range files {
+		n := protowire.SizeTag(respFileName) + protowire.SizeBytes(len(f.Name)) +
+			protowire.SizeTag(respFileContent) + protowire.SizeBytes(len(f.Content))
+		b = protowire.AppendTag(b, respFile, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(n))
+		b = protowire.AppendTag(b, respFileName, protowire.BytesType)
+		b = protowire.AppendString(b, f.Name)
+		b = protowire.AppendTag(b, respFileContent, protowire.BytesType)
+		b = protowire.AppendBytes(b, f.Content)
+	}
+	return b, nil
+}
+
+// Field numbers of CodeGeneratorResponse and its File that Answer writes.
+const (
+	respFile        = 15
+	respFileName    = 1
+	respFileContent = 15
+)
+
+// response is a response without files: the features and editions the
+// plugin supports.
+func response() *pluginpb.CodeGeneratorResponse {
+	return &pluginpb.CodeGeneratorResponse{
 		SupportedFeatures: proto.Uint64(uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL |
 			pluginpb.CodeGeneratorResponse_FEATURE_SUPPORTS_EDITIONS)),
 		MinimumEdition: proto.Int32(int32(editionMin)),
 		MaximumEdition: proto.Int32(int32(editionMax)),
 	}
+}
+
+// Generate answers one request.
+func Generate(req *pluginpb.CodeGeneratorRequest, version string) *pluginpb.CodeGeneratorResponse {
+	resp := response()
 	files, err := generateFiles(req, version)
 	if err != nil {
 		resp.Error = proto.String(err.Error())

@@ -1,12 +1,15 @@
 package plugin_test
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
@@ -214,6 +217,51 @@ message PaidSpec { string id = 1; }`}}, "shop/v1/paid.proto")
 			resp := plugin.Generate(pbgo.Request("lang="+lang+",paths=source_relative", set.Files[0].Desc), "dev")
 			if resp.GetError() != want.Error() {
 				t.Fatalf("plugin error:\n%s\nwant the CLI's:\n%s", resp.GetError(), want)
+			}
+		})
+	}
+}
+
+// TestAnswerIsMarshalledGenerate: Answer writes the response's files
+// itself; its bytes are proto.Marshal's of Generate's response, for every
+// language, for a request with plain files left out and for a failure.
+func TestAnswerIsMarshalledGenerate(t *testing.T) {
+	t.Parallel()
+	set := loadExamples(t)
+	plain, err := model.Load(context.Background(), model.Config{Sources: map[string]string{
+		"plain/v1/plain.proto": "syntax = \"proto3\";\npackage plain.v1;\nmessage Plain { string id = 1; }\n",
+	}}, "plain/v1/plain.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := map[string]*pluginpb.CodeGeneratorRequest{
+		"with a plain file": pbgo.Request("lang=go", append(plain.Descriptors(), set.Descriptors()...)...),
+		"failing":           pbgo.Request("lang=cobol", set.Descriptors()...),
+	}
+	for _, lang := range generate.Langs {
+		reqs[lang] = pbgo.Request("lang="+lang, set.Descriptors()...)
+	}
+	for name, req := range reqs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			raw, err := proto.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := plugin.Answer(raw, "dev")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := plugin.Generate(req, "dev")
+			want, err := proto.Marshal(resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (name == "failing") != (resp.Error != nil) || (resp.Error == nil && len(resp.File) == 0) {
+				t.Fatalf("error %q, %d files", resp.GetError(), len(resp.File))
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("Answer's %d bytes differ from the %d of proto.Marshal(Generate(req))", len(got), len(want))
 			}
 		})
 	}

@@ -3,9 +3,13 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"path/filepath"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
@@ -50,7 +54,25 @@ message Paid {
 	if err := proto.Unmarshal(raw, decoded); err != nil {
 		t.Fatal(err)
 	}
-	want := contractsOnly(decoded)
+	// Source info keeps the locations of declarations only.
+	want := proto.Clone(contractsOnly(decoded)).(*pluginpb.CodeGeneratorRequest)
+	var all, kept int
+	for _, f := range want.ProtoFile {
+		var locs []*descriptorpb.SourceCodeInfo_Location
+		for _, l := range f.GetSourceCodeInfo().GetLocation() {
+			if declarationPath(l.Path) {
+				locs = append(locs, l)
+			}
+		}
+		all += len(f.GetSourceCodeInfo().GetLocation())
+		kept += len(locs)
+		if f.SourceCodeInfo != nil {
+			f.SourceCodeInfo.Location = locs
+		}
+	}
+	if kept == 0 || kept == all {
+		t.Fatalf("%d of %d locations are declarations", kept, all)
+	}
 	if !proto.Equal(got, want) {
 		t.Fatalf("narrowRaw kept %v of %d files, contractsOnly %v of %d", got.FileToGenerate, len(got.ProtoFile),
 			want.FileToGenerate, len(want.ProtoFile))
@@ -70,4 +92,94 @@ message Paid {
 		t.Fatalf("Run answered %d files (error %q), Generate %d (error %q), want the same one", len(viaRun.File),
 			viaRun.GetError(), len(direct.File), direct.GetError())
 	}
+}
+
+// TestDeclarationPath: a source location is kept exactly when its path
+// is that of a descriptor (what ByDescriptor looks up), over every
+// location of the examples and the codegen edge cases.
+func TestDeclarationPath(t *testing.T) {
+	t.Parallel()
+	sets := map[string][]string{
+		"examples/proto":         {"shop/payment/v1/payment.proto", "shop/inventory/v1/inventory.proto"},
+		"testdata/codegen/proto": {"edge/keys/v1/keys.proto", "edge/keys/v1/states.proto", "edge/legacy/v1/legacy.proto", "edge/empty/v1/empty.proto"},
+	}
+	checked := 0
+	for root, files := range sets {
+		dir := filepath.Join("..", "..", filepath.FromSlash(root))
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, filepath.Join(dir, filepath.FromSlash(f)))
+		}
+		set, err := model.Load(context.Background(), model.Config{ImportPaths: []string{dir, filepath.Join("..", "..", "contracts")}}, paths...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range pbgoWithImports(set) {
+			locs := fd.SourceLocations()
+			decls := map[string]bool{}
+			for _, d := range descriptorsOf(fd) {
+				decls[fmt.Sprint(locs.ByDescriptor(d).Path)] = true
+			}
+			for i := 0; i < locs.Len(); i++ {
+				path := locs.Get(i).Path
+				if got, want := declarationPath(path), decls[fmt.Sprint(path)]; got != want {
+					t.Errorf("%s: declarationPath(%v) = %v, want %v", fd.Path(), path, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d locations checked", checked)
+	}
+}
+
+func pbgoWithImports(set *model.Set) []protoreflect.FileDescriptor {
+	return pbgo.WithImports(set.Descriptors()...)
+}
+
+// descriptorsOf is fd and every descriptor declared in it.
+func descriptorsOf(fd protoreflect.FileDescriptor) []protoreflect.Descriptor {
+	out := []protoreflect.Descriptor{fd}
+	var enums func(es protoreflect.EnumDescriptors)
+	enums = func(es protoreflect.EnumDescriptors) {
+		for i := 0; i < es.Len(); i++ {
+			out = append(out, es.Get(i))
+			for j := 0; j < es.Get(i).Values().Len(); j++ {
+				out = append(out, es.Get(i).Values().Get(j))
+			}
+		}
+	}
+	exts := func(xs protoreflect.ExtensionDescriptors) {
+		for i := 0; i < xs.Len(); i++ {
+			out = append(out, xs.Get(i))
+		}
+	}
+	var messages func(ms protoreflect.MessageDescriptors)
+	messages = func(ms protoreflect.MessageDescriptors) {
+		for i := 0; i < ms.Len(); i++ {
+			m := ms.Get(i)
+			out = append(out, m)
+			for j := 0; j < m.Fields().Len(); j++ {
+				out = append(out, m.Fields().Get(j))
+			}
+			for j := 0; j < m.Oneofs().Len(); j++ {
+				out = append(out, m.Oneofs().Get(j))
+			}
+			enums(m.Enums())
+			exts(m.Extensions())
+			messages(m.Messages())
+		}
+	}
+	messages(fd.Messages())
+	enums(fd.Enums())
+	exts(fd.Extensions())
+	for i := 0; i < fd.Services().Len(); i++ {
+		s := fd.Services().Get(i)
+		out = append(out, s)
+		for j := 0; j < s.Methods().Len(); j++ {
+			out = append(out, s.Methods().Get(j))
+		}
+	}
+	return out
 }

@@ -333,12 +333,14 @@ const (
 // narrowRaw is contractsOnly on the encoded request, before it is
 // decoded: a plain file's descriptor (most of it source info) is skipped
 // as bytes instead of decoded and dropped. Only the name and imports of
-// each file are read. raw itself is returned when nothing is left out or
-// it cannot be read (proto.Unmarshal then says why).
+// each file are read. The files kept keep only the source info of their
+// declarations (declarationsOnly). raw itself is returned when it cannot
+// be read (proto.Unmarshal then says why).
 func narrowRaw(raw []byte) []byte {
 	type field struct {
 		num  protowire.Number
 		b    []byte // the whole field, tag included
+		v    []byte // its value (bytes fields: without the length)
 		file string // proto_file and source_file_descriptors: the file's name
 	}
 	var (
@@ -350,6 +352,7 @@ func narrowRaw(raw []byte) []byte {
 		f := field{num: num, b: whole}
 		if typ == protowire.BytesType {
 			v, _ := protowire.ConsumeBytes(value)
+			f.v = v
 			switch num {
 			case reqFileToGenerate:
 				toGenerate = append(toGenerate, string(v))
@@ -371,9 +374,6 @@ func narrowRaw(raw []byte) []byte {
 		return raw
 	}
 	generate, needed := contractFiles(toGenerate, files)
-	if len(generate) == len(toGenerate) {
-		return raw
-	}
 	keep := map[string]bool{}
 	for _, name := range generate {
 		keep[name] = true
@@ -382,18 +382,200 @@ func narrowRaw(raw []byte) []byte {
 	for _, f := range fields {
 		switch f.num {
 		case reqFileToGenerate:
-			v, _ := protowire.ConsumeBytes(f.b[protowire.SizeTag(f.num):])
-			if !keep[string(v)] {
+			if !keep[string(f.v)] {
 				continue
 			}
-		case reqProtoFile, reqSourceFileDescriptors:
+		case reqSourceFileDescriptors:
 			if !needed[f.file] {
+				continue
+			}
+		case reqProtoFile:
+			if !needed[f.file] {
+				continue
+			}
+			if n, ok := declarationsOnlySize(f.v); ok {
+				out = protowire.AppendTag(out, reqProtoFile, protowire.BytesType)
+				out = protowire.AppendVarint(out, uint64(n))
+				out = declarationsOnly(out, f.v)
 				continue
 			}
 		}
 		out = append(out, f.b...)
 	}
 	return out
+}
+
+// Field numbers of FileDescriptorProto's source info that
+// declarationsOnly reads.
+const (
+	fileSourceCodeInfo = 9
+	sourceLocation     = 1
+	locationPath       = 1
+)
+
+// declarationsOnly appends the encoded FileDescriptorProto file to dst
+// with the locations of its source info narrowed to those of declarations
+// (the file, messages, fields, oneofs, enums, enum values, services,
+// methods, extensions), in their order. Those are the only ones the
+// plugin reads, through SourceLocations().ByDescriptor: positions of
+// diagnostics (without an AST a finding points at its element) and
+// leading comments. The rest, three quarters of the locations (names,
+// types, numbers, options, imports...), would be decoded and indexed for
+// nothing. file must have passed declarationsOnlySize.
+func declarationsOnly(dst, file []byte) []byte {
+	eachField(file, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		if num != fileSourceCodeInfo || typ != protowire.BytesType {
+			dst = append(dst, whole...)
+			return true
+		}
+		info, _ := protowire.ConsumeBytes(value)
+		n, _ := keptInfoSize(info)
+		dst = protowire.AppendTag(dst, fileSourceCodeInfo, protowire.BytesType)
+		dst = protowire.AppendVarint(dst, uint64(n))
+		eachField(info, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+			if num != sourceLocation || typ != protowire.BytesType || keepLocation(value) {
+				dst = append(dst, whole...)
+			}
+			return true
+		})
+		return true
+	})
+	return dst
+}
+
+// declarationsOnlySize is the length of declarationsOnly's encoding of
+// file, or false when file or its source info is malformed (the file is
+// then passed on as it is, for proto.Unmarshal to judge).
+func declarationsOnlySize(file []byte) (int, bool) {
+	size := 0
+	ok := eachField(file, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		if num != fileSourceCodeInfo || typ != protowire.BytesType {
+			size += len(whole)
+			return true
+		}
+		info, k := protowire.ConsumeBytes(value)
+		if k < 0 {
+			return false
+		}
+		n, ok := keptInfoSize(info)
+		size += protowire.SizeTag(fileSourceCodeInfo) + protowire.SizeBytes(n)
+		return ok
+	})
+	return size, ok
+}
+
+// keptInfoSize is the length of the encoded SourceCodeInfo info once
+// narrowed to declarations, or false when info is malformed.
+func keptInfoSize(info []byte) (int, bool) {
+	size := 0
+	ok := eachField(info, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		if num != sourceLocation || typ != protowire.BytesType {
+			size += len(whole)
+			return true
+		}
+		if _, k := protowire.ConsumeBytes(value); k < 0 {
+			return false
+		}
+		if keepLocation(value) {
+			size += len(whole)
+		}
+		return true
+	})
+	return size, ok
+}
+
+// keepLocation reports whether the encoded Location field value (length
+// prefix included) is a declaration's. A location that cannot be read is
+// kept, for proto.Unmarshal to judge.
+func keepLocation(value []byte) bool {
+	loc, _ := protowire.ConsumeBytes(value)
+	var buf [16]int32
+	path := buf[:0]
+	ok := eachField(loc, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+		if num != locationPath {
+			return true
+		}
+		switch typ {
+		case protowire.VarintType:
+			x, _ := protowire.ConsumeVarint(v)
+			path = append(path, int32(x))
+		case protowire.BytesType:
+			packed, _ := protowire.ConsumeBytes(v)
+			for len(packed) > 0 {
+				x, k := protowire.ConsumeVarint(packed)
+				if k < 0 {
+					return false
+				}
+				path = append(path, int32(x))
+				packed = packed[k:]
+			}
+		}
+		return true
+	})
+	return !ok || declarationPath(path)
+}
+
+// Field numbers along the source path of a declaration
+// (descriptor.proto).
+const (
+	pathFileMessage   = 4
+	pathFileEnum      = 5
+	pathFileService   = 6
+	pathFileExtension = 7
+	pathMessageField  = 2
+	pathMessageNested = 3
+	pathMessageEnum   = 4
+	pathMessageExt    = 6
+	pathMessageOneof  = 8
+	pathEnumValue     = 2
+	pathServiceMethod = 2
+)
+
+// declarationPath reports whether a source path leads to a declaration,
+// a descriptor of its own: the file (the empty path), a message, field,
+// oneof, enum, enum value, service, method or extension. Names, types,
+// numbers, options and the like are parts of one.
+func declarationPath(path []int32) bool {
+	if len(path) == 0 {
+		return true
+	}
+	if len(path)%2 != 0 {
+		return false
+	}
+	switch path[0] {
+	case pathFileMessage:
+		return messagePath(path[2:])
+	case pathFileEnum:
+		return leafPath(path[2:], pathEnumValue)
+	case pathFileService:
+		return leafPath(path[2:], pathServiceMethod)
+	case pathFileExtension:
+		return len(path) == 2
+	}
+	return false
+}
+
+// messagePath is declarationPath inside a message, rest being the path
+// after the message's own (of even length).
+func messagePath(rest []int32) bool {
+	if len(rest) == 0 {
+		return true
+	}
+	switch rest[0] {
+	case pathMessageField, pathMessageExt, pathMessageOneof:
+		return len(rest) == 2
+	case pathMessageNested:
+		return messagePath(rest[2:])
+	case pathMessageEnum:
+		return leafPath(rest[2:], pathEnumValue)
+	}
+	return false
+}
+
+// leafPath is declarationPath inside an enum or a service: itself, or one
+// of its values or methods (field number child).
+func leafPath(rest []int32, child int32) bool {
+	return len(rest) == 0 || len(rest) == 2 && rest[0] == child
 }
 
 // fileHeader reads the name, dependency and public_dependency of an

@@ -238,6 +238,23 @@ func TestAnswerIsMarshalledGenerate(t *testing.T) {
 		"with a plain file": pbgo.Request("lang=go", append(plain.Descriptors(), set.Descriptors()...)...),
 		"failing":           pbgo.Request("lang=cobol", set.Descriptors()...),
 	}
+	// Lint findings are positioned from source info, which Answer narrows.
+	bad, err := model.Load(context.Background(), model.Config{Sources: map[string]string{"bad.proto": `syntax = "proto3";
+package bad;
+import "msgcontract/v1/options.proto";
+option go_package = "example.com/bad";
+message E {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "E" biz_key: "{amount}" };
+  double amount = 1;
+}
+message ESpec { string id = 1; }
+enum Kind { KIND_UNSPECIFIED = 0; None = 1; }`}}, "bad.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range generate.Langs {
+		reqs["failing lint "+lang] = pbgo.Request("lang="+lang, bad.Descriptors()...)
+	}
 	for _, lang := range generate.Langs {
 		reqs[lang] = pbgo.Request("lang="+lang, set.Descriptors()...)
 	}
@@ -257,8 +274,11 @@ func TestAnswerIsMarshalledGenerate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (name == "failing") != (resp.Error != nil) || (resp.Error == nil && len(resp.File) == 0) {
+			if strings.HasPrefix(name, "failing") != (resp.Error != nil) || (resp.Error == nil && len(resp.File) == 0) {
 				t.Fatalf("error %q, %d files", resp.GetError(), len(resp.File))
+			}
+			if strings.HasPrefix(name, "failing lint") && !strings.Contains(resp.GetError(), "bad.proto:5:1: BIZKEY_FIELD_TYPE") {
+				t.Fatalf("error %q, want a positioned BIZKEY_FIELD_TYPE", resp.GetError())
 			}
 			if !bytes.Equal(got, want) {
 				t.Fatalf("Answer's %d bytes differ from the %d of proto.Marshal(Generate(req))", len(got), len(want))

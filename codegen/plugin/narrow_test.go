@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -182,4 +183,25 @@ func descriptorsOf(fd protoreflect.FileDescriptor) []protoreflect.Descriptor {
 		}
 	}
 	return out
+}
+
+// TestDeclarationsOnlyLeavesMalformedFiles: a file whose source info
+// cannot be read is passed on as it is, for proto.Unmarshal to judge.
+func TestDeclarationsOnlyLeavesMalformedFiles(t *testing.T) {
+	t.Parallel()
+	name := protowire.AppendString(protowire.AppendTag(nil, fileName, protowire.BytesType), "x.proto")
+	for label, info := range map[string][]byte{
+		"truncated location": {0x0a, 0x05, 0x0a, 0x02, 0x04},
+		"bad packed path":    {0x0a, 0x03, 0x0a, 0x01, 0x80},
+	} {
+		file := protowire.AppendBytes(protowire.AppendTag(append([]byte(nil), name...), fileSourceCodeInfo, protowire.BytesType), info)
+		dst, _, ok := declarationsOnly([]byte("prefix"), file, nil)
+		if ok || string(dst) != "prefix" {
+			t.Errorf("%s: ok = %v, dst %q; want false and dst unchanged", label, ok, dst)
+		}
+	}
+	file := append(append([]byte(nil), name...), protowire.AppendBytes(protowire.AppendTag(nil, fileSourceCodeInfo, protowire.BytesType), nil)...)
+	if _, _, ok := declarationsOnly(nil, append(file, file...), nil); ok {
+		t.Error("two source_code_info fields narrowed; want them passed on to merge")
+	}
 }

@@ -379,6 +379,7 @@ func narrowRaw(raw []byte) []byte {
 		keep[name] = true
 	}
 	out := make([]byte, 0, len(raw))
+	var info []byte // scratch for declarationsOnly
 	for _, f := range fields {
 		switch f.num {
 		case reqFileToGenerate:
@@ -393,10 +394,8 @@ func narrowRaw(raw []byte) []byte {
 			if !needed[f.file] {
 				continue
 			}
-			if n, ok := declarationsOnlySize(f.v); ok {
-				out = protowire.AppendTag(out, reqProtoFile, protowire.BytesType)
-				out = protowire.AppendVarint(out, uint64(n))
-				out = declarationsOnly(out, f.v)
+			var ok bool
+			if out, info, ok = declarationsOnly(out, f.v, info[:0]); ok {
 				continue
 			}
 		}
@@ -413,85 +412,73 @@ const (
 	locationPath       = 1
 )
 
-// declarationsOnly appends the encoded FileDescriptorProto file to dst
-// with the locations of its source info narrowed to those of declarations
-// (the file, messages, fields, oneofs, enums, enum values, services,
-// methods, extensions), in their order. Those are the only ones the
-// plugin reads, through SourceLocations().ByDescriptor: positions of
-// diagnostics (without an AST a finding points at its element) and
-// leading comments. The rest, three quarters of the locations (names,
-// types, numbers, options, imports...), would be decoded and indexed for
-// nothing. file must have passed declarationsOnlySize.
-func declarationsOnly(dst, file []byte) []byte {
-	eachField(file, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+// declarationsOnly appends the encoded FileDescriptorProto file to dst as
+// a proto_file field of a request, with the locations of its source info
+// narrowed to those of declarations (the file, messages, fields, oneofs,
+// enums, enum values, services, methods, extensions), in their order.
+// Those are the only ones the plugin reads, through
+// SourceLocations().ByDescriptor: positions of lint findings (without an
+// AST a finding points at its element) and leading comments. The rest,
+// three quarters of the locations (names, types, numbers, options,
+// imports...), would be decoded and indexed for nothing. info is scratch
+// space, returned for reuse. When file or its source info cannot be read,
+// dst is returned as it was with false, for the caller to pass file on as
+// it is and proto.Unmarshal to judge it.
+func declarationsOnly(dst, file, info []byte) ([]byte, []byte, bool) {
+	var (
+		infoField []byte // the whole source_code_info field of file
+		infoCount int
+	)
+	ok := eachField(file, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		if num != fileSourceCodeInfo || typ != protowire.BytesType {
+			return true
+		}
+		infoField, infoCount = whole, infoCount+1
+		v, _ := protowire.ConsumeBytes(value)
+		return eachField(v, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+			if num != sourceLocation || typ != protowire.BytesType {
+				info = append(info, whole...)
+				return true
+			}
+			keep, ok := keepLocation(value)
+			if keep {
+				info = append(info, whole...)
+			}
+			return ok
+		})
+	})
+	if !ok || infoCount > 1 { // a repeated source_code_info would merge
+		return dst, info, false
+	}
+	size := len(file)
+	if infoField != nil {
+		size += protowire.SizeTag(fileSourceCodeInfo) + protowire.SizeBytes(len(info)) - len(infoField)
+	}
+	dst = protowire.AppendTag(dst, reqProtoFile, protowire.BytesType)
+	dst = protowire.AppendVarint(dst, uint64(size))
+	eachField(file, func(num protowire.Number, typ protowire.Type, whole, _ []byte) bool {
 		if num != fileSourceCodeInfo || typ != protowire.BytesType {
 			dst = append(dst, whole...)
 			return true
 		}
-		info, _ := protowire.ConsumeBytes(value)
-		n, _ := keptInfoSize(info)
 		dst = protowire.AppendTag(dst, fileSourceCodeInfo, protowire.BytesType)
-		dst = protowire.AppendVarint(dst, uint64(n))
-		eachField(info, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
-			if num != sourceLocation || typ != protowire.BytesType || keepLocation(value) {
-				dst = append(dst, whole...)
-			}
-			return true
-		})
+		dst = protowire.AppendBytes(dst, info)
 		return true
 	})
-	return dst
-}
-
-// declarationsOnlySize is the length of declarationsOnly's encoding of
-// file, or false when file or its source info is malformed (the file is
-// then passed on as it is, for proto.Unmarshal to judge).
-func declarationsOnlySize(file []byte) (int, bool) {
-	size := 0
-	ok := eachField(file, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
-		if num != fileSourceCodeInfo || typ != protowire.BytesType {
-			size += len(whole)
-			return true
-		}
-		info, k := protowire.ConsumeBytes(value)
-		if k < 0 {
-			return false
-		}
-		n, ok := keptInfoSize(info)
-		size += protowire.SizeTag(fileSourceCodeInfo) + protowire.SizeBytes(n)
-		return ok
-	})
-	return size, ok
-}
-
-// keptInfoSize is the length of the encoded SourceCodeInfo info once
-// narrowed to declarations, or false when info is malformed.
-func keptInfoSize(info []byte) (int, bool) {
-	size := 0
-	ok := eachField(info, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
-		if num != sourceLocation || typ != protowire.BytesType {
-			size += len(whole)
-			return true
-		}
-		if _, k := protowire.ConsumeBytes(value); k < 0 {
-			return false
-		}
-		if keepLocation(value) {
-			size += len(whole)
-		}
-		return true
-	})
-	return size, ok
+	return dst, info, true
 }
 
 // keepLocation reports whether the encoded Location field value (length
-// prefix included) is a declaration's. A location that cannot be read is
-// kept, for proto.Unmarshal to judge.
-func keepLocation(value []byte) bool {
-	loc, _ := protowire.ConsumeBytes(value)
+// prefix included) is a declaration's, and false for ok when it cannot be
+// read.
+func keepLocation(value []byte) (keep, ok bool) {
+	loc, n := protowire.ConsumeBytes(value)
+	if n < 0 {
+		return false, false
+	}
 	var buf [16]int32
 	path := buf[:0]
-	ok := eachField(loc, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+	ok = eachField(loc, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
 		if num != locationPath {
 			return true
 		}
@@ -512,7 +499,7 @@ func keepLocation(value []byte) bool {
 		}
 		return true
 	})
-	return !ok || declarationPath(path)
+	return ok && declarationPath(path), ok
 }
 
 // Field numbers along the source path of a declaration

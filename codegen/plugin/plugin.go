@@ -334,8 +334,9 @@ const (
 // decoded: a plain file's descriptor (most of it source info) is skipped
 // as bytes instead of decoded and dropped. Only the name and imports of
 // each file are read. The files kept keep only the source info of their
-// declarations (declarationsOnly). raw itself is returned when it cannot
-// be read (proto.Unmarshal then says why).
+// declarations, and only when they are generated (declarationsOnly). raw
+// itself is returned when it cannot be read (proto.Unmarshal then says
+// why).
 func narrowRaw(raw []byte) []byte {
 	type field struct {
 		num  protowire.Number
@@ -395,7 +396,7 @@ func narrowRaw(raw []byte) []byte {
 				continue
 			}
 			var ok bool
-			if out, info, ok = declarationsOnly(out, f.v, info[:0]); ok {
+			if out, info, ok = declarationsOnly(out, f.v, info[:0], keep[f.file]); ok {
 				continue
 			}
 		}
@@ -420,11 +421,13 @@ const (
 // SourceLocations().ByDescriptor: positions of lint findings (without an
 // AST a finding points at its element) and leading comments. The rest,
 // three quarters of the locations (names, types, numbers, options,
-// imports...), would be decoded and indexed for nothing. info is scratch
-// space, returned for reuse. When file or its source info cannot be read,
-// dst is returned as it was with false, for the caller to pass file on as
-// it is and proto.Unmarshal to judge it.
-func declarationsOnly(dst, file, info []byte) ([]byte, []byte, bool) {
+// imports...), would be decoded and indexed for nothing. Without generate
+// (a file only imported) no location is kept: lint and the generators
+// read positions and comments of the files they generate only. info is
+// scratch space, returned for reuse. When file or its source info cannot
+// be read, dst is returned as it was with false, for the caller to pass
+// file on as it is and proto.Unmarshal to judge it.
+func declarationsOnly(dst, file, info []byte, generate bool) ([]byte, []byte, bool) {
 	var (
 		infoField []byte // the whole source_code_info field of file
 		infoCount int
@@ -441,7 +444,7 @@ func declarationsOnly(dst, file, info []byte) ([]byte, []byte, bool) {
 				return true
 			}
 			keep, ok := keepLocation(value)
-			if keep {
+			if keep && generate {
 				info = append(info, whole...)
 			}
 			return ok
@@ -451,7 +454,10 @@ func declarationsOnly(dst, file, info []byte) ([]byte, []byte, bool) {
 		return dst, info, false
 	}
 	size := len(file)
-	if infoField != nil {
+	switch {
+	case infoField != nil && !generate:
+		size -= len(infoField)
+	case infoField != nil:
 		size += protowire.SizeTag(fileSourceCodeInfo) + protowire.SizeBytes(len(info)) - len(infoField)
 	}
 	dst = protowire.AppendTag(dst, reqProtoFile, protowire.BytesType)
@@ -461,8 +467,10 @@ func declarationsOnly(dst, file, info []byte) ([]byte, []byte, bool) {
 			dst = append(dst, whole...)
 			return true
 		}
-		dst = protowire.AppendTag(dst, fileSourceCodeInfo, protowire.BytesType)
-		dst = protowire.AppendBytes(dst, info)
+		if generate {
+			dst = protowire.AppendTag(dst, fileSourceCodeInfo, protowire.BytesType)
+			dst = protowire.AppendBytes(dst, info)
+		}
 		return true
 	})
 	return dst, info, true

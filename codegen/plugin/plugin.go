@@ -334,15 +334,18 @@ const (
 // decoded: a plain file's descriptor (most of it source info) is skipped
 // as bytes instead of decoded and dropped. Only the name and imports of
 // each file are read. The files kept keep only the source info of their
-// declarations, and only when they are generated (declarationsOnly). raw
-// itself is returned when it cannot be read (proto.Unmarshal then says
-// why).
+// declarations, and only when they are generated (declarationsOnly).
+// source_file_descriptors (protoc 24 and later: the files to generate
+// again, with source-retention options and all their source info, as
+// large again as those files) are dropped whole: nothing reads them, as
+// msgcontract's options are runtime-retention. raw itself is returned
+// when it cannot be read (proto.Unmarshal then says why).
 func narrowRaw(raw []byte) []byte {
 	type field struct {
 		num  protowire.Number
 		b    []byte // the whole field, tag included
 		v    []byte // its value (bytes fields: without the length)
-		file string // proto_file and source_file_descriptors: the file's name
+		file string // proto_file: the file's name
 	}
 	var (
 		fields     []field
@@ -357,15 +360,13 @@ func narrowRaw(raw []byte) []byte {
 			switch num {
 			case reqFileToGenerate:
 				toGenerate = append(toGenerate, string(v))
-			case reqProtoFile, reqSourceFileDescriptors:
+			case reqProtoFile:
 				fd := fileHeader(v)
 				if fd == nil {
 					return false
 				}
 				f.file = fd.GetName()
-				if num == reqProtoFile {
-					files = append(files, fd)
-				}
+				files = append(files, fd)
 			}
 		}
 		fields = append(fields, f)
@@ -388,9 +389,7 @@ func narrowRaw(raw []byte) []byte {
 				continue
 			}
 		case reqSourceFileDescriptors:
-			if !needed[f.file] {
-				continue
-			}
+			continue
 		case reqProtoFile:
 			if !needed[f.file] {
 				continue

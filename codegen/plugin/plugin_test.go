@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
@@ -260,6 +261,13 @@ func TestAnswerIsMarshalledGenerate(t *testing.T) {
 	for _, lang := range generate.Langs {
 		reqs[lang] = pbgo.Request("lang="+lang, set.Descriptors()...)
 	}
+	// protoc 24 and later send the files to generate again as
+	// source_file_descriptors, which Answer drops unread.
+	withSource := pbgo.Request("lang=java", set.Descriptors()...)
+	for _, f := range withSource.ProtoFile {
+		withSource.SourceFileDescriptors = append(withSource.SourceFileDescriptors, proto.Clone(f).(*descriptorpb.FileDescriptorProto))
+	}
+	reqs["source file descriptors"] = withSource
 	for name, req := range reqs {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

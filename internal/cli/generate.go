@@ -10,9 +10,11 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/buildinfo"
 )
 
@@ -68,10 +70,14 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			if os.Getenv("GOGC") == "" {
 				debug.SetGCPercent(400)
 			}
-			set, err := pf.load(cmd, args)
+			set, err := pf.compile(cmd.Context(), args, false)
 			if err != nil {
-				return err
+				return loadFailed(cmd, err)
 			}
+			// One protogen view for lint's Go checks, the Go emitter and
+			// protoc-gen-go (--with-pb), built before Lint asks for it.
+			generate.ShareGoView(set, p)
+			generate.Lint(set)
 			if n := len(set.Diagnostics); n > 0 {
 				for _, d := range set.Diagnostics {
 					fmt.Fprintln(cmd.ErrOrStderr(), d)
@@ -79,6 +85,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract generate: %d lint problem%s; nothing written\n", n, plural(n))
 				return findings()
 			}
+			dropASTs(set)
 			p.Version = buildinfo.Version
 			// Files are written as they are rendered, so few are held in
 			// memory at once; their names are printed sorted at the end.
@@ -126,4 +133,16 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	fl.BoolVar(&p.WithPB, "with-pb", false, "Go only: also write protoc-gen-go's .pb.go files (no protoc needed)")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not print the written files")
 	return cmd
+}
+
+// dropASTs lets go of protocompile's syntax trees (about a sixth of the
+// live heap) once the model is built and linted: nothing after lint asks
+// for a source position.
+func dropASTs(set *model.Set) {
+	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if r, ok := fd.(interface{ RemoveAST() }); ok {
+			r.RemoveAST()
+		}
+		return true
+	})
 }

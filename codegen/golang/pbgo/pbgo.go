@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/gofeaturespb"
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
@@ -98,16 +99,122 @@ func Generate(p emit.Params, files ...protoreflect.FileDescriptor) ([]emit.File,
 }
 
 // Each is Generate handing the files to fn one by one, in protoc-gen-go's
-// order, and letting go of each once fn returns; it stops at fn's first
-// error. Nothing is handed over when protoc-gen-go fails.
+// order; it stops at fn's first error. Nothing is handed over when
+// protoc-gen-go fails.
 func Each(p emit.Params, fn func(emit.File) error, files ...protoreflect.FileDescriptor) error {
-	plugin, err := protogen.Options{}.New(Request(Parameter(p), files...))
+	plugin, err := New(p, files...)
 	if err != nil {
-		return fmt.Errorf("protoc-gen-go: %w", err)
+		return err
+	}
+	return EachOf(plugin, fn)
+}
+
+// New builds the protogen view protoc-gen-go works on for files with p's
+// paths= and module=. Its descriptors carry the files' comments (for the
+// .pb.go's doc comments); the request's copy of the source info, which
+// protogen has read and protoc-gen-go drops, is let go. It is a complete
+// protogen view of the files, so lint's Go checks and the Go emitter can
+// share it (golang.UsePlugin) instead of building another.
+func New(p emit.Params, files ...protoreflect.FileDescriptor) (*protogen.Plugin, error) {
+	req := &pluginpb.CodeGeneratorRequest{}
+	if param := Parameter(p); param != "" {
+		req.Parameter = &param
+	}
+	var own []*descriptorpb.FileDescriptorProto
+	for _, fd := range WithImports(files...) {
+		// protocompile's files carry the proto they were built from,
+		// which protoc would send: no need to copy it (read only here).
+		if w, ok := fd.(interface {
+			FileDescriptorProto() *descriptorpb.FileDescriptorProto
+		}); ok {
+			req.ProtoFile = append(req.ProtoFile, w.FileDescriptorProto())
+			continue
+		}
+		fp := protodesc.ToFileDescriptorProto(fd)
+		own = append(own, fp)
+		req.ProtoFile = append(req.ProtoFile, fp)
+	}
+	for _, fd := range files {
+		req.FileToGenerate = append(req.FileToGenerate, fd.Path())
+	}
+	plugin, err := protogen.Options{}.New(req)
+	if err != nil {
+		return nil, fmt.Errorf("protoc-gen-go: %w", err)
 	}
 	plugin.SupportedFeatures = gengo.SupportedFeatures
 	plugin.SupportedEditionsMinimum = gengo.SupportedEditionsMinimum
 	plugin.SupportedEditionsMaximum = gengo.SupportedEditionsMaximum
+	// protodesc copied every location into the descriptors when protogen
+	// built them; protoc-gen-go clones each file's proto only to drop this.
+	for _, fp := range own {
+		fp.SourceCodeInfo = nil
+	}
+	return plugin, nil
+}
+
+// EachOf runs protoc-gen-go on plugin (from New) and hands each .pb.go
+// file to fn once it is formatted, in protoc-gen-go's order, instead of
+// formatting all of them first as protogen's Response does; files are
+// named as Response names them (module= stripped). It stops at fn's first
+// error. Nothing is handed over when protoc-gen-go fails. Call it once
+// per plugin; it may run while others read plugin (it only adds
+// generated files to it).
+func EachOf(plugin *protogen.Plugin, fn func(emit.File) error) error {
+	var (
+		files     []*protogen.File
+		generated []*protogen.GeneratedFile
+	)
+	for _, f := range plugin.Files {
+		if !f.Generate {
+			continue
+		}
+		if f.APILevel == gofeaturespb.GoFeatures_API_HYBRID {
+			// protoc-gen-go writes two files for it and returns one.
+			return eachOfResponse(plugin, fn)
+		}
+		files = append(files, f)
+	}
+	for _, f := range files {
+		generated = append(generated, gengo.GenerateFile(plugin, f))
+	}
+	// Response reports an error protoc-gen-go recorded and, every file
+	// being skipped, formats none; names are checked before any file is
+	// handed over, as Response checks them.
+	for _, g := range generated {
+		g.Skip()
+	}
+	if resp := plugin.Response(); resp.Error != nil {
+		return fmt.Errorf("protoc-gen-go: %s", resp.GetError())
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		// protoc-gen-go's name for the file, trimmed as Response trims it.
+		name := f.GeneratedFilenamePrefix + ".pb.go"
+		if module := parameter(plugin.Request.GetParameter(), "module"); module != "" {
+			trim := module + "/"
+			if !strings.HasPrefix(name, trim) {
+				return fmt.Errorf("protoc-gen-go: %v: generated file does not match prefix %q", name, module)
+			}
+			name = strings.TrimPrefix(name, trim)
+		}
+		names[i] = name
+	}
+	for i, g := range generated {
+		generated[i] = nil // its formatted copy is all that is kept
+		content, err := g.Content()
+		if err != nil {
+			return fmt.Errorf("protoc-gen-go: %w", err)
+		}
+		if err := fn(emit.File{Name: names[i], Content: content}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachOfResponse is EachOf through protogen's Response, which formats
+// every file before the first is handed over.
+func eachOfResponse(plugin *protogen.Plugin, fn func(emit.File) error) error {
 	for _, f := range plugin.Files {
 		if f.Generate {
 			gengo.GenerateFile(plugin, f)
@@ -124,6 +231,18 @@ func Each(p emit.Params, fn func(emit.File) error, files ...protoreflect.FileDes
 		}
 	}
 	return nil
+}
+
+// parameter is the value of key in a plugin parameter "k=v,k2=v2", as
+// protogen reads it (the last one wins).
+func parameter(param, key string) string {
+	var value string
+	for _, kv := range strings.Split(param, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			value = v
+		}
+	}
+	return value
 }
 
 // Ensure descriptorpb stays linked: protogen needs descriptor.proto's Go

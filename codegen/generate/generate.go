@@ -75,9 +75,10 @@ func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
 // Each is Run handing every file to fn as soon as it is ready, in no fixed
 // order, so that the CLI writes files out while others render and holds
 // few in memory. fn may be called from several goroutines at once (one
-// per core rendering Go, one for protoc-gen-go's files); each file's name
-// has passed emit.SafeName. With p.WithPB, protoc-gen-go's files are
-// generated on one core while the Go emitter renders on the others.
+// per core rendering Go, one per core formatting protoc-gen-go's files);
+// each file's name has passed emit.SafeName. With p.WithPB, protoc-gen-go
+// writes its files on one core while the Go emitter renders on the
+// others, then formats them on every core (pbgo.EachOf).
 // After an error no more files are handed over, but files already handed
 // over stay so.
 func Each(set *model.Set, p emit.Params, fn func(emit.File) error) error {

@@ -15,8 +15,12 @@
 package pbgo
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	gengo "google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -87,20 +91,32 @@ func WithImports(files ...protoreflect.FileDescriptor) []protoreflect.FileDescri
 // Generate runs protoc-gen-go on files with p's paths= and module= and
 // returns the .pb.go files it produced.
 func Generate(p emit.Params, files ...protoreflect.FileDescriptor) ([]emit.File, error) {
-	var out []emit.File
-	err := Each(p, func(f emit.File) error {
-		out = append(out, f)
-		return nil
-	}, files...)
+	plugin, err := New(p, files...)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	var (
+		mu  sync.Mutex
+		out []emit.File
+		at  []int
+	)
+	err = eachOf(plugin, func(i int, f emit.File) error {
+		mu.Lock()
+		defer mu.Unlock()
+		out, at = append(out, f), append(at, i)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sorted := make([]emit.File, len(out))
+	for j, i := range at {
+		sorted[i] = out[j]
+	}
+	return sorted, nil
 }
 
-// Each is Generate handing the files to fn one by one, in protoc-gen-go's
-// order; it stops at fn's first error. Nothing is handed over when
-// protoc-gen-go fails.
+// Each is Generate handing the files to fn as EachOf does.
 func Each(p emit.Params, fn func(emit.File) error, files ...protoreflect.FileDescriptor) error {
 	plugin, err := New(p, files...)
 	if err != nil {
@@ -153,13 +169,21 @@ func New(p emit.Params, files ...protoreflect.FileDescriptor) (*protogen.Plugin,
 }
 
 // EachOf runs protoc-gen-go on plugin (from New) and hands each .pb.go
-// file to fn once it is formatted, in protoc-gen-go's order, instead of
-// formatting all of them first as protogen's Response does; files are
-// named as Response names them (module= stripped). It stops at fn's first
-// error. Nothing is handed over when protoc-gen-go fails. Call it once
-// per plugin; it may run while others read plugin (it only adds
-// generated files to it).
+// file to fn once it is formatted, instead of formatting all of them
+// first as protogen's Response does: protoc-gen-go writes the files on
+// one goroutine (it is not safe for more), then they are formatted (Go's
+// parser and printer, most of the work) on every core, a file at a time
+// per core, and fn is called from those goroutines, in no fixed order.
+// Files are named as Response names them (module= stripped). After fn's
+// first error no more files are formatted. Nothing is handed over when
+// protoc-gen-go reports an error. Call it once per plugin; it may run
+// while others read plugin (it only adds generated files to it).
 func EachOf(plugin *protogen.Plugin, fn func(emit.File) error) error {
+	return eachOf(plugin, func(_ int, f emit.File) error { return fn(f) })
+}
+
+// eachOf is EachOf telling fn each file's place in protoc-gen-go's order.
+func eachOf(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
 	var (
 		files     []*protogen.File
 		generated []*protogen.GeneratedFile
@@ -199,22 +223,44 @@ func EachOf(plugin *protogen.Plugin, fn func(emit.File) error) error {
 		}
 		names[i] = name
 	}
-	for i, g := range generated {
-		generated[i] = nil // its formatted copy is all that is kept
-		content, err := g.Content()
-		if err != nil {
-			return fmt.Errorf("protoc-gen-go: %w", err)
-		}
-		if err := fn(emit.File{Name: names[i], Content: content}); err != nil {
-			return err
-		}
+	var (
+		failed atomic.Bool
+		errs   = make([]error, len(generated))
+		jobs   = make(chan int)
+		wg     sync.WaitGroup
+	)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(generated)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if failed.Load() {
+					continue
+				}
+				content, err := generated[i].Content()
+				generated[i] = nil // its formatted copy is all that is kept
+				if err != nil {
+					errs[i] = fmt.Errorf("protoc-gen-go: %w", err)
+				} else {
+					errs[i] = fn(i, emit.File{Name: names[i], Content: content})
+				}
+				if errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
 	}
-	return nil
+	for i := range generated {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // eachOfResponse is EachOf through protogen's Response, which formats
 // every file before the first is handed over.
-func eachOfResponse(plugin *protogen.Plugin, fn func(emit.File) error) error {
+func eachOfResponse(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
 	for _, f := range plugin.Files {
 		if f.Generate {
 			gengo.GenerateFile(plugin, f)
@@ -226,7 +272,7 @@ func eachOfResponse(plugin *protogen.Plugin, fn func(emit.File) error) error {
 	}
 	for i, f := range resp.File {
 		resp.File[i] = nil
-		if err := fn(emit.File{Name: f.GetName(), Content: []byte(f.GetContent())}); err != nil {
+		if err := fn(i, emit.File{Name: f.GetName(), Content: []byte(f.GetContent())}); err != nil {
 			return err
 		}
 	}

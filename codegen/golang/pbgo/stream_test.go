@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bufbuild/protocompile"
@@ -34,13 +35,29 @@ func compile(t *testing.T, files ...string) []protoreflect.FileDescriptor {
 	return fds
 }
 
-func collect(t *testing.T, each func(func(emit.File) error) error) ([]emit.File, error) {
+// collect returns the files each hands over, in protoc-gen-go's order.
+func collect(t *testing.T, each func(func(int, emit.File) error) error) ([]emit.File, error) {
 	t.Helper()
-	var out []emit.File
-	err := each(func(f emit.File) error {
-		out = append(out, f)
+	var (
+		mu  sync.Mutex
+		got = map[int]emit.File{}
+	)
+	err := each(func(i int, f emit.File) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := got[i]; dup {
+			t.Errorf("file %d handed over twice", i)
+		}
+		got[i] = f
 		return nil
 	})
+	out := make([]emit.File, len(got))
+	for i, f := range got {
+		if i >= len(out) {
+			t.Fatalf("file %d of %d", i, len(got))
+		}
+		out[i] = f
+	}
 	return out, err
 }
 
@@ -61,7 +78,7 @@ func TestEachOfIsResponse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := collect(t, func(fn func(emit.File) error) error { return EachOf(plugin, fn) })
+		got, err := collect(t, func(fn func(int, emit.File) error) error { return eachOf(plugin, fn) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +87,7 @@ func TestEachOfIsResponse(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref.Request = Request(Parameter(p), fds...) // a copy, source info kept, as before
-		want, err := collect(t, func(fn func(emit.File) error) error { return eachOfResponse(ref, fn) })
+		want, err := collect(t, func(fn func(int, emit.File) error) error { return eachOfResponse(ref, fn) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,12 +112,12 @@ func TestEachOfModuleMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := collect(t, func(fn func(emit.File) error) error { return EachOf(plugin, fn) })
+	got, err := collect(t, func(fn func(int, emit.File) error) error { return eachOf(plugin, fn) })
 	ref, refErr := New(p, fds...)
 	if refErr != nil {
 		t.Fatal(refErr)
 	}
-	_, want := collect(t, func(fn func(emit.File) error) error { return eachOfResponse(ref, fn) })
+	_, want := collect(t, func(fn func(int, emit.File) error) error { return eachOfResponse(ref, fn) })
 	if err == nil || want == nil || err.Error() != want.Error() || len(got) != 0 {
 		t.Fatalf("error %v and %d files, want %v and none", err, len(got), want)
 	}

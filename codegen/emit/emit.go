@@ -63,6 +63,35 @@ func WriteFile(dir string, f File) error {
 	return os.WriteFile(path, f.Content, 0o644)
 }
 
+// Writer writes files under Dir as WriteFile does, from any number of
+// goroutines at once, creating each folder once (a run writes hundreds of
+// files into a few folders; MkdirAll per file was a seventh of generate's
+// CPU).
+type Writer struct {
+	Dir  string
+	made sync.Map // folder path -> *madeDir
+}
+
+type madeDir struct {
+	once sync.Once
+	err  error
+}
+
+// Write writes f under w.Dir; see WriteFile.
+func (w *Writer) Write(f File) error {
+	if err := SafeName(f.Name); err != nil {
+		return err
+	}
+	path := filepath.Join(w.Dir, filepath.FromSlash(f.Name))
+	v, _ := w.made.LoadOrStore(filepath.Dir(path), &madeDir{})
+	d := v.(*madeDir)
+	d.once.Do(func() { d.err = os.MkdirAll(filepath.Dir(path), 0o755) })
+	if d.err != nil {
+		return d.err
+	}
+	return os.WriteFile(path, f.Content, 0o644)
+}
+
 // Collect runs each, which hands files to the function it is given (as
 // generate.Each does, from any goroutine), and returns all of them sorted
 // by name.

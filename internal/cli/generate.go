@@ -93,9 +93,10 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				mu       sync.Mutex
 				written  []string
 				writeErr error
+				w        = &emit.Writer{Dir: out}
 			)
 			err = generate.Each(set, p, func(f emit.File) error {
-				err := emit.WriteFile(out, f) // from several goroutines at once
+				err := w.Write(f) // from several goroutines at once
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {

@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/buildinfo"
+	"github.com/msgcontract/msgcontract/internal/gcpolicy"
 )
 
 func newGenerateCmd() *cobra.Command {
@@ -65,19 +64,33 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			default:
 				return usageErr(fmt.Errorf("--paths %q: want import or source_relative", p.Paths))
 			}
-			// generate is a short batch run that allocates much and keeps
-			// little: fewer collections save about a fifth of its CPU.
-			if os.Getenv("GOGC") == "" {
-				debug.SetGCPercent(400)
-			}
+			// A short batch run: few collections while the heap is small,
+			// a limit following the live heap once it is big.
+			_ = gcpolicy.Batch()
 			set, err := pf.compile(cmd.Context(), args, false)
 			if err != nil {
 				return loadFailed(cmd, err)
+			}
+			dropped := len(set.Diagnostics) == 0
+			if dropped {
+				// The model is built and clean, so nothing asks for a
+				// source position unless the emitters' checks in Lint
+				// find a problem: protocompile's syntax trees (about a
+				// fifth of the heap) go before the Go view is built.
+				dropASTs(set)
 			}
 			// One protogen view for lint's Go checks, the Go emitter and
 			// protoc-gen-go (--with-pb), built before Lint asks for it.
 			generate.ShareGoView(set, p)
 			generate.Lint(set)
+			if len(set.Diagnostics) > 0 && dropped {
+				// Positions come from the syntax trees: compile again
+				// to report the problems where they are.
+				if set, err = pf.compile(cmd.Context(), args, false); err != nil {
+					return loadFailed(cmd, err)
+				}
+				generate.Lint(set)
+			}
 			if n := len(set.Diagnostics); n > 0 {
 				for _, d := range set.Diagnostics {
 					fmt.Fprintln(cmd.ErrOrStderr(), d)
@@ -85,7 +98,6 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract generate: %d lint problem%s; nothing written\n", n, plural(n))
 				return findings()
 			}
-			dropASTs(set)
 			p.Version = buildinfo.Version
 			// Files are written as they are rendered, so few are held in
 			// memory at once; their names are printed sorted at the end.
@@ -136,9 +148,8 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	return cmd
 }
 
-// dropASTs lets go of protocompile's syntax trees (about a sixth of the
-// live heap) once the model is built and linted: nothing after lint asks
-// for a source position.
+// dropASTs lets go of protocompile's syntax trees. Positions asked for
+// afterwards are empty.
 func dropASTs(set *model.Set) {
 	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
 		if r, ok := fd.(interface{ RemoveAST() }); ok {

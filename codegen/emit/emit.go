@@ -3,13 +3,16 @@
 package emit
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // File is one generated file.
@@ -90,6 +93,38 @@ func (w *Writer) Write(f File) error {
 		return d.err
 	}
 	return os.WriteFile(path, f.Content, 0o644)
+}
+
+// Parallel calls work(i) for every i in [0, n) on GOMAXPROCS goroutines
+// (a bounded number at a time) and returns the errors joined. After the
+// first error no more calls start; those under way finish.
+func Parallel(n int, work func(i int) error) error {
+	var (
+		failed atomic.Bool
+		errs   = make([]error, n)
+		jobs   = make(chan int)
+		wg     sync.WaitGroup
+	)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if failed.Load() {
+					continue
+				}
+				if errs[i] = work(i); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Collect runs each, which hands files to the function it is given (as

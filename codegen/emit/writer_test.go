@@ -1,10 +1,13 @@
 package emit_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
@@ -53,5 +56,35 @@ func TestWriterRefuses(t *testing.T) {
 		if err := w.Write(emit.File{Name: name}); err == nil {
 			t.Fatalf("%s written under a file", name)
 		}
+	}
+}
+
+// TestParallel: every index runs once; after an error no more start (at
+// most one more per worker already under way) and the error is returned.
+func TestParallel(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[int]int{}
+	if err := emit.Parallel(100, func(i int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[i]++
+		return nil
+	}); err != nil || len(seen) != 100 {
+		t.Fatalf("error %v, %d indices run", err, len(seen))
+	}
+	for i, n := range seen {
+		if n != 1 {
+			t.Fatalf("index %d ran %d times", i, n)
+		}
+	}
+	stop := errors.New("stop")
+	var calls atomic.Int32
+	err := emit.Parallel(100, func(int) error {
+		calls.Add(1)
+		return stop
+	})
+	if !errors.Is(err, stop) || calls.Load() > int32(runtime.GOMAXPROCS(0)) {
+		t.Fatalf("error %v after %d calls, want %v after at most %d", err, calls.Load(), stop, runtime.GOMAXPROCS(0))
 	}
 }

@@ -15,12 +15,9 @@
 package pbgo
 
 import (
-	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	gengo "google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -223,39 +220,14 @@ func eachOf(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
 		}
 		names[i] = name
 	}
-	var (
-		failed atomic.Bool
-		errs   = make([]error, len(generated))
-		jobs   = make(chan int)
-		wg     sync.WaitGroup
-	)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(generated)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if failed.Load() {
-					continue
-				}
-				content, err := generated[i].Content()
-				generated[i] = nil // its formatted copy is all that is kept
-				if err != nil {
-					errs[i] = fmt.Errorf("protoc-gen-go: %w", err)
-				} else {
-					errs[i] = fn(i, emit.File{Name: names[i], Content: content})
-				}
-				if errs[i] != nil {
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	for i := range generated {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	return errors.Join(errs...)
+	return emit.Parallel(len(generated), func(i int) error {
+		content, err := generated[i].Content()
+		generated[i] = nil // its formatted copy is all that is kept
+		if err != nil {
+			return fmt.Errorf("protoc-gen-go: %w", err)
+		}
+		return fn(i, emit.File{Name: names[i], Content: content})
+	})
 }
 
 // eachOfResponse is EachOf through protogen's Response, which formats

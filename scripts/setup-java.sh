@@ -28,6 +28,8 @@ trap 'rm -rf "$empty"' EXIT
 # only has any); its ANSI reset codes are stripped from the log.
 echo "setup-java: resolving the Java toolchain (protobuf-java, JUnit 5, sqlite-jdbc, Maven plugins, protoc 29.0) into ~/.m2; the first time takes minutes"
 set +e
+# The log exists before Maven starts, so that tail never races its creation.
+: >"$empty/mvn.log"
 mvn -B -f "$pom" -Dgen.main="$empty" -Dgen.test="$empty" \
   -DskipTests test dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$empty/classpath.txt" \

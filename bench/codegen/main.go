@@ -61,7 +61,7 @@ func main() {
 		repo    = flag.String("repo", ".", "repository root (examples/proto and contracts/ are read from it)")
 		keep    = flag.Bool("keep", false, "keep the corpus and outputs and print where they are")
 		profDir = flag.String("profile", "", "also write pprof CPU and allocation profiles of generate and the plugin into this directory")
-		gogc    = flag.String("gogc", "", "run msgcontract and protoc-gen-msgcontract (not protoc-gen-go) with this GOGC instead of their built-in settings (generate: 400; the plugin: no collection up to a 4 MiB request)")
+		gogc    = flag.String("gogc", "", "run msgcontract and protoc-gen-msgcontract (not protoc-gen-go) with this GOGC instead of their built-in GC settings (generate's memory limit then stays off; the plugin's default is no collection up to a 4 MiB request)")
 	)
 	flag.Parse()
 	if err := run(*repo, *files, *runs, *keep, *profDir, *gogc); err != nil {
@@ -105,8 +105,11 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 		}
 	}
 	if gogc != "" {
-		// Both binaries choose their collector unless GOGC is set;
-		// a wrapper sets it for them only, not for protoc-gen-go.
+		// Both binaries pick their GC settings (generate: GOGC 400 and a
+		// memory limit following the live heap, internal/gcpolicy; the
+		// plugin: no collection up to a 4 MiB request, under a memory
+		// limit) unless the environment sets GOGC; a wrapper sets it for
+		// them only, not for protoc-gen-go.
 		fmt.Println("GOGC of msgcontract and protoc-gen-msgcontract:", gogc)
 		for _, target := range []*string{&bin, &plugin} {
 			wrapper := *target + "-gogc"

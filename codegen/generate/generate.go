@@ -6,6 +6,8 @@ package generate
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/compiler/protogen"
+
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/golang"
 	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
@@ -35,6 +37,33 @@ func Lint(set *model.Set) {
 	set.Diagnostics.Sort()
 }
 
+// ShareGoView prepares, for a --with-pb run (p.WithPB, Go), the one
+// protogen view of set's files that protoc-gen-go, the Go emitter and
+// lint's Go checks then share, instead of each building its own: call it
+// before Lint (Each calls it too). Without p.WithPB it does nothing; when
+// the view cannot be built nothing is shared, and Lint and Each report
+// what they report without it.
+func ShareGoView(set *model.Set, p emit.Params) {
+	if !p.WithPB || p.Lang != "go" {
+		return
+	}
+	if plugin, err := pbPlugin(set, p); err == nil {
+		golang.UsePlugin(set, p, plugin)
+	}
+}
+
+// pbPlugin is protoc-gen-go's view of set's files for p, built once per
+// set and parameter.
+func pbPlugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
+	v, err := set.Memo(pbKey{pbgo.Parameter(p)}, func() (any, error) { return pbgo.New(p, set.Descriptors()...) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*protogen.Plugin), nil
+}
+
+type pbKey struct{ parameter string }
+
 // Run generates code for every file of set in p.Lang, and with p.WithPB
 // (Go only) protoc-gen-go's .pb.go files too. The contracts must be free
 // of lint errors. Files are returned sorted by name, each checked with
@@ -46,9 +75,10 @@ func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
 // Each is Run handing every file to fn as soon as it is ready, in no fixed
 // order, so that the CLI writes files out while others render and holds
 // few in memory. fn may be called from several goroutines at once (one
-// per core rendering Go, one for protoc-gen-go's files); each file's name
-// has passed emit.SafeName. With p.WithPB, protoc-gen-go's files are
-// generated on one core while the Go emitter renders on the others.
+// per core rendering Go, one per core formatting protoc-gen-go's files);
+// each file's name has passed emit.SafeName. With p.WithPB, protoc-gen-go
+// writes its files on one core while the Go emitter renders on the
+// others, then formats them on every core (pbgo.EachOf).
 // After an error no more files are handed over, but files already handed
 // over stay so.
 func Each(set *model.Set, p emit.Params, fn func(emit.File) error) error {
@@ -85,14 +115,19 @@ func Each(set *model.Set, p emit.Params, fn func(emit.File) error) error {
 		if !p.WithPB {
 			return golang.Each(set, p, safe)
 		}
+		ShareGoView(set, p)
 		// The Go emitter's names are checked before any file is handed
 		// over, so a bad go_package or module= writes nothing.
 		r, err := golang.Prepare(set, p)
 		if err != nil {
 			return err
 		}
+		plugin, err := pbPlugin(set, p)
+		if err != nil {
+			return err
+		}
 		pb := make(chan error, 1)
-		go func() { pb <- pbgo.Each(p, safe, set.Descriptors()...) }()
+		go func() { pb <- pbgo.EachOf(plugin, safe) }()
 		err = r.Each(safe)
 		if pbErr := <-pb; err == nil {
 			err = pbErr

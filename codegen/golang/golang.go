@@ -12,12 +12,8 @@
 package golang
 
 import (
-	"errors"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -93,38 +89,13 @@ func (r *Prepared) Each(fn func(emit.File) error) error {
 	gens, names := r.gens, r.names
 	// Files render independently, so they render (and are written) in
 	// parallel, a bounded number at a time.
-	var (
-		failed atomic.Bool
-		errs   = make([]error, len(gens))
-		jobs   = make(chan int)
-		wg     sync.WaitGroup
-	)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(gens)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if failed.Load() {
-					continue
-				}
-				content, err := gens[i].render()
-				if err != nil {
-					errs[i] = fmt.Errorf("%s: %w", gens[i].model.Path, err)
-				} else {
-					errs[i] = fn(emit.File{Name: names[i], Content: content})
-				}
-				if errs[i] != nil {
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	for i := range gens {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	return errors.Join(errs...)
+	return emit.Parallel(len(gens), func(i int) error {
+		content, err := gens[i].render()
+		if err != nil {
+			return fmt.Errorf("%s: %w", gens[i].model.Path, err)
+		}
+		return fn(emit.File{Name: names[i], Content: content})
+	})
 }
 
 // Plugin builds the protogen view of set's files, as protoc-gen-go would

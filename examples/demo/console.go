@@ -62,6 +62,16 @@ func serveConsole(ctx context.Context, cfg Config, res *Result, ln net.Listener,
 	return serve(ctx, ln, mux)
 }
 
+// traceHold is what -hold-trace serves: the run's trace page at
+// /trace/<id>, and a redirect to it at the root, so that the bare address
+// opened by hand finds the page instead of a 404.
+func traceHold(res *Result) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /trace/", traceview.Handler(traceview.Config{Jaeger: res.JaegerUI}))
+	mux.Handle("GET /{$}", http.RedirectHandler("/trace/"+res.TraceID, http.StatusFound))
+	return mux
+}
+
 // serve serves h on ln until ctx ends.
 func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}

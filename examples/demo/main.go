@@ -16,8 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/msgcontract/msgcontract/internal/traceview"
 )
 
 func main() {
@@ -63,7 +61,7 @@ func main() {
 		switch {
 		case *holdTrace && view:
 			fmt.Println("trace: the page above draws the trace from Jaeger, which keeps this run's spans until Ctrl-C")
-			if err := serve(ctx, ln, traceview.Handler(traceview.Config{Jaeger: res.JaegerUI})); err != nil {
+			if err := serve(ctx, ln, traceHold(res)); err != nil {
 				fmt.Fprintln(os.Stderr, "demo: trace view:", err)
 			}
 		case *holdTrace && res.TraceID != "":

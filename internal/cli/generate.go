@@ -3,17 +3,18 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/buildinfo"
+	"github.com/msgcontract/msgcontract/internal/gcpolicy"
 )
 
 func newGenerateCmd() *cobra.Command {
@@ -63,14 +64,32 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			default:
 				return usageErr(fmt.Errorf("--paths %q: want import or source_relative", p.Paths))
 			}
-			// generate is a short batch run that allocates much and keeps
-			// little: fewer collections save about a fifth of its CPU.
-			if os.Getenv("GOGC") == "" {
-				debug.SetGCPercent(400)
-			}
-			set, err := pf.load(cmd, args)
+			// A short batch run: few collections while the heap is small,
+			// a limit following the live heap once it is big.
+			_ = gcpolicy.Batch()
+			set, err := pf.compile(cmd.Context(), args, false)
 			if err != nil {
-				return err
+				return loadFailed(cmd, err)
+			}
+			dropped := len(set.Diagnostics) == 0
+			if dropped {
+				// The model is built and clean, so nothing asks for a
+				// source position unless the emitters' checks in Lint
+				// find a problem: protocompile's syntax trees (about a
+				// fifth of the heap) go before the Go view is built.
+				dropASTs(set)
+			}
+			// One protogen view for lint's Go checks, the Go emitter and
+			// protoc-gen-go (--with-pb), built before Lint asks for it.
+			generate.ShareGoView(set, p)
+			generate.Lint(set)
+			if len(set.Diagnostics) > 0 && dropped {
+				// Positions come from the syntax trees: compile again
+				// to report the problems where they are.
+				if set, err = pf.compile(cmd.Context(), args, false); err != nil {
+					return loadFailed(cmd, err)
+				}
+				generate.Lint(set)
 			}
 			if n := len(set.Diagnostics); n > 0 {
 				for _, d := range set.Diagnostics {
@@ -86,9 +105,10 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				mu       sync.Mutex
 				written  []string
 				writeErr error
+				w        = &emit.Writer{Dir: out}
 			)
 			err = generate.Each(set, p, func(f emit.File) error {
-				err := emit.WriteFile(out, f) // from several goroutines at once
+				err := w.Write(f) // from several goroutines at once
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -126,4 +146,15 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	fl.BoolVar(&p.WithPB, "with-pb", false, "Go only: also write protoc-gen-go's .pb.go files (no protoc needed)")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not print the written files")
 	return cmd
+}
+
+// dropASTs lets go of protocompile's syntax trees. Positions asked for
+// afterwards are empty.
+func dropASTs(set *model.Set) {
+	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if r, ok := fd.(interface{ RemoveAST() }); ok {
+			r.RemoveAST()
+		}
+		return true
+	})
 }

@@ -173,7 +173,6 @@ func (c *Consumer) runHandler(ctx context.Context, tx *sql.Tx, env *envelopepb.E
 // fail classifies a handler failure and retries or dead-letters.
 func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *transport.Delivery,
 	env *envelopepb.Envelope, r *route, herr error, log *msgLog) {
-	et := env.GetEventType()
 	res := r.spec.Rules.Err(herr)
 	code, _ := classify.CodeOf(herr)
 	now := c.cfg.Now()
@@ -187,8 +186,8 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 			return
 		}
 		delay := time.Duration(delayMs) * time.Millisecond
-		c.cfg.Metrics.Inc(r.name, et, metrics.OutcomeRetryScheduled)
-		c.cfg.Metrics.ObserveRetryDelay(r.name, et, delay)
+		r.metrics.Inc(metrics.OutcomeRetryScheduled)
+		r.metrics.ObserveRetryDelay(delay)
 		tracing.End(log.span, metrics.OutcomeRetryScheduled, herr, tracing.KeyRetryDelay.Float64(delay.Seconds()))
 		log.get().Warn("msgcontract: handler failed, retry scheduled", "outcome", metrics.OutcomeRetryScheduled,
 			"error", herr, "code", code, "range", res.Range, "next_retry", next,
@@ -236,7 +235,11 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 		tracing.End(log.span, "handed_back", err)
 		return
 	}
-	c.cfg.Metrics.Inc(handler, rec.EventType, metrics.OutcomeDeadLettered)
+	if r != nil && env != nil {
+		r.metrics.Inc(metrics.OutcomeDeadLettered) // a route's event type is its envelopes'
+	} else {
+		c.cfg.Metrics.Inc(handler, rec.EventType, metrics.OutcomeDeadLettered)
+	}
 	tracing.End(log.span, metrics.OutcomeDeadLettered, errors.New(rec.Error), tracing.KeyDeadLetter.String(string(reason)))
 	// A dead letter is an outcome the contract foresees (a poison message,
 	// a non-retryable code, retries spent), kept for a human in the dlq
@@ -251,7 +254,7 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 func (c *Consumer) infraFailure(ctx context.Context, sub transport.Subscription, it *item, step string, err error) {
 	it.log.get().Error("msgcontract: database failure, message handed back", "step", step, "error", err,
 		"delay", c.cfg.InfraRetryDelay)
-	c.cfg.Metrics.IncHandedBack(it.r.name, it.env.GetEventType())
+	it.r.metrics.IncHandedBack()
 	tracing.End(it.log.span, "handed_back", err)
 	if derr := sub.Defer(ctx, it.d, c.cfg.Now().Add(c.cfg.InfraRetryDelay)); derr != nil {
 		it.log.get().Error("msgcontract: defer failed", "error", derr)

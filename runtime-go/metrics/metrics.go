@@ -179,3 +179,17 @@ func (r *Route) ObserveHandler(d time.Duration) {
 		return r.m.HandlerDuration.WithLabelValues(r.handler, r.eventType)
 	}).Observe(d.Seconds())
 }
+
+// ObserveRetryDelay is Metrics.ObserveRetryDelay for the route.
+func (r *Route) ObserveRetryDelay(d time.Duration) {
+	if r != nil {
+		r.m.ObserveRetryDelay(r.handler, r.eventType, d)
+	}
+}
+
+// IncHandedBack is Metrics.IncHandedBack for the route.
+func (r *Route) IncHandedBack() {
+	if r != nil {
+		r.m.IncHandedBack(r.handler, r.eventType)
+	}
+}

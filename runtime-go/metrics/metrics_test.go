@@ -104,7 +104,18 @@ func TestRoute(t *testing.T) {
 	if n := testutil.CollectAndCount(m.HandlerDuration); n != 1 {
 		t.Errorf("handler duration series = %d, want 1", n)
 	}
+	r.IncHandedBack()
+	m.IncHandedBack("h", "E")
+	if got := testutil.ToFloat64(m.HandedBack.WithLabelValues("h", "E")); got != 2 {
+		t.Errorf("handed back = %v, want 2", got)
+	}
+	r.ObserveRetryDelay(2 * time.Second)
+	if n := testutil.CollectAndCount(m.RetryDelay); n != 1 {
+		t.Errorf("retry delay series = %d, want 1", n)
+	}
 	var none *metrics.Metrics
 	none.Route("h", "E").Inc(metrics.OutcomeHandled)
 	none.Route("h", "E").ObserveHandler(time.Second)
+	none.Route("h", "E").ObserveRetryDelay(time.Second)
+	none.Route("h", "E").IncHandedBack()
 }

@@ -337,6 +337,41 @@ def test_timeout_fails_with_task_stacks(tmp_path: Path) -> None:
 
 
 
+def test_backlog_never_sees_a_retry_half_done(arun: Run, tmp_path: Path) -> None:
+    """A retry deletes the delivery and enqueues its successor in one transaction; a backlog
+    read meanwhile waits for it and counts the successor, never 0 (which once let a test stop
+    its consumer with a retry still to come)."""
+
+    async def main() -> None:
+        q = await SQLiteQueue.open(str(tmp_path / "queue.db"))
+        try:
+            sub = await q.subscribe("g", [SPEC.topic])
+            env = envelope("always")
+            await q.publish(SPEC.topic, env)
+            [d] = await sub.fetch(1, 1.0)
+            deleted, go_on = asyncio.Event(), asyncio.Event()
+            enqueue = q._enqueue
+
+            async def gated_enqueue(topic: str, grp: str, body: bytes, not_before: int) -> None:
+                deleted.set()
+                await go_on.wait()
+                await enqueue(topic, grp, body, not_before)
+
+            q._enqueue = gated_enqueue  # type: ignore[method-assign]
+            env.retry_count = 1
+            retry = asyncio.create_task(sub.retry(d, env))
+            await deleted.wait()
+            backlog = asyncio.create_task(q.backlog("g"))
+            await asyncio.wait({backlog}, timeout=0.5)  # a read inside the open transaction would answer here
+            go_on.set()
+            await retry
+            assert await backlog == 1
+        finally:
+            await q.close()
+
+    arun(main)
+
+
 def test_queue_schema_is_the_go_runtimes() -> None:
     """SQLiteQueue's tables are runtime-go's sqlitequeue tables, statement for statement."""
     import re

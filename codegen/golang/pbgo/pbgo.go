@@ -17,12 +17,14 @@ package pbgo
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	gengo "google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/gofeaturespb"
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
@@ -86,28 +88,151 @@ func WithImports(files ...protoreflect.FileDescriptor) []protoreflect.FileDescri
 // Generate runs protoc-gen-go on files with p's paths= and module= and
 // returns the .pb.go files it produced.
 func Generate(p emit.Params, files ...protoreflect.FileDescriptor) ([]emit.File, error) {
-	var out []emit.File
-	err := Each(p, func(f emit.File) error {
-		out = append(out, f)
-		return nil
-	}, files...)
+	plugin, err := New(p, files...)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	var (
+		mu  sync.Mutex
+		out []emit.File
+		at  []int
+	)
+	err = eachOf(plugin, func(i int, f emit.File) error {
+		mu.Lock()
+		defer mu.Unlock()
+		out, at = append(out, f), append(at, i)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sorted := make([]emit.File, len(out))
+	for j, i := range at {
+		sorted[i] = out[j]
+	}
+	return sorted, nil
 }
 
-// Each is Generate handing the files to fn one by one, in protoc-gen-go's
-// order, and letting go of each once fn returns; it stops at fn's first
-// error. Nothing is handed over when protoc-gen-go fails.
+// Each is Generate handing the files to fn as EachOf does.
 func Each(p emit.Params, fn func(emit.File) error, files ...protoreflect.FileDescriptor) error {
-	plugin, err := protogen.Options{}.New(Request(Parameter(p), files...))
+	plugin, err := New(p, files...)
 	if err != nil {
-		return fmt.Errorf("protoc-gen-go: %w", err)
+		return err
+	}
+	return EachOf(plugin, fn)
+}
+
+// New builds the protogen view protoc-gen-go works on for files with p's
+// paths= and module=. Its descriptors carry the files' comments (for the
+// .pb.go's doc comments); the request's copy of the source info, which
+// protogen has read and protoc-gen-go drops, is let go. It is a complete
+// protogen view of the files, so lint's Go checks and the Go emitter can
+// share it (golang.UsePlugin) instead of building another.
+func New(p emit.Params, files ...protoreflect.FileDescriptor) (*protogen.Plugin, error) {
+	req := &pluginpb.CodeGeneratorRequest{}
+	if param := Parameter(p); param != "" {
+		req.Parameter = &param
+	}
+	var own []*descriptorpb.FileDescriptorProto
+	for _, fd := range WithImports(files...) {
+		// protocompile's files carry the proto they were built from,
+		// which protoc would send: no need to copy it (read only here).
+		if w, ok := fd.(interface {
+			FileDescriptorProto() *descriptorpb.FileDescriptorProto
+		}); ok {
+			req.ProtoFile = append(req.ProtoFile, w.FileDescriptorProto())
+			continue
+		}
+		fp := protodesc.ToFileDescriptorProto(fd)
+		own = append(own, fp)
+		req.ProtoFile = append(req.ProtoFile, fp)
+	}
+	for _, fd := range files {
+		req.FileToGenerate = append(req.FileToGenerate, fd.Path())
+	}
+	plugin, err := protogen.Options{}.New(req)
+	if err != nil {
+		return nil, fmt.Errorf("protoc-gen-go: %w", err)
 	}
 	plugin.SupportedFeatures = gengo.SupportedFeatures
 	plugin.SupportedEditionsMinimum = gengo.SupportedEditionsMinimum
 	plugin.SupportedEditionsMaximum = gengo.SupportedEditionsMaximum
+	// protodesc copied every location into the descriptors when protogen
+	// built them; protoc-gen-go clones each file's proto only to drop this.
+	for _, fp := range own {
+		fp.SourceCodeInfo = nil
+	}
+	return plugin, nil
+}
+
+// EachOf runs protoc-gen-go on plugin (from New) and hands each .pb.go
+// file to fn once it is formatted, instead of formatting all of them
+// first as protogen's Response does: protoc-gen-go writes the files on
+// one goroutine (it is not safe for more), then they are formatted (Go's
+// parser and printer, most of the work) on every core, a file at a time
+// per core, and fn is called from those goroutines, in no fixed order.
+// Files are named as Response names them (module= stripped). After fn's
+// first error no more files are formatted. Nothing is handed over when
+// protoc-gen-go reports an error. Call it once per plugin; it may run
+// while others read plugin (it only adds generated files to it).
+func EachOf(plugin *protogen.Plugin, fn func(emit.File) error) error {
+	return eachOf(plugin, func(_ int, f emit.File) error { return fn(f) })
+}
+
+// eachOf is EachOf telling fn each file's place in protoc-gen-go's order.
+func eachOf(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
+	var (
+		files     []*protogen.File
+		generated []*protogen.GeneratedFile
+	)
+	for _, f := range plugin.Files {
+		if !f.Generate {
+			continue
+		}
+		if f.APILevel == gofeaturespb.GoFeatures_API_HYBRID {
+			// protoc-gen-go writes two files for it and returns one.
+			return eachOfResponse(plugin, fn)
+		}
+		files = append(files, f)
+	}
+	for _, f := range files {
+		generated = append(generated, gengo.GenerateFile(plugin, f))
+	}
+	// Response reports an error protoc-gen-go recorded and, every file
+	// being skipped, formats none; names are checked before any file is
+	// handed over, as Response checks them.
+	for _, g := range generated {
+		g.Skip()
+	}
+	if resp := plugin.Response(); resp.Error != nil {
+		return fmt.Errorf("protoc-gen-go: %s", resp.GetError())
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		// protoc-gen-go's name for the file, trimmed as Response trims it.
+		name := f.GeneratedFilenamePrefix + ".pb.go"
+		if module := parameter(plugin.Request.GetParameter(), "module"); module != "" {
+			trim := module + "/"
+			if !strings.HasPrefix(name, trim) {
+				return fmt.Errorf("protoc-gen-go: %v: generated file does not match prefix %q", name, module)
+			}
+			name = strings.TrimPrefix(name, trim)
+		}
+		names[i] = name
+	}
+	return emit.Parallel(len(generated), func(i int) error {
+		content, err := generated[i].Content()
+		generated[i] = nil // its formatted copy is all that is kept
+		if err != nil {
+			return fmt.Errorf("protoc-gen-go: %w", err)
+		}
+		return fn(i, emit.File{Name: names[i], Content: content})
+	})
+}
+
+// eachOfResponse is EachOf through protogen's Response, which formats
+// every file before the first is handed over.
+func eachOfResponse(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
 	for _, f := range plugin.Files {
 		if f.Generate {
 			gengo.GenerateFile(plugin, f)
@@ -119,11 +244,23 @@ func Each(p emit.Params, fn func(emit.File) error, files ...protoreflect.FileDes
 	}
 	for i, f := range resp.File {
 		resp.File[i] = nil
-		if err := fn(emit.File{Name: f.GetName(), Content: []byte(f.GetContent())}); err != nil {
+		if err := fn(i, emit.File{Name: f.GetName(), Content: []byte(f.GetContent())}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// parameter is the value of key in a plugin parameter "k=v,k2=v2", as
+// protogen reads it (the last one wins).
+func parameter(param, key string) string {
+	var value string
+	for _, kv := range strings.Split(param, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			value = v
+		}
+	}
+	return value
 }
 
 // Ensure descriptorpb stays linked: protogen needs descriptor.proto's Go

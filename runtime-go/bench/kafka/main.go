@@ -15,11 +15,17 @@
 //     per fetch, savepoints only after a failure, settled-prefix offset
 //     commits).
 //
+// Three floor sides (floor.go) time SQLite alone writing the same rows
+// with no broker and no Go per row: the business row, plus the dedup row,
+// plus only a key.
+//
 // Each side is timed from its first effect to its last, so joining the
 // group is not counted. Medians of -runs runs; last come
 //
 //	ratio kafka-runtime/kafka-bare=X (...)        the headline
 //	ratio kafka-runtime/kafka-bare-dedup=Y (...)
+//	floor ratio sqlite-effects-dedup/kafka-bare=F (...)  no loop that writes
+//	floor ratio sqlite-effects-key/kafka-bare=K (...)    the row can beat it
 //
 // (time per message of the runtime over the bare loop).
 //
@@ -69,7 +75,7 @@ func main() {
 	flag.IntVar(&cfg.fetch, "fetch", 256, "records per transaction, on both sides")
 	flag.IntVar(&cfg.runs, "runs", 3, "repetitions; the median of each side is reported")
 	p := flag.Int("partitions", 4, "partitions of the topic")
-	flag.StringVar(&cfg.only, "only", "", "run only this side (kafka-bare, kafka-bare-dedup or kafka-runtime; for profiling); no ratios")
+	flag.StringVar(&cfg.only, "only", "", "run only this side (kafka-bare, kafka-bare-dedup, kafka-runtime or a sqlite-effects floor; for profiling); no ratios")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the first run's consume span of the runtime side (of the -only side) to this file")
 	flag.Parse()
 	cfg.partitions = int32(*p)
@@ -106,6 +112,7 @@ func run(cfg config) error {
 		name, note string
 		run        func(ctx context.Context, cfg config, dir string) (result, error)
 		got        []result
+		floor      bool // no broker: nothing published
 	}
 	sides := []side{
 		{name: "kafka-bare", note: "franz-go poll, decode, INSERT, one transaction per poll, offsets committed every 200 ms",
@@ -116,6 +123,12 @@ func run(cfg config) error {
 			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
 		{name: "kafka-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=%d", workersNote(cfg.workers), cfg.fetch),
 			run: runRuntime},
+		{name: "sqlite-effects", note: "floor: SQLite alone writing kafka-bare's rows, one INSERT ... SELECT a transaction, no Go a row",
+			run: runFloor(floorEffects), floor: true},
+		{name: "sqlite-effects-dedup", note: "floor: the same plus the runtime's dedup row",
+			run: runFloor(floorDedup), floor: true},
+		{name: "sqlite-effects-key", note: "floor: the same plus a claim of the key alone (no conflict check, no cleanup)",
+			run: runFloor(floorKey), floor: true},
 	}
 	if cfg.only != "" {
 		i := slices.IndexFunc(sides, func(s side) bool { return s.name == cfg.only })
@@ -149,6 +162,10 @@ func run(cfg config) error {
 		}
 		c, p := benchstat.Median(cs), benchstat.Median(ps)
 		medians[s.name] = c
+		if s.floor {
+			fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %s", s.note, benchstat.PerMessage(benchstat.Median(cpus), cfg.n))))
+			continue
+		}
 		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %s; publish %v (%.0f msg/s), not counted",
 			s.note, benchstat.PerMessage(benchstat.Median(cpus), cfg.n), p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
 	}
@@ -157,6 +174,11 @@ func run(cfg config) error {
 	}
 	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare-dedup", cfg.n, medians["kafka-runtime"], medians["kafka-bare-dedup"]))
 	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare", cfg.n, medians["kafka-runtime"], medians["kafka-bare"]))
+	// What no implementation can beat: SQLite's one writer alone, writing
+	// the same rows, against the whole bare loop.
+	for _, f := range []string{"sqlite-effects-dedup", "sqlite-effects-key"} {
+		fmt.Println("floor " + benchstat.Ratio(f, "kafka-bare", cfg.n, medians[f], medians["kafka-bare"]))
+	}
 	return nil
 }
 

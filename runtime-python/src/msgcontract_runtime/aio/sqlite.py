@@ -254,20 +254,26 @@ class SQLiteQueue:
         await self._write(stmts)
         return SQLiteSubscription(self, group, list(topics))
 
+    async def _read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a query, read under the write lock.
+
+        Reads share the one connection with _write, so without the lock a
+        read could run inside another task's open transaction and see it
+        half done: between a retry's delete and its enqueue, the backlog
+        would count the message as gone.
+        """
+        async with self._lock:
+            async with self._conn.execute(sql, args) as cur:
+                return [tuple(r) async for r in cur]
+
     async def backlog(self, group: str = "") -> int:
-        """Counts the queued rows of group (every group for "")."""
-        async with self._conn.execute(
-            "SELECT count(*) FROM mc_queue WHERE ?1 = '' OR grp = ?1 OR grp = ''", (group,)
-        ) as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
+        """Counts the queued rows of group (every group for ""), committed ones only."""
+        rows = await self._read("SELECT count(*) FROM mc_queue WHERE ?1 = '' OR grp = ?1 OR grp = ''", (group,))
+        return int(rows[0][0]) if rows else 0
 
     async def dead_letters(self) -> list[tuple[Any, ...]]:
         """The dead-letter rows as (message_id, reason, code, attempts, handler), oldest first."""
-        async with self._conn.execute(
-            "SELECT message_id, reason, code, attempts, handler FROM mc_dead_letter ORDER BY id"
-        ) as cur:
-            return [tuple(r) async for r in cur]
+        return await self._read("SELECT message_id, reason, code, attempts, handler FROM mc_dead_letter ORDER BY id")
 
 
 class SQLiteSubscription:

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGeneratePositionsEmitterChecks: generate drops protocompile's syntax
+// trees before lint's emitter checks run (they need them only for a
+// problem's position); a problem only those checks find (a Python
+// keyword) is still reported at its line and column, as lint reports it,
+// with and without --with-pb, and nothing is written.
+func TestGeneratePositionsEmitterChecks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t", "v1", "t.proto")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := `syntax = "proto3";
+package t.v1;
+import "msgcontract/v1/options.proto";
+option go_package = "example.com/t/v1;tv1";
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1;
+}
+enum Kind {
+  KIND_UNSPECIFIED = 0;
+    None = 1;
+}
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := file + ":11:5: PYTHON_KEYWORD_NAME: enum value None"
+	code, lintOut, _ := run(t, "lint", "-I", dir, file)
+	if code != 1 || !strings.Contains(lintOut, want) {
+		t.Fatalf("lint: exit %d, stdout %q; want 1 and %q", code, lintOut, want)
+	}
+	for _, flags := range [][]string{{"--lang", "go"}, {"--lang", "go", "--with-pb"}} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"generate", "--out", out, "-I", dir}, flags...)
+		code, _, stderr := run(t, append(args, file)...)
+		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "1 lint problem; nothing written") {
+			t.Fatalf("%v: exit %d, stderr %q; want 1 and %q", flags, code, stderr, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: %s written", flags, out)
+		}
+	}
+}

@@ -20,6 +20,12 @@
 //	ratio generate-with-pb/protoc-go+msgcontract=X (cpu Y, rss Z)
 //	ratio protoc-3lang+plugin/protoc-3lang=X (cpu Y, rss Z)
 //	ratio protoc-3lang+plugin/protoc-3lang plain90=X (cpu Y, rss Z)
+//	ratio protoc-3lang+emptyplugin/protoc-3lang=X (cpu Y, rss Z)
+//	ratio protoc-3lang+emptyplugin/protoc-3lang plain90=X (cpu Y, rss Z)
+//
+// The last two run a stand-in plugin that answers nothing (emptyplugin)
+// in place of protoc-gen-msgcontract: what protoc itself spends on three
+// plugins, under the plugin's ratios.
 //
 // Ratios are measured and reported, never asserted (issue 21's goals:
 // generate below 1.0 wall, 1.2 CPU and 1.5 memory of protoc --go_out; the
@@ -55,7 +61,7 @@ func main() {
 		repo    = flag.String("repo", ".", "repository root (examples/proto and contracts/ are read from it)")
 		keep    = flag.Bool("keep", false, "keep the corpus and outputs and print where they are")
 		profDir = flag.String("profile", "", "also write pprof CPU and allocation profiles of generate and the plugin into this directory")
-		gogc    = flag.String("gogc", "", "run msgcontract and protoc-gen-msgcontract (not protoc-gen-go) with this GOGC instead of their built-in GC settings (generate's memory limit then stays off)")
+		gogc    = flag.String("gogc", "", "run msgcontract and protoc-gen-msgcontract (not protoc-gen-go) with this GOGC instead of their built-in GC settings (generate's memory limit then stays off; the plugin's default is no collection up to a 4 MiB request)")
 	)
 	flag.Parse()
 	if err := run(*repo, *files, *runs, *keep, *profDir, *gogc); err != nil {
@@ -90,7 +96,8 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	}
 	bin := filepath.Join(work, "msgcontract")
 	plugin := filepath.Join(work, "protoc-gen-msgcontract")
-	for target, pkg := range map[string]string{bin: "./cmd/msgcontract", plugin: "./cmd/protoc-gen-msgcontract"} {
+	empty := filepath.Join(work, "protoc-gen-empty")
+	for target, pkg := range map[string]string{bin: "./cmd/msgcontract", plugin: "./cmd/protoc-gen-msgcontract", empty: "./bench/codegen/emptyplugin"} {
 		build := exec.Command("go", "build", "-o", target, pkg)
 		build.Dir = repo
 		if out, err := build.CombinedOutput(); err != nil {
@@ -100,8 +107,9 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	if gogc != "" {
 		// Both binaries pick their GC settings (generate: GOGC 400 and a
 		// memory limit following the live heap, internal/gcpolicy; the
-		// plugin: GOGC 400) unless the environment sets GOGC; a wrapper
-		// sets it for them only, not for protoc-gen-go.
+		// plugin: no collection up to a 4 MiB request, under a memory
+		// limit) unless the environment sets GOGC; a wrapper sets it for
+		// them only, not for protoc-gen-go.
 		fmt.Println("GOGC of msgcontract and protoc-gen-msgcontract:", gogc)
 		for _, target := range []*string{&bin, &plugin} {
 			wrapper := *target + "-gogc"
@@ -130,7 +138,7 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	protocCmd := func(inc []string, files []string, outs ...string) *exec.Cmd {
 		args := []string{"--plugin=protoc-gen-go=" + protocGenGo}
 		for _, l := range languages {
-			args = append(args, "--plugin=protoc-gen-mc"+l.lang+"="+plugin)
+			args = append(args, "--plugin=protoc-gen-mc"+l.lang+"="+plugin, "--plugin=protoc-gen-empty"+l.lang+"="+empty)
 		}
 		args = append(args, outs...)
 		args = append(args, inc...)
@@ -138,8 +146,9 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 		return exec.Command(protoc, args...)
 	}
 	// threeLangs are protoc's outputs for Go, Java and Python into
-	// out/<lang>, with the plugin for the same three when plugin is set.
-	threeLangs := func(out string, plugin bool) []string {
+	// out/<lang>, with the plugin for the same three when plugin is set
+	// ("mc" msgcontract's, "empty" the stand-in that answers nothing).
+	threeLangs := func(out string, plugin string) []string {
 		var outs []string
 		for _, l := range languages {
 			dir := filepath.Join(out, l.lang)
@@ -147,8 +156,8 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 				panic(err)
 			}
 			outs = append(outs, l.protocOut+"="+dir)
-			if plugin {
-				outs = append(outs, "--mc"+l.lang+"_out=lang="+l.lang+":"+dir)
+			if plugin != "" {
+				outs = append(outs, "--"+plugin+l.lang+"_out=lang="+l.lang+":"+dir)
 			}
 		}
 		return outs
@@ -167,20 +176,26 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 		}},
 		{name: "protoc --go_out", cmd: func(out string) *exec.Cmd { return protocCmd(includes, protos, "--go_out="+out) }},
 		{name: "protoc go+java+python", cmd: func(out string) *exec.Cmd {
-			return protocCmd(includes, protos, threeLangs(out, false)...)
+			return protocCmd(includes, protos, threeLangs(out, "")...)
 		}},
 		{name: "protoc go+java+python + plugin x3", cmd: func(out string) *exec.Cmd {
-			return protocCmd(includes, protos, threeLangs(out, true)...)
+			return protocCmd(includes, protos, threeLangs(out, "mc")...)
 		}},
 		{name: "plain90: protoc go+java+python", cmd: func(out string) *exec.Cmd {
-			return protocCmd(plainInc, plainProtos, threeLangs(out, false)...)
+			return protocCmd(plainInc, plainProtos, threeLangs(out, "")...)
 		}},
 		{name: "plain90: protoc go+java+python + plugin x3", cmd: func(out string) *exec.Cmd {
-			return protocCmd(plainInc, plainProtos, threeLangs(out, true)...)
+			return protocCmd(plainInc, plainProtos, threeLangs(out, "mc")...)
 		}},
 		{name: "plain90: msgcontract generate --with-pb", cmd: generate(plainProtos, plainInc...)},
 		{name: "plain90: protoc --go_out", cmd: func(out string) *exec.Cmd {
 			return protocCmd(plainInc, plainProtos, "--go_out="+out)
+		}},
+		{name: "protoc go+java+python + empty plugin x3", cmd: func(out string) *exec.Cmd {
+			return protocCmd(includes, protos, threeLangs(out, "empty")...)
+		}},
+		{name: "plain90: ... + empty plugin x3", cmd: func(out string) *exec.Cmd {
+			return protocCmd(plainInc, plainProtos, threeLangs(out, "empty")...)
 		}},
 	}
 	load := loadAverage()
@@ -223,6 +238,10 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	ratio("protoc-3lang+plugin/protoc-3lang", tools[4], tools[3])
 	ratio("protoc-3lang+plugin/protoc-3lang plain90", tools[6], tools[5])
 	ratio("generate-with-pb/protoc-go plain90", tools[7], tools[8])
+	// What protoc spends on three plugins that do nothing: a floor under
+	// the plugin's two ratios above.
+	ratio("protoc-3lang+emptyplugin/protoc-3lang", tools[9], tools[3])
+	ratio("protoc-3lang+emptyplugin/protoc-3lang plain90", tools[10], tools[5])
 	if profDir != "" {
 		return profiles(profDir, work, tools[0].cmd, func(lang string, plain bool) *exec.Cmd {
 			if plain {

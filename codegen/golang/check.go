@@ -2,6 +2,7 @@ package golang
 
 import (
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/compiler/protogen"
 
@@ -28,7 +29,17 @@ func Check(set *model.Set) model.Diagnostics {
 	return check(set, plugin)
 }
 
+// check is Check against one Go view of set. Lint and Prepare (for Go,
+// in one run, often with the same view) share its findings.
 func check(set *model.Set, plugin *protogen.Plugin) model.Diagnostics {
+	v, _ := set.Memo(checkKey{plugin}, func() (any, error) { return checkView(set, plugin), nil })
+	return slices.Clone(v.(model.Diagnostics))
+}
+
+// checkKey is the set's memo key of check's findings for a Go view.
+type checkKey struct{ plugin *protogen.Plugin }
+
+func checkView(set *model.Set, plugin *protogen.Plugin) model.Diagnostics {
 	pkgs, clashes := newPackages(set, plugin)
 	var ds model.Diagnostics
 	named := map[string]bool{}

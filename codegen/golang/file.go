@@ -186,11 +186,17 @@ const wrapWidth = 76
 // wrap refills each paragraph (separated by a blank line) of text to
 // wrapWidth columns; a word longer than that gets a line of its own.
 func wrap(text string) string {
-	var out []string
-	for _, para := range strings.Split(strings.TrimSpace(text), "\n\n") {
-		var b strings.Builder
+	text = strings.TrimSpace(text)
+	var b strings.Builder
+	b.Grow(len(text))
+	first := true
+	for para := range strings.SplitSeq(text, "\n\n") {
+		if !first {
+			b.WriteString("\n\n")
+		}
+		first = false
 		n := 0
-		for _, w := range strings.Fields(para) {
+		for w := range strings.FieldsSeq(para) {
 			switch {
 			case n == 0:
 			case n+1+len(w) > wrapWidth:
@@ -203,7 +209,6 @@ func wrap(text string) string {
 			b.WriteString(w)
 			n += len(w)
 		}
-		out = append(out, b.String())
 	}
-	return strings.Join(out, "\n\n")
+	return b.String()
 }

@@ -51,6 +51,31 @@ func ext[T proto.Message](opts proto.Message, xt protoreflect.ExtensionType) (T,
 	if opts == nil || !opts.ProtoReflect().IsValid() {
 		return zero, false
 	}
+	// Options decoded with the option types linked in (descriptors from
+	// protoc's request, in the plugin) hold the extension typed already;
+	// options holding neither it nor unknown fields do not hold it. Only
+	// the rest need the round trip.
+	var (
+		value          protoreflect.Value
+		typed, present bool
+	)
+	opts.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if !fd.IsExtension() || fd.Number() != xt.TypeDescriptor().Number() {
+			return true
+		}
+		present = true
+		if xd, ok := fd.(protoreflect.ExtensionTypeDescriptor); ok && xd.Type() == xt {
+			value, typed = v, true
+		}
+		return false
+	})
+	if typed {
+		v, ok := xt.InterfaceOf(value).(T)
+		return v, ok
+	}
+	if !present && len(opts.ProtoReflect().GetUnknown()) == 0 {
+		return zero, false
+	}
 	raw, err := proto.Marshal(opts)
 	if err != nil {
 		return zero, false

@@ -45,11 +45,7 @@ func Run(in io.Reader, out io.Writer, version string) error {
 	if err != nil {
 		return err
 	}
-	req := &pluginpb.CodeGeneratorRequest{}
-	if err := proto.Unmarshal(narrowRaw(raw), req); err != nil {
-		return fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
-	}
-	resp, err := proto.Marshal(Generate(req, version))
+	resp, err := Answer(raw, version)
 	if err != nil {
 		return err
 	}
@@ -57,14 +53,64 @@ func Run(in io.Reader, out io.Writer, version string) error {
 	return err
 }
 
-// Generate answers one request.
-func Generate(req *pluginpb.CodeGeneratorRequest, version string) *pluginpb.CodeGeneratorResponse {
-	resp := &pluginpb.CodeGeneratorResponse{
+// Answer is Run on an encoded request, returning the encoded response: the
+// bytes proto.Marshal gives for Generate's response, written without
+// copying each generated file into a string and then into the message.
+func Answer(raw []byte, version string) ([]byte, error) {
+	req := &pluginpb.CodeGeneratorRequest{}
+	if err := proto.Unmarshal(narrowRaw(raw), req); err != nil {
+		return nil, fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
+	}
+	resp := response()
+	files, err := generateFiles(req, version)
+	if err != nil {
+		resp.Error = proto.String(err.Error())
+		return proto.Marshal(resp)
+	}
+	size := 0
+	for _, f := range files {
+		size += len(f.Name) + len(f.Content) + 32 // and tags and lengths
+	}
+	b, err := proto.MarshalOptions{}.MarshalAppend(make([]byte, 0, size+64), resp)
+	if err != nil {
+		return nil, err
+	}
+	// response_file fields come last in field-number order, as Marshal
+	// writes them.
+	for _, f := range files {
+		n := protowire.SizeTag(respFileName) + protowire.SizeBytes(len(f.Name)) +
+			protowire.SizeTag(respFileContent) + protowire.SizeBytes(len(f.Content))
+		b = protowire.AppendTag(b, respFile, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(n))
+		b = protowire.AppendTag(b, respFileName, protowire.BytesType)
+		b = protowire.AppendString(b, f.Name)
+		b = protowire.AppendTag(b, respFileContent, protowire.BytesType)
+		b = protowire.AppendBytes(b, f.Content)
+	}
+	return b, nil
+}
+
+// Field numbers of CodeGeneratorResponse and its File that Answer writes.
+const (
+	respFile        = 15
+	respFileName    = 1
+	respFileContent = 15
+)
+
+// response is a response without files: the features and editions the
+// plugin supports.
+func response() *pluginpb.CodeGeneratorResponse {
+	return &pluginpb.CodeGeneratorResponse{
 		SupportedFeatures: proto.Uint64(uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL |
 			pluginpb.CodeGeneratorResponse_FEATURE_SUPPORTS_EDITIONS)),
 		MinimumEdition: proto.Int32(int32(editionMin)),
 		MaximumEdition: proto.Int32(int32(editionMax)),
 	}
+}
+
+// Generate answers one request.
+func Generate(req *pluginpb.CodeGeneratorRequest, version string) *pluginpb.CodeGeneratorResponse {
+	resp := response()
 	files, err := generateFiles(req, version)
 	if err != nil {
 		resp.Error = proto.String(err.Error())
@@ -109,22 +155,18 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		}
 		return nil, nil
 	}
-	// For Go, protogen resolves Go packages (go_package, M mappings)
-	// exactly as protoc-gen-go does, and validates paths= and module=; the
-	// Go emitter and lint's Go checks use this view of the files, and its
-	// descriptors are the model's. Java and Python need no go_package and
-	// build only the descriptors (lint's Go checks build a protogen view
-	// without source info, which is cheaper than this one).
-	var (
-		gen *protogen.Plugin
-		fds []protoreflect.FileDescriptor
-		err error
-	)
-	if params.Lang == "go" {
-		gen, err = protogen.Options{ParamFunc: func(string, string) error { return nil }}.New(req)
-		if err != nil {
-			return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
-		}
+	// protogen resolves Go packages (go_package, M mappings) exactly as
+	// protoc-gen-go does, and validates paths= and module=. Its view of
+	// protoc's request is built once, and serves every language: its
+	// descriptors are the model's, lint's Go checks read its Go names and
+	// the Go emitter writes from it. Only Go generation fails when it
+	// cannot be built.
+	gen, err := goView(req, params.Lang)
+	if err != nil {
+		return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
+	}
+	var fds []protoreflect.FileDescriptor
+	if gen != nil {
 		for _, name := range req.GetFileToGenerate() {
 			fds = append(fds, gen.FilesByPath[name].Desc)
 		}
@@ -136,10 +178,40 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		return nil, err
 	}
 	if gen != nil {
-		golang.UsePlugin(set, params, gen)
+		golang.UsePlugin(set, goParams(params), gen)
 	}
 	generate.Lint(set)
 	return generate.Run(set, params)
+}
+
+// goView is protogen's view of req. For Go it reads req's parameters (M
+// mappings, paths=, module=) and its error is the plugin's. For Java and
+// Python it is lint's Go view, which `msgcontract lint` builds without
+// parameters: it is built so, and when it cannot be (a file without
+// go_package), there is no Go view and no error: lint's Go checks have
+// nothing to check, as in golang.Check.
+func goView(req *pluginpb.CodeGeneratorRequest, lang string) (*protogen.Plugin, error) {
+	opts := protogen.Options{ParamFunc: func(string, string) error { return nil }}
+	if lang == "go" {
+		return opts.New(req)
+	}
+	param := req.Parameter
+	req.Parameter = nil
+	gen, err := opts.New(req)
+	req.Parameter = param
+	if err != nil {
+		return nil, nil
+	}
+	return gen, nil
+}
+
+// goParams are the parameters gen was built with for p: lint's (none)
+// unless Go is generated.
+func goParams(p emit.Params) emit.Params {
+	if p.Lang == "go" {
+		return p
+	}
+	return emit.Params{}
 }
 
 // descriptors builds the files to generate and their imports.
@@ -261,13 +333,19 @@ const (
 // narrowRaw is contractsOnly on the encoded request, before it is
 // decoded: a plain file's descriptor (most of it source info) is skipped
 // as bytes instead of decoded and dropped. Only the name and imports of
-// each file are read. raw itself is returned when nothing is left out or
-// it cannot be read (proto.Unmarshal then says why).
+// each file are read. The files kept keep only the source info of their
+// declarations, and only when they are generated (declarationsOnly).
+// source_file_descriptors (protoc 24 and later: the files to generate
+// again, with source-retention options and all their source info, as
+// large again as those files) are dropped whole: nothing reads them, as
+// msgcontract's options are runtime-retention. raw itself is returned
+// when it cannot be read (proto.Unmarshal then says why).
 func narrowRaw(raw []byte) []byte {
 	type field struct {
 		num  protowire.Number
 		b    []byte // the whole field, tag included
-		file string // proto_file and source_file_descriptors: the file's name
+		v    []byte // its value (bytes fields: without the length)
+		file string // proto_file: the file's name
 	}
 	var (
 		fields     []field
@@ -278,18 +356,17 @@ func narrowRaw(raw []byte) []byte {
 		f := field{num: num, b: whole}
 		if typ == protowire.BytesType {
 			v, _ := protowire.ConsumeBytes(value)
+			f.v = v
 			switch num {
 			case reqFileToGenerate:
 				toGenerate = append(toGenerate, string(v))
-			case reqProtoFile, reqSourceFileDescriptors:
+			case reqProtoFile:
 				fd := fileHeader(v)
 				if fd == nil {
 					return false
 				}
 				f.file = fd.GetName()
-				if num == reqProtoFile {
-					files = append(files, fd)
-				}
+				files = append(files, fd)
 			}
 		}
 		fields = append(fields, f)
@@ -299,29 +376,200 @@ func narrowRaw(raw []byte) []byte {
 		return raw
 	}
 	generate, needed := contractFiles(toGenerate, files)
-	if len(generate) == len(toGenerate) {
-		return raw
-	}
 	keep := map[string]bool{}
 	for _, name := range generate {
 		keep[name] = true
 	}
 	out := make([]byte, 0, len(raw))
+	var info []byte // scratch for declarationsOnly
 	for _, f := range fields {
 		switch f.num {
 		case reqFileToGenerate:
-			v, _ := protowire.ConsumeBytes(f.b[protowire.SizeTag(f.num):])
-			if !keep[string(v)] {
+			if !keep[string(f.v)] {
 				continue
 			}
-		case reqProtoFile, reqSourceFileDescriptors:
+		case reqSourceFileDescriptors:
+			continue
+		case reqProtoFile:
 			if !needed[f.file] {
+				continue
+			}
+			var ok bool
+			if out, info, ok = declarationsOnly(out, f.v, info[:0], keep[f.file]); ok {
 				continue
 			}
 		}
 		out = append(out, f.b...)
 	}
 	return out
+}
+
+// Field numbers of FileDescriptorProto's source info that
+// declarationsOnly reads.
+const (
+	fileSourceCodeInfo = 9
+	sourceLocation     = 1
+	locationPath       = 1
+)
+
+// declarationsOnly appends the encoded FileDescriptorProto file to dst as
+// a proto_file field of a request, with the locations of its source info
+// narrowed to those of declarations (the file, messages, fields, oneofs,
+// enums, enum values, services, methods, extensions), in their order.
+// Those are the only ones the plugin reads, through
+// SourceLocations().ByDescriptor: positions of lint findings (without an
+// AST a finding points at its element) and leading comments. The rest,
+// three quarters of the locations (names, types, numbers, options,
+// imports...), would be decoded and indexed for nothing. Without generate
+// (a file only imported) no location is kept: lint and the generators
+// read positions and comments of the files they generate only. info is
+// scratch space, returned for reuse. When file or its source info cannot
+// be read, dst is returned as it was with false, for the caller to pass
+// file on as it is and proto.Unmarshal to judge it.
+func declarationsOnly(dst, file, info []byte, generate bool) ([]byte, []byte, bool) {
+	var (
+		infoField []byte // the whole source_code_info field of file
+		infoCount int
+	)
+	ok := eachField(file, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		if num != fileSourceCodeInfo || typ != protowire.BytesType {
+			return true
+		}
+		infoField, infoCount = whole, infoCount+1
+		v, _ := protowire.ConsumeBytes(value)
+		return eachField(v, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+			if num != sourceLocation || typ != protowire.BytesType {
+				info = append(info, whole...)
+				return true
+			}
+			keep, ok := keepLocation(value)
+			if keep && generate {
+				info = append(info, whole...)
+			}
+			return ok
+		})
+	})
+	if !ok || infoCount > 1 { // a repeated source_code_info would merge
+		return dst, info, false
+	}
+	size := len(file)
+	switch {
+	case infoField != nil && !generate:
+		size -= len(infoField)
+	case infoField != nil:
+		size += protowire.SizeTag(fileSourceCodeInfo) + protowire.SizeBytes(len(info)) - len(infoField)
+	}
+	dst = protowire.AppendTag(dst, reqProtoFile, protowire.BytesType)
+	dst = protowire.AppendVarint(dst, uint64(size))
+	eachField(file, func(num protowire.Number, typ protowire.Type, whole, _ []byte) bool {
+		if num != fileSourceCodeInfo || typ != protowire.BytesType {
+			dst = append(dst, whole...)
+			return true
+		}
+		if generate {
+			dst = protowire.AppendTag(dst, fileSourceCodeInfo, protowire.BytesType)
+			dst = protowire.AppendBytes(dst, info)
+		}
+		return true
+	})
+	return dst, info, true
+}
+
+// keepLocation reports whether the encoded Location field value (length
+// prefix included) is a declaration's, and false for ok when it cannot be
+// read.
+func keepLocation(value []byte) (keep, ok bool) {
+	loc, n := protowire.ConsumeBytes(value)
+	if n < 0 {
+		return false, false
+	}
+	var buf [16]int32
+	path := buf[:0]
+	ok = eachField(loc, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+		if num != locationPath {
+			return true
+		}
+		switch typ {
+		case protowire.VarintType:
+			x, _ := protowire.ConsumeVarint(v)
+			path = append(path, int32(x))
+		case protowire.BytesType:
+			packed, _ := protowire.ConsumeBytes(v)
+			for len(packed) > 0 {
+				x, k := protowire.ConsumeVarint(packed)
+				if k < 0 {
+					return false
+				}
+				path = append(path, int32(x))
+				packed = packed[k:]
+			}
+		}
+		return true
+	})
+	return ok && declarationPath(path), ok
+}
+
+// Field numbers along the source path of a declaration
+// (descriptor.proto).
+const (
+	pathFileMessage   = 4
+	pathFileEnum      = 5
+	pathFileService   = 6
+	pathFileExtension = 7
+	pathMessageField  = 2
+	pathMessageNested = 3
+	pathMessageEnum   = 4
+	pathMessageExt    = 6
+	pathMessageOneof  = 8
+	pathEnumValue     = 2
+	pathServiceMethod = 2
+)
+
+// declarationPath reports whether a source path leads to a declaration,
+// a descriptor of its own: the file (the empty path), a message, field,
+// oneof, enum, enum value, service, method or extension. Names, types,
+// numbers, options and the like are parts of one.
+func declarationPath(path []int32) bool {
+	if len(path) == 0 {
+		return true
+	}
+	if len(path)%2 != 0 {
+		return false
+	}
+	switch path[0] {
+	case pathFileMessage:
+		return messagePath(path[2:])
+	case pathFileEnum:
+		return leafPath(path[2:], pathEnumValue)
+	case pathFileService:
+		return leafPath(path[2:], pathServiceMethod)
+	case pathFileExtension:
+		return len(path) == 2
+	}
+	return false
+}
+
+// messagePath is declarationPath inside a message, rest being the path
+// after the message's own (of even length).
+func messagePath(rest []int32) bool {
+	if len(rest) == 0 {
+		return true
+	}
+	switch rest[0] {
+	case pathMessageField, pathMessageExt, pathMessageOneof:
+		return len(rest) == 2
+	case pathMessageNested:
+		return messagePath(rest[2:])
+	case pathMessageEnum:
+		return leafPath(rest[2:], pathEnumValue)
+	}
+	return false
+}
+
+// leafPath is declarationPath inside an enum or a service: itself, or one
+// of its values or methods (field number child).
+func leafPath(rest []int32, child int32) bool {
+	return len(rest) == 0 || len(rest) == 2 && rest[0] == child
 }
 
 // fileHeader reads the name, dependency and public_dependency of an

@@ -1,12 +1,17 @@
 package plugin_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
@@ -15,6 +20,29 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/plugin"
 	"github.com/msgcontract/msgcontract/internal/examplegen"
 )
+
+// badContract has findings of every language's lint: a biz_key on a
+// double, a generated Go name taken (ESpec) and a Python keyword (None).
+const badContract = `syntax = "proto3";
+package bad;
+import "msgcontract/v1/options.proto";
+option go_package = "example.com/bad";
+message E {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "E" biz_key: "{amount}" };
+  double amount = 1;
+}
+message ESpec { string id = 1; }
+enum Kind { KIND_UNSPECIFIED = 0; None = 1; }`
+
+// loadContract compiles one contract file from source.
+func loadContract(t *testing.T, path, src string) *model.Set {
+	t.Helper()
+	set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{path: src}}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
 
 func loadExamples(t *testing.T) *model.Set {
 	t.Helper()
@@ -88,17 +116,7 @@ func TestGenerateMatchesCLI(t *testing.T) {
 
 func TestGenerateRefusesLintErrors(t *testing.T) {
 	t.Parallel()
-	set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{"bad.proto": `syntax = "proto3";
-package bad;
-import "msgcontract/v1/options.proto";
-option go_package = "example.com/bad";
-message E {
-  option (msgcontract.v1.event) = { topic: "t" event_type: "E" biz_key: "{amount}" };
-  double amount = 1;
-}`}}, "bad.proto")
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadContract(t, "bad.proto", badContract)
 	resp := plugin.Generate(pbgo.Request("", set.Files[0].Desc), "dev")
 	if !strings.Contains(resp.GetError(), "BIZKEY_FIELD_TYPE") {
 		t.Fatalf("error = %q, want the lint finding", resp.GetError())
@@ -109,7 +127,7 @@ message E {
 // packages, so Java and Python contracts need no go_package.
 func TestOtherLangsNeedNoGoPackage(t *testing.T) {
 	t.Parallel()
-	set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{"shop/v1/paid.proto": `syntax = "proto3";
+	set := loadContract(t, "shop/v1/paid.proto", `syntax = "proto3";
 package shop.v1;
 import "msgcontract/v1/options.proto";
 option java_package = "com.example.shop.v1";
@@ -117,10 +135,7 @@ option java_multiple_files = true;
 message Paid {
   option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
   string id = 1;
-}`}}, "shop/v1/paid.proto")
-	if err != nil {
-		t.Fatal(err)
-	}
+}`)
 	for _, lang := range []string{"java", "python"} {
 		t.Run(lang, func(t *testing.T) {
 			t.Parallel()
@@ -182,5 +197,102 @@ func TestPlainFilesCostNothing(t *testing.T) {
 	// file: it reaches protogen, which wants its missing go_package.
 	if resp := plugin.Generate(pbgo.Request("", plain.Descriptors()[1]), "dev"); !strings.Contains(resp.GetError(), "go_package") {
 		t.Fatalf("public import: error %q, want protogen's go_package error", resp.GetError())
+	}
+}
+
+// TestEveryLangRunsGoChecks: the plugin lints a contract for every
+// language whatever it generates, so lang=java and lang=python refuse a
+// contract Go cannot represent with the finding the CLI gives, though their
+// Go view is built from protoc's request and not from the model. (Other
+// findings point at their option in the CLI, which has the AST, and at the
+// element in the plugin.)
+func TestEveryLangRunsGoChecks(t *testing.T) {
+	t.Parallel()
+	set := loadContract(t, "bad.proto", badContract)
+	generate.Lint(set)
+	for _, lang := range generate.Langs {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			_, err := generate.Run(set, emit.Params{Lang: lang, Version: "dev"})
+			want := goFindings(fmt.Sprint(err))
+			if want == "" {
+				t.Fatalf("the CLI's error = %v, want GO_NAME_COLLISION", err)
+			}
+			resp := plugin.Generate(pbgo.Request("lang="+lang+",paths=source_relative", set.Descriptors()...), "dev")
+			if got := goFindings(resp.GetError()); got != want {
+				t.Fatalf("plugin's Go findings:\n%s\nwant the CLI's:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// goFindings are the GO_NAME_COLLISION lines of a lint error.
+func goFindings(err string) string {
+	var lines []string
+	for _, l := range strings.Split(err, "\n") {
+		if strings.Contains(l, "GO_NAME_COLLISION") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestAnswerIsMarshalledGenerate: Answer writes the response's files
+// itself; its bytes are proto.Marshal's of Generate's response, for every
+// language, for a request with plain files left out and for a failure.
+func TestAnswerIsMarshalledGenerate(t *testing.T) {
+	t.Parallel()
+	set := loadExamples(t)
+	plain, err := model.Load(context.Background(), model.Config{Sources: map[string]string{
+		"plain/v1/plain.proto": "syntax = \"proto3\";\npackage plain.v1;\nmessage Plain { string id = 1; }\n",
+	}}, "plain/v1/plain.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := map[string]*pluginpb.CodeGeneratorRequest{
+		"with a plain file": pbgo.Request("lang=go", append(plain.Descriptors(), set.Descriptors()...)...),
+		"failing":           pbgo.Request("lang=cobol", set.Descriptors()...),
+	}
+	// Lint findings are positioned from source info, which Answer narrows.
+	bad := loadContract(t, "bad.proto", badContract)
+	for _, lang := range generate.Langs {
+		reqs["failing lint "+lang] = pbgo.Request("lang="+lang, bad.Descriptors()...)
+	}
+	for _, lang := range generate.Langs {
+		reqs[lang] = pbgo.Request("lang="+lang, set.Descriptors()...)
+	}
+	// protoc 24 and later send the files to generate again as
+	// source_file_descriptors, which Answer drops unread.
+	withSource := pbgo.Request("lang=java", set.Descriptors()...)
+	for _, f := range withSource.ProtoFile {
+		withSource.SourceFileDescriptors = append(withSource.SourceFileDescriptors, proto.Clone(f).(*descriptorpb.FileDescriptorProto))
+	}
+	reqs["source file descriptors"] = withSource
+	for name, req := range reqs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			raw, err := proto.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := plugin.Answer(raw, "dev")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := plugin.Generate(req, "dev")
+			want, err := proto.Marshal(resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(name, "failing") != (resp.Error != nil) || (resp.Error == nil && len(resp.File) == 0) {
+				t.Fatalf("error %q, %d files", resp.GetError(), len(resp.File))
+			}
+			if strings.HasPrefix(name, "failing lint") && !strings.Contains(resp.GetError(), "bad.proto:5:1: BIZKEY_FIELD_TYPE") {
+				t.Fatalf("error %q, want a positioned BIZKEY_FIELD_TYPE", resp.GetError())
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("Answer's %d bytes differ from the %d of proto.Marshal(Generate(req))", len(got), len(want))
+			}
+		})
 	}
 }

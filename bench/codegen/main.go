@@ -22,10 +22,15 @@
 //	ratio protoc-3lang+plugin/protoc-3lang plain90=X (cpu Y, rss Z)
 //	ratio protoc-3lang+emptyplugin/protoc-3lang=X (cpu Y, rss Z)
 //	ratio protoc-3lang+emptyplugin/protoc-3lang plain90=X (cpu Y, rss Z)
+//	ratio protoc-3lang+plugin-once/protoc-3lang=X (cpu Y, rss Z)
+//	ratio protoc-3lang+plugin-once/protoc-3lang plain90=X (cpu Y, rss Z)
 //
 // The last two run a stand-in plugin that answers nothing (emptyplugin)
 // in place of protoc-gen-msgcontract: what protoc itself spends on three
-// plugins, under the plugin's ratios.
+// plugins, under the plugin's ratios. The plugin-once rows run
+// protoc-gen-msgcontract once for the three languages
+// (--msgcontract_out=lang=go+java+python:DIR), which writes the same files
+// into the same folders as the three invocations (checked byte for byte).
 //
 // Ratios are measured and reported, never asserted (issue 21's goals:
 // generate below 1.0 wall, 1.2 CPU and 1.5 memory of protoc --go_out; the
@@ -162,6 +167,11 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 		}
 		return outs
 	}
+	// oneInvocation is threeLangs with the plugin run once for the three
+	// (lang=go+java+python), writing the same files into the same folders.
+	oneInvocation := func(out string) []string {
+		return append(threeLangs(out, ""), "--mcgo_out=lang=go+java+python:"+out)
+	}
 	generate := func(files []string, inc ...string) func(string) *exec.Cmd {
 		return func(out string) *exec.Cmd {
 			args := append([]string{"generate", "--lang", "go", "--with-pb", "--quiet", "--out", out}, inc...)
@@ -197,6 +207,12 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 		{name: "plain90: ... + empty plugin x3", cmd: func(out string) *exec.Cmd {
 			return protocCmd(plainInc, plainProtos, threeLangs(out, "empty")...)
 		}},
+		{name: "protoc go+java+python + plugin x1 (3 langs)", cmd: func(out string) *exec.Cmd {
+			return protocCmd(includes, protos, oneInvocation(out)...)
+		}},
+		{name: "plain90: ... + plugin x1 (3 langs)", cmd: func(out string) *exec.Cmd {
+			return protocCmd(plainInc, plainProtos, oneInvocation(out)...)
+		}},
 	}
 	load := loadAverage()
 	// Runs alternate between the tools, so that a change in the machine's
@@ -218,6 +234,12 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	n, err := sameTree(filepath.Join(work, "0-0"), filepath.Join(work, "1-0"))
 	if err != nil {
 		return fmt.Errorf("%s and %s wrote different output: %w", tools[0].name, tools[1].name, err)
+	}
+	// One invocation for the three languages writes what three do.
+	for _, pair := range [][2]int{{4, 11}, {6, 12}} {
+		if _, err := sameTree(filepath.Join(work, fmt.Sprintf("%d-0", pair[0])), filepath.Join(work, fmt.Sprintf("%d-0", pair[1]))); err != nil {
+			return fmt.Errorf("%s and %s wrote different output: %w", tools[pair[0]].name, tools[pair[1]].name, err)
+		}
 	}
 	fmt.Printf("corpus: %d files (%d synthetic contracts + 2 examples); plain90: %d files, %d with msgcontract options\n",
 		len(protos), nfiles, len(plainProtos), (nfiles+9)/10)
@@ -242,6 +264,9 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	// the plugin's two ratios above.
 	ratio("protoc-3lang+emptyplugin/protoc-3lang", tools[9], tools[3])
 	ratio("protoc-3lang+emptyplugin/protoc-3lang plain90", tools[10], tools[5])
+	// The plugin once for the three languages (lang=go+java+python).
+	ratio("protoc-3lang+plugin-once/protoc-3lang", tools[11], tools[3])
+	ratio("protoc-3lang+plugin-once/protoc-3lang plain90", tools[12], tools[5])
 	if profDir != "" {
 		return profiles(profDir, work, tools[0].cmd, func(lang string, plain bool) *exec.Cmd {
 			if plain {

@@ -8,12 +8,21 @@
 // (import or source_relative), module (a Go import-path prefix to strip)
 // and protoc-gen-go's M<file>=<import path> mappings. An unknown key is an
 // error.
+//
+// lang may name several languages joined by "+" (lang=go+java+python): one
+// invocation then decodes, builds and lints the request once and writes
+// each language's files under a folder of DIR, named after the language
+// unless go_dir=, java_dir= or python_dir= say otherwise, as protoc's own
+// --go_out=DIR/go --java_out=DIR/java --python_out=DIR/python lay them
+// out.
 package plugin
 
 import (
 	"flag"
 	"fmt"
 	"io"
+	"path"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/compiler/protogen"
@@ -130,9 +139,13 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		flags  flag.FlagSet
 		params = emit.Params{Version: version}
 	)
-	flags.StringVar(&params.Lang, "lang", "go", "language to generate: "+strings.Join(generate.Langs, ", "))
+	flags.StringVar(&params.Lang, "lang", "go", "language to generate: "+strings.Join(generate.Langs, ", ")+", or several joined by +")
 	flags.StringVar(&params.Paths, "paths", "", "import or source_relative")
 	flags.StringVar(&params.Module, "module", "", "Go import-path prefix to strip from output paths")
+	dirs := map[string]*string{}
+	for _, l := range generate.Langs {
+		dirs[l] = flags.String(l+"_dir", l, "folder of "+l+"'s files when lang names several languages")
+	}
 	for _, kv := range strings.Split(req.GetParameter(), ",") {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
@@ -140,16 +153,17 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 			continue // protoc-gen-go's own parameters, read by protogen below
 		}
 		if err := flags.Set(k, v); err != nil {
-			return nil, fmt.Errorf("protoc-gen-msgcontract: parameter %q: %w; parameters are lang=go|java|python, paths=import|source_relative, module=PREFIX and M<file>=<go import path>", kv, err)
+			return nil, fmt.Errorf("protoc-gen-msgcontract: parameter %q: %w; parameters are lang=go|java|python (or several joined by +), paths=import|source_relative, module=PREFIX, go_dir=, java_dir=, python_dir= and M<file>=<go import path>", kv, err)
 		}
+	}
+	langs, err := parseLangs(params.Lang, dirs)
+	if err != nil {
+		return nil, err
 	}
 	req = contractsOnly(req)
 	if len(req.GetFileToGenerate()) == 0 {
 		// Parameters are still checked: a mistake shows before the first
 		// contract arrives.
-		if !validLang(params.Lang) {
-			return nil, fmt.Errorf("unknown language %q; choose one of %v", params.Lang, generate.Langs)
-		}
 		if params.Paths != "" && params.Paths != "import" && params.Paths != "source_relative" {
 			return nil, fmt.Errorf("protoc-gen-msgcontract: unknown path type %q: want \"import\" or \"source_relative\"", params.Paths)
 		}
@@ -161,6 +175,10 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 	// descriptors are the model's, lint's Go checks read its Go names and
 	// the Go emitter writes from it. Only Go generation fails when it
 	// cannot be built.
+	params.Lang = langs[0].lang
+	if slices.ContainsFunc(langs, func(l outLang) bool { return l.lang == "go" }) {
+		params.Lang = "go"
+	}
 	gen, err := goView(req, params.Lang)
 	if err != nil {
 		return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
@@ -181,7 +199,58 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		golang.UsePlugin(set, goParams(params), gen)
 	}
 	generate.Lint(set)
-	return generate.Run(set, params)
+	if len(langs) == 1 {
+		return generate.Run(set, params)
+	}
+	var all []emit.File
+	for _, l := range langs {
+		p := params
+		p.Lang = l.lang
+		files, err := generate.Run(set, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			f.Name = path.Join(l.dir, f.Name)
+			all = append(all, f)
+		}
+	}
+	return all, nil
+}
+
+// outLang is a language to generate and, when lang= names several, the
+// folder of its files.
+type outLang struct{ lang, dir string }
+
+// parseLangs reads lang= ("go", or "go+java+python"): each language once,
+// with its folder from dirs when there are several.
+func parseLangs(param string, dirs map[string]*string) ([]outLang, error) {
+	var out []outLang
+	for _, l := range strings.Split(param, "+") {
+		if !validLang(l) {
+			return nil, fmt.Errorf("unknown language %q in lang=%s; choose one of %v, or several joined by + (lang=go+java+python)", l, param, generate.Langs)
+		}
+		if slices.ContainsFunc(out, func(o outLang) bool { return o.lang == l }) {
+			return nil, fmt.Errorf("lang=%s names %s twice", param, l)
+		}
+		out = append(out, outLang{lang: l})
+	}
+	if len(out) == 1 {
+		return out, nil
+	}
+	for i := range out {
+		dir := *dirs[out[i].lang]
+		if err := emit.SafeName(dir); err != nil || dir == "." || path.Clean(dir) != dir {
+			return nil, fmt.Errorf("%s_dir=%q: want a relative folder inside the output directory, such as %s or gen/%s", out[i].lang, dir, out[i].lang, out[i].lang)
+		}
+		for _, o := range out[:i] {
+			if o.dir == dir {
+				return nil, fmt.Errorf("%s_dir and %s_dir are both %q: each language needs its own folder", o.lang, out[i].lang, dir)
+			}
+		}
+		out[i].dir = dir
+	}
+	return out, nil
 }
 
 // goView is protogen's view of req. For Go it reads req's parameters (M

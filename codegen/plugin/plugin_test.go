@@ -296,3 +296,60 @@ func TestAnswerIsMarshalledGenerate(t *testing.T) {
 		})
 	}
 }
+
+// TestSeveralLangsInOneInvocation: lang=go+java+python writes what three
+// invocations write, each language under its folder, and refuses a
+// language named twice or a folder outside the output or shared.
+func TestSeveralLangsInOneInvocation(t *testing.T) {
+	t.Parallel()
+	set := loadExamples(t)
+	fds := make([]protoreflect.FileDescriptor, len(set.Files))
+	for i, f := range set.Files {
+		fds[i] = f.Desc
+	}
+	answer := func(param string) []*pluginpb.CodeGeneratorResponse_File {
+		t.Helper()
+		resp := plugin.Generate(pbgo.Request(param, fds...), "v9")
+		if resp.Error != nil {
+			t.Fatalf("%s: %s", param, resp.GetError())
+		}
+		return resp.File
+	}
+	for _, tc := range []struct {
+		param string
+		dirs  map[string]string
+	}{
+		{"lang=go+java+python,paths=source_relative", map[string]string{"go": "go", "java": "java", "python": "python"}},
+		{"lang=python+go,go_dir=gen/go,python_dir=py,module=github.com/msgcontract/msgcontract",
+			map[string]string{"go": "gen/go", "python": "py"}},
+	} {
+		want := map[string]string{}
+		for lang, dir := range tc.dirs {
+			single := strings.NewReplacer("lang=go+java+python", "lang="+lang, "lang=python+go", "lang="+lang).Replace(tc.param)
+			for _, f := range answer(single) {
+				want[dir+"/"+f.GetName()] = f.GetContent()
+			}
+		}
+		got := answer(tc.param)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d files, want %d", tc.param, len(got), len(want))
+		}
+		for _, f := range got {
+			if w, ok := want[f.GetName()]; !ok || w != f.GetContent() {
+				t.Errorf("%s: %s is not what its language's own invocation writes there", tc.param, f.GetName())
+			}
+		}
+	}
+	for param, wantErr := range map[string]string{
+		"lang=go+go":                       "names go twice",
+		"lang=go+cobol":                    `unknown language "cobol"`,
+		"lang=go+java,go_dir=../elsewhere": `go_dir="../elsewhere": want a relative folder`,
+		"lang=go+java,java_dir=.":          `java_dir=".": want a relative folder`,
+		"lang=go+java,go_dir=x,java_dir=x": `go_dir and java_dir are both "x"`,
+	} {
+		resp := plugin.Generate(pbgo.Request(param, fds...), "v9")
+		if !strings.Contains(resp.GetError(), wantErr) {
+			t.Errorf("%s: error = %q, want one containing %q", param, resp.GetError(), wantErr)
+		}
+	}
+}

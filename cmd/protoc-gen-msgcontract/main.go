@@ -10,7 +10,9 @@
 //
 // It writes exactly what `msgcontract generate` writes for the same files
 // and parameters (lang=go|java|python, paths=import|source_relative,
-// module=PREFIX, M<file>=<go import path>). The generator lives in
+// module=PREFIX, M<file>=<go import path>). lang=go+java+python generates
+// the three in one invocation into DIR/go, DIR/java and DIR/python
+// (go_dir=, java_dir=, python_dir= rename them). The generator lives in
 // codegen/plugin; the version in file headers is internal/buildinfo's, as the CLI's is, so
 // one -ldflags "-X github.com/msgcontract/msgcontract/internal/buildinfo.Version=..."
 // stamps both binaries alike.
@@ -35,7 +37,7 @@ func main() {
 			fmt.Println("protoc-gen-msgcontract", buildinfo.Version)
 			os.Exit(0)
 		}
-		fmt.Fprintf(os.Stderr, "protoc-gen-msgcontract %s is a protoc plugin: run it through protoc --msgcontract_out=lang=go:DIR or buf generate, not directly\n", buildinfo.Version)
+		fmt.Fprintf(os.Stderr, "protoc-gen-msgcontract %s is a protoc plugin: run it through protoc --msgcontract_out=lang=go:DIR (or lang=go+java+python:DIR for the three into DIR/go, DIR/java, DIR/python) or buf generate, not directly\n", buildinfo.Version)
 		os.Exit(2)
 	}
 	stopProfile := profile.Start()

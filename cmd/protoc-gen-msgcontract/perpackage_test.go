@@ -163,6 +163,24 @@ func TestPerPackageProtocAndBuf(t *testing.T) {
 			}
 		}
 		sameTrees(t, "protoc", viaCLI, out)
+
+		// The three languages in one invocation a package write the same
+		// files into the same folders.
+		once := filepath.Join(work, "protoc-once")
+		if err := os.MkdirAll(once, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, files := range pkgs {
+			args := []string{"--plugin=protoc-gen-msgcontract=" + plugin, "-I", root, "-I", filepath.Join(repoRoot, "contracts"),
+				"--msgcontract_out=lang=go+java+python,paths=source_relative:" + once}
+			for _, f := range files {
+				args = append(args, filepath.Join(root, filepath.FromSlash(f)))
+			}
+			if out, err := exec.Command(protoc, args...).CombinedOutput(); err != nil {
+				t.Fatalf("protoc %v: %v\n%s", files, err, out)
+			}
+		}
+		sameTrees(t, "protoc lang=go+java+python", viaCLI, once)
 	})
 
 	t.Run("buf", func(t *testing.T) {

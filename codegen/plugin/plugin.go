@@ -14,7 +14,8 @@
 // each language's files under a folder of DIR, named after the language
 // unless go_dir=, java_dir= or python_dir= say otherwise, as protoc's own
 // --go_out=DIR/go --java_out=DIR/java --python_out=DIR/python lay them
-// out.
+// out; paths= and module= then apply to Go only, as they do to
+// protoc-gen-go.
 package plugin
 
 import (
@@ -206,6 +207,12 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 	for _, l := range langs {
 		p := params
 		p.Lang = l.lang
+		if l.lang != "go" {
+			// paths= and module= are protoc-gen-go's: beside Go, Java and
+			// Python are laid out as protoc's --java_out and --python_out
+			// lay out theirs.
+			p.Paths, p.Module = "", ""
+		}
 		files, err := generate.Run(set, p)
 		if err != nil {
 			return nil, err

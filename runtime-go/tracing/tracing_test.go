@@ -2,8 +2,8 @@ package tracing_test
 
 import (
 	"context"
-	"fmt"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"testing"

@@ -66,10 +66,11 @@ func main() {
 		repo    = flag.String("repo", ".", "repository root (examples/proto and contracts/ are read from it)")
 		keep    = flag.Bool("keep", false, "keep the corpus and outputs and print where they are")
 		profDir = flag.String("profile", "", "also write pprof CPU and allocation profiles of generate and the plugin into this directory")
+		tmp     = flag.String("tmp", "", "make the corpus and every tool's output under this directory (e.g. /dev/shm, so that no tool's time includes the disk's; default the system's temporary directory)")
 		gogc    = flag.String("gogc", "", "run msgcontract and protoc-gen-msgcontract (not protoc-gen-go) with this GOGC instead of their built-in GC settings (generate's memory limit then stays off; the plugin's default is no collection up to a 4 MiB request)")
 	)
 	flag.Parse()
-	if err := run(*repo, *files, *runs, *keep, *profDir, *gogc); err != nil {
+	if err := run(*repo, *tmp, *files, *runs, *keep, *profDir, *gogc); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-codegen:", err)
 		os.Exit(1)
 	}
@@ -81,7 +82,7 @@ var languages = []struct{ lang, protocOut string }{
 	{"go", "--go_out"}, {"java", "--java_out"}, {"python", "--python_out"},
 }
 
-func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
+func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	protoc, err := exec.LookPath("protoc")
 	if err != nil {
 		return fmt.Errorf("protoc not found; run bash scripts/install-protoc.sh")
@@ -90,7 +91,7 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "bench-codegen-")
+	work, err := os.MkdirTemp(tmp, "bench-codegen-")
 	if err != nil {
 		return err
 	}
@@ -243,7 +244,7 @@ func run(repo string, nfiles, runs int, keep bool, profDir, gogc string) error {
 	}
 	fmt.Printf("corpus: %d files (%d synthetic contracts + 2 examples); plain90: %d files, %d with msgcontract options\n",
 		len(protos), nfiles, len(plainProtos), (nfiles+9)/10)
-	fmt.Printf("runs: %d, median of each; load average %s before, %s after\n", runs, load, loadAverage())
+	fmt.Printf("runs: %d, median of each; load average %s before, %s after; files written under %s\n", runs, load, loadAverage(), filepath.Dir(work))
 	for _, t := range tools {
 		m := t.median()
 		fmt.Printf("%-46s wall %7v  cpu %7v  peak rss %4d MiB  (wall runs %v)\n", t.name+":", m.wall.Round(time.Millisecond),

@@ -53,15 +53,23 @@ func loadExamples(t *testing.T) *model.Set {
 	return set
 }
 
-// TestGenerateMatchesCLI: the plugin, given the request protoc would send,
-// writes what generate.Run writes for the CLI, for every parameter form.
-func TestGenerateMatchesCLI(t *testing.T) {
-	t.Parallel()
+// loadExampleDescs is loadExamples and its files' descriptors, the files
+// a plugin request carries.
+func loadExampleDescs(t *testing.T) (*model.Set, []protoreflect.FileDescriptor) {
+	t.Helper()
 	set := loadExamples(t)
 	fds := make([]protoreflect.FileDescriptor, len(set.Files))
 	for i, f := range set.Files {
 		fds[i] = f.Desc
 	}
+	return set, fds
+}
+
+// TestGenerateMatchesCLI: the plugin, given the request protoc would send,
+// writes what generate.Run writes for the CLI, for every parameter form.
+func TestGenerateMatchesCLI(t *testing.T) {
+	t.Parallel()
+	set, fds := loadExampleDescs(t)
 	tests := []struct {
 		param   string
 		params  emit.Params
@@ -299,15 +307,11 @@ func TestAnswerIsMarshalledGenerate(t *testing.T) {
 
 // TestSeveralLangsInOneInvocation: lang=go+java+python writes what three
 // invocations write (paths= and module= being Go's), each language under
-// its folder, and refuses a
-// language named twice or a folder outside the output or shared.
+// its folder, and refuses a language named twice or a folder outside the
+// output or shared.
 func TestSeveralLangsInOneInvocation(t *testing.T) {
 	t.Parallel()
-	set := loadExamples(t)
-	fds := make([]protoreflect.FileDescriptor, len(set.Files))
-	for i, f := range set.Files {
-		fds[i] = f.Desc
-	}
+	_, fds := loadExampleDescs(t)
 	answer := func(param string) []*pluginpb.CodeGeneratorResponse_File {
 		t.Helper()
 		resp := plugin.Generate(pbgo.Request(param, fds...), "v9")

@@ -1,0 +1,404 @@
+package plugin
+
+// Narrowing protoc's request to the files that can carry contracts, and
+// their source info to what the plugin reads, before anything is built.
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/pluginpb"
+)
+
+// optionsProto declares msgcontract's options: a file that does not import
+// it, directly or through public imports, carries none.
+const optionsProto = "msgcontract/v1/options.proto"
+
+// contractsOnly returns req narrowed to the files to generate that can
+// carry msgcontract options and the files they import, transitively. The
+// others generate nothing, so they cost nothing more: no descriptors, no
+// Go package resolution, no model and no lint (most files of a large
+// repository are plain protobuf). req itself is returned when nothing is
+// left out.
+func contractsOnly(req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorRequest {
+	generate, needed := contractFiles(req.GetFileToGenerate(), req.GetProtoFile())
+	if len(generate) == len(req.GetFileToGenerate()) {
+		return req
+	}
+	out := &pluginpb.CodeGeneratorRequest{
+		FileToGenerate:  generate,
+		Parameter:       req.Parameter,
+		CompilerVersion: req.CompilerVersion,
+	}
+	for _, f := range req.GetProtoFile() {
+		if needed[f.GetName()] {
+			out.ProtoFile = append(out.ProtoFile, f)
+		}
+	}
+	for _, f := range req.GetSourceFileDescriptors() {
+		if needed[f.GetName()] {
+			out.SourceFileDescriptors = append(out.SourceFileDescriptors, f)
+		}
+	}
+	return out
+}
+
+// contractFiles returns the files of toGenerate that import the options
+// (directly or through public imports), and the names of those files and
+// of every file they import, transitively. files need only their name,
+// dependency and public_dependency fields.
+func contractFiles(toGenerate []string, files []*descriptorpb.FileDescriptorProto) (generate []string, needed map[string]bool) {
+	byName := make(map[string]*descriptorpb.FileDescriptorProto, len(files))
+	for _, f := range files {
+		byName[f.GetName()] = f
+	}
+	// exposes reports whether importing name makes the options visible:
+	// it is options.proto or publicly imports a file that exposes them.
+	memo := map[string]bool{}
+	var exposes func(name string) bool
+	exposes = func(name string) bool {
+		if name == optionsProto {
+			return true
+		}
+		if v, ok := memo[name]; ok {
+			return v
+		}
+		memo[name] = false // import cycles are protoc's error, not a loop here
+		f := byName[name]
+		for _, i := range f.GetPublicDependency() {
+			if int(i) < len(f.GetDependency()) && exposes(f.GetDependency()[i]) {
+				memo[name] = true
+				break
+			}
+		}
+		return memo[name]
+	}
+	for _, name := range toGenerate {
+		for _, dep := range byName[name].GetDependency() {
+			if exposes(dep) {
+				generate = append(generate, name)
+				break
+			}
+		}
+	}
+	needed = map[string]bool{}
+	var need func(name string)
+	need = func(name string) {
+		if needed[name] {
+			return
+		}
+		needed[name] = true
+		for _, dep := range byName[name].GetDependency() {
+			need(dep)
+		}
+	}
+	for _, name := range generate {
+		need(name)
+	}
+	return generate, needed
+}
+
+// Field numbers of CodeGeneratorRequest and FileDescriptorProto that
+// narrowRaw reads.
+const (
+	reqFileToGenerate        = 1
+	reqProtoFile             = 15
+	reqSourceFileDescriptors = 17
+	fileName                 = 1
+	fileDependency           = 3
+	filePublicDependency     = 10
+)
+
+// narrowRaw is contractsOnly on the encoded request, before it is
+// decoded: a plain file's descriptor (most of it source info) is skipped
+// as bytes instead of decoded and dropped. Only the name and imports of
+// each file are read. The files kept keep only the source info of their
+// declarations, and only when they are generated (declarationsOnly).
+// source_file_descriptors (protoc 24 and later: the files to generate
+// again, with source-retention options and all their source info, as
+// large again as those files) are dropped whole: nothing reads them, as
+// msgcontract's options are runtime-retention. raw itself is returned
+// when it cannot be read (proto.Unmarshal then says why).
+func narrowRaw(raw []byte) []byte {
+	type field struct {
+		num  protowire.Number
+		b    []byte // the whole field, tag included
+		v    []byte // its value (bytes fields: without the length)
+		file string // proto_file: the file's name
+	}
+	var (
+		fields     []field
+		toGenerate []string
+		files      []*descriptorpb.FileDescriptorProto
+	)
+	ok := eachField(raw, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		f := field{num: num, b: whole}
+		if typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(value)
+			f.v = v
+			switch num {
+			case reqFileToGenerate:
+				toGenerate = append(toGenerate, string(v))
+			case reqProtoFile:
+				fd := fileHeader(v)
+				if fd == nil {
+					return false
+				}
+				f.file = fd.GetName()
+				files = append(files, fd)
+			}
+		}
+		fields = append(fields, f)
+		return true
+	})
+	if !ok {
+		return raw
+	}
+	generate, needed := contractFiles(toGenerate, files)
+	keep := map[string]bool{}
+	for _, name := range generate {
+		keep[name] = true
+	}
+	out := make([]byte, 0, len(raw))
+	var info []byte // scratch for declarationsOnly
+	for _, f := range fields {
+		switch f.num {
+		case reqFileToGenerate:
+			if !keep[string(f.v)] {
+				continue
+			}
+		case reqSourceFileDescriptors:
+			continue
+		case reqProtoFile:
+			if !needed[f.file] {
+				continue
+			}
+			var ok bool
+			if out, info, ok = declarationsOnly(out, f.v, info[:0], keep[f.file]); ok {
+				continue
+			}
+		}
+		out = append(out, f.b...)
+	}
+	return out
+}
+
+// Field numbers of FileDescriptorProto's source info that
+// declarationsOnly reads.
+const (
+	fileSourceCodeInfo = 9
+	sourceLocation     = 1
+	locationPath       = 1
+)
+
+// declarationsOnly appends the encoded FileDescriptorProto file to dst as
+// a proto_file field of a request, with the locations of its source info
+// narrowed to those of declarations (the file, messages, fields, oneofs,
+// enums, enum values, services, methods, extensions), in their order.
+// Those are the only ones the plugin reads, through
+// SourceLocations().ByDescriptor: positions of lint findings (without an
+// AST a finding points at its element) and leading comments. The rest,
+// three quarters of the locations (names, types, numbers, options,
+// imports...), would be decoded and indexed for nothing. Without generate
+// (a file only imported) no location is kept: lint and the generators
+// read positions and comments of the files they generate only. info is
+// scratch space, returned for reuse. When file or its source info cannot
+// be read, dst is returned as it was with false, for the caller to pass
+// file on as it is and proto.Unmarshal to judge it.
+func declarationsOnly(dst, file, info []byte, generate bool) ([]byte, []byte, bool) {
+	var (
+		infoField []byte // the whole source_code_info field of file
+		infoCount int
+	)
+	ok := eachField(file, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+		if num != fileSourceCodeInfo || typ != protowire.BytesType {
+			return true
+		}
+		infoField, infoCount = whole, infoCount+1
+		v, _ := protowire.ConsumeBytes(value)
+		return eachField(v, func(num protowire.Number, typ protowire.Type, whole, value []byte) bool {
+			if num != sourceLocation || typ != protowire.BytesType {
+				info = append(info, whole...)
+				return true
+			}
+			keep, ok := keepLocation(value)
+			if keep && generate {
+				info = append(info, whole...)
+			}
+			return ok
+		})
+	})
+	if !ok || infoCount > 1 { // a repeated source_code_info would merge
+		return dst, info, false
+	}
+	size := len(file)
+	switch {
+	case infoField != nil && !generate:
+		size -= len(infoField)
+	case infoField != nil:
+		size += protowire.SizeTag(fileSourceCodeInfo) + protowire.SizeBytes(len(info)) - len(infoField)
+	}
+	dst = protowire.AppendTag(dst, reqProtoFile, protowire.BytesType)
+	dst = protowire.AppendVarint(dst, uint64(size))
+	eachField(file, func(num protowire.Number, typ protowire.Type, whole, _ []byte) bool {
+		if num != fileSourceCodeInfo || typ != protowire.BytesType {
+			dst = append(dst, whole...)
+			return true
+		}
+		if generate {
+			dst = protowire.AppendTag(dst, fileSourceCodeInfo, protowire.BytesType)
+			dst = protowire.AppendBytes(dst, info)
+		}
+		return true
+	})
+	return dst, info, true
+}
+
+// keepLocation reports whether the encoded Location field value (length
+// prefix included) is a declaration's, and false for ok when it cannot be
+// read.
+func keepLocation(value []byte) (keep, ok bool) {
+	loc, n := protowire.ConsumeBytes(value)
+	if n < 0 {
+		return false, false
+	}
+	var buf [16]int32
+	path := buf[:0]
+	ok = eachField(loc, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+		if num != locationPath {
+			return true
+		}
+		switch typ {
+		case protowire.VarintType:
+			x, _ := protowire.ConsumeVarint(v)
+			path = append(path, int32(x))
+		case protowire.BytesType:
+			packed, _ := protowire.ConsumeBytes(v)
+			for len(packed) > 0 {
+				x, k := protowire.ConsumeVarint(packed)
+				if k < 0 {
+					return false
+				}
+				path = append(path, int32(x))
+				packed = packed[k:]
+			}
+		}
+		return true
+	})
+	return ok && declarationPath(path), ok
+}
+
+// Field numbers along the source path of a declaration
+// (descriptor.proto).
+const (
+	pathFileMessage   = 4
+	pathFileEnum      = 5
+	pathFileService   = 6
+	pathFileExtension = 7
+	pathMessageField  = 2
+	pathMessageNested = 3
+	pathMessageEnum   = 4
+	pathMessageExt    = 6
+	pathMessageOneof  = 8
+	pathEnumValue     = 2
+	pathServiceMethod = 2
+)
+
+// declarationPath reports whether a source path leads to a declaration,
+// a descriptor of its own: the file (the empty path), a message, field,
+// oneof, enum, enum value, service, method or extension. Names, types,
+// numbers, options and the like are parts of one.
+func declarationPath(path []int32) bool {
+	if len(path) == 0 {
+		return true
+	}
+	if len(path)%2 != 0 {
+		return false
+	}
+	switch path[0] {
+	case pathFileMessage:
+		return messagePath(path[2:])
+	case pathFileEnum:
+		return leafPath(path[2:], pathEnumValue)
+	case pathFileService:
+		return leafPath(path[2:], pathServiceMethod)
+	case pathFileExtension:
+		return len(path) == 2
+	}
+	return false
+}
+
+// messagePath is declarationPath inside a message, rest being the path
+// after the message's own (of even length).
+func messagePath(rest []int32) bool {
+	if len(rest) == 0 {
+		return true
+	}
+	switch rest[0] {
+	case pathMessageField, pathMessageExt, pathMessageOneof:
+		return len(rest) == 2
+	case pathMessageNested:
+		return messagePath(rest[2:])
+	case pathMessageEnum:
+		return leafPath(rest[2:], pathEnumValue)
+	}
+	return false
+}
+
+// leafPath is declarationPath inside an enum or a service: itself, or one
+// of its values or methods (field number child).
+func leafPath(rest []int32, child int32) bool {
+	return len(rest) == 0 || len(rest) == 2 && rest[0] == child
+}
+
+// fileHeader reads the name, dependency and public_dependency of an
+// encoded FileDescriptorProto, or returns nil when b is malformed.
+func fileHeader(b []byte) *descriptorpb.FileDescriptorProto {
+	fd := &descriptorpb.FileDescriptorProto{}
+	ok := eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+		switch {
+		case num == fileName && typ == protowire.BytesType:
+			s, _ := protowire.ConsumeBytes(v)
+			fd.Name = proto.String(string(s))
+		case num == fileDependency && typ == protowire.BytesType:
+			s, _ := protowire.ConsumeBytes(v)
+			fd.Dependency = append(fd.Dependency, string(s))
+		case num == filePublicDependency && typ == protowire.VarintType:
+			x, _ := protowire.ConsumeVarint(v)
+			fd.PublicDependency = append(fd.PublicDependency, int32(x))
+		case num == filePublicDependency && typ == protowire.BytesType: // packed
+			packed, _ := protowire.ConsumeBytes(v)
+			for len(packed) > 0 {
+				x, k := protowire.ConsumeVarint(packed)
+				if k < 0 {
+					return false
+				}
+				fd.PublicDependency = append(fd.PublicDependency, int32(x))
+				packed = packed[k:]
+			}
+		}
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	return fd
+}
+
+// eachField calls fn with every top-level field of the encoded message b:
+// its number and wire type, the whole field (tag included) and its value.
+// It reports false when b is malformed or fn returns false.
+func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, whole, value []byte) bool) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 || !fn(num, typ, b[:n+m], b[n:n+m]) {
+			return false
+		}
+		b = b[n+m:]
+	}
+	return true
+}

@@ -55,19 +55,14 @@ func SafeName(name string) error {
 
 // WriteFile writes f under dir, creating folders as needed. It checks
 // f's name with SafeName again: this is the line that touches the disk.
+// A run writing many files uses one Writer instead.
 func WriteFile(dir string, f File) error {
-	if err := SafeName(f.Name); err != nil {
-		return err
-	}
-	path := filepath.Join(dir, filepath.FromSlash(f.Name))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, f.Content, 0o644)
+	return (&Writer{Dir: dir}).Write(f)
 }
 
-// Writer writes files under Dir as WriteFile does, from any number of
-// goroutines at once, creating each folder once (a run writes hundreds of
+// Writer writes files under Dir, from any number of goroutines at once,
+// checking each name with SafeName (this is the line that touches the
+// disk) and creating each folder once (a run writes hundreds of
 // files into a few folders; MkdirAll per file was a seventh of generate's
 // CPU).
 type Writer struct {
@@ -80,7 +75,7 @@ type madeDir struct {
 	err  error
 }
 
-// Write writes f under w.Dir; see WriteFile.
+// Write writes f under w.Dir, after SafeName accepts its name.
 func (w *Writer) Write(f File) error {
 	if err := SafeName(f.Name); err != nil {
 		return err

@@ -23,10 +23,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 
 	"github.com/msgcontract/msgcontract/codegen/plugin"
 	"github.com/msgcontract/msgcontract/internal/buildinfo"
+	"github.com/msgcontract/msgcontract/internal/gcpolicy"
 	"github.com/msgcontract/msgcontract/internal/profile"
 )
 
@@ -57,40 +57,11 @@ func run(in io.Reader, out io.Writer) error {
 		return err
 	}
 	raw := buf.Bytes()
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		setGC(len(raw))
-	}
+	gcpolicy.Request(len(raw))
 	resp, err := plugin.Answer(raw, buildinfo.Version)
 	if err != nil {
 		return err
 	}
 	_, err = out.Write(resp)
 	return err
-}
-
-// Requests up to noGCRequest bytes are answered without collecting
-// garbage below noGCLimit(size) of heap.
-const noGCRequest = 4 << 20
-
-// noGCLimit is the heap a request of size bytes may grow to before the
-// collector runs: several times what answering it allocates in all (about
-// 70 bytes per request byte on bench/codegen's corpus; its live heap is
-// less than half of that), so in practice it never runs.
-func noGCLimit(size int) int64 { return 64<<20 + 128*int64(size) }
-
-// setGC sets the collector for one request of size bytes. A plugin run is
-// a short batch that allocates much and keeps a good part of it, and a
-// collection started on its heap costs more CPU (marking, on the other
-// core too) than the memory it saves: with GOGC 400 the run's peak RSS was
-// within 10% of never collecting, for 15% more CPU. So a request of usual
-// size is answered with the collector off and a memory limit as the
-// bound; a larger one with GOGC 400 as msgcontract generate. GOGC or
-// GOMEMLIMIT in the environment wins: setGC is then not called.
-func setGC(size int) {
-	if size > noGCRequest {
-		debug.SetGCPercent(400)
-		return
-	}
-	debug.SetMemoryLimit(noGCLimit(size))
-	debug.SetGCPercent(-1)
 }

@@ -1,6 +1,7 @@
 package gcpolicy
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -59,5 +60,42 @@ func TestEnvironmentDecides(t *testing.T) {
 				t.Errorf("limit %d, want %d untouched", got, limit)
 			}
 		})
+	}
+}
+
+// TestRequest: a request of usual size turns the collector off under a
+// memory limit that grows with the request; a large one gets GOGC 400 and
+// no limit; GOGC in the environment leaves both alone.
+// Not parallel: it sets the process's GC parameters.
+func TestRequest(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+
+	Request(645 << 10)
+	if pct := debug.SetGCPercent(100); pct != -1 {
+		t.Errorf("GOGC %d for a 645 KiB request, want off", pct)
+	}
+	limit := debug.SetMemoryLimit(math.MaxInt64)
+	if limit != RequestLimit(645<<10) || limit < 64<<20+70*(645<<10) {
+		t.Errorf("memory limit %d for a 645 KiB request, want %d", limit, RequestLimit(645<<10))
+	}
+
+	Request(NoGCRequest + 1)
+	if pct := debug.SetGCPercent(100); pct != 400 {
+		t.Errorf("GOGC %d for a request over %d bytes, want 400", pct, NoGCRequest)
+	}
+	if limit := debug.SetMemoryLimit(math.MaxInt64); limit != math.MaxInt64 {
+		t.Errorf("memory limit %d for a large request, want none", limit)
+	}
+
+	t.Setenv("GOGC", "100")
+	Request(645 << 10)
+	if pct := debug.SetGCPercent(100); pct != 100 {
+		t.Errorf("GOGC %d with GOGC=100 in the environment, want it left at 100", pct)
+	}
+	if limit := debug.SetMemoryLimit(math.MaxInt64); limit != math.MaxInt64 {
+		t.Errorf("memory limit %d with GOGC=100 in the environment, want none", limit)
 	}
 }

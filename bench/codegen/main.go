@@ -16,16 +16,22 @@
 //
 // It closes with lines
 //
-//	ratio generate-with-pb/protoc-go=X (cpu Y, rss Z)
-//	ratio generate-with-pb/protoc-go+msgcontract=X (cpu Y, rss Z)
-//	ratio protoc-3lang+plugin/protoc-3lang=X (cpu Y, rss Z)
-//	ratio protoc-3lang+plugin/protoc-3lang plain90=X (cpu Y, rss Z)
-//	ratio protoc-3lang+emptyplugin/protoc-3lang=X (cpu Y, rss Z)
-//	ratio protoc-3lang+emptyplugin/protoc-3lang plain90=X (cpu Y, rss Z)
-//	ratio protoc-3lang+plugin-once/protoc-3lang=X (cpu Y, rss Z)
-//	ratio protoc-3lang+plugin-once/protoc-3lang plain90=X (cpu Y, rss Z)
+//	ratio generate-with-pb/protoc-go=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio generate-with-pb/protoc-go+msgcontract=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+plugin/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+plugin/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+emptyplugin/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+emptyplugin/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+plugin-once/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+plugin-once/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //
-// The last two run a stand-in plugin that answers nothing (emptyplugin)
+// Every ratio is taken round by round (the two tools' runs of one round
+// ran seconds apart) and the median of those pair ratios is printed, with
+// the CPU ratio's least and greatest pair: on a shared virtual machine a
+// tool's CPU time moves by a fifth from one minute to the next, and a
+// ratio of two medians taken minutes apart moves with it.
+//
+// The emptyplugin rows run a stand-in plugin that answers nothing (emptyplugin)
 // in place of protoc-gen-msgcontract: what protoc itself spends on three
 // plugins, under the plugin's ratios. The plugin-once rows run
 // protoc-gen-msgcontract once for the three languages
@@ -62,7 +68,7 @@ import (
 func main() {
 	var (
 		files   = flag.Int("files", 200, "synthetic files in each corpus")
-		runs    = flag.Int("runs", 5, "timed runs of each tool; the median is reported")
+		runs    = flag.Int("runs", 9, "timed runs (rounds) of each tool; medians are reported, and each ratio is the median of the rounds' own ratios")
 		repo    = flag.String("repo", ".", "repository root (examples/proto and contracts/ are read from it)")
 		keep    = flag.Bool("keep", false, "keep the corpus and outputs and print where they are")
 		profDir = flag.String("profile", "", "also write pprof CPU and allocation profiles of generate and the plugin into this directory")
@@ -219,8 +225,20 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 	// Runs alternate between the tools, so that a change in the machine's
 	// load touches all of them alike; the first (untimed) run of each warms
 	// the page cache.
+	// Within a round the tools a ratio compares run next to each other,
+	// and every other round runs them in reverse, so that neither side of
+	// a pair always goes first.
+	order := []int{0, 2, 1, 3, 4, 11, 9, 5, 6, 12, 10, 7, 8}
+	if len(order) != len(tools) {
+		return fmt.Errorf("bench: the run order lists %d tools, there are %d", len(order), len(tools))
+	}
 	for i := 0; i <= runs; i++ {
-		for j, t := range tools {
+		for k := range order {
+			j := order[k]
+			if i%2 == 1 {
+				j = order[len(order)-1-k]
+			}
+			t := tools[j]
 			s, err := timed(t.cmd, filepath.Join(work, fmt.Sprintf("%d-%d", j, i)), nil)
 			if err != nil {
 				return err
@@ -252,9 +270,9 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 	}
 	fmt.Printf("output: %s and %s wrote the same %d files (byte for byte but the protoc version line)\n", tools[0].name, tools[1].name, n)
 	ratio := func(label string, a, b *tool) {
-		ma, mb := a.median(), b.median()
-		fmt.Printf("ratio %s=%.2f (cpu %.2f, rss %.2f)\n", label, float64(ma.wall)/float64(mb.wall),
-			float64(ma.cpu)/float64(mb.cpu), float64(ma.rss)/float64(mb.rss))
+		r := pairRatios(a, b)
+		fmt.Printf("ratio %s=%.2f (cpu %.2f, rss %.2f; cpu of the %d pairs %.2f-%.2f)\n", label, r.wall.median,
+			r.cpu.median, r.rss.median, len(a.samples), r.cpu.lo, r.cpu.hi)
 	}
 	ratio("generate-with-pb/protoc-go", tools[0], tools[2])
 	ratio("generate-with-pb/protoc-go+msgcontract", tools[0], tools[1])
@@ -326,6 +344,32 @@ func (t *tool) median() sample {
 		walls, cpus, rss = append(walls, int64(s.wall)), append(cpus, int64(s.cpu)), append(rss, s.rss)
 	}
 	return sample{wall: time.Duration(median(walls)), cpu: time.Duration(median(cpus)), rss: median(rss)}
+}
+
+// spread is the median, least and greatest of a list of ratios.
+type spread struct{ median, lo, hi float64 }
+
+func spreadOf(xs []float64) spread {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return spread{median: s[len(s)/2], lo: s[0], hi: s[len(s)-1]}
+}
+
+// pairRatios is a/b taken run by run: a's i-th run against b's i-th, which
+// ran in the same round a few seconds apart, so that a change in the
+// machine's speed between rounds (other processes, the disk, frequency)
+// moves both sides of a pair alike; each measure's median is then taken
+// over the pairs.
+func pairRatios(a, b *tool) (r struct{ wall, cpu, rss spread }) {
+	var walls, cpus, rss []float64
+	for i := range a.samples {
+		sa, sb := a.samples[i], b.samples[i]
+		walls = append(walls, float64(sa.wall)/float64(sb.wall))
+		cpus = append(cpus, float64(sa.cpu)/float64(sb.cpu))
+		rss = append(rss, float64(sa.rss)/float64(sb.rss))
+	}
+	r.wall, r.cpu, r.rss = spreadOf(walls), spreadOf(cpus), spreadOf(rss)
+	return r
 }
 
 func (t *tool) walls() []time.Duration {

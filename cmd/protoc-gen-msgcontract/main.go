@@ -58,10 +58,5 @@ func run(in io.Reader, out io.Writer) error {
 	}
 	raw := buf.Bytes()
 	gcpolicy.Request(len(raw))
-	resp, err := plugin.Answer(raw, buildinfo.Version)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(resp)
-	return err
+	return plugin.Answer(raw, buildinfo.Version, out)
 }

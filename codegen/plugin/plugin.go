@@ -19,6 +19,7 @@
 package plugin
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -55,49 +56,54 @@ func Run(in io.Reader, out io.Writer, version string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := Answer(raw, version)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(resp)
-	return err
+	return Answer(raw, version, out)
 }
 
-// Answer is Run on an encoded request, returning the encoded response: the
-// bytes proto.Marshal gives for Generate's response, written without
-// copying each generated file into a string and then into the message.
-func Answer(raw []byte, version string) ([]byte, error) {
+// Answer is Run on an encoded request: it writes to out the bytes
+// proto.Marshal gives for Generate's response, each generated file's
+// content straight from the generator's buffer, neither copied into a
+// string nor into one buffer holding the whole response (which is
+// megabytes for a few hundred files, and memory a short-lived plugin
+// process pays for in page faults). An error is returned only when out
+// fails.
+func Answer(raw []byte, version string, out io.Writer) error {
+	w := bufio.NewWriterSize(out, 64<<10)
 	req := &pluginpb.CodeGeneratorRequest{}
 	if err := proto.Unmarshal(narrowRaw(raw), req); err != nil {
-		return nil, fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
+		return fmt.Errorf("reading the CodeGeneratorRequest: %w", err)
 	}
 	resp := response()
 	files, err := generateFiles(req, version)
 	if err != nil {
 		resp.Error = proto.String(err.Error())
-		return proto.Marshal(resp)
 	}
-	size := 0
-	for _, f := range files {
-		size += len(f.Name) + len(f.Content) + 32 // and tags and lengths
-	}
-	b, err := proto.MarshalOptions{}.MarshalAppend(make([]byte, 0, size+64), resp)
+	head, err := proto.Marshal(resp)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if _, err := w.Write(head); err != nil {
+		return err
 	}
 	// response_file fields come last in field-number order, as Marshal
 	// writes them.
+	var b []byte
 	for _, f := range files {
 		n := protowire.SizeTag(respFileName) + protowire.SizeBytes(len(f.Name)) +
 			protowire.SizeTag(respFileContent) + protowire.SizeBytes(len(f.Content))
-		b = protowire.AppendTag(b, respFile, protowire.BytesType)
+		b = protowire.AppendTag(b[:0], respFile, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(n))
 		b = protowire.AppendTag(b, respFileName, protowire.BytesType)
 		b = protowire.AppendString(b, f.Name)
 		b = protowire.AppendTag(b, respFileContent, protowire.BytesType)
-		b = protowire.AppendBytes(b, f.Content)
+		b = protowire.AppendVarint(b, uint64(len(f.Content)))
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if _, err := w.Write(f.Content); err != nil {
+			return err
+		}
 	}
-	return b, nil
+	return w.Flush()
 }
 
 // Field numbers of CodeGeneratorResponse and its File that Answer writes.

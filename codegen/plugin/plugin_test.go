@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -283,10 +284,11 @@ func TestAnswerIsMarshalledGenerate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := plugin.Answer(raw, "dev")
-			if err != nil {
+			var out bytes.Buffer
+			if err := plugin.Answer(raw, "dev", &out); err != nil {
 				t.Fatal(err)
 			}
+			got := out.Bytes()
 			resp := plugin.Generate(req, "dev")
 			want, err := proto.Marshal(resp)
 			if err != nil {
@@ -303,6 +305,44 @@ func TestAnswerIsMarshalledGenerate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAnswerReportsAFailingOutput: the response streams to its writer, so
+// a writer that fails part way (protoc gone) is an error, not a silent
+// half response.
+func TestAnswerReportsAFailingOutput(t *testing.T) {
+	t.Parallel()
+	raw, err := proto.Marshal(pbgo.Request("lang=go", loadExamples(t).Descriptors()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole bytes.Buffer
+	if err := plugin.Answer(raw, "dev", &whole); err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("broken pipe")
+	for _, at := range []int{0, 1, whole.Len() / 2, whole.Len() - 1} {
+		w := &failingWriter{room: at, err: broken}
+		if err := plugin.Answer(raw, "dev", w); !errors.Is(err, broken) {
+			t.Fatalf("writer failing after %d of %d bytes: Answer returned %v", at, whole.Len(), err)
+		}
+	}
+}
+
+// failingWriter takes room bytes, then fails with err.
+type failingWriter struct {
+	room int
+	err  error
+}
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.room {
+		n := w.room
+		w.room = 0
+		return n, w.err
+	}
+	w.room -= len(p)
+	return len(p), nil
 }
 
 // TestSeveralLangsInOneInvocation: lang=go+java+python writes what three

@@ -43,9 +43,10 @@ func (b *builder) errorf(pos Pos, rule, format string, args ...any) {
 }
 
 // ext reads extension xt from an options message. protocompile keeps
-// options of extensions it has no Go type for as unknown fields; a
-// round trip through the wire format with the global registry (where
-// msgcontract's option types are linked in) makes them typed.
+// options of extensions it has no Go type for as unknown fields, or sets
+// them with a dynamic type of its own; a round trip through the wire
+// format (with the global registry, where msgcontract's option types are
+// linked in) makes them typed.
 func ext[T proto.Message](opts proto.Message, xt protoreflect.ExtensionType) (T, bool) {
 	var zero T
 	if opts == nil || !opts.ProtoReflect().IsValid() {
@@ -58,6 +59,7 @@ func ext[T proto.Message](opts proto.Message, xt protoreflect.ExtensionType) (T,
 	var (
 		value          protoreflect.Value
 		typed, present bool
+		dynamic        proto.Message
 	)
 	opts.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if !fd.IsExtension() || fd.Number() != xt.TypeDescriptor().Number() {
@@ -66,12 +68,30 @@ func ext[T proto.Message](opts proto.Message, xt protoreflect.ExtensionType) (T,
 		present = true
 		if xd, ok := fd.(protoreflect.ExtensionTypeDescriptor); ok && xd.Type() == xt {
 			value, typed = v, true
+		} else if fd.Message() != nil && !fd.IsList() && !fd.IsMap() {
+			dynamic = v.Message().Interface()
 		}
 		return false
 	})
 	if typed {
 		v, ok := xt.InterfaceOf(value).(T)
 		return v, ok
+	}
+	// protocompile's own (dynamic) type of the extension: only its value
+	// makes the round trip, not the whole options message.
+	if dynamic != nil {
+		raw, err := proto.Marshal(dynamic)
+		if err != nil {
+			return zero, false
+		}
+		fresh, ok := xt.New().Message().Interface().(T)
+		if !ok {
+			return zero, false
+		}
+		if err := proto.Unmarshal(raw, fresh); err != nil {
+			return zero, false
+		}
+		return fresh, true
 	}
 	if !present && len(opts.ProtoReflect().GetUnknown()) == 0 {
 		return zero, false

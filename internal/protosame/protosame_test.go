@@ -220,6 +220,19 @@ func compile(t *testing.T, root, file string) result {
 		r.fd = fd
 		head += fmt.Sprintf(" bytes %d sha256 %x shape %s", len(b), sha256.Sum256(b), shape(fd.ProtoReflect()))
 	}
+	// Warnings come in the order of a map's iteration; errors in order.
+	slices.SortStableFunc(diags, func(a, b string) int {
+		aw, bw := strings.HasPrefix(a, "warning: "), strings.HasPrefix(b, "warning: ")
+		switch {
+		case aw && bw:
+			return strings.Compare(a, b)
+		case aw:
+			return 1
+		case bw:
+			return -1
+		}
+		return 0
+	})
 	r.lines = append([]string{head}, indent(diags)...)
 	return r
 }

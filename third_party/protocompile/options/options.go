@@ -618,14 +618,22 @@ func (interp *interpreter) interpretOptions(
 	optsDesc := opts.ProtoReflect().Descriptor()
 	optsFqn := string(optsDesc.FullName())
 	var msg protoreflect.Message
+	// inPlace is when options are interpreted into opts itself (msgcontract
+	// patch): when opts's own type is the one to use and errors abort the
+	// compilation (not lenient), a copy to interpret into and merge back
+	// afterwards only costs time and memory.
+	inPlace := false
 	// see if the parse included an override copy for these options
-	if md := interp.resolveOptionsType(optsFqn); md != nil {
+	if md := interp.resolveOptionsType(optsFqn); md != nil && (md != optsDesc || interp.lenient) {
 		dm := dynamicpb.NewMessage(md)
 		if err := cloneInto(dm, opts, interp.resolver); err != nil {
 			node := interp.file.Node(element)
 			return nil, interp.handleError(reporter.Error(interp.nodeInfo(node), err))
 		}
 		msg = dm
+	} else if !interp.lenient {
+		msg = opts.ProtoReflect()
+		inPlace = true
 	} else {
 		msg = proto.Clone(opts).ProtoReflect()
 	}
@@ -712,6 +720,10 @@ func (interp *interpreter) interpretOptions(
 		proto.Reset(opts)
 		proto.Merge(opts, optsClone)
 
+		return remain, nil
+	}
+
+	if inPlace {
 		return remain, nil
 	}
 

@@ -19,6 +19,7 @@ import (
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/linker"
 	"github.com/bufbuild/protocompile/reporter"
+	"github.com/bufbuild/protocompile/walk"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -218,7 +219,7 @@ func compile(t *testing.T, root, file string) result {
 			t.Fatal(err)
 		}
 		r.fd = fd
-		head += fmt.Sprintf(" bytes %d sha256 %x shape %s", len(b), sha256.Sum256(b), shape(fd.ProtoReflect()))
+		head += fmt.Sprintf(" bytes %d sha256 %x shape %s locations %s", len(b), sha256.Sum256(b), shape(fd.ProtoReflect()), locations(compiled[0]))
 	}
 	for i, d := range diags {
 		// protobuf-go's errors put a random one of two spaces after
@@ -290,4 +291,24 @@ func shape(m protoreflect.Message) string {
 	}
 	walk(m)
 	return fmt.Sprintf("ext=%d dyn=%d unknown=%d", ext, dyn, unknown)
+}
+
+// locations hashes what the linked file answers about its source
+// locations: every location looked up by its own path (the first of those
+// with that path, and where the next one is) and the location of every
+// descriptor, which is how msgcontract positions its findings.
+func locations(f linker.File) string {
+	h := sha256.New()
+	locs := f.SourceLocations()
+	for i := 0; i < locs.Len(); i++ {
+		l := locs.Get(i)
+		b := locs.ByPath(l.Path)
+		fmt.Fprintf(h, "%v %d:%d-%d:%d next %d; by path %d:%d next %d\n", l.Path, l.StartLine, l.StartColumn, l.EndLine, l.EndColumn, l.Next, b.StartLine, b.StartColumn, b.Next)
+	}
+	_ = walk.Descriptors(f, func(d protoreflect.Descriptor) error {
+		l := locs.ByDescriptor(d)
+		fmt.Fprintf(h, "%s %v %d:%d-%d:%d %q %q %q\n", d.FullName(), l.Path, l.StartLine, l.StartColumn, l.EndLine, l.EndColumn, l.LeadingComments, l.TrailingComments, l.LeadingDetachedComments)
+		return nil
+	})
+	return fmt.Sprintf("%d/%x", locs.Len(), h.Sum(nil)[:8])
 }

@@ -324,15 +324,20 @@ func (interp *interpreter) interpretMessageOptions(fqn string, md *descriptorpb.
 
 	// We also copy features for map fields down to their synthesized key and value fields.
 	for _, fld := range md.GetField() {
-		entryName := internal.InitCap(internal.JSONName(fld.GetName())) + "Entry"
-		if fld.GetLabel() != descriptorpb.FieldDescriptorProto_LABEL_REPEATED ||
-			fld.GetType() != descriptorpb.FieldDescriptorProto_TYPE_MESSAGE &&
-				fld.GetTypeName() != "."+fqn+"."+entryName {
+		// (msgcontract patch: the entry's name is computed only for a
+		// repeated field with features, the only one that needs it.)
+		if fld.GetLabel() != descriptorpb.FieldDescriptorProto_LABEL_REPEATED {
 			// can't be a map field
 			continue
 		}
 		if fld.Options == nil || fld.Options.Features == nil {
 			// no features to propagate
+			continue
+		}
+		entryName := internal.InitCap(internal.JSONName(fld.GetName())) + "Entry"
+		if fld.GetType() != descriptorpb.FieldDescriptorProto_TYPE_MESSAGE &&
+			fld.GetTypeName() != "."+fqn+"."+entryName {
+			// can't be a map field
 			continue
 		}
 		for _, nmd := range md.GetNestedType() {

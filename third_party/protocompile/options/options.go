@@ -600,6 +600,12 @@ func interpretElementOptions[Elem elementType[OptsStruct, Opts], OptsStruct any,
 		if msg == nil {
 			msg = opts.ProtoReflect()
 		}
+		if !msg.IsValid() {
+			// No options at all (msgcontract patch): there is nothing to
+			// range over, and validateRecursive's closure cost an
+			// allocation for every element without options.
+			return nil
+		}
 		err := interp.validateRecursive(false, msg, "", elem, nil, false, false, false)
 		if err != nil {
 			return err

@@ -226,18 +226,18 @@ func compile(t *testing.T, root, file string) result {
 		// "proto:", so that nobody compares them as strings.
 		diags[i] = strings.ReplaceAll(d, "\u00a0", " ")
 	}
-	// Warnings come in the order of a map's iteration; errors in order.
-	slices.SortStableFunc(diags, func(a, b string) int {
+	// Sorted, errors first: warnings come in the order of a map's
+	// iteration, and so do the errors found by ranging over a dynamic
+	// message's fields (required fields missing in option values).
+	slices.SortFunc(diags, func(a, b string) int {
 		aw, bw := strings.HasPrefix(a, "warning: "), strings.HasPrefix(b, "warning: ")
 		switch {
-		case aw && bw:
-			return strings.Compare(a, b)
-		case aw:
+		case aw && !bw:
 			return 1
-		case bw:
+		case bw && !aw:
 			return -1
 		}
-		return 0
+		return strings.Compare(a, b)
 	})
 	r.lines = append([]string{head}, indent(diags)...)
 	return r

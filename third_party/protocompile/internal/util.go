@@ -16,6 +16,7 @@ package internal
 
 import (
 	"bytes"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,7 +28,24 @@ import (
 //
 //	https://github.com/protocolbuffers/protobuf/blob/v21.3/src/google/protobuf/descriptor.cc#L95
 func JSONName(name string) string {
-	var js []rune
+	// msgcontract patch: a name of ASCII letters and digits without an
+	// underscore is its own JSON name, and any other is built in one
+	// buffer of the name's size (it was a slice of runes grown from empty,
+	// then converted). The result is the same: ranging over the string turns
+	// an invalid byte into utf8.RuneError, which WriteRune writes as the
+	// string conversion of the runes did.
+	plain := true
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '_' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return name
+	}
+	var js strings.Builder
+	js.Grow(len(name))
 	nextUpper := false
 	for _, r := range name {
 		if r == '_' {
@@ -36,12 +54,12 @@ func JSONName(name string) string {
 		}
 		if nextUpper {
 			nextUpper = false
-			js = append(js, unicode.ToUpper(r))
+			js.WriteRune(unicode.ToUpper(r))
 		} else {
-			js = append(js, r)
+			js.WriteRune(r)
 		}
 	}
-	return string(js)
+	return js.String()
 }
 
 // InitCap returns the given field name, but with the first letter capitalized.

@@ -280,8 +280,8 @@ func (r *result) SourceLocations() protoreflect.SourceLocations {
 	return &r.srcLocations
 }
 
-func computeSourceLocIndex(locs []protoreflect.SourceLocation) map[interface{}]int {
-	index := map[interface{}]int{}
+func computeSourceLocIndex(locs []protoreflect.SourceLocation) map[string]int {
+	index := make(map[string]int, len(locs))
 	for i, loc := range locs {
 		if loc.Next == 0 {
 			index[pathKey(loc.Path)] = i
@@ -292,7 +292,7 @@ func computeSourceLocIndex(locs []protoreflect.SourceLocation) map[interface{}]i
 
 func asSourceLocations(srcInfoProtos []*descriptorpb.SourceCodeInfo_Location) []protoreflect.SourceLocation {
 	locs := make([]protoreflect.SourceLocation, len(srcInfoProtos))
-	prev := map[any]*protoreflect.SourceLocation{}
+	prev := make(map[string]*protoreflect.SourceLocation, len(srcInfoProtos))
 	for i, loc := range srcInfoProtos {
 		var stLin, stCol, enLin, enCol int
 		if len(loc.Span) == 3 {
@@ -368,7 +368,7 @@ type srcLocs struct {
 	protoreflect.SourceLocations
 	file  *result
 	locs  []protoreflect.SourceLocation
-	index map[interface{}]int
+	index map[string]int
 }
 
 func (s *srcLocs) Len() int {

@@ -21,15 +21,16 @@
 package linker
 
 import (
-	"reflect"
+	"encoding/binary"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-func pathKey(p protoreflect.SourcePath) interface{} {
-	rv := reflect.ValueOf(p)
-	arrayType := reflect.ArrayOf(rv.Len(), rv.Type().Elem())
-	array := reflect.New(arrayType).Elem()
-	reflect.Copy(array, rv)
-	return array.Interface()
+// pathKey returns a key for p usable in a map: its elements' bytes.
+func pathKey(p protoreflect.SourcePath) string {
+	b := make([]byte, 0, len(p)*4)
+	for _, e := range p {
+		b = binary.LittleEndian.AppendUint32(b, uint32(e))
+	}
+	return string(b)
 }

@@ -21,20 +21,19 @@
 package linker
 
 import (
-	"reflect"
 	"unsafe"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-var pathElementType = reflect.TypeOf(protoreflect.SourcePath{}).Elem()
-
-func pathKey(p protoreflect.SourcePath) interface{} {
-	if p == nil {
-		// Reflection code below doesn't work with nil slices
-		return [0]int32{}
+// pathKey returns a key for p usable in a map: its elements' bytes, viewed
+// in place (msgcontract patch: it was an array of p's length built by
+// reflection and boxed in an interface, an allocation and a lookup of the
+// array type per call). The key is valid while p is not modified: source
+// paths of a linked file are not.
+func pathKey(p protoreflect.SourcePath) string {
+	if len(p) == 0 {
+		return ""
 	}
-	hdr := (*reflect.SliceHeader)(unsafe.Pointer(reflect.ValueOf(&p).Pointer()))
-	array := reflect.NewAt(reflect.ArrayOf(hdr.Len, pathElementType), unsafe.Pointer(hdr.Data))
-	return array.Elem().Interface()
+	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(p))), len(p)*4)
 }

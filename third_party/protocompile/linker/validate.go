@@ -539,7 +539,6 @@ func (r *result) validateFieldJSONNames(md *msgDescriptor, useCustom bool, handl
 	seen := map[string]jsonName{}
 
 	for _, fd := range md.proto.GetField() {
-		scope := "field " + md.proto.GetName() + "." + fd.GetName()
 		defaultName := internal.JSONName(fd.GetName())
 		name := defaultName
 		custom := false
@@ -564,6 +563,7 @@ func (r *result) validateFieldJSONNames(md *msgDescriptor, useCustom bool, handl
 					srcCustomStr = "default"
 				}
 				info := r.FileNode().NodeInfo(fldNode)
+				scope := "field " + md.proto.GetName() + "." + fd.GetName()
 				conflictErr := reporter.Errorf(info, "%s: %s JSON name %q conflicts with %s JSON name of field %s, defined at %v",
 					scope, customStr, name, srcCustomStr, existing.source.GetName(), r.FileNode().NodeInfo(r.FieldNode(existing.source)).Start())
 

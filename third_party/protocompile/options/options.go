@@ -324,15 +324,20 @@ func (interp *interpreter) interpretMessageOptions(fqn string, md *descriptorpb.
 
 	// We also copy features for map fields down to their synthesized key and value fields.
 	for _, fld := range md.GetField() {
-		entryName := internal.InitCap(internal.JSONName(fld.GetName())) + "Entry"
-		if fld.GetLabel() != descriptorpb.FieldDescriptorProto_LABEL_REPEATED ||
-			fld.GetType() != descriptorpb.FieldDescriptorProto_TYPE_MESSAGE &&
-				fld.GetTypeName() != "."+fqn+"."+entryName {
+		// (msgcontract patch: the entry's name is computed only for a
+		// repeated field with features, the only one that needs it.)
+		if fld.GetLabel() != descriptorpb.FieldDescriptorProto_LABEL_REPEATED {
 			// can't be a map field
 			continue
 		}
 		if fld.Options == nil || fld.Options.Features == nil {
 			// no features to propagate
+			continue
+		}
+		entryName := internal.InitCap(internal.JSONName(fld.GetName())) + "Entry"
+		if fld.GetType() != descriptorpb.FieldDescriptorProto_TYPE_MESSAGE &&
+			fld.GetTypeName() != "."+fqn+"."+entryName {
+			// can't be a map field
 			continue
 		}
 		for _, nmd := range md.GetNestedType() {
@@ -595,6 +600,12 @@ func interpretElementOptions[Elem elementType[OptsStruct, Opts], OptsStruct any,
 		if msg == nil {
 			msg = opts.ProtoReflect()
 		}
+		if !msg.IsValid() {
+			// No options at all (msgcontract patch): there is nothing to
+			// range over, and validateRecursive's closure cost an
+			// allocation for every element without options.
+			return nil
+		}
 		err := interp.validateRecursive(false, msg, "", elem, nil, false, false, false)
 		if err != nil {
 			return err
@@ -618,14 +629,22 @@ func (interp *interpreter) interpretOptions(
 	optsDesc := opts.ProtoReflect().Descriptor()
 	optsFqn := string(optsDesc.FullName())
 	var msg protoreflect.Message
+	// inPlace is when options are interpreted into opts itself (msgcontract
+	// patch): when opts's own type is the one to use and errors abort the
+	// compilation (not lenient), a copy to interpret into and merge back
+	// afterwards only costs time and memory.
+	inPlace := false
 	// see if the parse included an override copy for these options
-	if md := interp.resolveOptionsType(optsFqn); md != nil {
+	if md := interp.resolveOptionsType(optsFqn); md != nil && (md != optsDesc || interp.lenient) {
 		dm := dynamicpb.NewMessage(md)
 		if err := cloneInto(dm, opts, interp.resolver); err != nil {
 			node := interp.file.Node(element)
 			return nil, interp.handleError(reporter.Error(interp.nodeInfo(node), err))
 		}
 		msg = dm
+	} else if !interp.lenient {
+		msg = opts.ProtoReflect()
+		inPlace = true
 	} else {
 		msg = proto.Clone(opts).ProtoReflect()
 	}
@@ -712,6 +731,10 @@ func (interp *interpreter) interpretOptions(
 		proto.Reset(opts)
 		proto.Merge(opts, optsClone)
 
+		return remain, nil
+	}
+
+	if inPlace {
 		return remain, nil
 	}
 

@@ -15,11 +15,11 @@
 package parser
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
@@ -92,23 +92,52 @@ type protoLex struct {
 var utf8Bom = []byte{0xEF, 0xBB, 0xBF}
 
 func newLexer(in io.Reader, filename string, handler *reporter.Handler) (*protoLex, error) {
-	br := bufio.NewReader(in)
-
-	// if file has UTF8 byte order marker preface, consume it
-	marker, err := br.Peek(3)
-	if err == nil && bytes.Equal(marker, utf8Bom) {
-		_, _ = br.Discard(3)
-	}
-
-	contents, err := io.ReadAll(br)
+	contents, err := readAll(in)
 	if err != nil {
 		return nil, err
 	}
+	// if file has UTF8 byte order marker preface, consume it
+	contents = bytes.TrimPrefix(contents, utf8Bom)
 	return &protoLex{
 		input:   &runeReader{data: contents},
 		info:    ast.NewFileInfo(filename, contents),
 		handler: handler,
 	}, nil
+}
+
+// readAll reads in to its end (msgcontract patch). A reader that knows
+// its size (a file, a bytes or strings Reader) is read into a buffer of that
+// size at once: io.ReadAll grows its buffer from 512 bytes, and a
+// bufio.Reader (4 KiB) in front of it only looked for a byte order mark.
+func readAll(in io.Reader) ([]byte, error) {
+	size := 0
+	switch r := in.(type) {
+	case interface{ Len() int }:
+		size = r.Len()
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<30 {
+			size = int(fi.Size())
+		}
+	}
+	if size == 0 {
+		return io.ReadAll(in)
+	}
+	// One byte more than the size, so that the read that finds the end
+	// does not grow the buffer.
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := in.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 var keywords = map[string]int{

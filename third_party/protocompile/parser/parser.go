@@ -17,6 +17,7 @@ package parser
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -96,7 +97,7 @@ func Parse(filename string, r io.Reader, handler *reporter.Handler) (*ast.FileNo
 	if err != nil {
 		return nil, err
 	}
-	protoParse(lx)
+	parse(lx)
 	if lx.res == nil {
 		// nil AST means there was an error that prevented any parsing
 		// or the file was empty; synthesize empty non-nil AST
@@ -198,4 +199,29 @@ type Result interface {
 	// FileDescriptorProto hierarchy. If this result has no AST, this returns a
 	// placeholder node.
 	MethodNode(*descriptorpb.MethodDescriptorProto) ast.RPCDeclNode
+}
+
+// parserPool holds parsers between parses (msgcontract patch). A parser is
+// large: its symbol type has a field for every kind of node, so the
+// initial stack of 16 is about 20 KB and most files grow it to 32 or 64
+// entries; a fresh parser per file was the largest allocation of parsing.
+var parserPool = sync.Pool{New: func() any { return new(protoParserImpl) }}
+
+// maxPooledStack bounds the stack a pooled parser keeps: a file nested
+// deeper than this grows its own, which is dropped after the parse.
+const maxPooledStack = 256
+
+// parse runs a parser from parserPool on lx and returns the parser to the
+// pool with every value on its stack cleared, so that the pool holds no
+// part of the file's AST.
+func parse(lx *protoLex) {
+	p := parserPool.Get().(*protoParserImpl)
+	p.Parse(lx)
+	p.lval = protoSymType{}
+	clear(p.stack[:])
+	if len(p.grown) > maxPooledStack {
+		p.grown = nil
+	}
+	clear(p.grown)
+	parserPool.Put(p)
 }

@@ -960,6 +960,9 @@ type protoParserImpl struct {
 	lval  protoSymType
 	stack [protoInitialStackSize]protoSymType
 	char  int
+	// grown is the stack once it outgrew stack (msgcontract patch: kept, so
+	// that a parser reused from parserPool does not grow it again).
+	grown []protoSymType
 }
 
 func (p *protoParserImpl) Lookahead() int {
@@ -1099,6 +1102,9 @@ func (protorcvr *protoParserImpl) Parse(protolex protoLexer) int {
 	var protoDollar []protoSymType
 	_ = protoDollar // silence set and not used
 	protoS := protorcvr.stack[:]
+	if protorcvr.grown != nil {
+		protoS = protorcvr.grown
+	}
 
 	Nerrs := 0   /* number of errors */
 	Errflag := 0 /* error recovery flag */
@@ -1131,6 +1137,7 @@ protostack:
 		nyys := make([]protoSymType, len(protoS)*2)
 		copy(nyys, protoS)
 		protoS = nyys
+		protorcvr.grown = nyys
 	}
 	protoS[protop] = protoVAL
 	protoS[protop].yys = protostate
@@ -1249,6 +1256,7 @@ protodefault:
 		nyys := make([]protoSymType, len(protoS)*2)
 		copy(nyys, protoS)
 		protoS = nyys
+		protorcvr.grown = nyys
 	}
 	protoVAL = protoS[protop+1]
 

@@ -2253,6 +2253,18 @@ func (interp *interpreter) messageLiteralValue(
 			hadError = true
 			continue
 		}
+		if ffld.IsExtension() && ffld.ContainingMessage().FullName() != fmd.FullName() {
+			// msgcontract patch: setting it would panic in protobuf-go
+			// ("field descriptor does not belong to this message").
+			err := interp.handleErrorf(interp.nodeInfo(fieldNode.Name),
+				"%vextension %s should extend %s but instead extends %s",
+				mc, ffld.FullName(), fmd.FullName(), ffld.ContainingMessage().FullName())
+			if err != nil {
+				return protoreflect.Value{}, sourceinfo.OptionSourceInfo{}, err
+			}
+			hadError = true
+			continue
+		}
 		if err := interp.checkFieldUsage(targetType, ffld, fieldNode.Name); err != nil {
 			return protoreflect.Value{}, sourceinfo.OptionSourceInfo{}, err
 		}

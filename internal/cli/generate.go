@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bufbuild/protocompile/linker"
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
@@ -80,13 +80,22 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				// fifth of the heap) go before the Go view is built.
 				dropASTs(set)
 			}
+			withPB := dropped && p.WithPB
+			if withPB {
+				// The Go emitter takes comments from the view, and no
+				// position is asked for unless Lint finds a problem
+				// (then the files are compiled again): the descriptors'
+				// locations go before the view is built.
+				eachResult(set, dropLocations)
+			}
 			// One protogen view for lint's Go checks, the Go emitter and
 			// protoc-gen-go (--with-pb), built before Lint asks for it.
 			generate.ShareGoView(set, p)
-			if dropped && p.WithPB {
-				// The view has read the comments; the descriptors keep
-				// their own locations for positions and the Go emitter.
-				dropSourceInfo(set)
+			if withPB {
+				// The view has read the comments: the protos' source
+				// info, which protoc-gen-go clones with each file's proto
+				// only to drop it, goes too.
+				eachResult(set, func(r linker.Result) { r.FileDescriptorProto().SourceCodeInfo = nil })
 			}
 			generate.Lint(set)
 			if len(set.Diagnostics) > 0 && dropped {
@@ -165,18 +174,24 @@ func dropASTs(set *model.Set) {
 	})
 }
 
-// dropSourceInfo lets go of the source info in the protos protocompile
-// built its descriptors from (a tenth of the heap), once protogen's view
-// has read it: the descriptors keep their own copy of every location, and
-// protoc-gen-go, which clones each file's proto only to drop it, then
-// clones less.
-func dropSourceInfo(set *model.Set) {
+// eachResult calls f with every file of set protocompile compiled.
+func eachResult(set *model.Set, f func(linker.Result)) {
 	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		if w, ok := fd.(interface {
-			FileDescriptorProto() *descriptorpb.FileDescriptorProto
-		}); ok {
-			w.FileDescriptorProto().SourceCodeInfo = nil
+		if r, ok := fd.(linker.Result); ok {
+			f(r)
 		}
 		return true
 	})
+}
+
+// dropLocations lets go of r's locations (SourceLocations), protocompile's
+// index of the source info in its proto (a tenth of the heap), which
+// stays: PopulateSourceCodeInfo builds them again from a proto that has
+// none for the moment. Positions asked for afterwards are the file's alone.
+func dropLocations(r linker.Result) {
+	fp := r.FileDescriptorProto()
+	info := fp.SourceCodeInfo
+	fp.SourceCodeInfo = nil
+	r.PopulateSourceCodeInfo()
+	fp.SourceCodeInfo = info
 }

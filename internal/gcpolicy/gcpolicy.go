@@ -27,8 +27,8 @@ const (
 	// Floor is the smallest memory limit set, in bytes: about twice the
 	// live peak of generate --with-pb on 200 files (bench/codegen's
 	// corpus, 25-30 MiB since protoc-gen-go's files and protocompile's
-	// source info are let go early); 56 MiB cost 15% more CPU there, 72
-	// MiB saved none (bench/codegen/README.md).
+	// source info are let go early). There it costs no CPU measurable
+	// against 80 MiB; 56 MiB costs a tenth more (bench/codegen/README.md).
 	Floor = 64 << 20
 	// Factor is the limit's multiple of the live heap.
 	Factor = 2.0

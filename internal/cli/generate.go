@@ -80,7 +80,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				// fifth of the heap) go before the Go view is built.
 				dropASTs(set)
 			}
-			withPB := dropped && p.WithPB
+			withPB := dropped && p.WithPB && p.Lang == "go"
 			if withPB {
 				// The Go emitter takes comments from the view, and no
 				// position is asked for unless Lint finds a problem
@@ -166,12 +166,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 // dropASTs lets go of protocompile's syntax trees. Positions asked for
 // afterwards are empty.
 func dropASTs(set *model.Set) {
-	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		if r, ok := fd.(interface{ RemoveAST() }); ok {
-			r.RemoveAST()
-		}
-		return true
-	})
+	eachResult(set, func(r linker.Result) { r.RemoveAST() })
 }
 
 // eachResult calls f with every file of set protocompile compiled.

@@ -43,7 +43,7 @@ func (g *fileGen) spec(w *writer, ev *model.Event, n eventNames, msg *protogen.M
 	w.doc(docComment(fmt.Sprintf(`%s is the contract of %s as data: topic %q, event
 type %q, schema subject %q ("<topic>-value", Confluent's TopicNameStrategy
 default), %s and error ranges. SchemaVersion is 0 (unknown) unless the
-service sets it, e.g. from the schema registry at startup.`, n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.Topic+"-value", policySource), leadingComments(ev.Desc)))
+service sets it, e.g. from the schema registry at startup.`, n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.Topic+"-value", policySource), leadingComments(ev.Desc, msg.Comments)))
 	// The keys of each literal are fixed, so is their alignment.
 	w.s("var ", n.Spec, " = &", w.qual(pkgEvent, "Spec"), "{\n",
 		"\tFullName:  ", strconv.Quote(ev.Name()), ",\n",

@@ -137,8 +137,13 @@ func UsePlugin(set *model.Set, p emit.Params, plugin *protogen.Plugin) {
 
 // leadingComments is the leading comment of d in its .proto source, as
 // protogen would report it, or "" when the descriptors carry no source
-// info.
-func leadingComments(d protoreflect.Descriptor) protogen.Comments {
+// info: from view, protogen's comments of d, when the view was built
+// with source info (protoc-gen-go's view in generate --with-pb, which
+// lets go of the descriptors' own copy), else from d's locations.
+func leadingComments(d protoreflect.Descriptor, view protogen.CommentSet) protogen.Comments {
+	if view.Leading != "" {
+		return view.Leading
+	}
 	return protogen.Comments(d.ParentFile().SourceLocations().ByDescriptor(d).LeadingComments)
 }
 

@@ -131,7 +131,7 @@ func (g jenGen) spec(f *jen.File, ev *model.Event, n eventNames, msg *protogen.M
 	f.Add(jenDocComment(fmt.Sprintf(`%s is the contract of %s as data: topic %q, event
 type %q, schema subject %q ("<topic>-value", Confluent's TopicNameStrategy
 default), %s and error ranges. SchemaVersion is 0 (unknown) unless the
-service sets it, e.g. from the schema registry at startup.`, n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.Topic+"-value", policySource), leadingComments(ev.Desc)))
+service sets it, e.g. from the schema registry at startup.`, n.Spec, msg.GoIdent.GoName, ev.Topic, ev.EventType, ev.Topic+"-value", policySource), leadingComments(ev.Desc, msg.Comments)))
 	f.Var().Id(n.Spec).Op("=").Op("&").Qual(pkgEvent, "Spec").Custom(jenMulti,
 		jen.Id("FullName").Op(":").Lit(ev.Name()),
 		jen.Id("Topic").Op(":").Lit(ev.Topic),
@@ -389,7 +389,7 @@ func (g jenGen) stateMachine(f *jen.File, sm *model.StateMachine) error {
 names of one number are one state) mapped to the states it may be reached from.`, table, sm.Desc.FullName(), enumType)))
 	f.Var().Id(table).Op("=").Map(jen.Id(enumType)).Index().Id(enumType).Custom(jenMulti, entries...)
 	f.Add(jenDocComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
-statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, enumType), leadingComments(sm.Desc)))
+statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, enumType), leadingComments(sm.Desc, e.Comments)))
 	f.Func().Id(name).Params(jen.List(jen.Id("from"), jen.Id("to")).Id(enumType)).Qual(pkgStateMachine, "Transit").Block(
 		jen.Return(jen.Qual(pkgStateMachine, "CanTransit").Call(jen.Id(table), jen.Id("from"), jen.Id("to"))),
 	)

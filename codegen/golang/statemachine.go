@@ -40,7 +40,7 @@ names of one number are one state) mapped to the states it may be reached from.`
 	w.keyValues("\t", keys, vals)
 	w.s("}\n")
 	w.doc(docComment(fmt.Sprintf(`%s says whether an entity may move from one %s to another:
-statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, enumType), leadingComments(sm.Desc)))
+statemachine.Allowed, statemachine.Duplicate (from == to) or statemachine.Illegal.`, name, enumType), leadingComments(sm.Desc, e.Comments)))
 	w.s("func ", name, "(from, to ", enumType, ") ", w.qual(pkgStateMachine, "Transit"), " {\n",
 		"\treturn ", w.qual(pkgStateMachine, "CanTransit"), "(", table, ", from, to)\n",
 		"}\n")

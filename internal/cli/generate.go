@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bufbuild/protocompile/linker"
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -79,9 +80,23 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				// fifth of the heap) go before the Go view is built.
 				dropASTs(set)
 			}
+			withPB := dropped && p.WithPB && p.Lang == "go"
+			if withPB {
+				// The Go emitter takes comments from the view, and no
+				// position is asked for unless Lint finds a problem
+				// (then the files are compiled again): the descriptors'
+				// locations go before the view is built.
+				eachResult(set, dropLocations)
+			}
 			// One protogen view for lint's Go checks, the Go emitter and
 			// protoc-gen-go (--with-pb), built before Lint asks for it.
 			generate.ShareGoView(set, p)
+			if withPB {
+				// The view has read the comments: the protos' source
+				// info, which protoc-gen-go clones with each file's proto
+				// only to drop it, goes too.
+				eachResult(set, func(r linker.Result) { r.FileDescriptorProto().SourceCodeInfo = nil })
+			}
 			generate.Lint(set)
 			if len(set.Diagnostics) > 0 && dropped {
 				// Positions come from the syntax trees: compile again
@@ -151,10 +166,27 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 // dropASTs lets go of protocompile's syntax trees. Positions asked for
 // afterwards are empty.
 func dropASTs(set *model.Set) {
+	eachResult(set, func(r linker.Result) { r.RemoveAST() })
+}
+
+// eachResult calls f with every file of set protocompile compiled.
+func eachResult(set *model.Set, f func(linker.Result)) {
 	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		if r, ok := fd.(interface{ RemoveAST() }); ok {
-			r.RemoveAST()
+		if r, ok := fd.(linker.Result); ok {
+			f(r)
 		}
 		return true
 	})
+}
+
+// dropLocations lets go of r's locations (SourceLocations), protocompile's
+// index of the source info in its proto (a tenth of the heap), which
+// stays: PopulateSourceCodeInfo builds them again from a proto that has
+// none for the moment. Positions asked for afterwards are the file's alone.
+func dropLocations(r linker.Result) {
+	fp := r.FileDescriptorProto()
+	info := fp.SourceCodeInfo
+	fp.SourceCodeInfo = nil
+	r.PopulateSourceCodeInfo()
+	fp.SourceCodeInfo = info
 }

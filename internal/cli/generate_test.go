@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,55 @@ enum Kind {
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%v: %s written", flags, out)
 		}
+	}
+}
+
+// versionless matches the generator's version line, which is the test
+// binary's.
+var versionless = regexp.MustCompile(`(?m)^// \tprotoc-gen-msgcontract .*$`)
+
+// TestGenerateWithPBIsCommitted: generate --with-pb lets go of
+// protocompile's source info once protogen's view has read it (the Go
+// emitter then takes comments from the view); the examples' four files,
+// doc comments from the .proto included, are still byte for byte the
+// committed ones, which the library emitters write (examplegen).
+func TestGenerateWithPBIsCommitted(t *testing.T) {
+	t.Chdir("../..")
+	out := t.TempDir()
+	code, _, stderr := run(t, "generate", "--lang", "go", "--with-pb", "--quiet", "--out", out,
+		"--module", "github.com/msgcontract/msgcontract", "-I", "examples/proto",
+		"examples/proto/shop/payment/v1/payment.proto", "examples/proto/shop/inventory/v1/inventory.proto")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var n int
+	err := filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(out, path)
+		got, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		want, err := os.ReadFile(rel)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(versionless.ReplaceAll(got, nil), versionless.ReplaceAll(want, nil)) {
+			t.Errorf("%s differs from the committed file (but the version line)", rel)
+		}
+		if strings.HasSuffix(rel, "payment.msgcontract.go") {
+			for _, c := range []string{"the payment provider confirmed that an order was paid", "the lifecycle of an order's payment"} {
+				if !bytes.Contains(got, []byte(c)) {
+					t.Errorf("%s: the comment %q from the .proto is missing", rel, c)
+				}
+			}
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != 4 {
+		t.Fatalf("%d files (%v), want 4", n, err)
 	}
 }

@@ -15,9 +15,12 @@
 package pbgo
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	gengo "google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -167,24 +170,26 @@ func New(p emit.Params, files ...protoreflect.FileDescriptor) (*protogen.Plugin,
 
 // EachOf runs protoc-gen-go on plugin (from New) and hands each .pb.go
 // file to fn once it is formatted, instead of formatting all of them
-// first as protogen's Response does: protoc-gen-go writes the files on
-// one goroutine (it is not safe for more), then they are formatted (Go's
-// parser and printer, most of the work) on every core, a file at a time
-// per core, and fn is called from those goroutines, in no fixed order.
-// Files are named as Response names them (module= stripped). After fn's
-// first error no more files are formatted. Nothing is handed over when
-// protoc-gen-go reports an error. Call it once per plugin; it may run
-// while others read plugin (it only adds generated files to it).
+// first as protogen's Response does: protoc-gen-go writes the files one
+// at a time on the calling goroutine (it is not safe for more), a few
+// files ahead of the formatting (Go's parser and printer, most of the
+// work), which runs on every core, a file at a time per core; fn is
+// called from those goroutines, in no fixed order. A file's unformatted
+// text is let go once it is formatted, so few are held at once. Files are
+// named as Response names them (module= stripped); a name outside
+// module= fails before anything is written. After fn's first error, or an
+// error protoc-gen-go records (which it does for no valid file: a
+// descriptor that does not marshal, or its own output that does not
+// parse), no more files are written or formatted; files handed over
+// before stay so. Call it once per plugin; it may run while others read
+// plugin (it adds nothing to it).
 func EachOf(plugin *protogen.Plugin, fn func(emit.File) error) error {
 	return eachOf(plugin, func(_ int, f emit.File) error { return fn(f) })
 }
 
 // eachOf is EachOf telling fn each file's place in protoc-gen-go's order.
 func eachOf(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
-	var (
-		files     []*protogen.File
-		generated []*protogen.GeneratedFile
-	)
+	var files []*protogen.File
 	for _, f := range plugin.Files {
 		if !f.Generate {
 			continue
@@ -194,18 +199,6 @@ func eachOf(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
 			return eachOfResponse(plugin, fn)
 		}
 		files = append(files, f)
-	}
-	for _, f := range files {
-		generated = append(generated, gengo.GenerateFile(plugin, f))
-	}
-	// Response reports an error protoc-gen-go recorded and, every file
-	// being skipped, formats none; names are checked before any file is
-	// handed over, as Response checks them.
-	for _, g := range generated {
-		g.Skip()
-	}
-	if resp := plugin.Response(); resp.Error != nil {
-		return fmt.Errorf("protoc-gen-go: %s", resp.GetError())
 	}
 	names := make([]string, len(files))
 	for i, f := range files {
@@ -220,14 +213,59 @@ func eachOf(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
 		}
 		names[i] = name
 	}
-	return emit.Parallel(len(generated), func(i int) error {
-		content, err := generated[i].Content()
-		generated[i] = nil // its formatted copy is all that is kept
-		if err != nil {
-			return fmt.Errorf("protoc-gen-go: %w", err)
+	type job struct {
+		i int
+		g *protogen.GeneratedFile
+	}
+	var (
+		workers = min(runtime.GOMAXPROCS(0), len(files))
+		jobs    = make(chan job, workers) // the files written ahead
+		failed  atomic.Bool
+		errs    = make([]error, len(files)+1)
+		wg      sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if failed.Load() {
+					continue
+				}
+				content, err := j.g.Content()
+				if err != nil {
+					err = fmt.Errorf("protoc-gen-go: %w", err)
+				} else {
+					err = fn(j.i, emit.File{Name: names[j.i], Content: content})
+				}
+				if err != nil {
+					errs[j.i] = err
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	for i, f := range files {
+		if failed.Load() {
+			break
 		}
-		return fn(i, emit.File{Name: names[i], Content: content})
-	})
+		// Each file is written into a shallow copy of plugin, which
+		// holds only that file's output (protogen keeps every file a
+		// plugin writes until its Response) and the error protoc-gen-go
+		// records for it; the view itself is shared and only read.
+		one := *plugin
+		g := gengo.GenerateFile(&one, f)
+		g.Skip()
+		if resp := one.Response(); resp.Error != nil {
+			errs[len(files)] = fmt.Errorf("protoc-gen-go: %s", resp.GetError())
+			failed.Store(true)
+			break
+		}
+		jobs <- job{i, g}
+	}
+	close(jobs)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // eachOfResponse is EachOf through protogen's Response, which formats

@@ -3,6 +3,7 @@ package pbgo
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -123,5 +124,29 @@ func TestEachOfModuleMismatch(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "does not match prefix") {
 		t.Fatalf("error %v and %d files, want %v and none", err, len(got), want)
+	}
+}
+
+// TestEachOfKeepsNoFile: EachOf writes each file into a copy of the view,
+// so the view, which lint and the Go emitter share and which lives as
+// long as the run, holds none of protoc-gen-go's output afterwards
+// (protogen keeps every file a plugin writes until its Response).
+func TestEachOfKeepsNoFile(t *testing.T) {
+	t.Parallel()
+	plugin, err := New(emit.Params{}, compile(t, "shop/payment/v1/payment.proto", "shop/inventory/v1/inventory.proto")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := collect(t, func(fn func(int, emit.File) error) error { return eachOf(plugin, fn) })
+	if err != nil || len(got) != 2 {
+		t.Fatalf("%d files (%v), want 2", len(got), err)
+	}
+	// protogen's list of the files a plugin wrote is not exported.
+	held := reflect.ValueOf(plugin).Elem().FieldByName("genFiles")
+	if !held.IsValid() {
+		t.Fatal("protogen.Plugin has no genFiles any more: check that EachOf's copies still hold what the view would")
+	}
+	if held.Len() != 0 {
+		t.Fatalf("the view holds %d generated files, want none", held.Len())
 	}
 }

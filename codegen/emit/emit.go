@@ -94,30 +94,53 @@ func (w *Writer) Write(f File) error {
 // (a bounded number at a time) and returns the errors joined. After the
 // first error no more calls start; those under way finish.
 func Parallel(n int, work func(i int) error) error {
+	return Pipeline(n, func(int) (struct{}, error) { return struct{}{}, nil },
+		func(i int, _ struct{}) error { return work(i) })
+}
+
+// Pipeline calls produce(i) for i = 0, 1, ... n-1 in order on the calling
+// goroutine (for work that is not safe on several) and work(i, v) with
+// what it produced on GOMAXPROCS goroutines. produce runs at most one item
+// per worker ahead of the work, so few produced values are held at once.
+// After the first error, of produce or work, no more items are produced
+// or started; those under way finish. The errors are returned joined, in
+// item order.
+func Pipeline[T any](n int, produce func(i int) (T, error), work func(i int, v T) error) error {
+	type item struct {
+		i int
+		v T
+	}
 	var (
-		failed atomic.Bool
-		errs   = make([]error, n)
-		jobs   = make(chan int)
-		wg     sync.WaitGroup
+		workers = min(runtime.GOMAXPROCS(0), n)
+		failed  atomic.Bool
+		errs    = make([]error, n)
+		items   = make(chan item, workers)
+		wg      sync.WaitGroup
 	)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range jobs {
+			for it := range items {
 				if failed.Load() {
 					continue
 				}
-				if errs[i] = work(i); errs[i] != nil {
+				if errs[it.i] = work(it.i, it.v); errs[it.i] != nil {
 					failed.Store(true)
 				}
 			}
 		}()
 	}
-	for i := 0; i < n; i++ {
-		jobs <- i
+	for i := 0; i < n && !failed.Load(); i++ {
+		v, err := produce(i)
+		if err != nil {
+			errs[i] = err
+			failed.Store(true)
+			break
+		}
+		items <- item{i, v}
 	}
-	close(jobs)
+	close(items)
 	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -88,3 +88,61 @@ func TestParallel(t *testing.T) {
 		t.Fatalf("error %v after %d calls, want %v after at most %d", err, calls.Load(), stop, runtime.GOMAXPROCS(0))
 	}
 }
+
+// TestPipeline: items are produced in order, never more than one per
+// worker ahead of the work (a value is held from produce until its work
+// ends), each is worked once with what was produced for it, and an error
+// of produce stops the production and is returned.
+func TestPipeline(t *testing.T) {
+	t.Parallel()
+	workers := runtime.GOMAXPROCS(0)
+	var (
+		mu                 sync.Mutex
+		next, held         int
+		most               int
+		worked             = map[int]string{}
+		producedOutOfOrder bool
+	)
+	err := emit.Pipeline(50, func(i int) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if i != next {
+			producedOutOfOrder = true
+		}
+		next++
+		held++
+		most = max(most, held)
+		return fmt.Sprint("v", i), nil
+	}, func(i int, v string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		worked[i] = v
+		held--
+		return nil
+	})
+	if err != nil || producedOutOfOrder || len(worked) != 50 {
+		t.Fatalf("error %v, out of order %v, %d worked", err, producedOutOfOrder, len(worked))
+	}
+	for i, v := range worked {
+		if v != fmt.Sprint("v", i) {
+			t.Fatalf("item %d worked with %q", i, v)
+		}
+	}
+	// Held: one per worker waiting in the queue, one per worker at work,
+	// and the one just produced.
+	if most > 2*workers+1 {
+		t.Fatalf("%d produced values held at once, want at most %d", most, 2*workers+1)
+	}
+	stop := errors.New("stop")
+	var produced atomic.Int32
+	err = emit.Pipeline(50, func(i int) (int, error) {
+		produced.Add(1)
+		if i == 3 {
+			return 0, stop
+		}
+		return i, nil
+	}, func(int, int) error { return nil })
+	if !errors.Is(err, stop) || produced.Load() != 4 {
+		t.Fatalf("error %v after %d produced, want %v after 4", err, produced.Load(), stop)
+	}
+}

@@ -15,12 +15,9 @@
 package pbgo
 
 import (
-	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	gengo "google.golang.org/protobuf/cmd/protoc-gen-go/internal_gengo"
 	"google.golang.org/protobuf/compiler/protogen"
@@ -213,59 +210,27 @@ func eachOf(plugin *protogen.Plugin, fn func(int, emit.File) error) error {
 		}
 		names[i] = name
 	}
-	type job struct {
-		i int
-		g *protogen.GeneratedFile
-	}
-	var (
-		workers = min(runtime.GOMAXPROCS(0), len(files))
-		jobs    = make(chan job, workers) // the files written ahead
-		failed  atomic.Bool
-		errs    = make([]error, len(files)+1)
-		wg      sync.WaitGroup
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				if failed.Load() {
-					continue
-				}
-				content, err := j.g.Content()
-				if err != nil {
-					err = fmt.Errorf("protoc-gen-go: %w", err)
-				} else {
-					err = fn(j.i, emit.File{Name: names[j.i], Content: content})
-				}
-				if err != nil {
-					errs[j.i] = err
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	for i, f := range files {
-		if failed.Load() {
-			break
-		}
+	return emit.Pipeline(len(files), func(i int) (*protogen.GeneratedFile, error) {
 		// Each file is written into a shallow copy of plugin, which
 		// holds only that file's output (protogen keeps every file a
 		// plugin writes until its Response) and the error protoc-gen-go
 		// records for it; the view itself is shared and only read.
+		// protoc-gen-go is not safe on several goroutines: Pipeline runs
+		// this on one, a file or two ahead of the formatting.
 		one := *plugin
-		g := gengo.GenerateFile(&one, f)
+		g := gengo.GenerateFile(&one, files[i])
 		g.Skip()
 		if resp := one.Response(); resp.Error != nil {
-			errs[len(files)] = fmt.Errorf("protoc-gen-go: %s", resp.GetError())
-			failed.Store(true)
-			break
+			return nil, fmt.Errorf("protoc-gen-go: %s", resp.GetError())
 		}
-		jobs <- job{i, g}
-	}
-	close(jobs)
-	wg.Wait()
-	return errors.Join(errs...)
+		return g, nil
+	}, func(i int, g *protogen.GeneratedFile) error {
+		content, err := g.Content()
+		if err != nil {
+			return fmt.Errorf("protoc-gen-go: %w", err)
+		}
+		return fn(i, emit.File{Name: names[i], Content: content})
+	})
 }
 
 // eachOfResponse is EachOf through protogen's Response, which formats

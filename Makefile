@@ -26,8 +26,9 @@ help: ## list targets
 # `msgcontract breaking` notices (make bench-breaking).
 BUILDFLAGS ?= -trimpath -ldflags="-s -w"
 
-build: ## build bin/msgcontract and bin/protoc-gen-msgcontract
+build: ## build bin/msgcontract, bin/msgcontract-ops (registry, dlq, dedup) and bin/protoc-gen-msgcontract
 	$(GO) build $(BUILDFLAGS) -o $(BIN)/msgcontract ./cmd/msgcontract
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/msgcontract-ops ./cmd/msgcontract-ops
 	$(GO) build $(BUILDFLAGS) -o $(BIN)/protoc-gen-msgcontract ./cmd/protoc-gen-msgcontract
 
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts

@@ -1,5 +1,7 @@
-// Command msgcontract checks contracts, generates code, runs the schema
-// registry and operates dead-letter queues. See `msgcontract --help`.
+// Command msgcontract checks contracts and generates code from them
+// (lint, bizkey, generate, breaking). registry, dlq and dedup run in
+// msgcontract-ops, which it starts with the same arguments. See
+// `msgcontract --help`.
 package main
 
 import (
@@ -10,15 +12,12 @@ import (
 
 	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/internal/profile"
-	"github.com/msgcontract/msgcontract/registry/schema"
 )
 
 func main() {
-	// registry serve compiles request schemas in this binary re-executed.
-	schema.RunWorkerIfAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopProfile := profile.Start()
-	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.ExecuteContract(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stopProfile()
 	stop()
 	os.Exit(code)

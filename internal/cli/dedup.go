@@ -22,7 +22,7 @@ import (
 func newDedupCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dedup",
-		Short: "Inspect the runtime's dedup records in a business database",
+		Short: dedupShort,
 		Long: `dedup reads what the runtime keeps next to the business data: the claim
 table (msg_dedup) and the key conflicts (msg_dedup_conflict).
 

@@ -102,7 +102,7 @@ func countSet(vs ...string) int {
 func newDLQCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dlq",
-		Short: "Inspect, replay and purge dead-lettered messages",
+		Short: dlqShort,
 		Long: `dlq operates on a transport's dead-letter destination, where the runtime
 puts messages it gave up on: payloads that did not decode, non-retryable
 failures, retryable failures past max_retries, and events no handler was

@@ -26,7 +26,7 @@ import (
 func newRegistryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "registry",
-		Short: "Run or talk to the schema registry",
+		Short: registryShort,
 		Long: `registry runs msgcontract's schema registry (serve) or talks to one from a
 build (push, check).
 

@@ -46,10 +46,33 @@ func findings() error { return &exitError{code: ExitFindings, silent: true} }
 // usageErr returns an error that prints err and exits 2.
 func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
 
-// Execute runs the CLI with args (without the program name) and returns the
-// process exit code.
+// Execute runs the whole CLI with args (without the program name) and
+// returns the process exit code: msgcontract-ops, and the tests.
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	return execute(ctx, newRoot(stdout, stderr, contractCommands, opsCommands), args, stderr)
+}
+
+// ExecuteContract is Execute for the msgcontract binary: the contract
+// commands run in it, and registry, dlq and dedup (the commands that talk
+// to brokers, databases and registries) are handed to msgcontract-ops,
+// so that the binary every build runs does not carry (and map into
+// memory) their clients; see ops.go.
+func ExecuteContract(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return execute(ctx, newRoot(stdout, stderr, contractCommands, opsStubs), args, stderr)
+}
+
+// contractCommands are the commands that work on .proto files alone.
+func contractCommands() []*cobra.Command {
+	return []*cobra.Command{newLintCmd(), newBizkeyCmd(), newGenerateCmd(), newBreakingCmd()}
+}
+
+// opsCommands are the commands that talk to brokers, databases and
+// registries.
+func opsCommands() []*cobra.Command {
+	return []*cobra.Command{newRegistryCmd(), newDLQCmd(), newDedupCmd()}
+}
+
+func execute(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -72,7 +95,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdout, stderr io.Writer, groups ...func() []*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "msgcontract",
 		Short: "Effectively-once messaging from Protocol Buffers contracts",
@@ -97,10 +120,8 @@ or compiled. Findings go to stdout, errors to stderr.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	for _, sub := range []func() *cobra.Command{
-		newLintCmd, newBizkeyCmd, newGenerateCmd, newBreakingCmd, newRegistryCmd, newDLQCmd, newDedupCmd,
-	} {
-		root.AddCommand(sub())
+	for _, group := range groups {
+		root.AddCommand(group()...)
 	}
 	return root
 }

@@ -35,7 +35,9 @@ func TestJavaKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
+	// msgcontract hands dlq to msgcontract-ops, which it finds beside it.
 	run(t, root, "go", "build", "-o", filepath.Join(bin, "msgcontract"), "./cmd/msgcontract")
+	run(t, root, "go", "build", "-o", filepath.Join(bin, "msgcontract-ops"), "./cmd/msgcontract-ops")
 	run(t, filepath.Join(root, "runtime-go"), "go", "build", "-tags", "kafka", "-o", filepath.Join(bin, "kafkapeer"), "./bench/kafkapeer")
 
 	mod := filepath.Join(root, "runtime-java-kafka")

@@ -1,0 +1,28 @@
+// Command msgcontract-ops runs the schema registry and operates
+// dead-letter queues and dedup records: `msgcontract registry`, `dlq` and
+// `dedup`, which the msgcontract binary hands to it (it answers every
+// other msgcontract command too). It carries the broker, database and HTTP
+// clients msgcontract leaves out; see internal/cli/ops.go.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/msgcontract/msgcontract/internal/cli"
+	"github.com/msgcontract/msgcontract/internal/profile"
+	"github.com/msgcontract/msgcontract/registry/schema"
+)
+
+func main() {
+	// registry serve compiles request schemas in this binary re-executed.
+	schema.RunWorkerIfAsked()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := profile.Start()
+	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
+	stop()
+	os.Exit(code)
+}

@@ -29,6 +29,9 @@ type fileGen struct {
 	gofile *protogen.File
 	plugin *protogen.Plugin
 	params emit.Params
+	// bodies, when set, lends the buffers files are written into (a
+	// run's files render a few at a time, so a few buffers serve all).
+	bodies *bodyPool
 }
 
 // header writes the file's first declaration, the runtime check; the

@@ -48,8 +48,9 @@ func Each(set *model.Set, p emit.Params, fn func(emit.File) error) error {
 // Prepared is a run whose output names and Go name collisions are
 // checked, with nothing rendered yet.
 type Prepared struct {
-	gens  []*fileGen
-	names []string
+	gens   []*fileGen
+	names  []string
+	bodies bodyPool
 }
 
 // Prepare checks what Generate would write: Go packages, name collisions
@@ -75,7 +76,7 @@ func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.gens = append(r.gens, &fileGen{model: mf, gofile: gf, plugin: plugin, params: p})
+		r.gens = append(r.gens, &fileGen{model: mf, gofile: gf, plugin: plugin, params: p, bodies: &r.bodies})
 		r.names = append(r.names, name)
 	}
 	return r, nil
@@ -167,7 +168,8 @@ func outputName(f *protogen.File, p emit.Params) (string, error) {
 
 // render writes the file, canonical as gofmt would print it.
 func (g *fileGen) render() ([]byte, error) {
-	w := newWriter(string(g.gofile.GoImportPath))
+	w := newWriter(string(g.gofile.GoImportPath), g.bodies.get())
+	defer func() { g.bodies.put(w.body) }()
 	g.header(w)
 	for _, sm := range g.model.StateMachines {
 		if err := g.stateMachine(w, sm); err != nil {

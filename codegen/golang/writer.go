@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -32,8 +33,31 @@ type importDef struct {
 	alias bool
 }
 
-func newWriter(self string) *writer {
-	return &writer{body: make([]byte, 0, 16<<10), self: self, imports: map[string]importDef{}}
+// newWriter starts a file of package self in body (emptied).
+func newWriter(self string, body []byte) *writer {
+	return &writer{body: body[:0], self: self, imports: map[string]importDef{}}
+}
+
+// bodyPool lends the buffers files are written into: writer.bytes copies
+// the finished file out, so a run rendering a few files at a time needs a
+// few buffers, not one per file (with the plugin's collector off, every
+// fresh buffer is fresh pages). The zero value is ready; a nil pool
+// allocates each time.
+type bodyPool struct{ pool sync.Pool }
+
+func (p *bodyPool) get() []byte {
+	if p != nil {
+		if b, ok := p.pool.Get().(*[]byte); ok {
+			return *b
+		}
+	}
+	return make([]byte, 0, 16<<10)
+}
+
+func (p *bodyPool) put(b []byte) {
+	if p != nil {
+		p.pool.Put(&b)
+	}
 }
 
 // s appends text to the body.

@@ -24,6 +24,7 @@
 //	ratio protoc-3lang+emptyplugin/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //	ratio protoc-3lang+plugin-once/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //	ratio protoc-3lang+plugin-once/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+emptyplugin-once/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //
 // Every ratio is taken round by round (the two tools' runs of one round
 // ran seconds apart) and the median of those pair ratios is printed, with
@@ -220,6 +221,9 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 		{name: "plain90: ... + plugin x1 (3 langs)", cmd: func(out string) *exec.Cmd {
 			return protocCmd(plainInc, plainProtos, oneInvocation(out)...)
 		}},
+		{name: "protoc go+java+python + empty plugin x1", cmd: func(out string) *exec.Cmd {
+			return protocCmd(includes, protos, append(threeLangs(out, ""), "--emptygo_out="+out)...)
+		}},
 	}
 	load := loadAverage()
 	// Runs alternate between the tools, so that a change in the machine's
@@ -228,7 +232,7 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 	// Within a round the tools a ratio compares run next to each other,
 	// and every other round runs them in reverse, so that neither side of
 	// a pair always goes first.
-	order := []int{0, 2, 1, 3, 4, 11, 9, 5, 6, 12, 10, 7, 8}
+	order := []int{0, 2, 1, 13, 3, 4, 11, 9, 5, 6, 12, 10, 7, 8}
 	if len(order) != len(tools) {
 		return fmt.Errorf("bench: the run order lists %d tools, there are %d", len(order), len(tools))
 	}
@@ -286,6 +290,9 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 	// The plugin once for the three languages (lang=go+java+python).
 	ratio("protoc-3lang+plugin-once/protoc-3lang", tools[11], tools[3])
 	ratio("protoc-3lang+plugin-once/protoc-3lang plain90", tools[12], tools[5])
+	// What protoc spends on one plugin invocation: the floor under
+	// plugin-once.
+	ratio("protoc-3lang+emptyplugin-once/protoc-3lang", tools[13], tools[3])
 	if profDir != "" {
 		return profiles(profDir, work, tools[0].cmd, func(lang string, plain bool) *exec.Cmd {
 			if plain {

@@ -71,18 +71,18 @@ test-runtime: ## vet and test runtime-go, with a throwaway PostgreSQL for its Po
 .PHONY: test-kafka
 test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka
 	cd runtime-go && $(GO) vet -tags kafka ./...
-	$(GO) vet -tags kafka ./internal/cli
+	$(GO) vet -tags kafka ./internal/cli/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "TestFault./.*kafka" ./consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
 test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null
 	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.1.3 aiomysql==0.3.2
 	cd runtime-python && MYPYPATH=tests_mysql ../.venv/bin/python -m mypy --no-error-summary tests_mysql
 	cd runtime-go && $(GO) vet -tags mysql ./...
-	$(GO) vet -tags mysql ./internal/cli ./internal/mysqlit
+	$(GO) vet -tags mysql ./internal/cli/... ./internal/mysqlit
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ./dedup ./outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ./consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli ./internal/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
+	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ./dedup ./outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ./consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./internal/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
 .PHONY: test-obs
 test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a Go, a Java and a Python consumer: the same metric series, labels, counts and buckets from each (internal/obsscrape)
 	command -v prometheus >/dev/null || bash scripts/setup.sh

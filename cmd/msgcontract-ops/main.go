@@ -2,7 +2,7 @@
 // dead-letter queues and dedup records: `msgcontract registry`, `dlq` and
 // `dedup`, which the msgcontract binary hands to it (it answers every
 // other msgcontract command too). It carries the broker, database and HTTP
-// clients msgcontract leaves out; see internal/cli/ops.go.
+// clients msgcontract leaves out: package internal/cli/ops.
 package main
 
 import (
@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/msgcontract/msgcontract/internal/cli"
+	"github.com/msgcontract/msgcontract/internal/cli/ops"
 	"github.com/msgcontract/msgcontract/internal/profile"
 	"github.com/msgcontract/msgcontract/registry/schema"
 )
@@ -21,7 +21,7 @@ func main() {
 	schema.RunWorkerIfAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopProfile := profile.Start()
-	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := ops.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stopProfile()
 	stop()
 	os.Exit(code)

@@ -17,7 +17,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopProfile := profile.Start()
-	code := cli.ExecuteContract(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.Execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stopProfile()
 	stop()
 	os.Exit(code)

@@ -15,7 +15,7 @@ import (
 
 func newBizkeyCmd() *cobra.Command {
 	var (
-		pf      protoFlags
+		pf      ProtoFlags
 		message string
 		payload string
 	)
@@ -35,12 +35,12 @@ absent optional field) or KEY_TOO_LONG (over 512 bytes after encoding) and
 exits 1. Exits 2 on usage errors, an unknown message or a malformed payload.`,
 		Example: `  msgcontract bizkey -I examples/proto --message shop.payment.v1.PaySuccess \
       --json '{"order_id":"20250101_0001","amount":10000}' examples/proto/shop/payment/v1/payment.proto`,
-		Args: minArgs(1),
+		Args: MinArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if message == "" || payload == "" {
-				return usageErr(errors.New("--message and --json are required; see --help"))
+				return UsageErr(errors.New("--message and --json are required; see --help"))
 			}
-			set, err := pf.load(cmd, args)
+			set, err := pf.Load(cmd, args)
 			if err != nil {
 				return err
 			}
@@ -48,28 +48,28 @@ exits 1. Exits 2 on usage errors, an unknown message or a malformed payload.`,
 				for _, d := range set.Diagnostics {
 					fmt.Fprintln(cmd.ErrOrStderr(), d)
 				}
-				return usageErr(errors.New("the contract has lint errors; fix them first (msgcontract lint)"))
+				return UsageErr(errors.New("the contract has lint errors; fix them first (msgcontract lint)"))
 			}
 			ev := set.Event(message)
 			if ev == nil {
-				return usageErr(fmt.Errorf("no event %q in %v; pass the message's full name (package.Message) of a message with an event option", message, args))
+				return UsageErr(fmt.Errorf("no event %q in %v; pass the message's full name (package.Message) of a message with an event option", message, args))
 			}
 			raw := []byte(payload)
 			if payload == "-" {
 				if raw, err = io.ReadAll(os.Stdin); err != nil {
-					return usageErr(err)
+					return UsageErr(err)
 				}
 			}
 			m := dynamicpb.NewMessage(ev.Desc)
 			if err := protojson.Unmarshal(raw, m); err != nil {
-				return usageErr(fmt.Errorf("payload is not valid proto JSON for %s: %w", message, err))
+				return UsageErr(fmt.Errorf("payload is not valid proto JSON for %s: %w", message, err))
 			}
 			key, err := ev.RenderBizKey(m)
 			if err != nil {
 				var ke *bizkey.Error
 				if errors.As(err, &ke) {
 					fmt.Fprintln(cmd.ErrOrStderr(), ke.Error())
-					return findings()
+					return Findings()
 				}
 				return err
 			}
@@ -77,7 +77,7 @@ exits 1. Exits 2 on usage errors, an unknown message or a malformed payload.`,
 			return nil
 		},
 	}
-	pf.register(cmd)
+	pf.Register(cmd)
 	cmd.Flags().StringVar(&message, "message", "", "full name of the event message, e.g. shop.payment.v1.PaySuccess")
 	cmd.Flags().StringVar(&payload, "json", "", "the payload as proto JSON with proto field names, or - for standard input")
 	return cmd

@@ -22,7 +22,7 @@ import (
 
 func newBreakingCmd() *cobra.Command {
 	var (
-		pf                                   protoFlags
+		pf                                   ProtoFlags
 		against, level, subject, tok, format string
 		code                                 bool
 	)
@@ -67,17 +67,17 @@ docs/compat-rules.md.`,
   msgcontract breaking --against /tmp/prev/examples/proto examples/proto
   msgcontract breaking --against http://127.0.0.1:8081 --subject payment-value \
       -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
-		Args: argsBetween(0, 1),
+		Args: ArgsBetween(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if against == "" {
-				return usageErr(errors.New("--against PREV is required: a directory of .proto files, or a registry URL with --subject"))
+				return UsageErr(errors.New("--against PREV is required: a directory of .proto files, or a registry URL with --subject"))
 			}
 			lvl, err := compat.ParseLevel(level)
 			if err != nil {
-				return usageErr(err)
+				return UsageErr(err)
 			}
 			if format != "text" && format != "json" {
-				return usageErr(fmt.Errorf("--format %q: use text or json", format))
+				return UsageErr(fmt.Errorf("--format %q: use text or json", format))
 			}
 			current := "."
 			if len(args) == 1 {
@@ -88,14 +88,14 @@ docs/compat-rules.md.`,
 			var next *model.Set
 			if strings.HasPrefix(against, "http://") || strings.HasPrefix(against, "https://") {
 				if subject == "" {
-					return usageErr(errors.New("--against a registry URL needs --subject"))
+					return UsageErr(errors.New("--against a registry URL needs --subject"))
 				}
-				token, err := readToken(tok)
+				token, err := ReadToken(tok)
 				if err != nil {
-					return usageErr(err)
+					return UsageErr(err)
 				}
 				if history, err = registryHistory(ctx, &client.Client{URL: against, Token: token}, subject, lvl); err != nil {
-					return usageErr(err)
+					return UsageErr(err)
 				}
 				if next, err = pf.compile(ctx, []string{current}, true); err != nil {
 					return loadFailed(cmd, err)
@@ -118,12 +118,12 @@ docs/compat-rules.md.`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract breaking: %s\n", summary(lvl, vs))
 			if len(vs) > 0 {
-				return findings()
+				return Findings()
 			}
 			return nil
 		},
 	}
-	pf.register(cmd)
+	pf.Register(cmd)
 	cmd.Flags().StringVar(&against, "against", "", "the previous contracts: a directory, or a registry URL with --subject")
 	cmd.Flags().StringVar(&level, "level", string(compat.Full), "compatibility level: NONE, BACKWARD, FORWARD, FULL or a _TRANSITIVE form")
 	cmd.Flags().StringVar(&subject, "subject", "", "registry subject, with --against URL")
@@ -137,17 +137,17 @@ docs/compat-rules.md.`,
 // directory the first import path of its own files. The two compile at the
 // same time: a check is mostly these two compiles. A directory that cannot
 // be read or a file that does not compile exits 2, PREV's errors first.
-func loadDirs(cmd *cobra.Command, pf protoFlags, prevDir, curDir string) (prev, cur *model.Set, err error) {
+func loadDirs(cmd *cobra.Command, pf ProtoFlags, prevDir, curDir string) (prev, cur *model.Set, err error) {
 	prevFiles, err := protoFiles(prevDir)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, nil, UsageErr(err)
 	}
 	curFiles, err := protoFiles(curDir)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, nil, UsageErr(err)
 	}
 	compile := func(dir string, files []string) (*model.Set, error) {
-		dirPF := protoFlags{importPaths: append([]string{dir}, pf.importPaths...)}
+		dirPF := ProtoFlags{importPaths: append([]string{dir}, pf.importPaths...)}
 		return dirPF.compile(cmd.Context(), files, true)
 	}
 	var prevErr error

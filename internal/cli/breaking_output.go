@@ -74,5 +74,5 @@ func summary(level compat.Level, vs []compat.Violation) string {
 	for i, c := range cats {
 		parts[i] = fmt.Sprintf("%d %s", m[c], c)
 	}
-	return fmt.Sprintf("%d breaking change%s at level %s (%s)", len(vs), plural(len(vs)), level, strings.Join(parts, ", "))
+	return fmt.Sprintf("%d breaking change%s at level %s (%s)", len(vs), Plural(len(vs)), level, strings.Join(parts, ", "))
 }

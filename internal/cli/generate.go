@@ -20,7 +20,7 @@ import (
 
 func newGenerateCmd() *cobra.Command {
 	var (
-		pf    protoFlags
+		pf    ProtoFlags
 		out   string
 		p     emit.Params
 		quiet bool
@@ -55,15 +55,15 @@ compile, or generation errors (such as a go_package that escapes --out).`,
   msgcontract generate --lang go --out . --module github.com/acme/shop \
       -I proto proto/shop/payment/v1/payment.proto
   msgcontract generate --lang go --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto`,
-		Args: minArgs(1),
+		Args: MinArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || p.Lang == "" {
-				return usageErr(errors.New("--lang and --out are required; see --help"))
+				return UsageErr(errors.New("--lang and --out are required; see --help"))
 			}
 			switch p.Paths {
 			case "", "import", "source_relative":
 			default:
-				return usageErr(fmt.Errorf("--paths %q: want import or source_relative", p.Paths))
+				return UsageErr(fmt.Errorf("--paths %q: want import or source_relative", p.Paths))
 			}
 			// A short batch run: few collections while the heap is small,
 			// a limit following the live heap once it is big.
@@ -110,8 +110,8 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				for _, d := range set.Diagnostics {
 					fmt.Fprintln(cmd.ErrOrStderr(), d)
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract generate: %d lint problem%s; nothing written\n", n, plural(n))
-				return findings()
+				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract generate: %d lint problem%s; nothing written\n", n, Plural(n))
+				return Findings()
 			}
 			p.Version = buildinfo.Version
 			// Files are written as they are rendered, so few are held in
@@ -137,7 +137,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				return &exitError{code: ExitUsage, err: writeErr}
 			}
 			if err != nil {
-				return usageErr(err)
+				return UsageErr(err)
 			}
 			if len(written) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "msgcontract generate: no events or state machines in these files; nothing written")
@@ -152,7 +152,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			return nil
 		},
 	}
-	pf.register(cmd)
+	pf.Register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&p.Lang, "lang", "", "language to generate: "+strings.Join(generate.Langs, ", "))
 	fl.StringVar(&out, "out", "", "output directory; created when missing")

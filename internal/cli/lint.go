@@ -14,7 +14,7 @@ import (
 
 func newLintCmd() *cobra.Command {
 	var (
-		pf      protoFlags
+		pf      ProtoFlags
 		explain bool
 	)
 	cmd := &cobra.Command{
@@ -47,9 +47,9 @@ cannot be read or compiled, or a usage error.
 retry schedule with the worst-case time before a message is dead-lettered.`,
 		Example: `  msgcontract lint -I proto proto/shop/payment/v1/payment.proto
   msgcontract lint --explain -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
-		Args: minArgs(1),
+		Args: MinArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, err := pf.load(cmd, args)
+			set, err := pf.Load(cmd, args)
 			if err != nil {
 				return err
 			}
@@ -61,18 +61,19 @@ retry schedule with the worst-case time before a message is dead-lettered.`,
 				writeExplain(out, set)
 			}
 			if n := len(set.Diagnostics); n > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract lint: %d problem%s\n", n, plural(n))
-				return findings()
+				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract lint: %d problem%s\n", n, Plural(n))
+				return Findings()
 			}
 			return nil
 		},
 	}
-	pf.register(cmd)
+	pf.Register(cmd)
 	cmd.Flags().BoolVar(&explain, "explain", false, "print each event's key, topic and retry schedule")
 	return cmd
 }
 
-func plural(n int) string {
+// Plural is "s" unless n is 1.
+func Plural(n int) string {
 	if n == 1 {
 		return ""
 	}

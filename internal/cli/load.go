@@ -11,12 +11,13 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
-// protoFlags are the flags every command reading .proto files shares.
-type protoFlags struct {
+// ProtoFlags are the flags every command reading .proto files shares
+// (package ops's registry push and check too).
+type ProtoFlags struct {
 	importPaths []string
 }
 
-func (p *protoFlags) register(cmd *cobra.Command) {
+func (p *ProtoFlags) Register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVarP(&p.importPaths, "proto_path", "I", nil,
 		"directory imports are resolved against, like protoc's -I (repeatable; default: the current directory).\nmsgcontract/v1/options.proto and the well-known types need none")
 }
@@ -24,7 +25,7 @@ func (p *protoFlags) register(cmd *cobra.Command) {
 // load compiles and lints files. Input that cannot be read or compiled exits
 // 2 (ExitUsage): compile errors are printed to stderr, one positioned error
 // per line, then a line counting them.
-func (p *protoFlags) load(cmd *cobra.Command, files []string) (*model.Set, error) {
+func (p *ProtoFlags) Load(cmd *cobra.Command, files []string) (*model.Set, error) {
 	set, err := p.compile(cmd.Context(), files, false)
 	if err != nil {
 		return nil, loadFailed(cmd, err)
@@ -36,7 +37,7 @@ func (p *protoFlags) load(cmd *cobra.Command, files []string) (*model.Set, error
 // compile compiles files without linting them (breaking needs no lint
 // diagnostics); an error is returned unprinted, for loadFailed. prebuilt:
 // see model.Config.
-func (p *protoFlags) compile(ctx context.Context, files []string, prebuilt bool) (*model.Set, error) {
+func (p *ProtoFlags) compile(ctx context.Context, files []string, prebuilt bool) (*model.Set, error) {
 	return model.Load(ctx, model.Config{ImportPaths: p.importPaths, Prebuilt: prebuilt}, files...)
 }
 
@@ -50,7 +51,10 @@ func loadFailed(cmd *cobra.Command, err error) error {
 			fmt.Fprintln(stderr, e)
 		}
 		n := len(ce.Errors)
-		return usageErr(fmt.Errorf("%d compile error%s; nothing checked", n, plural(n)))
+		return UsageErr(fmt.Errorf("%d compile error%s; nothing checked", n, Plural(n)))
 	}
-	return usageErr(err)
+	return UsageErr(err)
 }
+
+// ImportPaths are the -I directories given, in order.
+func (p *ProtoFlags) ImportPaths() []string { return p.importPaths }

@@ -22,9 +22,9 @@ const OpsBinary = "msgcontract-ops"
 // The short help of the commands msgcontract hands over, shared by the
 // commands themselves and msgcontract's stand-ins for them.
 const (
-	registryShort = "Run or talk to the schema registry"
-	dlqShort      = "Inspect, replay and purge dead-lettered messages"
-	dedupShort    = "Inspect the runtime's dedup records in a business database"
+	RegistryShort = "Run or talk to the schema registry"
+	DLQShort      = "Inspect, replay and purge dead-lettered messages"
+	DedupShort    = "Inspect the runtime's dedup records in a business database"
 )
 
 // opsStubs stand in msgcontract for the commands of OpsBinary: listed in
@@ -33,7 +33,7 @@ const (
 func opsStubs() []*cobra.Command {
 	var cmds []*cobra.Command
 	for _, c := range []struct{ use, short string }{
-		{"registry", registryShort}, {"dlq", dlqShort}, {"dedup", dedupShort},
+		{"registry", RegistryShort}, {"dlq", DLQShort}, {"dedup", DedupShort},
 	} {
 		cmds = append(cmds, &cobra.Command{
 			Use:   c.use,
@@ -54,7 +54,7 @@ func opsStubs() []*cobra.Command {
 func handOver(args []string) error {
 	path, err := findOps()
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	return execOps(path, args)
 }

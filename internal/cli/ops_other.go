@@ -20,7 +20,7 @@ func execOps(path string, args []string) error {
 		return &exitError{code: exit.ExitCode(), silent: true}
 	}
 	if err != nil {
-		return usageErr(fmt.Errorf("starting %s: %w", path, err))
+		return UsageErr(fmt.Errorf("starting %s: %w", path, err))
 	}
 	return nil
 }

@@ -13,5 +13,5 @@ import (
 // run in the first place.
 func execOps(path string, args []string) error {
 	err := syscall.Exec(path, append([]string{path}, args...), os.Environ())
-	return usageErr(fmt.Errorf("starting %s: %w", path, err))
+	return UsageErr(fmt.Errorf("starting %s: %w", path, err))
 }

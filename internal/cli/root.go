@@ -1,5 +1,8 @@
-// Package cli implements the msgcontract command line. Each subcommand
-// lives in a file of its own; cmd/msgcontract only calls Execute.
+// Package cli implements the msgcontract command line: the contract
+// commands (lint, bizkey, generate, breaking), each in a file of its own,
+// the root they share with msgcontract-ops (Run), and the stand-ins that
+// hand registry, dlq and dedup to msgcontract-ops (ops.go; the commands
+// themselves are package ops). cmd/msgcontract only calls Execute.
 package cli
 
 import (
@@ -7,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -40,36 +45,32 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
-// findings returns an error that exits 1 without printing more.
-func findings() error { return &exitError{code: ExitFindings, silent: true} }
+// Findings returns an error that exits 1 without printing more.
+func Findings() error { return &exitError{code: ExitFindings, silent: true} }
 
-// usageErr returns an error that prints err and exits 2.
-func usageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
+// UsageErr returns an error that prints err and exits 2.
+func UsageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
 
-// Execute runs the whole CLI with args (without the program name) and
-// returns the process exit code: msgcontract-ops, and the tests.
-func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return execute(ctx, newRoot(stdout, stderr, contractCommands, opsCommands), args, stderr)
-}
-
-// ExecuteContract is Execute for the msgcontract binary: the contract
-// commands run in it, and registry, dlq and dedup (the commands that talk
-// to brokers, databases and registries) are handed to msgcontract-ops,
+// Execute runs the msgcontract binary's CLI with args (without the
+// program name) and returns the process exit code. The contract commands
+// run in it; registry, dlq and dedup (the commands that talk to brokers,
+// databases and registries, package ops) are handed to msgcontract-ops,
 // so that the binary every build runs does not carry (and map into
 // memory) their clients; see ops.go.
-func ExecuteContract(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return execute(ctx, newRoot(stdout, stderr, contractCommands, opsStubs), args, stderr)
+func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return Run(ctx, args, stdout, stderr, ContractCommands, opsStubs)
 }
 
-// contractCommands are the commands that work on .proto files alone.
-func contractCommands() []*cobra.Command {
+// Run runs a CLI made of the given groups of commands: msgcontract's
+// (Execute) or msgcontract-ops's (ops.Execute), which share the root, its
+// help and its exit codes.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, groups ...func() []*cobra.Command) int {
+	return execute(ctx, newRoot(stdout, stderr, groups...), args, stderr)
+}
+
+// ContractCommands are the commands that work on .proto files alone.
+func ContractCommands() []*cobra.Command {
 	return []*cobra.Command{newLintCmd(), newBizkeyCmd(), newGenerateCmd(), newBreakingCmd()}
-}
-
-// opsCommands are the commands that talk to brokers, databases and
-// registries.
-func opsCommands() []*cobra.Command {
-	return []*cobra.Command{newRegistryCmd(), newDLQCmd(), newDedupCmd()}
 }
 
 func execute(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
@@ -119,28 +120,54 @@ or compiled. Findings go to stdout, errors to stderr.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageErr(err) })
 	for _, group := range groups {
 		root.AddCommand(group()...)
 	}
 	return root
 }
 
-// exactArgs and minArgs wrap cobra's validators so argument errors exit 2.
-func minArgs(n int) cobra.PositionalArgs {
+// ExactArgs and MinArgs wrap cobra's validators so argument errors exit 2.
+func MinArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
-			return usageErr(fmt.Errorf("%w; see --help", err))
+			return UsageErr(fmt.Errorf("%w; see --help", err))
 		}
 		return nil
 	}
 }
 
-func exactArgs(n int) cobra.PositionalArgs {
+func ExactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageErr(fmt.Errorf("%w; see --help", err))
+			return UsageErr(fmt.Errorf("%w; see --help", err))
 		}
 		return nil
 	}
+}
+
+// ArgsBetween accepts min..max positional arguments; others exit 2.
+func ArgsBetween(min, max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.RangeArgs(min, max)(cmd, args); err != nil {
+			return UsageErr(fmt.Errorf("%w; see --help", err))
+		}
+		return nil
+	}
+}
+
+// ReadToken reads a bearer token from the first line of file ("" for no file).
+func ReadToken(file string) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	token := strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+	if token == "" {
+		return "", fmt.Errorf("--token-file %s is empty; put the token on its first line", file)
+	}
+	return token, nil
 }

@@ -1,8 +1,9 @@
-package cli
+package ops
 
 import (
 	"context"
 	"database/sql"
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,19 +26,19 @@ func TestDedupConflicts(t *testing.T) {
 	db.Close()
 
 	code, out, errOut := run(t, "dedup", "conflicts", "--db", path)
-	if code != ExitOK || !strings.Contains(out, "order:1:PAID") || !strings.Contains(out, "m1") || !strings.Contains(out, "1 conflict\n") {
+	if code != cli.ExitOK || !strings.Contains(out, "order:1:PAID") || !strings.Contains(out, "m1") || !strings.Contains(out, "1 conflict\n") {
 		t.Fatalf("conflicts: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = run(t, "dedup", "conflicts", "--db", "sqlite:"+path, "--handler", "other")
-	if code != ExitOK || !strings.Contains(out, "0 conflicts") {
+	if code != cli.ExitOK || !strings.Contains(out, "0 conflicts") {
 		t.Fatalf("filtered: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, "dedup", "conflicts", "--db", path, "--json")
-	if code != ExitOK || !strings.Contains(out, `"prior_payload_hash": "aaaa"`) {
+	if code != cli.ExitOK || !strings.Contains(out, `"prior_payload_hash": "aaaa"`) {
 		t.Fatalf("json: exit %d\n%s", code, out)
 	}
 	missing := filepath.Join(t.TempDir(), "missing.db")
-	if code, _, errOut = run(t, "dedup", "conflicts", "--db", missing); code != ExitUsage || !strings.Contains(errOut, "missing.db") {
+	if code, _, errOut = run(t, "dedup", "conflicts", "--db", missing); code != cli.ExitUsage || !strings.Contains(errOut, "missing.db") {
 		t.Fatalf("missing db: exit %d %s", code, errOut)
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {

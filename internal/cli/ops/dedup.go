@@ -1,9 +1,10 @@
-package cli
+package ops
 
 import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"io"
 	"os"
 	"strings"
@@ -22,7 +23,7 @@ import (
 func newDedupCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dedup",
-		Short: dedupShort,
+		Short: cli.DedupShort,
 		Long: `dedup reads what the runtime keeps next to the business data: the claim
 table (msg_dedup) and the key conflicts (msg_dedup_conflict).
 
@@ -54,7 +55,7 @@ func newDedupConflictsCmd() *cobra.Command {
 			if since != "" {
 				d, err := time.ParseDuration(since)
 				if err != nil {
-					return usageErr(fmt.Errorf("--since %q: want a duration such as 24h: %w", since, err))
+					return cli.UsageErr(fmt.Errorf("--since %q: want a duration such as 24h: %w", since, err))
 				}
 				flt.Since = time.Now().Add(-d)
 			}
@@ -65,7 +66,7 @@ func newDedupConflictsCmd() *cobra.Command {
 			defer db.Close()
 			store, err := dedup.New(dedup.Config{DB: db, Dialect: dialect, Table: table})
 			if err != nil {
-				return usageErr(err)
+				return cli.UsageErr(err)
 			}
 			cs, err := store.Conflicts(cmd.Context(), flt)
 			if err != nil {
@@ -94,29 +95,29 @@ func newDedupConflictsCmd() *cobra.Command {
 func openBusinessDB(dsn string) (*sql.DB, sqldb.Dialect, error) {
 	switch {
 	case dsn == "":
-		return nil, 0, usageErr(errors.New("--db is required: a SQLite file, a postgres:// or a mysql:// URL"))
+		return nil, 0, cli.UsageErr(errors.New("--db is required: a SQLite file, a postgres:// or a mysql:// URL"))
 	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
 		db, err := pgdb.Open(dsn)
 		if err != nil {
-			return nil, 0, usageErr(err)
+			return nil, 0, cli.UsageErr(err)
 		}
 		return db, sqldb.Postgres, nil
 	case strings.HasPrefix(dsn, "mysql://"):
 		db, err := mysqldb.Open(dsn)
 		if err != nil {
-			return nil, 0, usageErr(err)
+			return nil, 0, cli.UsageErr(err)
 		}
 		return db, sqldb.MySQL, nil
 	case strings.Contains(dsn, "://"):
-		return nil, 0, usageErr(fmt.Errorf("--db %q: unsupported; use a SQLite file path, a postgres:// or a mysql:// URL", dsn))
+		return nil, 0, cli.UsageErr(fmt.Errorf("--db %q: unsupported; use a SQLite file path, a postgres:// or a mysql:// URL", dsn))
 	default:
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		if _, err := os.Stat(path); err != nil {
-			return nil, 0, usageErr(fmt.Errorf("--db %s: %w", path, err))
+			return nil, 0, cli.UsageErr(fmt.Errorf("--db %s: %w", path, err))
 		}
 		db, err := sqlitedb.Open(path)
 		if err != nil {
-			return nil, 0, usageErr(err)
+			return nil, 0, cli.UsageErr(err)
 		}
 		return db, sqldb.SQLite, nil
 	}
@@ -130,5 +131,5 @@ func writeConflicts(out io.Writer, cs []dedup.Conflict) {
 			c.MessageID, c.PayloadHash, c.PriorMessageID, c.PriorPayloadHash, c.PriorClaimedAt.UTC().Format(time.RFC3339))
 	}
 	tw.Flush()
-	fmt.Fprintf(out, "%d conflict%s\n", len(cs), plural(len(cs)))
+	fmt.Fprintf(out, "%d conflict%s\n", len(cs), cli.Plural(len(cs)))
 }

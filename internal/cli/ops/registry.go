@@ -1,9 +1,10 @@
-package cli
+package ops
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"net"
 	"net/http"
 	"os"
@@ -26,7 +27,7 @@ import (
 func newRegistryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "registry",
-		Short: registryShort,
+		Short: cli.RegistryShort,
 		Long: `registry runs msgcontract's schema registry (serve) or talks to one from a
 build (push, check).
 
@@ -41,7 +42,7 @@ meaning: registry/README.md.`,
   msgcontract registry check --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErr(errors.New("a subcommand is required: serve, push or check; see --help"))
+			return cli.UsageErr(errors.New("a subcommand is required: serve, push or check; see --help"))
 		},
 	}
 	cmd.AddCommand(newRegistryServeCmd(), newRegistryPushCmd(), newRegistryCheckCmd())
@@ -96,14 +97,14 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if db == "" {
-				return usageErr(errors.New("--db is required: a SQLite file or a postgres:// URL to keep schemas in"))
+				return cli.UsageErr(errors.New("--db is required: a SQLite file or a postgres:// URL to keep schemas in"))
 			}
-			token, err := readToken(tokenFile)
+			token, err := cli.ReadToken(tokenFile)
 			if err != nil {
-				return usageErr(err)
+				return cli.UsageErr(err)
 			}
 			if token == "" && !insecure && !loopback(addr) {
-				return usageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --token-file; anyone who reaches it could register or delete schemas. Pass --token-file, or --insecure if access is controlled elsewhere", addr))
+				return cli.UsageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --token-file; anyone who reaches it could register or delete schemas. Pass --token-file, or --insecure if access is controlled elsewhere", addr))
 			}
 			cfg.Token = token
 			return serveRegistry(cmd.Context(), cmd, addr, db, cfg, dlqAddr, inProcess)
@@ -122,21 +123,6 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 	return cmd
 }
 
-func readToken(file string) (string, error) {
-	if file == "" {
-		return "", nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("--token-file: %w", err)
-	}
-	token := strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
-	if token == "" {
-		return "", fmt.Errorf("--token-file %s is empty; put the token on its first line", file)
-	}
-	return token, nil
-}
-
 // loopback reports whether addr's host is a loopback address or localhost.
 func loopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
@@ -153,7 +139,7 @@ func loopback(addr string) bool {
 func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config, dlqAddr string, inProcess bool) error {
 	st, err := store.Open(db)
 	if err != nil {
-		return usageErr(err)
+		return cli.UsageErr(err)
 	}
 	defer st.Close()
 	cfg.Store = st
@@ -176,7 +162,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	if dlqAddr != "" {
 		dl, err := dlqopen.Open(ctx, dlqAddr)
 		if err != nil {
-			return usageErr(fmt.Errorf("--dlq %s: %w", dlqAddr, err))
+			return cli.UsageErr(fmt.Errorf("--dlq %s: %w", dlqAddr, err))
 		}
 		defer dl.Close()
 		ui.DLQ, ui.DLQName = dl, dlqAddr
@@ -187,7 +173,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return usageErr(err)
+		return cli.UsageErr(err)
 	}
 	hs := &http.Server{
 		Handler:           console.WithAPI(srv, con),
@@ -215,12 +201,12 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 
 // registryFlags are the flags push and check share.
 type registryFlags struct {
-	protoFlags
+	cli.ProtoFlags
 	url, subject, tokenFile string
 }
 
 func (f *registryFlags) register(cmd *cobra.Command) {
-	f.protoFlags.register(cmd)
+	f.ProtoFlags.Register(cmd)
 	cmd.Flags().StringVar(&f.url, "url", "http://127.0.0.1:8081", "registry base URL")
 	cmd.Flags().StringVar(&f.subject, "subject", "", "subject of the contract, e.g. payment-value (required)")
 	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "file whose first line is the registry's bearer token")
@@ -231,13 +217,13 @@ func (f *registryFlags) register(cmd *cobra.Command) {
 // and the well-known types, which the registry resolves itself).
 func (f *registryFlags) prepare(cmd *cobra.Command, file string) (*client.Client, *model.Set, error) {
 	if f.subject == "" {
-		return nil, nil, usageErr(errors.New("--subject is required"))
+		return nil, nil, cli.UsageErr(errors.New("--subject is required"))
 	}
-	token, err := readToken(f.tokenFile)
+	token, err := cli.ReadToken(f.tokenFile)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, nil, cli.UsageErr(err)
 	}
-	set, err := f.load(cmd, []string{file})
+	set, err := f.Load(cmd, []string{file})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -245,7 +231,7 @@ func (f *registryFlags) prepare(cmd *cobra.Command, file string) (*client.Client
 		for _, d := range set.Diagnostics {
 			fmt.Fprintln(cmd.ErrOrStderr(), d)
 		}
-		return nil, nil, usageErr(errors.New("the contract has lint errors; the registry would reject it (msgcontract lint)"))
+		return nil, nil, cli.UsageErr(errors.New("the contract has lint errors; the registry would reject it (msgcontract lint)"))
 	}
 	return &client.Client{URL: f.url, Token: token}, set, nil
 }
@@ -256,7 +242,7 @@ func builtin(path string) bool {
 
 // source reads an import path's text from the import paths.
 func (f *registryFlags) source(path string) (string, error) {
-	dirs := f.importPaths
+	dirs := f.ImportPaths()
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}
@@ -332,7 +318,7 @@ prints one violation per line and exits 1. Exit 2: usage errors, a file
 that does not compile, or an unreachable registry.`,
 		Example: `  msgcontract registry push --url http://127.0.0.1:8081 --subject payment-value \
       -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
-		Args: argsBetween(1, 1),
+		Args: cli.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, set, err := f.prepare(cmd, args[0])
 			if err != nil {
@@ -341,11 +327,11 @@ that does not compile, or an unreachable registry.`,
 			ctx := cmd.Context()
 			refs, err := f.references(ctx, c, set, true)
 			if err != nil {
-				return usageErr(err)
+				return cli.UsageErr(err)
 			}
 			text, err := os.ReadFile(args[0])
 			if err != nil {
-				return usageErr(err)
+				return cli.UsageErr(err)
 			}
 			id, version, err := c.Register(ctx, f.subject, string(text), refs)
 			var ce *client.Error
@@ -360,10 +346,10 @@ that does not compile, or an unreachable registry.`,
 					fmt.Fprintln(cmd.OutOrStdout(), ce.Msg)
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry push: %s breaks subject %s; not registered\n", args[0], f.subject)
-				return findings()
+				return cli.Findings()
 			}
 			if err != nil {
-				return usageErr(err)
+				return cli.UsageErr(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: subject %s version %d, schema id %d\n", args[0], f.subject, version, id)
 			return nil
@@ -389,7 +375,7 @@ unreachable registry. For a check without a registry, see
 msgcontract breaking.`,
 		Example: `  msgcontract registry check --url http://127.0.0.1:8081 --subject payment-value \
       -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
-		Args: argsBetween(1, 1),
+		Args: cli.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, set, err := f.prepare(cmd, args[0])
 			if err != nil {
@@ -398,38 +384,28 @@ msgcontract breaking.`,
 			ctx := cmd.Context()
 			refs, err := f.references(ctx, c, set, false)
 			if err != nil {
-				return usageErr(err)
+				return cli.UsageErr(err)
 			}
 			text, err := os.ReadFile(args[0])
 			if err != nil {
-				return usageErr(err)
+				return cli.UsageErr(err)
 			}
 			ok, msgs, err := c.Check(ctx, f.subject, string(text), refs)
 			if err != nil {
-				return usageErr(err)
+				return cli.UsageErr(err)
 			}
 			for _, m := range msgs {
 				fmt.Fprintln(cmd.OutOrStdout(), localFile(m, f.subject, args[0]))
 			}
 			if !ok {
 				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry check: %s is not compatible with subject %s\n", args[0], f.subject)
-				return findings()
+				return cli.Findings()
 			}
 			return nil
 		},
 	}
 	f.register(cmd)
 	return cmd
-}
-
-// argsBetween accepts min..max positional arguments; others exit 2.
-func argsBetween(min, max int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.RangeArgs(min, max)(cmd, args); err != nil {
-			return usageErr(fmt.Errorf("%w; see --help", err))
-		}
-		return nil
-	}
 }
 
 // localFile names the checked file in a registry message: the registry

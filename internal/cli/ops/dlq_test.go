@@ -1,7 +1,8 @@
-package cli
+package ops
 
 import (
 	"context"
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,15 +60,15 @@ func TestDLQCommands(t *testing.T) {
 	t.Parallel()
 	q := deadLetterTwo(t)
 	code, out, errOut := run(t, "dlq", "list", "--queue", q)
-	if code != ExitOK || !strings.Contains(out, "retries_exhausted") || !strings.Contains(out, "decode") || !strings.Contains(out, "2 records") {
+	if code != cli.ExitOK || !strings.Contains(out, "retries_exhausted") || !strings.Contains(out, "decode") || !strings.Contains(out, "2 records") {
 		t.Fatalf("list: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = run(t, "dlq", "list", "--queue", q, "--reason", "decode")
-	if code != ExitOK || !strings.Contains(out, "1 record\n") {
+	if code != cli.ExitOK || !strings.Contains(out, "1 record\n") {
 		t.Fatalf("filtered list: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, "dlq", "show", "--queue", q, "1")
-	if code != ExitOK || !strings.Contains(out, `"biz_key": "order_id:1:PAY_SUCCESS"`) || !strings.Contains(out, `"retry_count": 6`) {
+	if code != cli.ExitOK || !strings.Contains(out, `"biz_key": "order_id:1:PAY_SUCCESS"`) || !strings.Contains(out, `"retry_count": 6`) {
 		t.Fatalf("show: exit %d\n%s", code, out)
 	}
 	// Times that were set are shown; a time never set (not replayed yet)
@@ -75,14 +76,14 @@ func TestDLQCommands(t *testing.T) {
 	if !strings.Contains(out, `"first_failed_at": "`) || strings.Contains(out, "last_replayed_at") || strings.Contains(out, "0001-01-01") {
 		t.Errorf("show: want first_failed_at and no never-set last_replayed_at:\n%s", out)
 	}
-	if code, _, errOut = run(t, "dlq", "show", "--queue", q, "99"); code != ExitFindings || !strings.Contains(errOut, "no dead-letter record 99") {
+	if code, _, errOut = run(t, "dlq", "show", "--queue", q, "99"); code != cli.ExitFindings || !strings.Contains(errOut, "no dead-letter record 99") {
 		t.Fatalf("show unknown: exit %d %s", code, errOut)
 	}
-	if code, _, errOut = run(t, "dlq", "purge", "--queue", q); code != ExitUsage || !strings.Contains(errOut, "purge what?") {
+	if code, _, errOut = run(t, "dlq", "purge", "--queue", q); code != cli.ExitUsage || !strings.Contains(errOut, "purge what?") {
 		t.Fatalf("unfiltered purge: exit %d %s", code, errOut)
 	}
 	code, out, _ = run(t, "dlq", "replay", "--queue", q, "--reason", "retries_exhausted")
-	if code != ExitOK || !strings.Contains(out, "1 record replayed") {
+	if code != cli.ExitOK || !strings.Contains(out, "1 record replayed") {
 		t.Fatalf("replay: exit %d\n%s", code, out)
 	}
 	// The replayed envelope is back on the topic with retry_count reset.
@@ -103,14 +104,14 @@ func TestDLQCommands(t *testing.T) {
 	// --all takes the record not replayed yet: the undecodable one, which
 	// has nothing to re-publish and is reported.
 	code, out, errOut = run(t, "dlq", "replay", "--queue", q, "--all")
-	if code != ExitFindings || !strings.Contains(out, "0 records replayed") || !strings.Contains(errOut, "cannot replay 2") {
+	if code != cli.ExitFindings || !strings.Contains(out, "0 records replayed") || !strings.Contains(errOut, "cannot replay 2") {
 		t.Fatalf("replay --all: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = run(t, "dlq", "purge", "--queue", q, "--all")
-	if code != ExitOK || !strings.Contains(out, "2 records purged") {
+	if code != cli.ExitOK || !strings.Contains(out, "2 records purged") {
 		t.Fatalf("purge: exit %d\n%s", code, out)
 	}
-	if code, _, errOut = run(t, "dlq", "list"); code != ExitUsage || !strings.Contains(errOut, "exactly one transport") {
+	if code, _, errOut = run(t, "dlq", "list"); code != cli.ExitUsage || !strings.Contains(errOut, "exactly one transport") {
 		t.Fatalf("no transport: exit %d %s", code, errOut)
 	}
 }

@@ -1,8 +1,9 @@
 //go:build mysql
 
-package cli
+package ops
 
 import (
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"os"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestDedupConflictsMySQL(t *testing.T) {
 	base := os.Getenv(mysqltest.Env)
 	url := base[:strings.LastIndex(base, "/")+1] + cfg.DBName
 	code, out, errOut := run(t, "dedup", "conflicts", "--db", url, "--handler", "record-payment")
-	if code != ExitOK || !strings.Contains(out, "order:1:PAID") || !strings.Contains(out, "1 conflict\n") {
+	if code != cli.ExitOK || !strings.Contains(out, "order:1:PAID") || !strings.Contains(out, "1 conflict\n") {
 		t.Fatalf("conflicts: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -1,10 +1,11 @@
-package cli
+package ops
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"io"
 	"net/url"
 	"strings"
@@ -50,7 +51,7 @@ func (f *dlqFlags) toFilter(ids []string) (dlq.Filter, error) {
 	case "", dlq.ReasonDecode, dlq.ReasonNonRetryable, dlq.ReasonRetriesExhausted, dlq.ReasonNoHandler, dlq.ReasonSchema:
 		flt.Reason = r
 	default:
-		return flt, usageErr(fmt.Errorf("--reason %q: want decode, non_retryable, retries_exhausted, no_handler or schema", f.reason))
+		return flt, cli.UsageErr(fmt.Errorf("--reason %q: want decode, non_retryable, retries_exhausted, no_handler or schema", f.reason))
 	}
 	return flt, nil
 }
@@ -66,7 +67,7 @@ func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
 	var target string
 	switch named := countSet(f.queue, f.natsURL, f.kafka); {
 	case named != 1:
-		return nil, nil, usageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite), --nats URL or --kafka BROKERS"))
+		return nil, nil, cli.UsageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite), --nats URL or --kafka BROKERS"))
 	case f.kafka != "":
 		target = "kafka://" + f.kafka + "?namespace=" + url.QueryEscape(f.namespace)
 	case f.queue != "":
@@ -74,7 +75,7 @@ func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
 	default:
 		u, err := url.Parse(f.natsURL)
 		if err != nil {
-			return nil, nil, usageErr(fmt.Errorf("--nats %s: %w", f.natsURL, err))
+			return nil, nil, cli.UsageErr(fmt.Errorf("--nats %s: %w", f.natsURL, err))
 		}
 		q := u.Query()
 		q.Set("stream", f.stream)
@@ -83,7 +84,7 @@ func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
 	}
 	st, err := dlqopen.Open(ctx, target)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, nil, cli.UsageErr(err)
 	}
 	return st, func() { st.Close() }, nil
 }
@@ -102,7 +103,7 @@ func countSet(vs ...string) int {
 func newDLQCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dlq",
-		Short: dlqShort,
+		Short: cli.DLQShort,
 		Long: `dlq operates on a transport's dead-letter destination, where the runtime
 puts messages it gave up on: payloads that did not decode, non-retryable
 failures, retryable failures past max_retries, and events no handler was
@@ -178,7 +179,7 @@ func writeRecords(out io.Writer, recs []dlq.Record) {
 			r.Topic, r.Group, dash(r.EventType), dash(r.BizKey), r.Reason, r.Code, r.Attempts, r.ReplayCount, oneLine(r.Error, 60))
 	}
 	tw.Flush()
-	fmt.Fprintf(out, "%d record%s\n", len(recs), plural(len(recs)))
+	fmt.Fprintf(out, "%d record%s\n", len(recs), cli.Plural(len(recs)))
 }
 
 func dash(s string) string {
@@ -201,7 +202,7 @@ func newDLQShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show [--queue FILE | --nats URL | --kafka BROKERS] ID",
 		Short: "Show one dead-lettered message with its decoded envelope",
-		Args:  exactArgs(1),
+		Args:  cli.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, closeFn, err := f.open(cmd.Context())
 			if err != nil {
@@ -211,7 +212,7 @@ func newDLQShowCmd() *cobra.Command {
 			rec, err := store.Get(cmd.Context(), args[0])
 			if errors.Is(err, dlq.ErrNotFound) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "no dead-letter record %s\n", args[0])
-				return findings()
+				return cli.Findings()
 			}
 			if err != nil {
 				return err
@@ -251,7 +252,7 @@ that does not decode has nothing to re-publish) is reported and skipped;
 the exit status is then 1.`,
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			if f.empty(ids) && !all {
-				return usageErr(errors.New("replay what? name record IDs, filters, or --all"))
+				return cli.UsageErr(errors.New("replay what? name record IDs, filters, or --all"))
 			}
 			flt, err := f.toFilter(ids)
 			if err != nil {
@@ -272,7 +273,7 @@ the exit status is then 1.`,
 			}
 			if len(ids) > 0 && len(recs) != len(ids) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "found %d of the %d records named\n", len(recs), len(ids))
-				return findings()
+				return cli.Findings()
 			}
 			replayed, failed := 0, 0
 			for _, r := range recs {
@@ -284,10 +285,10 @@ the exit status is then 1.`,
 				replayed++
 				fmt.Fprintf(cmd.OutOrStdout(), "replayed %s to %s for %s (%s)\n", r.ID, r.Topic, r.Group, dash(r.BizKey))
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d record%s replayed\n", replayed, plural(replayed))
+			fmt.Fprintf(cmd.OutOrStdout(), "%d record%s replayed\n", replayed, cli.Plural(replayed))
 			if failed > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%d record%s could not be replayed\n", failed, plural(failed))
-				return findings()
+				fmt.Fprintf(cmd.ErrOrStderr(), "%d record%s could not be replayed\n", failed, cli.Plural(failed))
+				return cli.Findings()
 			}
 			return nil
 		},
@@ -309,7 +310,7 @@ func newDLQPurgeCmd() *cobra.Command {
 filter or --all, so that a typo never empties the dead-letter queue.`,
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			if f.empty(ids) && !all {
-				return usageErr(errors.New("purge what? name record IDs, filters, or --all to delete every record"))
+				return cli.UsageErr(errors.New("purge what? name record IDs, filters, or --all to delete every record"))
 			}
 			flt, err := f.toFilter(ids)
 			if err != nil {
@@ -324,7 +325,7 @@ filter or --all, so that a typo never empties the dead-letter queue.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d record%s purged\n", n, plural(n))
+			fmt.Fprintf(cmd.OutOrStdout(), "%d record%s purged\n", n, cli.Plural(n))
 			return nil
 		},
 	}

@@ -1,9 +1,10 @@
 //go:build kafka
 
-package cli
+package ops
 
 import (
 	"context"
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"strings"
 	"testing"
 	"time"
@@ -51,15 +52,15 @@ func TestDLQCommandsKafka(t *testing.T) {
 	}
 	k := []string{"--kafka", brokers, "--namespace", ns}
 	code, out, errOut := run(t, append([]string{"dlq", "list", "--topic", "order-event"}, k...)...)
-	if code != ExitOK || !strings.Contains(out, "order-event/0/0") || !strings.Contains(out, "1 record") {
+	if code != cli.ExitOK || !strings.Contains(out, "order-event/0/0") || !strings.Contains(out, "1 record") {
 		t.Fatalf("list: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = run(t, append([]string{"dlq", "show", "order-event/0/0"}, k...)...)
-	if code != ExitOK || !strings.Contains(out, `"retry_count": 6`) {
+	if code != cli.ExitOK || !strings.Contains(out, `"retry_count": 6`) {
 		t.Fatalf("show: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, append([]string{"dlq", "replay", "order-event/0/0"}, k...)...)
-	if code != ExitOK || !strings.Contains(out, "1 record replayed") {
+	if code != cli.ExitOK || !strings.Contains(out, "1 record replayed") {
 		t.Fatalf("replay: exit %d\n%s", code, out)
 	}
 	ds, err = sub.Fetch(fctx, 1)
@@ -70,15 +71,15 @@ func TestDLQCommandsKafka(t *testing.T) {
 		t.Fatalf("replayed: %v %v", got, err)
 	}
 	code, out, _ = run(t, append([]string{"dlq", "purge", "--all", "--topic", "order-event"}, k...)...)
-	if code != ExitOK || !strings.Contains(out, "1 record purged") {
+	if code != cli.ExitOK || !strings.Contains(out, "1 record purged") {
 		t.Fatalf("purge: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, append([]string{"dlq", "list", "--topic", "order-event"}, k...)...)
-	if code != ExitOK || !strings.Contains(out, "0 records") {
+	if code != cli.ExitOK || !strings.Contains(out, "0 records") {
 		t.Fatalf("list after purge: exit %d\n%s", code, out)
 	}
 	code, _, errOut = run(t, "dlq", "list", "--kafka", "127.0.0.1:1", "--topic", "order-event")
-	if code != ExitUsage || !strings.Contains(errOut, "kafka: broker 127.0.0.1:1 unreachable after 10s") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "kafka: broker 127.0.0.1:1 unreachable after 10s") {
 		t.Fatalf("unreachable: exit %d %s", code, errOut)
 	}
 }

@@ -1,8 +1,9 @@
-package cli
+package ops
 
 import (
 	"bytes"
 	"context"
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"io"
 	"net"
 	"net/http"
@@ -19,7 +20,7 @@ import (
 )
 
 // compatDir is testdata/compat/breaking, relative to this package.
-var compatDir = filepath.Join("..", "..", "testdata", "compat", "breaking")
+var compatDir = filepath.Join("..", "..", "..", "testdata", "compat", "breaking")
 
 func TestBreakingDirectories(t *testing.T) {
 	t.Parallel()
@@ -131,11 +132,11 @@ func TestRegistryServeRefusesOpenAddressWithoutToken(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "r.db")
 	code, _, stderr := run(t, "registry", "serve", "--addr", "0.0.0.0:0", "--db", db)
-	if code != ExitUsage || !strings.Contains(stderr, "--insecure") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--insecure") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = run(t, "registry", "serve", "--addr", "127.0.0.1:0")
-	if code != ExitUsage || !strings.Contains(stderr, "--db") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--db") {
 		t.Fatalf("without --db: exit %d, stderr %q", code, stderr)
 	}
 	for addr, want := range map[string]bool{
@@ -193,7 +194,7 @@ func TestRegistryServe(t *testing.T) {
 	}
 	resp.Body.Close()
 	cancel()
-	if code := <-done; code != ExitOK {
+	if code := <-done; code != cli.ExitOK {
 		t.Fatalf("serve exited %d after shutdown", code)
 	}
 }

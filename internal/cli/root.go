@@ -65,15 +65,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // (Execute) or msgcontract-ops's (ops.Execute), which share the root, its
 // help and its exit codes.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, groups ...func() []*cobra.Command) int {
-	return execute(ctx, newRoot(stdout, stderr, groups...), args, stderr)
-}
-
-// ContractCommands are the commands that work on .proto files alone.
-func ContractCommands() []*cobra.Command {
-	return []*cobra.Command{newLintCmd(), newBizkeyCmd(), newGenerateCmd(), newBreakingCmd()}
-}
-
-func execute(ctx context.Context, root *cobra.Command, args []string, stderr io.Writer) int {
+	root := newRoot(stdout, stderr, groups...)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -94,6 +86,11 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stderr io.
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
 	return ExitUsage
+}
+
+// ContractCommands are the commands that work on .proto files alone.
+func ContractCommands() []*cobra.Command {
+	return []*cobra.Command{newLintCmd(), newBizkeyCmd(), newGenerateCmd(), newBreakingCmd()}
 }
 
 func newRoot(stdout, stderr io.Writer, groups ...func() []*cobra.Command) *cobra.Command {

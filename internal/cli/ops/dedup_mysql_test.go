@@ -3,11 +3,11 @@
 package ops
 
 import (
-	"github.com/msgcontract/msgcontract/internal/cli"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb/mysqltest"

@@ -3,13 +3,13 @@ package ops
 import (
 	"context"
 	"database/sql"
-	"github.com/msgcontract/msgcontract/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"

@@ -4,11 +4,11 @@ package ops
 
 import (
 	"context"
-	"github.com/msgcontract/msgcontract/internal/cli"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"

@@ -2,12 +2,12 @@ package ops
 
 import (
 	"context"
-	"github.com/msgcontract/msgcontract/internal/cli"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"

@@ -3,7 +3,6 @@ package ops
 import (
 	"bytes"
 	"context"
-	"github.com/msgcontract/msgcontract/internal/cli"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/store"
 )

@@ -25,12 +25,14 @@
 //	ratio protoc-3lang+plugin-once/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //	ratio protoc-3lang+plugin-once/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //	ratio protoc-3lang+emptyplugin-once/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+emptyplugin-once/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //
 // Every ratio is taken round by round (the two tools' runs of one round
 // ran seconds apart) and the median of those pair ratios is printed, with
 // the CPU ratio's least and greatest pair: on a shared virtual machine a
 // tool's CPU time moves by a fifth from one minute to the next, and a
-// ratio of two medians taken minutes apart moves with it.
+// ratio of two medians taken minutes apart moves with it. Each tool's
+// timed runs write over its last output in one folder, as a build does.
 //
 // The emptyplugin rows run a stand-in plugin that answers nothing (emptyplugin)
 // in place of protoc-gen-msgcontract: what protoc itself spends on three
@@ -224,6 +226,9 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 		{name: "protoc go+java+python + empty plugin x1", cmd: func(out string) *exec.Cmd {
 			return protocCmd(includes, protos, append(threeLangs(out, ""), "--emptygo_out="+out)...)
 		}},
+		{name: "plain90: ... + empty plugin x1", cmd: func(out string) *exec.Cmd {
+			return protocCmd(plainInc, plainProtos, append(threeLangs(out, ""), "--emptygo_out="+out)...)
+		}},
 	}
 	load := loadAverage()
 	// Runs alternate between the tools, so that a change in the machine's
@@ -232,7 +237,7 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 	// Within a round the tools a ratio compares run next to each other,
 	// and every other round runs them in reverse, so that neither side of
 	// a pair always goes first.
-	order := []int{0, 2, 1, 13, 3, 4, 11, 9, 5, 6, 12, 10, 7, 8}
+	order := []int{0, 2, 1, 13, 3, 4, 11, 9, 5, 6, 12, 14, 10, 7, 8}
 	if len(order) != len(tools) {
 		return fmt.Errorf("bench: the run order lists %d tools, there are %d", len(order), len(tools))
 	}
@@ -243,7 +248,22 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 				j = order[len(order)-1-k]
 			}
 			t := tools[j]
-			s, err := timed(t.cmd, filepath.Join(work, fmt.Sprintf("%d-%d", j, i)), nil)
+			// Round 0 (untimed) writes into a folder of its own,
+			// kept for the sameness checks below. The timed rounds of
+			// a tool write over its last output in one folder, as a
+			// build does. A folder per run piled up gigabytes (in
+			// memory under -tmp /dev/shm) and the plugin's ratios came
+			// out a tenth higher, with pairs three times as spread
+			// (plugin-once 1.35, pairs 1.06-1.62, against 1.17,
+			// 1.11-1.27, the same machine that hour); removing each
+			// run's folder once measured made generate's CPU on disk
+			// half as much again as protoc's deletions and creations
+			// cost.
+			out := filepath.Join(work, fmt.Sprint(j))
+			if i == 0 {
+				out += "-0"
+			}
+			s, err := timed(t.cmd, out, nil)
 			if err != nil {
 				return err
 			}
@@ -293,6 +313,7 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 	// What protoc spends on one plugin invocation: the floor under
 	// plugin-once.
 	ratio("protoc-3lang+emptyplugin-once/protoc-3lang", tools[13], tools[3])
+	ratio("protoc-3lang+emptyplugin-once/protoc-3lang plain90", tools[14], tools[5])
 	if profDir != "" {
 		return profiles(profDir, work, tools[0].cmd, func(lang string, plain bool) *exec.Cmd {
 			if plain {

@@ -13,11 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/schema"
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 func newBreakingCmd() *cobra.Command {
@@ -215,7 +214,7 @@ func registryHistory(ctx context.Context, c *client.Client, subject string, leve
 	if !level.Transitive() && len(versions) > 0 {
 		versions = versions[len(versions)-1:]
 	}
-	fetch := func(ctx context.Context, s string, v int) (string, []store.Reference, error) {
+	fetch := func(ctx context.Context, s string, v int) (string, []subjectref.Reference, error) {
 		return c.Version(ctx, s, v)
 	}
 	var out []*model.Set
@@ -224,7 +223,7 @@ func registryHistory(ctx context.Context, c *client.Client, subject string, leve
 		if err != nil {
 			return nil, err
 		}
-		p, err := schema.Parse(ctx, api.FileName(subject), text, refs, fetch)
+		p, err := schema.Parse(ctx, subjectref.FileName(subject), text, refs, fetch)
 		if err != nil {
 			return nil, fmt.Errorf("subject %s version %d: %w", subject, v, err)
 		}

@@ -82,9 +82,9 @@ func TestMsgcontractHandsOpsCommandsOver(t *testing.T) {
 	}
 
 	// What the split is for: msgcontract links none of the broker clients,
-	// the registry server or the DLQ code. (The SQLite and pgx drivers
-	// still are: breaking --against URL reads the registry through
-	// registry/store's types, whose package registers them.)
+	// the registry server, its store and database drivers, or the DLQ
+	// code (breaking --against URL reads the registry through
+	// registry/client and registry/subjectref, which link none of them).
 	symbols := func(exe string) map[string]bool {
 		out, err := exec.Command("go", "tool", "nm", exe).Output()
 		if err != nil {
@@ -105,6 +105,9 @@ func TestMsgcontractHandsOpsCommandsOver(t *testing.T) {
 		"github.com/msgcontract/msgcontract/registry/api.New",
 		"github.com/msgcontract/msgcontract/registry/console.New",
 		"github.com/msgcontract/msgcontract/internal/dlqopen.Open",
+		"github.com/msgcontract/msgcontract/registry/store.(*Store).Close",
+		"github.com/mattn/go-sqlite3.(*SQLiteDriver).Open",
+		"github.com/jackc/pgx/v5/stdlib.(*Driver).Open",
 	} {
 		if !inOps[sym] {
 			t.Errorf("%s does not link %s: the check below would prove nothing", OpsBinary, sym)

@@ -19,6 +19,7 @@ import (
 	"github.com/msgcontract/msgcontract/registry/internal/pgtest"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 const v1 = `syntax = "proto3";
@@ -142,7 +143,7 @@ func (c *client) do(method, path string, body any) response {
 	return response{status: resp.StatusCode, body: b, ctype: resp.Header.Get("Content-Type"), header: resp.Header}
 }
 
-func reg(text string, refs ...store.Reference) map[string]any {
+func reg(text string, refs ...subjectref.Reference) map[string]any {
 	m := map[string]any{"schemaType": "PROTOBUF", "schema": text}
 	if refs != nil {
 		m["references"] = refs
@@ -326,9 +327,9 @@ func testReferencesAndDescriptors(t *testing.T, c *client) {
 	money := "syntax = \"proto3\";\npackage shop.common.v1;\nmessage Money { int64 cents = 1; }\n"
 	order := "syntax = \"proto3\";\npackage shop.order.v1;\nimport \"shop/common/v1/money.proto\";\nmessage Order { shop.common.v1.Money total = 1; }\n"
 	c.expect("POST", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions", reg(money), 200, 0)
-	ref := store.Reference{Name: "shop/common/v1/money.proto", Subject: "shop/common/v1/money.proto", Version: 1}
+	ref := subjectref.Reference{Name: "shop/common/v1/money.proto", Subject: "shop/common/v1/money.proto", Version: 1}
 	c.expect("POST", "/subjects/order-value/versions", reg(order), 422, api.CodeInvalidSchema)
-	c.expect("POST", "/subjects/order-value/versions", reg(order, store.Reference{Name: ref.Name, Subject: "missing", Version: 1}), 422, api.CodeInvalidSchema)
+	c.expect("POST", "/subjects/order-value/versions", reg(order, subjectref.Reference{Name: ref.Name, Subject: "missing", Version: 1}), 422, api.CodeInvalidSchema)
 	c.expect("POST", "/subjects/order-value/versions", reg(order, ref), 200, 0)
 	got := c.expect("GET", "/subjects/order-value/versions/1", nil, 200, 0).json(t).(map[string]any)
 	refs, _ := got["references"].([]any)
@@ -347,8 +348,8 @@ func testReferencesAndDescriptors(t *testing.T, c *client) {
 	// So is a descriptor compiled by a client under its own file name, as
 	// Confluent's serializers send it: look-up and re-registration find
 	// the version pushed as text.
-	fetch := func(context.Context, string, int) (string, []store.Reference, error) { return money, nil, nil }
-	own, err := schema.Parse(context.Background(), "shop/order/v1/order.proto", order, []store.Reference{ref}, fetch)
+	fetch := func(context.Context, string, int) (string, []subjectref.Reference, error) { return money, nil, nil }
+	own, err := schema.Parse(context.Background(), "shop/order/v1/order.proto", order, []subjectref.Reference{ref}, fetch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +372,7 @@ func testReferencesAndDescriptors(t *testing.T, c *client) {
 	money2 := strings.Replace(money, "int64 cents = 1;", "int64 cents = 1;\n  string currency = 2;", 1)
 	c.expect("POST", "/subjects/shop%2Fcommon%2Fv1%2Fmoney.proto/versions", reg(money2), 200, 0)
 	for i, v := range []int{-1, 0} {
-		unpinned := store.Reference{Name: ref.Name, Subject: ref.Subject, Version: v}
+		unpinned := subjectref.Reference{Name: ref.Name, Subject: ref.Subject, Version: v}
 		sub := fmt.Sprintf("latest-%d", i)
 		id := c.expect("POST", "/subjects/"+sub+"/versions", reg(order, unpinned), 200, 0).json(t).(map[string]any)["id"]
 		got := c.expect("GET", "/subjects/"+sub+"/versions/1", nil, 200, 0).json(t).(map[string]any)

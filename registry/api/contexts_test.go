@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/registry/api"
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 func TestContexts(t *testing.T) {
@@ -21,7 +21,7 @@ func TestContextsPostgres(t *testing.T) {
 }
 
 func testContexts(t *testing.T, c *client) {
-	id := func(path, text string, refs ...store.Reference) float64 {
+	id := func(path, text string, refs ...subjectref.Reference) float64 {
 		t.Helper()
 		var v struct{ ID float64 }
 		if err := json.Unmarshal(c.expect("POST", path, reg(text, refs...), 200, 0).body, &v); err != nil || v.ID == 0 {
@@ -96,9 +96,9 @@ func testContexts(t *testing.T, c *client) {
 	order2 := strings.Replace(order, "Cents total", "Money total", 1)
 	id("/subjects/money/versions", money)
 	id("/subjects/:.ctx:money/versions", ctxMoney)
-	byCtx := id("/subjects/:.ctx:order/versions", order, store.Reference{Name: moneyPath, Subject: "money", Version: -1})
-	c.expect("POST", "/subjects/order/versions", reg(order, store.Reference{Name: moneyPath, Subject: "money", Version: 1}), 422, api.CodeInvalidSchema)
-	byDefault := id("/subjects/:.ctx:order2/versions", order2, store.Reference{Name: moneyPath, Subject: ":.:money", Version: 1})
+	byCtx := id("/subjects/:.ctx:order/versions", order, subjectref.Reference{Name: moneyPath, Subject: "money", Version: -1})
+	c.expect("POST", "/subjects/order/versions", reg(order, subjectref.Reference{Name: moneyPath, Subject: "money", Version: 1}), 422, api.CodeInvalidSchema)
+	byDefault := id("/subjects/:.ctx:order2/versions", order2, subjectref.Reference{Name: moneyPath, Subject: ":.:money", Version: 1})
 	stored := c.expect("GET", "/subjects/:.ctx:order/versions/1", nil, 200, 0).json(t).(map[string]any)
 	if r := stored["references"].([]any)[0].(map[string]any); r["subject"] != "money" || r["version"] != 1.0 {
 		t.Fatalf("reference stored as %v, want as sent, pinned to version 1", r)

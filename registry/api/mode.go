@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // Modes, as in Confluent's registry: READONLY refuses registrations and
@@ -72,7 +73,7 @@ func scopes(subject string) []string {
 		return []string{subject}
 	}
 	out := []string{subject}
-	if ctx, name := store.SplitSubject(subject); ctx != store.DefaultContext && name != "" {
+	if ctx, name := subjectref.Split(subject); ctx != subjectref.DefaultContext && name != "" {
 		out = append(out, ":"+ctx+":")
 	}
 	return append(out, store.GlobalSubject)
@@ -191,7 +192,7 @@ func validSubject(subject string) error {
 	case strings.HasPrefix(subject, ":.") && !strings.Contains(subject[2:], ":"):
 		return bad("a schema context is written \":.context:subject\", with a colon after the context")
 	}
-	if _, name := store.SplitSubject(subject); name == "" {
+	if _, name := subjectref.Split(subject); name == "" {
 		return bad("a qualified subject \":.context:subject\" needs a subject name after the context")
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/schema"
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 func idParam(c echo.Context) (int64, error) {
@@ -21,9 +21,9 @@ func idParam(c echo.Context) (int64, error) {
 
 // schemaResponse is a schema by id as Confluent returns it.
 type schemaResponse struct {
-	SchemaType string            `json:"schemaType"`
-	References []store.Reference `json:"references,omitempty"`
-	Schema     string            `json:"schema"`
+	SchemaType string                 `json:"schemaType"`
+	References []subjectref.Reference `json:"references,omitempty"`
+	Schema     string                 `json:"schema"`
 }
 
 func (s *Server) getSchemaByID(c echo.Context) error {

@@ -27,6 +27,7 @@ import (
 	"github.com/msgcontract/msgcontract/registry/internal/lru"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // openAPI is the OpenAPI 3 document of this API, served at /openapi.json
@@ -393,7 +394,7 @@ func subjectParam(c echo.Context) (string, error) {
 	if err != nil || s == "" {
 		return "", apiErr(http.StatusNotFound, CodeSubjectNotFound, "Subject '%s' not found.", raw)
 	}
-	if ctx, name := store.SplitSubject(s); ctx == store.DefaultContext && name != "" {
+	if ctx, name := subjectref.Split(s); ctx == subjectref.DefaultContext && name != "" {
 		s = name // ":.:name" is name, in the default context
 	}
 	return s, nil
@@ -403,7 +404,7 @@ func subjectParam(c echo.Context) (string, error) {
 func versionParam(c echo.Context) (int, error) {
 	raw := c.Param("version")
 	if raw == "latest" || raw == "-1" {
-		return store.Latest, nil
+		return subjectref.Latest, nil
 	}
 	v, err := strconv.ParseInt(raw, 10, 32)
 	if err != nil || v <= 0 {
@@ -420,9 +421,9 @@ func boolQuery(c echo.Context, name string) bool {
 
 // request is the body of register, lookup and compatibility requests.
 type request struct {
-	Schema     *string           `json:"schema"`
-	SchemaType string            `json:"schemaType"`
-	References []store.Reference `json:"references"`
+	Schema     *string                `json:"schema"`
+	SchemaType string                 `json:"schemaType"`
+	References []subjectref.Reference `json:"references"`
 	// ID and Version are honoured in IMPORT mode only.
 	ID      int64 `json:"id"`
 	Version int   `json:"version"`
@@ -499,7 +500,7 @@ func (s *Server) compileRequest(ctx context.Context, g *compileGate, subject str
 	}
 	// Stored as sent (pinned); resolved in the subject's context.
 	req.References = refs
-	src, err := schema.Fetch(ctx, FileName(subject), *req.Schema, store.InContext(subject, refs), s.fetch)
+	src, err := schema.Fetch(ctx, subjectref.FileName(subject), *req.Schema, subjectref.InContext(subject, refs), s.fetch)
 	if err != nil {
 		return nil, err
 	}

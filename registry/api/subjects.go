@@ -14,29 +14,17 @@ import (
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
-
-// FileName is the file name a subject's schema is compiled as, and so the
-// file violations point into: the subject itself when it names a .proto
-// file (as Confluent's reference subjects do), else subject + ".proto";
-// of a qualified subject (":.ctx:name"), the name alone.
-func FileName(subject string) string {
-	// A qualified subject's context is not part of the file's name.
-	_, subject = store.SplitSubject(subject)
-	if strings.HasSuffix(subject, ".proto") {
-		return subject
-	}
-	return subject + ".proto"
-}
 
 // fetch resolves references from the store. A reference pins a version,
 // which still resolves after a soft delete, so that schemas registered
 // against it keep compiling.
-func (s *Server) fetch(ctx context.Context, subject string, version int) (string, []store.Reference, error) {
-	v, err := s.cfg.Store.Version(ctx, subject, version, version != store.Latest)
+func (s *Server) fetch(ctx context.Context, subject string, version int) (string, []subjectref.Reference, error) {
+	v, err := s.cfg.Store.Version(ctx, subject, version, version != subjectref.Latest)
 	if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) {
 		which := strconv.Itoa(version)
-		if version == store.Latest {
+		if version == subjectref.Latest {
 			which = "latest"
 		}
 		return "", nil, &schema.InvalidError{Lines: []string{fmt.Sprintf(
@@ -46,7 +34,7 @@ func (s *Server) fetch(ctx context.Context, subject string, version int) (string
 		return "", nil, err
 	}
 	// Its references are read in its subject's context.
-	return v.Schema.Text, store.InContext(v.Subject, v.Schema.References), nil
+	return v.Schema.Text, subjectref.InContext(v.Subject, v.Schema.References), nil
 }
 
 // pin returns refs, made by a schema of subject, with every version given
@@ -55,20 +43,20 @@ func (s *Server) fetch(ctx context.Context, subject string, version int) (string
 // compiled is the one stored, so that referencedby finds the reference
 // and later registrations on the referenced subject cannot change what
 // this schema means.
-func (s *Server) pin(ctx context.Context, subject string, refs []store.Reference) ([]store.Reference, error) {
-	in := store.InContext(subject, refs)
-	var out []store.Reference
+func (s *Server) pin(ctx context.Context, subject string, refs []subjectref.Reference) ([]subjectref.Reference, error) {
+	in := subjectref.InContext(subject, refs)
+	var out []subjectref.Reference
 	for i, r := range refs {
 		if r.Version > 0 {
 			continue
 		}
 		if out == nil {
-			out = append([]store.Reference(nil), refs...)
+			out = append([]subjectref.Reference(nil), refs...)
 		}
 		if r.Subject == "" {
 			return nil, &schema.InvalidError{Lines: []string{fmt.Sprintf("reference %q names no subject", r.Name)}}
 		}
-		v, err := s.cfg.Store.Version(ctx, in[i].Subject, store.Latest, false)
+		v, err := s.cfg.Store.Version(ctx, in[i].Subject, subjectref.Latest, false)
 		if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) {
 			return nil, &schema.InvalidError{Lines: []string{fmt.Sprintf(
 				"reference %q to the latest version of subject %q does not resolve: the subject has no live version; register the imported file under that subject first", r.Name, in[i].Subject)}}
@@ -100,7 +88,7 @@ func (s *Server) Compiled(ctx context.Context, subject string, sc store.Schema) 
 // compile gate, and the workers when configured): for the web console's
 // check form. A schema that does not compile is a *schema.InvalidError; a
 // refused compilation an *Error.
-func (s *Server) CompileRequest(ctx context.Context, subject, text string, refs []store.Reference) (*schema.Parsed, error) {
+func (s *Server) CompileRequest(ctx context.Context, subject, text string, refs []subjectref.Reference) (*schema.Parsed, error) {
 	return s.compileRequest(ctx, s.gate, subject, &request{Schema: &text, References: refs})
 }
 
@@ -122,7 +110,7 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 	// Stored schemas compile outside the request's budget: the result is
 	// cached, so the work serves the next request even if this one gave up,
 	// and a subject with many versions must be able to warm up at all.
-	p, err := schema.Parse(context.WithoutCancel(ctx), FileName(subject), sc.Text, store.InContext(subject, sc.References), s.fetch)
+	p, err := schema.Parse(context.WithoutCancel(ctx), subjectref.FileName(subject), sc.Text, subjectref.InContext(subject, sc.References), s.fetch)
 	if err != nil {
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
@@ -314,7 +302,7 @@ func (s *Server) listSubjects(c echo.Context) error {
 	defaultOnly := given && prefix == ""
 	out := []string{}
 	for _, sub := range subs {
-		if ctx, _ := store.SplitSubject(sub); defaultOnly && ctx != store.DefaultContext {
+		if ctx, _ := subjectref.Split(sub); defaultOnly && ctx != subjectref.DefaultContext {
 			continue
 		}
 		if strings.HasPrefix(sub, prefix) && !live[sub] {
@@ -363,12 +351,12 @@ func (s *Server) listVersions(c echo.Context) error {
 
 // versionResponse is a subject version as Confluent returns it.
 type versionResponse struct {
-	Subject    string            `json:"subject"`
-	Version    int               `json:"version"`
-	ID         int64             `json:"id"`
-	SchemaType string            `json:"schemaType"`
-	References []store.Reference `json:"references,omitempty"`
-	Schema     string            `json:"schema"`
+	Subject    string                 `json:"subject"`
+	Version    int                    `json:"version"`
+	ID         int64                  `json:"id"`
+	SchemaType string                 `json:"schemaType"`
+	References []subjectref.Reference `json:"references,omitempty"`
+	Schema     string                 `json:"schema"`
 }
 
 // schemaText is the schema as the request's format asks: .proto text, or
@@ -499,7 +487,7 @@ func (s *Server) deleteVersion(c echo.Context) error {
 		return err
 	}
 	permanent := boolQuery(c, "permanent")
-	if n == store.Latest {
+	if n == subjectref.Latest {
 		v, err := s.cfg.Store.Version(c.Request().Context(), subject, n, false)
 		if err != nil {
 			return storeErr(err, subject, c.Param("version"))

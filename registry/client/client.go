@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // Client talks to one registry.
@@ -94,13 +94,13 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 func subjectPath(subject string) string { return "/subjects/" + url.PathEscape(subject) }
 
 type schemaBody struct {
-	SchemaType string            `json:"schemaType"`
-	Schema     string            `json:"schema"`
-	References []store.Reference `json:"references,omitempty"`
+	SchemaType string                 `json:"schemaType"`
+	Schema     string                 `json:"schema"`
+	References []subjectref.Reference `json:"references,omitempty"`
 }
 
 // Register registers text under subject and returns its id and version.
-func (c *Client) Register(ctx context.Context, subject, text string, refs []store.Reference) (id int64, version int, err error) {
+func (c *Client) Register(ctx context.Context, subject, text string, refs []subjectref.Reference) (id int64, version int, err error) {
 	var reg struct {
 		ID int64 `json:"id"`
 	}
@@ -112,7 +112,7 @@ func (c *Client) Register(ctx context.Context, subject, text string, refs []stor
 }
 
 // Lookup returns the version of subject holding text.
-func (c *Client) Lookup(ctx context.Context, subject, text string, refs []store.Reference) (int, error) {
+func (c *Client) Lookup(ctx context.Context, subject, text string, refs []subjectref.Reference) (int, error) {
 	var v struct {
 		Version int `json:"version"`
 	}
@@ -121,7 +121,7 @@ func (c *Client) Lookup(ctx context.Context, subject, text string, refs []store.
 }
 
 // Check asks whether text may be registered under subject, and why not.
-func (c *Client) Check(ctx context.Context, subject, text string, refs []store.Reference) (bool, []string, error) {
+func (c *Client) Check(ctx context.Context, subject, text string, refs []subjectref.Reference) (bool, []string, error) {
 	var out struct {
 		OK       bool     `json:"is_compatible"`
 		Messages []string `json:"messages"`
@@ -138,15 +138,15 @@ func (c *Client) Versions(ctx context.Context, subject string) ([]int, error) {
 }
 
 // Version fetches one version's schema text and references
-// (store.Latest for the newest).
-func (c *Client) Version(ctx context.Context, subject string, version int) (string, []store.Reference, error) {
+// (subjectref.Latest for the newest).
+func (c *Client) Version(ctx context.Context, subject string, version int) (string, []subjectref.Reference, error) {
 	which := "latest"
-	if version != store.Latest {
+	if version != subjectref.Latest {
 		which = strconv.Itoa(version)
 	}
 	var v struct {
-		Schema     string            `json:"schema"`
-		References []store.Reference `json:"references"`
+		Schema     string                 `json:"schema"`
+		References []subjectref.Reference `json:"references"`
 	}
 	err := c.do(ctx, http.MethodGet, subjectPath(subject)+"/versions/"+which, nil, &v)
 	return v.Schema, v.References, err

@@ -17,6 +17,7 @@ import (
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 type checkData struct {
@@ -40,7 +41,7 @@ type checkData struct {
 func (c *Console) checkForm(w http.ResponseWriter, r *http.Request) {
 	d := checkData{Subject: r.URL.Query().Get("s")}
 	if d.Subject != "" {
-		if v, err := c.cfg.Store.Version(r.Context(), d.Subject, store.Latest, false); err == nil {
+		if v, err := c.cfg.Store.Version(r.Context(), d.Subject, subjectref.Latest, false); err == nil {
 			d.Schema = v.Schema.Text
 			d.Refs = refsText(v.Schema.References)
 		}
@@ -121,7 +122,7 @@ func (c *Console) check(w http.ResponseWriter, r *http.Request) {
 	}
 	latest := live[len(live)-1]
 	d.Latest = latest.Version
-	d.Table.Lines, d.Elsewhere = diffLines(latest.Schema.Text, next.Text, api.FileName(d.Subject), d.Violations)
+	d.Table.Lines, d.Elsewhere = diffLines(latest.Schema.Text, next.Text, subjectref.FileName(d.Subject), d.Violations)
 	c.renderCheck(w, r, http.StatusOK, d)
 }
 
@@ -198,8 +199,8 @@ var importRE = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]
 // line. Without any, each import other than msgcontract's options and the
 // well-known types refers to the latest version of the subject named by
 // its import path, as `msgcontract registry push` registers them.
-func (c *Console) parseRefs(r *http.Request, text, raw string) ([]store.Reference, error) {
-	var refs []store.Reference
+func (c *Console) parseRefs(r *http.Request, text, raw string) ([]subjectref.Reference, error) {
+	var refs []subjectref.Reference
 	for i, line := range strings.Split(raw, "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {
@@ -212,7 +213,7 @@ func (c *Console) parseRefs(r *http.Request, text, raw string) ([]store.Referenc
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("references line %d: version %q is not a positive number", i+1, f[2])
 		}
-		refs = append(refs, store.Reference{Name: f[0], Subject: f[1], Version: v})
+		refs = append(refs, subjectref.Reference{Name: f[0], Subject: f[1], Version: v})
 	}
 	if len(refs) > 0 {
 		return refs, nil
@@ -222,16 +223,16 @@ func (c *Console) parseRefs(r *http.Request, text, raw string) ([]store.Referenc
 		if path == "msgcontract/v1/options.proto" || strings.HasPrefix(path, "google/protobuf/") {
 			continue
 		}
-		v, err := c.cfg.Store.Version(r.Context(), path, store.Latest, false)
+		v, err := c.cfg.Store.Version(r.Context(), path, subjectref.Latest, false)
 		if err != nil {
 			return nil, fmt.Errorf("import %q: no subject %q to refer to (%v); register it first or list the references", path, path, err)
 		}
-		refs = append(refs, store.Reference{Name: path, Subject: path, Version: v.Version})
+		refs = append(refs, subjectref.Reference{Name: path, Subject: path, Version: v.Version})
 	}
 	return refs, nil
 }
 
-func refsText(refs []store.Reference) string {
+func refsText(refs []subjectref.Reference) string {
 	var b strings.Builder
 	for _, r := range refs {
 		fmt.Fprintf(&b, "%s %s %d\n", r.Name, r.Subject, r.Version)

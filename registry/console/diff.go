@@ -9,9 +9,9 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
-	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // diffContext is how many unchanged lines are kept around a change; longer
@@ -70,7 +70,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 				return store.Version{}, false
 			}
 		}
-		if n == store.Latest {
+		if n == subjectref.Latest {
 			return all[len(all)-1], true
 		}
 		for _, v := range all {
@@ -89,7 +89,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	to, ok := pick("to", store.Latest)
+	to, ok := pick("to", subjectref.Latest)
 	if !ok {
 		return
 	}
@@ -115,9 +115,9 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Violations = compat.Check(oldP.Set, newP.Set, d.Checked.Directions())
-	d.Table.Lines, d.Elsewhere = diffLines(from.Schema.Text, to.Schema.Text, api.FileName(name), d.Violations)
+	d.Table.Lines, d.Elsewhere = diffLines(from.Schema.Text, to.Schema.Text, subjectref.FileName(name), d.Violations)
 	if r.URL.Query().Get("all") != "" {
-		d.Table.Lines = unfold(from.Schema.Text, to.Schema.Text, api.FileName(name), d.Violations)
+		d.Table.Lines = unfold(from.Schema.Text, to.Schema.Text, subjectref.FileName(name), d.Violations)
 	} else {
 		d.Table.AllURL = "/ui/diff?s=" + url.QueryEscape(name) + "&from=" + strconv.Itoa(d.From) + "&to=" + strconv.Itoa(d.To) + "&all=1"
 	}

@@ -15,7 +15,7 @@ import (
 
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 )
@@ -175,7 +175,7 @@ func (c *Console) decode(ctx context.Context, rec *dlq.Record) envView {
 	}
 	n := v.Version
 	if n <= 0 {
-		n = store.Latest
+		n = subjectref.Latest
 	}
 	sv, err := c.cfg.Store.Version(ctx, v.Subject, n, true)
 	if err != nil {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // compiler is what the console uses of the API when it is an
@@ -17,7 +17,7 @@ import (
 // bounded compilation of schemas clients send.
 type compiler interface {
 	Compiled(ctx context.Context, subject string, sc store.Schema) (*schema.Parsed, error)
-	CompileRequest(ctx context.Context, subject, text string, refs []store.Reference) (*schema.Parsed, error)
+	CompileRequest(ctx context.Context, subject, text string, refs []subjectref.Reference) (*schema.Parsed, error)
 }
 
 // compile turns a stored schema into the contract model, resolving its
@@ -29,7 +29,7 @@ func (c *Console) compile(ctx context.Context, subject string, sc store.Schema) 
 	if srv, ok := c.cfg.API.(compiler); ok {
 		p, err = srv.Compiled(ctx, subject, sc)
 	} else {
-		p, err = schema.Parse(ctx, api.FileName(subject), sc.Text, store.InContext(subject, sc.References), c.reference)
+		p, err = schema.Parse(ctx, subjectref.FileName(subject), sc.Text, subjectref.InContext(subject, sc.References), c.reference)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("schema %d of %s does not compile: %w", sc.ID, subject, err)
@@ -39,21 +39,21 @@ func (c *Console) compile(ctx context.Context, subject string, sc store.Schema) 
 
 // compileSent compiles a schema pasted into a form, bounded by the API
 // server's compile gate and workers when the API is one.
-func (c *Console) compileSent(ctx context.Context, subject, text string, refs []store.Reference) (*schema.Parsed, error) {
+func (c *Console) compileSent(ctx context.Context, subject, text string, refs []subjectref.Reference) (*schema.Parsed, error) {
 	if srv, ok := c.cfg.API.(compiler); ok {
 		return srv.CompileRequest(ctx, subject, text, refs)
 	}
-	return schema.Parse(ctx, api.FileName(subject), text, store.InContext(subject, refs), c.reference)
+	return schema.Parse(ctx, subjectref.FileName(subject), text, subjectref.InContext(subject, refs), c.reference)
 }
 
 // reference is the schema.Fetcher over the store. Pinned versions resolve
 // even when soft-deleted, as in the registry.
-func (c *Console) reference(ctx context.Context, subject string, version int) (string, []store.Reference, error) {
-	v, err := c.cfg.Store.Version(ctx, subject, version, version != store.Latest)
+func (c *Console) reference(ctx context.Context, subject string, version int) (string, []subjectref.Reference, error) {
+	v, err := c.cfg.Store.Version(ctx, subject, version, version != subjectref.Latest)
 	if err != nil {
 		return "", nil, fmt.Errorf("reference %s version %d: %w", subject, version, err)
 	}
-	return v.Schema.Text, store.InContext(v.Subject, v.Schema.References), nil
+	return v.Schema.Text, subjectref.InContext(v.Subject, v.Schema.References), nil
 }
 
 // levelOf is a subject's effective level and where it comes from:
@@ -76,7 +76,7 @@ func (c *Console) levelOf(ctx context.Context, subject string) (compat.Level, st
 // versionArg reads a version number or "latest" from a query value.
 func versionArg(raw string) (int, error) {
 	if raw == "" || raw == "latest" {
-		return store.Latest, nil
+		return subjectref.Latest, nil
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n <= 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 type subjectRow struct {
@@ -210,7 +211,7 @@ func (c *Console) pickVersion(w http.ResponseWriter, r *http.Request) (string, s
 		c.storeFail(w, err, "subject "+strconv.Quote(name))
 		return name, store.Version{}, nil, false
 	}
-	if n == store.Latest {
+	if n == subjectref.Latest {
 		for i := len(all) - 1; i >= 0; i-- {
 			if !all[i].Deleted {
 				return name, all[i], all, true

@@ -24,7 +24,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // Type is the one schema type the registry accepts.
@@ -46,9 +46,9 @@ func invalid(format string, args ...any) error {
 }
 
 // Fetcher returns the schema text and references of a subject's version;
-// store.Latest asks for the newest. Its errors are returned as they are,
+// subjectref.Latest asks for the newest. Its errors are returned as they are,
 // so the caller can tell a missing reference from a broken store.
-type Fetcher func(ctx context.Context, subject string, version int) (text string, refs []store.Reference, err error)
+type Fetcher func(ctx context.Context, subject string, version int) (text string, refs []subjectref.Reference, err error)
 
 // Parsed is a schema ready to store and check.
 type Parsed struct {
@@ -96,7 +96,7 @@ func fingerprint(name, raw string, sources map[string]string) [32]byte {
 // Parse reads raw (text or base64 descriptor), resolves refs through
 // fetch, compiles the result as file name and checks the contract rules. A problem with the schema itself
 // is an *InvalidError.
-func Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Parsed, error) {
+func Parse(ctx context.Context, name, raw string, refs []subjectref.Reference, fetch Fetcher) (*Parsed, error) {
 	src, err := Fetch(ctx, name, raw, refs, fetch)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ type Source struct {
 
 // Fetch is the first half of Parse: it refuses an empty schema and
 // fetches the text of refs, and of theirs, through fetch.
-func Fetch(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Source, error) {
+func Fetch(ctx context.Context, name, raw string, refs []subjectref.Reference, fetch Fetcher) (*Source, error) {
 	if strings.TrimSpace(raw) == "" {
 		return nil, invalid("the schema is empty; send .proto text or a base64-encoded FileDescriptorProto in \"schema\"")
 	}
@@ -185,7 +185,7 @@ func compile(ctx context.Context, name, raw string, refSources map[string]string
 // registered schema may only import references and built-in files.
 const noImportPath = "\x00msgcontract-registry-no-disk"
 
-func resolve(ctx context.Context, refs []store.Reference, fetch Fetcher, sources map[string]string, depth int) error {
+func resolve(ctx context.Context, refs []subjectref.Reference, fetch Fetcher, sources map[string]string, depth int) error {
 	if depth > MaxReferenceDepth {
 		return invalid("references nest deeper than %d levels (is there a cycle?)", MaxReferenceDepth)
 	}
@@ -201,7 +201,7 @@ func resolve(ctx context.Context, refs []store.Reference, fetch Fetcher, sources
 		}
 		v := r.Version
 		if v <= 0 {
-			v = store.Latest
+			v = subjectref.Latest
 		}
 		text, sub, err := fetch(ctx, r.Subject, v)
 		if err != nil {

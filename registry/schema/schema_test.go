@@ -9,6 +9,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 const dep = `syntax = "proto3";
@@ -31,7 +32,7 @@ message Paid {
 `
 
 func fetcher(subjects map[string]string) schema.Fetcher {
-	return func(_ context.Context, subject string, _ int) (string, []store.Reference, error) {
+	return func(_ context.Context, subject string, _ int) (string, []subjectref.Reference, error) {
 		text, ok := subjects[subject]
 		if !ok {
 			return "", nil, store.ErrSubjectNotFound
@@ -40,7 +41,7 @@ func fetcher(subjects map[string]string) schema.Fetcher {
 	}
 }
 
-var refs = []store.Reference{{Name: "shop/common/v1/money.proto", Subject: "money", Version: 1}}
+var refs = []subjectref.Reference{{Name: "shop/common/v1/money.proto", Subject: "money", Version: 1}}
 
 func TestParseTextAndDescriptorAgree(t *testing.T) {
 	t.Parallel()
@@ -83,7 +84,7 @@ func TestParseErrors(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, raw string
-		refs      []store.Reference
+		refs      []subjectref.Reference
 		want      string
 	}{
 		{name: "empty", raw: "  ", want: "empty"},

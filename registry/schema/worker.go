@@ -23,7 +23,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // A compilation cannot be stopped inside a protocompile phase, so a
@@ -302,7 +302,7 @@ func (p *Pool) Warm() error {
 
 // Parse is schema.Parse with the compilation in a worker process (see
 // Compile).
-func (p *Pool) Parse(ctx context.Context, name, raw string, refs []store.Reference, fetch Fetcher) (*Parsed, error) {
+func (p *Pool) Parse(ctx context.Context, name, raw string, refs []subjectref.Reference, fetch Fetcher) (*Parsed, error) {
 	src, err := Fetch(ctx, name, raw, refs, fetch)
 	if err != nil {
 		return nil, err

@@ -14,47 +14,6 @@ import (
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
-func TestSplitSubject(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, ctx, name string }{
-		{"pay", ".", "pay"},
-		{":.ctx:pay", ".ctx", "pay"},
-		{":.:pay", ".", "pay"},
-		{":.ctx:a:b", ".ctx", "a:b"},
-		{":.ctx:", ".ctx", ""},
-		{":.nocolon", ".", ":.nocolon"},
-		{":pay", ".", ":pay"},
-	} {
-		if ctx, name := store.SplitSubject(tc.in); ctx != tc.ctx || name != tc.name {
-			t.Errorf("SplitSubject(%q) = %q, %q; want %q, %q", tc.in, ctx, name, tc.ctx, tc.name)
-		}
-	}
-}
-
-func TestInContext(t *testing.T) {
-	t.Parallel()
-	refs := []store.Reference{{Name: "a", Subject: "money"}, {Name: "b", Subject: ":.other:x"}, {Name: "c", Subject: ":.:y"}}
-	for _, tc := range []struct {
-		subject string
-		want    []string
-	}{
-		{"pay", []string{"money", ":.other:x", "y"}},
-		{":.ctx:pay", []string{":.ctx:money", ":.other:x", "y"}},
-	} {
-		got := store.InContext(tc.subject, refs)
-		var subs []string
-		for _, r := range got {
-			subs = append(subs, r.Subject)
-		}
-		if !slices.Equal(subs, tc.want) {
-			t.Errorf("InContext(%q) subjects = %v, want %v", tc.subject, subs, tc.want)
-		}
-	}
-	if refs[0].Subject != "money" {
-		t.Fatal("InContext changed its argument")
-	}
-}
-
 // TestContextsOnDatabaseWithoutThem opens a store written before contexts
 // were understood, on SQLite and PostgreSQL: one schema row shared by a
 // default subject and a subject stored under the literal name ":.old:pay"

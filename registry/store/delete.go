@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/msgcontract/msgcontract/registry/subjectref"
+)
 
 // DeleteSubject deletes every version of subject and returns their
 // numbers. A soft delete hides the versions but keeps their ids and
@@ -66,7 +70,7 @@ func (s *Store) DeleteVersion(ctx context.Context, subject string, version int, 
 	var target *Version
 	for i := range all {
 		v := &all[i]
-		if (version == Latest && !v.Deleted) || v.Version == version {
+		if (version == subjectref.Latest && !v.Deleted) || v.Version == version {
 			target = v
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // ErrImportConflict is an IMPORT registration whose id or version is
@@ -22,7 +24,7 @@ func (s *Store) Import(ctx context.Context, subject string, sc Schema, id int64,
 		return Registered{}, err
 	}
 	defer done()
-	sc.Context, _ = SplitSubject(subject)
+	sc.Context, _ = subjectref.Split(subject)
 	fp := sc.Fingerprint()
 	if id == 0 {
 		if id, err = s.schemaID(ctx, tx, sc, fp); err != nil {

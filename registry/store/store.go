@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // Errors the store returns; the API maps each to a Confluent error code.
@@ -32,17 +34,6 @@ var (
 	ErrConfigNotFound        = errors.New("subject has no compatibility level of its own")
 )
 
-// Latest selects a subject's newest live version.
-const Latest = -1
-
-// Reference is a Confluent-style schema reference: the referenced subject's
-// version is imported under Name.
-type Reference struct {
-	Name    string `json:"name"`
-	Subject string `json:"subject"`
-	Version int    `json:"version"`
-}
-
 // Schema is a registered schema.
 type Schema struct {
 	ID int64
@@ -53,9 +44,9 @@ type Schema struct {
 	Text string
 	// Descriptor is the serialized FileDescriptorProto of Text.
 	Descriptor []byte
-	References []Reference
+	References []subjectref.Reference
 	// Context is the schema context the schema is registered in ("" or
-	// DefaultContext for the default one). Schemas of different contexts
+	// subjectref.DefaultContext for the default one). Schemas of different contexts
 	// are different rows with different ids, as in Confluent, where each
 	// context is a registry of its own.
 	Context string
@@ -75,7 +66,7 @@ func (s Schema) Fingerprint() string {
 	refs, _ := json.Marshal(nonNil(s.References))
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s", s.Type, s.Text, refs)
-	if s.Context != "" && s.Context != DefaultContext {
+	if s.Context != "" && s.Context != subjectref.DefaultContext {
 		fmt.Fprintf(h, "\x00context\x00%s", s.Context)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -87,7 +78,7 @@ func (s Schema) Fingerprint() string {
 // literal name ":.ctx:subject". A version of such a subject with that
 // fingerprint is the same schema. "" for the default context.
 func legacyFingerprint(sc Schema) string {
-	if sc.Context == "" || sc.Context == DefaultContext {
+	if sc.Context == "" || sc.Context == subjectref.DefaultContext {
 		return ""
 	}
 	sc.Context, sc.fingerprint = "", ""
@@ -152,7 +143,7 @@ func (s *Store) Register(ctx context.Context, subject string, sc Schema, check C
 	if err != nil {
 		return Registered{}, err
 	}
-	sc.Context, _ = SplitSubject(subject)
+	sc.Context, _ = subjectref.Split(subject)
 	fp := sc.Fingerprint()
 	sc.fingerprint = fp
 	legacy := legacyFingerprint(sc)
@@ -203,9 +194,9 @@ func (s *Store) schemaID(ctx context.Context, tx *sql.Tx, sc Schema, fp string) 
 	return id, err
 }
 
-func nonNil(r []Reference) []Reference {
+func nonNil(r []subjectref.Reference) []subjectref.Reference {
 	if r == nil {
-		return []Reference{}
+		return []subjectref.Reference{}
 	}
 	return r
 }
@@ -325,7 +316,7 @@ func (s *Store) Version(ctx context.Context, subject string, version int, delete
 	if err != nil {
 		return Version{}, err
 	}
-	if version == Latest {
+	if version == subjectref.Latest {
 		for i := len(vs) - 1; i >= 0; i-- {
 			if !vs[i].Deleted {
 				return vs[i], nil
@@ -399,7 +390,7 @@ func (s *Store) Lookup(ctx context.Context, subject string, sc Schema, deleted b
 	if err != nil {
 		return Version{}, err
 	}
-	sc.Context, _ = SplitSubject(subject)
+	sc.Context, _ = subjectref.Split(subject)
 	sc.fingerprint = sc.Fingerprint()
 	legacy := legacyFingerprint(sc)
 	for _, v := range vs {
@@ -424,7 +415,7 @@ func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) (
 		var (
 			id       int64
 			raw, sub string
-			refs     []Reference
+			refs     []subjectref.Reference
 		)
 		if err := rows.Scan(&id, &raw, &sub); err != nil {
 			return nil, err
@@ -433,7 +424,7 @@ func (s *Store) ReferencedBy(ctx context.Context, subject string, version int) (
 			continue
 		}
 		// A reference's subject is read in the referring subject's context.
-		for _, r := range InContext(sub, refs) {
+		for _, r := range subjectref.InContext(sub, refs) {
 			// References are pinned when registered; a row written before
 			// that may say -1 or 0 (latest then), so it counts as naming
 			// every version of the subject rather than none.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/registry/internal/pgtest"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // forEachStore runs test on a fresh SQLite store and, when
@@ -131,7 +132,7 @@ func TestDeletes(t *testing.T) {
 		if _, err := st.DeleteVersion(ctx, "s", 2, true); !errors.Is(err, store.ErrVersionNotSoftDeleted) {
 			t.Fatalf("permanent delete of a live version: got %v", err)
 		}
-		if v, err := st.DeleteVersion(ctx, "s", store.Latest, false); err != nil || v != 3 {
+		if v, err := st.DeleteVersion(ctx, "s", subjectref.Latest, false); err != nil || v != 3 {
 			t.Fatalf("soft delete latest: got %d, %v", v, err)
 		}
 		if _, err := st.DeleteVersion(ctx, "s", 3, false); !errors.Is(err, store.ErrVersionSoftDeleted) {

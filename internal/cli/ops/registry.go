@@ -22,6 +22,7 @@ import (
 	"github.com/msgcontract/msgcontract/registry/console"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 func newRegistryCmd() *cobra.Command {
@@ -257,15 +258,15 @@ func (f *registryFlags) source(path string) (string, error) {
 // references pushes (push) or looks up (check) every non-built-in import
 // of set's file under a subject named by its import path, depth first, and
 // returns the root's references.
-func (f *registryFlags) references(ctx context.Context, c *client.Client, set *model.Set, push bool) ([]store.Reference, error) {
-	done := map[string]store.Reference{}
-	var walk func(path string) ([]store.Reference, error)
-	walk = func(path string) ([]store.Reference, error) {
+func (f *registryFlags) references(ctx context.Context, c *client.Client, set *model.Set, push bool) ([]subjectref.Reference, error) {
+	done := map[string]subjectref.Reference{}
+	var walk func(path string) ([]subjectref.Reference, error)
+	walk = func(path string) ([]subjectref.Reference, error) {
 		fd, err := set.Registry.FindFileByPath(path)
 		if err != nil {
 			return nil, err
 		}
-		var refs []store.Reference
+		var refs []subjectref.Reference
 		imps := fd.Imports()
 		for i := 0; i < imps.Len(); i++ {
 			dep := imps.Get(i).Path()
@@ -293,7 +294,7 @@ func (f *registryFlags) references(ctx context.Context, c *client.Client, set *m
 			if err != nil {
 				return nil, fmt.Errorf("import %s (subject %q): %w", dep, dep, err)
 			}
-			r := store.Reference{Name: dep, Subject: dep, Version: version}
+			r := subjectref.Reference{Name: dep, Subject: dep, Version: version}
 			done[dep] = r
 			refs = append(refs, r)
 		}
@@ -413,7 +414,7 @@ msgcontract breaking.`,
 // deleted type is reported where it lived, in the registered version the
 // message names, and keeps the registry's name.
 func localFile(msg, subject, file string) string {
-	rest, ok := strings.CutPrefix(msg, api.FileName(subject)+":")
+	rest, ok := strings.CutPrefix(msg, subjectref.FileName(subject)+":")
 	if !ok {
 		return msg
 	}

@@ -26,8 +26,8 @@ help: ## list targets
 # `msgcontract breaking` notices (make bench-breaking).
 BUILDFLAGS ?= -trimpath -ldflags="-s -w"
 
-build: ## build bin/msgcontract, bin/msgcontract-ops (registry, dlq, dedup) and bin/protoc-gen-msgcontract
-	$(GO) build $(BUILDFLAGS) -o $(BIN)/msgcontract ./cmd/msgcontract
+build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry, dlq, dedup; cgo for SQLite) and bin/protoc-gen-msgcontract
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/msgcontract ./cmd/msgcontract
 	$(GO) build $(BUILDFLAGS) -o $(BIN)/msgcontract-ops ./cmd/msgcontract-ops
 	$(GO) build $(BUILDFLAGS) -o $(BIN)/protoc-gen-msgcontract ./cmd/protoc-gen-msgcontract
 

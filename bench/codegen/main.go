@@ -115,6 +115,10 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 	for target, pkg := range map[string]string{bin: "./cmd/msgcontract", plugin: "./cmd/protoc-gen-msgcontract", empty: "./bench/codegen/emptyplugin"} {
 		build := exec.Command("go", "build", "-o", target, pkg)
 		build.Dir = repo
+		if target == bin {
+			// As make build links it: static, without cgo.
+			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
 		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}

@@ -52,8 +52,8 @@ func (s *Store) DeleteSubject(ctx context.Context, subject string, permanent boo
 	return deleted, tx.Commit()
 }
 
-// DeleteVersion deletes one version (Latest for the newest live one), softly
-// or, after a soft delete, permanently, and returns its number.
+// DeleteVersion deletes one version (subjectref.Latest for the newest live
+// one), softly or, after a soft delete, permanently, and returns its number.
 func (s *Store) DeleteVersion(ctx context.Context, subject string, version int, permanent bool) (int, error) {
 	tx, done, err := s.begin(ctx, subject)
 	if err != nil {

@@ -46,9 +46,9 @@ type Schema struct {
 	Descriptor []byte
 	References []subjectref.Reference
 	// Context is the schema context the schema is registered in ("" or
-	// subjectref.DefaultContext for the default one). Schemas of different contexts
-	// are different rows with different ids, as in Confluent, where each
-	// context is a registry of its own.
+	// subjectref.DefaultContext for the default one). Schemas of different
+	// contexts are different rows with different ids, as in Confluent,
+	// where each context is a registry of its own.
 	Context string
 	// fingerprint is Fingerprint() as stored, for schemas read from the
 	// store: comparing a registration against a long history then costs
@@ -309,7 +309,8 @@ func (s *Store) Subjects(ctx context.Context, deleted bool) ([]string, error) {
 	return out, rows.Err()
 }
 
-// Version returns one version of subject (Latest for the newest live one).
+// Version returns one version of subject (subjectref.Latest for the newest
+// live one).
 // Soft-deleted versions are found only when deleted is set.
 func (s *Store) Version(ctx context.Context, subject string, version int, deleted bool) (Version, error) {
 	vs, err := s.Versions(ctx, subject, deleted)

@@ -48,6 +48,9 @@
 // DIR (through MSGCONTRACT_CPUPROFILE and MSGCONTRACT_MEMPROFILE, see
 // internal/profile); read them with `go tool pprof -top`.
 //
+// -only REGEXP runs only the tools whose name matches (ratios of the pairs
+// that both ran), so that a few rows can take many rounds.
+//
 // Run it with `make bench-codegen` (bench/codegen/run.sh), which installs
 // protoc and protoc-gen-go first.
 package main
@@ -60,6 +63,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -77,9 +81,15 @@ func main() {
 		profDir = flag.String("profile", "", "also write pprof CPU and allocation profiles of generate and the plugin into this directory")
 		tmp     = flag.String("tmp", "", "make the corpus and every tool's output under this directory (e.g. /dev/shm, so that no tool's time includes the disk's; default the system's temporary directory)")
 		gogc    = flag.String("gogc", "", "run msgcontract and protoc-gen-msgcontract (not protoc-gen-go) with this GOGC instead of their built-in GC settings (generate's memory limit then stays off; the plugin's default is no collection up to a 4 MiB request)")
+		only    = flag.String("only", "", "run only the tools whose name matches this regular expression (e.g. '^plain90' for the 90%-plain corpus's rows, with many -runs); ratios are printed for pairs that both ran")
 	)
 	flag.Parse()
-	if err := run(*repo, *tmp, *files, *runs, *keep, *profDir, *gogc); err != nil {
+	match, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench-codegen: -only %q: %v\n", *only, err)
+		os.Exit(2)
+	}
+	if err := run(*repo, *tmp, *files, *runs, *keep, *profDir, *gogc, match); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-codegen:", err)
 		os.Exit(1)
 	}
@@ -91,7 +101,7 @@ var languages = []struct{ lang, protocOut string }{
 	{"go", "--go_out"}, {"java", "--java_out"}, {"python", "--python_out"},
 }
 
-func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) error {
+func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, only *regexp.Regexp) error {
 	protoc, err := exec.LookPath("protoc")
 	if err != nil {
 		return fmt.Errorf("protoc not found; run bash scripts/install-protoc.sh")
@@ -245,6 +255,14 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 	if len(order) != len(tools) {
 		return fmt.Errorf("bench: the run order lists %d tools, there are %d", len(order), len(tools))
 	}
+	order = slices.DeleteFunc(order, func(j int) bool { return !only.MatchString(tools[j].name) })
+	if len(order) == 0 {
+		var names []string
+		for _, t := range tools {
+			names = append(names, t.name)
+		}
+		return fmt.Errorf("-only %q matches no tool; the tools are:\n  %s", only, strings.Join(names, "\n  "))
+	}
 	for i := 0; i <= runs; i++ {
 		for k := range order {
 			j := order[k]
@@ -275,28 +293,41 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string) er
 			}
 		}
 	}
-	// The first two write the same files; check it, so the comparison is
-	// of equal work.
-	n, err := sameTree(filepath.Join(work, "0-0"), filepath.Join(work, "1-0"))
-	if err != nil {
-		return fmt.Errorf("%s and %s wrote different output: %w", tools[0].name, tools[1].name, err)
-	}
-	// One invocation for the three languages writes what three do.
-	for _, pair := range [][2]int{{4, 11}, {6, 12}} {
-		if _, err := sameTree(filepath.Join(work, fmt.Sprintf("%d-0", pair[0])), filepath.Join(work, fmt.Sprintf("%d-0", pair[1]))); err != nil {
-			return fmt.Errorf("%s and %s wrote different output: %w", tools[pair[0]].name, tools[pair[1]].name, err)
+	// The first two write the same files, and one invocation for the
+	// three languages writes what three do; check it, so the comparisons
+	// are of equal work.
+	same := -1
+	for _, pair := range [][2]int{{0, 1}, {4, 11}, {6, 12}} {
+		a, b := tools[pair[0]], tools[pair[1]]
+		if len(a.samples) == 0 || len(b.samples) == 0 {
+			continue
+		}
+		n, err := sameTree(filepath.Join(work, fmt.Sprintf("%d-0", pair[0])), filepath.Join(work, fmt.Sprintf("%d-0", pair[1])))
+		if err != nil {
+			return fmt.Errorf("%s and %s wrote different output: %w", a.name, b.name, err)
+		}
+		if pair[0] == 0 {
+			same = n
 		}
 	}
 	fmt.Printf("corpus: %d files (%d synthetic contracts + 2 examples); plain90: %d files, %d with msgcontract options\n",
 		len(protos), nfiles, len(plainProtos), (nfiles+9)/10)
 	fmt.Printf("runs: %d, median of each; load average %s before, %s after; files written under %s\n", runs, load, loadAverage(), filepath.Dir(work))
 	for _, t := range tools {
+		if len(t.samples) == 0 {
+			continue
+		}
 		m := t.median()
 		fmt.Printf("%-46s wall %7v  cpu %7v  peak rss %4d MiB  (wall runs %v)\n", t.name+":", m.wall.Round(time.Millisecond),
 			m.cpu.Round(time.Millisecond), m.rss>>20, t.walls())
 	}
-	fmt.Printf("output: %s and %s wrote the same %d files (byte for byte but the protoc version line)\n", tools[0].name, tools[1].name, n)
+	if same >= 0 {
+		fmt.Printf("output: %s and %s wrote the same %d files (byte for byte but the protoc version line)\n", tools[0].name, tools[1].name, same)
+	}
 	ratio := func(label string, a, b *tool) {
+		if len(a.samples) == 0 || len(b.samples) == 0 {
+			return // -only left one of them out
+		}
 		r := pairRatios(a, b)
 		fmt.Printf("ratio %s=%.2f (cpu %.2f, rss %.2f; cpu of the %d pairs %.2f-%.2f)\n", label, r.wall.median,
 			r.cpu.median, r.rss.median, len(a.samples), r.cpu.lo, r.cpu.hi)

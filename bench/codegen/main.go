@@ -329,7 +329,7 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, on
 			return // -only left one of them out
 		}
 		r := pairRatios(a, b)
-		fmt.Printf("ratio %s=%.2f (cpu %.2f, rss %.2f; cpu of the %d pairs %.2f-%.2f)\n", label, r.wall.median,
+		fmt.Printf("ratio %s=%.2f (cpu %.3f, rss %.2f; cpu of the %d pairs %.2f-%.2f)\n", label, r.wall.median,
 			r.cpu.median, r.rss.median, len(a.samples), r.cpu.lo, r.cpu.hi)
 	}
 	ratio("generate-with-pb/protoc-go", tools[0], tools[2])

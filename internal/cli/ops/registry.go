@@ -242,6 +242,25 @@ func builtin(path string) bool {
 }
 
 // source reads an import path's text from the import paths.
+// request is what push and check send for file: the client, the file's
+// text and its imports as references (registered first when push is set).
+// Its errors are usage errors (exit 2).
+func (f *registryFlags) request(cmd *cobra.Command, file string, push bool) (*client.Client, string, []subjectref.Reference, error) {
+	c, set, err := f.prepare(cmd, file)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	refs, err := f.references(cmd.Context(), c, set, push)
+	if err != nil {
+		return nil, "", nil, cli.UsageErr(err)
+	}
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return nil, "", nil, cli.UsageErr(err)
+	}
+	return c, string(text), refs, nil
+}
+
 func (f *registryFlags) source(path string) (string, error) {
 	dirs := f.ImportPaths()
 	if len(dirs) == 0 {
@@ -321,25 +340,17 @@ that does not compile, or an unreachable registry.`,
       -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
 		Args: cli.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, set, err := f.prepare(cmd, args[0])
+			ctx := cmd.Context()
+			c, text, refs, err := f.request(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			refs, err := f.references(ctx, c, set, true)
-			if err != nil {
-				return cli.UsageErr(err)
-			}
-			text, err := os.ReadFile(args[0])
-			if err != nil {
-				return cli.UsageErr(err)
-			}
-			id, version, err := c.Register(ctx, f.subject, string(text), refs)
+			id, version, err := c.Register(ctx, f.subject, text, refs)
 			var ce *client.Error
 			if errors.As(err, &ce) && ce.Incompatible() {
 				// List the violations one per line rather than Confluent's
 				// one-line message.
-				if _, msgs, cerr := c.Check(ctx, f.subject, string(text), refs); cerr == nil && len(msgs) > 0 {
+				if _, msgs, cerr := c.Check(ctx, f.subject, text, refs); cerr == nil && len(msgs) > 0 {
 					for _, m := range msgs {
 						fmt.Fprintln(cmd.OutOrStdout(), m)
 					}
@@ -378,20 +389,12 @@ msgcontract breaking.`,
       -I examples/proto examples/proto/shop/payment/v1/payment.proto`,
 		Args: cli.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, set, err := f.prepare(cmd, args[0])
+			ctx := cmd.Context()
+			c, text, refs, err := f.request(cmd, args[0], false)
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			refs, err := f.references(ctx, c, set, false)
-			if err != nil {
-				return cli.UsageErr(err)
-			}
-			text, err := os.ReadFile(args[0])
-			if err != nil {
-				return cli.UsageErr(err)
-			}
-			ok, msgs, err := c.Check(ctx, f.subject, string(text), refs)
+			ok, msgs, err := c.Check(ctx, f.subject, text, refs)
 			if err != nil {
 				return cli.UsageErr(err)
 			}

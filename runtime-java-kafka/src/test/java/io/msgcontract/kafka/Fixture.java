@@ -200,6 +200,22 @@ final class Fixture implements AutoCloseable {
     }
   }
 
+  /**
+   * How many members of the group hold a partition of topic (a full Kafka
+   * name), or -1 when the group cannot be described. A member that joined
+   * holds none until the rebalance it started has handed it its share.
+   */
+  int membersHolding(String topic) {
+    try (Admin a = Admin.create(Map.of("bootstrap.servers", brokers()))) {
+      return (int) a.describeConsumerGroups(List.of(namespace + GROUP)).all().get().get(namespace + GROUP).members()
+          .stream()
+          .filter(m -> m.assignment().topicPartitions().stream().anyMatch(tp -> tp.topic().equals(topic)))
+          .count();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
   /** Every record of topic (a full Kafka name) up to its current end. */
   static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) throws InterruptedException {
     Properties p = new Properties();

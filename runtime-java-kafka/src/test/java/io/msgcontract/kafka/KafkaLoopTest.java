@@ -396,6 +396,13 @@ class KafkaLoopTest extends BrokerTest {
     try {
       Fixture.waitFor("the Go member joined", () -> fx.members() == 2 || !go.isAlive());
       assertTrue(go.isAlive(), "the Go member exited: " + Files.readString(log.toPath()));
+      // Joined is not yet assigned: records sent before the rebalance hands
+      // the Go member its partitions could all go to the Java member, which
+      // drains them in well under a second, and the Go member would then
+      // fail (and retry) no key of its own.
+      Fixture.waitFor("both members hold partitions of the topic",
+          () -> fx.membersHolding(fx.namespace + Fixture.TOPIC) == 2 || !go.isAlive());
+      assertTrue(go.isAlive(), "the Go member exited: " + Files.readString(log.toPath()));
       int n = 300;
       List<org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]>> recs = new ArrayList<>();
       for (int i = 0; i < n; i++) {

@@ -4,6 +4,9 @@ package plugin
 // their source info to what the plugin reads, before anything is built.
 
 import (
+	"slices"
+	"strings"
+
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -159,6 +162,14 @@ func narrowRaw(raw []byte) []byte {
 	for _, name := range generate {
 		keep[name] = true
 	}
+	var extendees map[string]bool // of descriptor.proto, when only options.proto needs it
+	if onlyOptionsImport(files, needed) {
+		for _, f := range fields {
+			if f.num == reqProtoFile && f.file == optionsProto {
+				extendees = optionsExtendees(f.v)
+			}
+		}
+	}
 	out := make([]byte, 0, len(raw))
 	var info []byte // scratch for declarationsOnly
 	for _, f := range fields {
@@ -174,6 +185,11 @@ func narrowRaw(raw []byte) []byte {
 				continue
 			}
 			var ok bool
+			if f.file == descriptorProto && extendees != nil {
+				if out, ok = extendeesOnly(out, f.v, extendees); ok {
+					continue
+				}
+			}
 			if out, info, ok = declarationsOnly(out, f.v, info[:0], keep[f.file]); ok {
 				continue
 			}
@@ -401,4 +417,182 @@ func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, whole
 		b = b[n+m:]
 	}
 	return true
+}
+
+// descriptorProto is protobuf's own descriptor.proto: options.proto
+// imports it to extend its options messages.
+const descriptorProto = "google/protobuf/descriptor.proto"
+
+// Field numbers of descriptor.proto's messages that the trimming of
+// descriptor.proto reads and writes.
+const (
+	filePackage        = 2
+	fileMessage        = 4
+	fileOptions        = 8
+	fileExtension      = 7
+	fileSyntax         = 12
+	fileEdition        = 14
+	messageName        = 1
+	messageField       = 2
+	messageNested      = 3
+	messageExtRange    = 5
+	messageExtension   = 6
+	extRangeStart      = 1
+	extRangeEnd        = 2
+	fieldExtendee      = 2
+	fieldTypeName      = 6
+	protobufPackageDot = ".google.protobuf."
+)
+
+// onlyOptionsImport reports whether descriptor.proto is needed only
+// because options.proto imports it: no other file kept imports it, so
+// nothing but options.proto's extensions refers to it.
+func onlyOptionsImport(files []*descriptorpb.FileDescriptorProto, needed map[string]bool) bool {
+	if !needed[descriptorProto] || !needed[optionsProto] {
+		return false
+	}
+	for _, f := range files {
+		if f.GetName() != optionsProto && needed[f.GetName()] && slices.Contains(f.GetDependency(), descriptorProto) {
+			return false
+		}
+	}
+	return true
+}
+
+// optionsExtendees returns the short names of the descriptor.proto
+// messages that the encoded options.proto extends (FileOptions,
+// MessageOptions...), or nil when it refers to descriptor.proto in any
+// other way (a field of one of its types, a nested extendee) or cannot
+// be read: descriptor.proto is then kept whole.
+func optionsExtendees(file []byte) map[string]bool {
+	names := map[string]bool{}
+	// field checks one FieldDescriptorProto: an extendee must be a
+	// top-level descriptor.proto message; no type may be one of its.
+	field := func(b []byte, extension bool) bool {
+		return eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+			if typ != protowire.BytesType {
+				return true
+			}
+			s, _ := protowire.ConsumeBytes(v)
+			name, ours := strings.CutPrefix(string(s), protobufPackageDot)
+			switch {
+			case num == fieldTypeName:
+				return !ours
+			case num == fieldExtendee && extension && ours && name != "" && !strings.Contains(name, "."):
+				names[name] = true
+			case num == fieldExtendee && ours:
+				return false
+			}
+			return true
+		})
+	}
+	var message func(b []byte) bool
+	message = func(b []byte) bool {
+		return eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+			if typ != protowire.BytesType {
+				return true
+			}
+			s, _ := protowire.ConsumeBytes(v)
+			switch num {
+			case messageField:
+				return field(s, false)
+			case messageExtension:
+				return field(s, false) // extends from inside a message: kept whole
+			case messageNested:
+				return message(s)
+			}
+			return true
+		})
+	}
+	ok := eachField(file, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+		if typ != protowire.BytesType {
+			return true
+		}
+		s, _ := protowire.ConsumeBytes(v)
+		switch num {
+		case fileExtension:
+			return field(s, true)
+		case fileMessage:
+			return message(s)
+		}
+		return true
+	})
+	if !ok || len(names) == 0 {
+		return nil
+	}
+	return names
+}
+
+// extendeesOnly appends the encoded descriptor.proto file to dst as a
+// proto_file field of a request, trimmed to what options.proto needs of
+// it: its name, package, options, syntax and edition, and of its
+// messages only the extendees, each with its name and extension ranges
+// (start and end). The plugin builds descriptors and protogen's view of
+// every file it keeps, and descriptor.proto's 30-odd messages would cost
+// half of that view when the contracts are few. The options themselves
+// are decoded into descriptorpb's Go types, which do not depend on this
+// copy. When file cannot be read or lacks an extendee, dst is returned as
+// it was with false, and file is kept whole.
+func extendeesOnly(dst, file []byte, extendees map[string]bool) ([]byte, bool) {
+	var (
+		body  []byte
+		found int
+	)
+	ok := eachField(file, func(num protowire.Number, typ protowire.Type, whole, v []byte) bool {
+		switch num {
+		case fileName, filePackage, fileOptions, fileSyntax, fileEdition:
+			body = append(body, whole...)
+		case fileMessage:
+			if typ != protowire.BytesType {
+				return false
+			}
+			msg, _ := protowire.ConsumeBytes(v)
+			var (
+				name   string
+				ranges []byte
+			)
+			ok := eachField(msg, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+				if typ != protowire.BytesType {
+					return true
+				}
+				s, _ := protowire.ConsumeBytes(v)
+				switch num {
+				case messageName:
+					name = string(s)
+				case messageExtRange:
+					var r []byte
+					if !eachField(s, func(num protowire.Number, _ protowire.Type, whole, _ []byte) bool {
+						if num == extRangeStart || num == extRangeEnd {
+							r = append(r, whole...)
+						}
+						return true
+					}) {
+						return false
+					}
+					ranges = protowire.AppendTag(ranges, messageExtRange, protowire.BytesType)
+					ranges = protowire.AppendBytes(ranges, r)
+				}
+				return true
+			})
+			if !ok {
+				return false
+			}
+			if !extendees[name] {
+				return true
+			}
+			found++
+			n := protowire.SizeTag(messageName) + protowire.SizeBytes(len(name)) + len(ranges)
+			body = protowire.AppendTag(body, fileMessage, protowire.BytesType)
+			body = protowire.AppendVarint(body, uint64(n))
+			body = protowire.AppendTag(body, messageName, protowire.BytesType)
+			body = protowire.AppendString(body, name)
+			body = append(body, ranges...)
+		}
+		return true
+	})
+	if !ok || found != len(extendees) {
+		return dst, false
+	}
+	dst = protowire.AppendTag(dst, reqProtoFile, protowire.BytesType)
+	return protowire.AppendBytes(dst, body), true
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -70,7 +72,11 @@ message Paid {
 	}
 	want.SourceFileDescriptors = nil
 	var all, kept int
-	for _, f := range want.ProtoFile {
+	for i, f := range want.ProtoFile {
+		if f.GetName() == descriptorProto {
+			want.ProtoFile[i] = trimmedDescriptorProto(f, "FileOptions", "MessageOptions", "EnumOptions", "EnumValueOptions")
+			continue
+		}
 		if f.GetName() != "ev.proto" {
 			if f.GetName() == "reexport.proto" && f.SourceCodeInfo == nil {
 				t.Fatalf("%s has no source info to drop", f.GetName())
@@ -111,6 +117,163 @@ message Paid {
 	if direct := Generate(decoded, "v1"); !proto.Equal(viaRun, direct) || len(direct.File) != 1 {
 		t.Fatalf("Run answered %d files (error %q), Generate %d (error %q), want the same one", len(viaRun.File),
 			viaRun.GetError(), len(direct.File), direct.GetError())
+	}
+}
+
+// trimmedDescriptorProto is what extendeesOnly should keep of
+// descriptor.proto f when options.proto extends the messages named.
+func trimmedDescriptorProto(f *descriptorpb.FileDescriptorProto, extendees ...string) *descriptorpb.FileDescriptorProto {
+	out := &descriptorpb.FileDescriptorProto{Name: f.Name, Package: f.Package, Options: f.Options, Syntax: f.Syntax, Edition: f.Edition}
+	for _, m := range f.MessageType {
+		if !slices.Contains(extendees, m.GetName()) {
+			continue
+		}
+		kept := &descriptorpb.DescriptorProto{Name: m.Name}
+		for _, r := range m.ExtensionRange {
+			kept.ExtensionRange = append(kept.ExtensionRange, &descriptorpb.DescriptorProto_ExtensionRange{Start: r.Start, End: r.End})
+		}
+		out.MessageType = append(out.MessageType, kept)
+	}
+	return out
+}
+
+// TestDescriptorProtoIsTrimmedForOptionsOnly: descriptor.proto, when only
+// options.proto imports it, reaches the plugin's view as the messages
+// options.proto extends and nothing else, and what the plugin writes is
+// what it writes from the whole file. When a kept file imports it too
+// (a team's own options), or options.proto refers to it otherwise, it is
+// kept whole.
+func TestDescriptorProtoIsTrimmedForOptionsOnly(t *testing.T) {
+	t.Parallel()
+	const contract = `syntax = "proto3";
+package t;
+import "msgcontract/v1/options.proto";
+%s
+option go_package = "example.com/t";
+// Paid is paid.
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1%s;
+}
+%s`
+	cases := []struct {
+		name        string
+		src         string
+		wantTrimmed bool
+	}{
+		{"options.proto alone imports it", fmt.Sprintf(contract, "", "", ""), true},
+		{"a contract imports it too", fmt.Sprintf(contract, `import "google/protobuf/descriptor.proto";`, " [(audit) = true]",
+			"extend google.protobuf.FieldOptions { bool audit = 50001; }\n"), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{"t.proto": c.src}}, "t.proto")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, lang := range []string{"go", "go+java+python"} {
+				req := pbgo.Request("lang="+lang, set.Descriptors()...)
+				raw, err := proto.Marshal(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				narrowed := &pluginpb.CodeGeneratorRequest{}
+				if err := proto.Unmarshal(narrowRaw(raw), narrowed); err != nil {
+					t.Fatal(err)
+				}
+				var got, whole *descriptorpb.FileDescriptorProto
+				for _, f := range narrowed.ProtoFile {
+					if f.GetName() == descriptorProto {
+						got = f
+					}
+				}
+				for _, f := range req.ProtoFile {
+					if f.GetName() == descriptorProto {
+						whole = f
+					}
+				}
+				if got == nil || whole == nil {
+					t.Fatalf("descriptor.proto: narrowed %v, request %v", got != nil, whole != nil)
+				}
+				want := whole
+				if c.wantTrimmed {
+					want = trimmedDescriptorProto(whole, "FileOptions", "MessageOptions", "EnumOptions", "EnumValueOptions")
+					if len(want.MessageType) != 4 || len(want.MessageType[0].ExtensionRange) == 0 {
+						t.Fatalf("trimmed descriptor.proto has %d messages, want the 4 options.proto extends", len(want.MessageType))
+					}
+				}
+				whole.SourceCodeInfo = nil // never kept for a file only imported
+				if !proto.Equal(got, want) {
+					t.Fatalf("lang=%s: narrowRaw kept %d messages of descriptor.proto, want %d", lang, len(got.MessageType), len(want.MessageType))
+				}
+				var out bytes.Buffer
+				if err := Run(bytes.NewReader(raw), &out, "v1"); err != nil {
+					t.Fatal(err)
+				}
+				direct, err := proto.Marshal(Generate(req, "v1"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp := Generate(req, "v1"); resp.Error != nil || len(resp.File) == 0 || !bytes.Equal(out.Bytes(), direct) {
+					t.Fatalf("lang=%s: Run answered %d bytes, Generate %d files (error %q) in %d bytes; want the same files",
+						lang, out.Len(), len(resp.File), resp.GetError(), len(direct))
+				}
+			}
+		})
+	}
+}
+
+// TestOptionsExtendees: the messages options.proto extends are read from
+// its extensions; any other reference to descriptor.proto keeps it whole.
+func TestOptionsExtendees(t *testing.T) {
+	t.Parallel()
+	ext := func(extendee, typeName string) *descriptorpb.FieldDescriptorProto {
+		f := &descriptorpb.FieldDescriptorProto{Name: proto.String("x"), Number: proto.Int32(50000), Extendee: proto.String(extendee)}
+		if typeName != "" {
+			f.TypeName = proto.String(typeName)
+		}
+		return f
+	}
+	cases := []struct {
+		name string
+		file *descriptorpb.FileDescriptorProto
+		want []string
+	}{
+		{"top-level extends", &descriptorpb.FileDescriptorProto{Extension: []*descriptorpb.FieldDescriptorProto{
+			ext(".google.protobuf.FileOptions", ""), ext(".google.protobuf.FieldOptions", ".other.Msg"), ext(".other.Base", ""),
+		}}, []string{"FieldOptions", "FileOptions"}},
+		{"an extension of a descriptor.proto type", &descriptorpb.FileDescriptorProto{Extension: []*descriptorpb.FieldDescriptorProto{
+			ext(".google.protobuf.FileOptions", ".google.protobuf.FieldOptions"),
+		}}, nil},
+		{"a nested extendee", &descriptorpb.FileDescriptorProto{Extension: []*descriptorpb.FieldDescriptorProto{
+			ext(".google.protobuf.DescriptorProto.ExtensionRange", ""),
+		}}, nil},
+		{"an extend inside a message", &descriptorpb.FileDescriptorProto{
+			Extension: []*descriptorpb.FieldDescriptorProto{ext(".google.protobuf.FileOptions", "")},
+			MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("M"), NestedType: []*descriptorpb.DescriptorProto{{
+				Name: proto.String("N"), Extension: []*descriptorpb.FieldDescriptorProto{ext(".google.protobuf.MessageOptions", "")},
+			}}}},
+		}, nil},
+		{"a message field of a descriptor.proto type", &descriptorpb.FileDescriptorProto{
+			Extension: []*descriptorpb.FieldDescriptorProto{ext(".google.protobuf.FileOptions", "")},
+			MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("M"), Field: []*descriptorpb.FieldDescriptorProto{{
+				Name: proto.String("f"), Number: proto.Int32(1), TypeName: proto.String(".google.protobuf.FileDescriptorProto"),
+			}}}},
+		}, nil},
+		{"no extensions", &descriptorpb.FileDescriptorProto{}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := proto.Marshal(c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.Sorted(maps.Keys(optionsExtendees(b)))
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("optionsExtendees = %v, want %v", got, c.want)
+			}
+		})
 	}
 }
 

@@ -26,6 +26,10 @@
 //	ratio protoc-3lang+plugin-once/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //	ratio protoc-3lang+emptyplugin-once/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //	ratio protoc-3lang+emptyplugin-once/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+replayplugin-once/protoc-3lang=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+replayplugin-once/protoc-3lang plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+plugin-once/protoc-3lang+replayplugin-once=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
+//	ratio protoc-3lang+plugin-once/protoc-3lang+replayplugin-once plain90=X (cpu Y, rss Z; cpu of the N pairs LO-HI)
 //
 // Every ratio is taken round by round (the two tools' runs of one round
 // ran seconds apart) and the median of those pair ratios is printed, with
@@ -40,6 +44,10 @@
 // protoc-gen-msgcontract once for the three languages
 // (--msgcontract_out=lang=go+java+python:DIR), which writes the same files
 // into the same folders as the three invocations (checked byte for byte).
+// The replayplugin rows run, once for the three languages, a stand-in
+// that answers with the response protoc-gen-msgcontract gave in round 0
+// (replayplugin): what protoc spends on a plugin writing those files, with
+// no work in the plugin; the plugin against it is its own process's cost.
 //
 // Ratios are measured and reported, never asserted (issue 21's goals:
 // generate below 1.0 wall, 1.2 CPU and 1.5 memory of protoc --go_out; the
@@ -122,33 +130,7 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, on
 	bin := filepath.Join(work, "msgcontract")
 	plugin := filepath.Join(work, "protoc-gen-msgcontract")
 	empty := filepath.Join(work, "protoc-gen-empty")
-	for target, pkg := range map[string]string{bin: "./cmd/msgcontract", plugin: "./cmd/protoc-gen-msgcontract", empty: "./bench/codegen/emptyplugin"} {
-		build := exec.Command("go", "build", "-o", target, pkg)
-		build.Dir = repo
-		if target == bin {
-			// As make build links it: static, without cgo.
-			build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		}
-		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
-	if gogc != "" {
-		// Both binaries pick their GC settings (generate: GOGC 400 and a
-		// memory limit following the live heap, internal/gcpolicy; the
-		// plugin: no collection up to a 4 MiB request, under a memory
-		// limit) unless the environment sets GOGC; a wrapper sets it for
-		// them only, not for protoc-gen-go.
-		fmt.Println("GOGC of msgcontract and protoc-gen-msgcontract:", gogc)
-		for _, target := range []*string{&bin, &plugin} {
-			wrapper := *target + "-gogc"
-			script := fmt.Sprintf("#!/bin/sh\nGOGC=%q exec %q \"$@\"\n", gogc, *target)
-			if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-				return err
-			}
-			*target = wrapper
-		}
-	}
+	replay := filepath.Join(work, "protoc-gen-replay")
 	contracts := filepath.Join(work, "proto")
 	protos, err := writeCorpus(contracts, nfiles, 1)
 	if err != nil {
@@ -169,6 +151,7 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, on
 		for _, l := range languages {
 			args = append(args, "--plugin=protoc-gen-mc"+l.lang+"="+plugin, "--plugin=protoc-gen-empty"+l.lang+"="+empty)
 		}
+		args = append(args, "--plugin=protoc-gen-replay="+replay)
 		args = append(args, outs...)
 		args = append(args, inc...)
 		args = append(append(args, "-I", filepath.Join(repo, "contracts")), files...)
@@ -243,6 +226,14 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, on
 		{name: "plain90: ... + empty plugin x1", cmd: func(out string) *exec.Cmd {
 			return protocCmd(plainInc, plainProtos, append(threeLangs(out, ""), "--emptygo_out="+out)...)
 		}},
+		{name: "protoc go+java+python + replayed plugin x1", cmd: func(out string) *exec.Cmd {
+			return replayed(protocCmd(includes, protos, append(threeLangs(out, ""), "--replay_out=lang=go+java+python:"+out)...),
+				filepath.Join(work, "replay-full.bin"), plugin)
+		}},
+		{name: "plain90: ... + replayed plugin x1", cmd: func(out string) *exec.Cmd {
+			return replayed(protocCmd(plainInc, plainProtos, append(threeLangs(out, ""), "--replay_out=lang=go+java+python:"+out)...),
+				filepath.Join(work, "replay-plain90.bin"), plugin)
+		}},
 	}
 	load := loadAverage()
 	// Runs alternate between the tools, so that a change in the machine's
@@ -251,7 +242,7 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, on
 	// Within a round the tools a ratio compares run next to each other,
 	// and every other round runs them in reverse, so that neither side of
 	// a pair always goes first.
-	order := []int{0, 2, 1, 13, 3, 4, 11, 9, 5, 6, 12, 14, 10, 7, 8}
+	order := []int{0, 2, 1, 15, 13, 3, 4, 11, 9, 5, 6, 12, 14, 16, 10, 7, 8}
 	if len(order) != len(tools) {
 		return fmt.Errorf("bench: the run order lists %d tools, there are %d", len(order), len(tools))
 	}
@@ -262,6 +253,33 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, on
 			names = append(names, t.name)
 		}
 		return fmt.Errorf("-only %q matches no tool; the tools are:\n  %s", only, strings.Join(names, "\n  "))
+	}
+	for target, pkg := range map[string]string{bin: "./cmd/msgcontract", plugin: "./cmd/protoc-gen-msgcontract", empty: "./bench/codegen/emptyplugin", replay: "./bench/codegen/replayplugin"} {
+		build := exec.Command("go", "build", "-o", target, pkg)
+		build.Dir = repo
+		if target == bin {
+			// As make build links it: static, without cgo.
+			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	if gogc != "" {
+		// Both binaries pick their GC settings (generate: GOGC 400 and a
+		// memory limit following the live heap, internal/gcpolicy; the
+		// plugin: no collection up to a 4 MiB request, under a memory
+		// limit) unless the environment sets GOGC; a wrapper sets it for
+		// them only, not for protoc-gen-go.
+		fmt.Println("GOGC of msgcontract and protoc-gen-msgcontract:", gogc)
+		for _, target := range []*string{&bin, &plugin} {
+			wrapper := *target + "-gogc"
+			script := fmt.Sprintf("#!/bin/sh\nGOGC=%q exec %q \"$@\"\n", gogc, *target)
+			if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+				return err
+			}
+			*target = wrapper
+		}
 	}
 	for i := 0; i <= runs; i++ {
 		for k := range order {
@@ -293,16 +311,21 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, on
 			}
 		}
 	}
-	// The first two write the same files, and one invocation for the
-	// three languages writes what three do; check it, so the comparisons
-	// are of equal work.
+	// The first two write the same files, one invocation for the three
+	// languages writes what three do, and the replayed plugin's timed runs
+	// (its round 0 recorded the plugin) wrote what the plugin writes;
+	// check it, so the comparisons are of equal work.
 	same := -1
-	for _, pair := range [][2]int{{0, 1}, {4, 11}, {6, 12}} {
+	for _, pair := range [][2]int{{0, 1}, {4, 11}, {6, 12}, {15, 11}, {16, 12}} {
 		a, b := tools[pair[0]], tools[pair[1]]
 		if len(a.samples) == 0 || len(b.samples) == 0 {
 			continue
 		}
-		n, err := sameTree(filepath.Join(work, fmt.Sprintf("%d-0", pair[0])), filepath.Join(work, fmt.Sprintf("%d-0", pair[1])))
+		first := filepath.Join(work, fmt.Sprintf("%d-0", pair[0]))
+		if pair[0] >= 15 {
+			first = filepath.Join(work, fmt.Sprint(pair[0]))
+		}
+		n, err := sameTree(first, filepath.Join(work, fmt.Sprintf("%d-0", pair[1])))
 		if err != nil {
 			return fmt.Errorf("%s and %s wrote different output: %w", a.name, b.name, err)
 		}
@@ -348,6 +371,13 @@ func run(repo, tmp string, nfiles, runs int, keep bool, profDir, gogc string, on
 	// plugin-once.
 	ratio("protoc-3lang+emptyplugin-once/protoc-3lang", tools[13], tools[3])
 	ratio("protoc-3lang+emptyplugin-once/protoc-3lang plain90", tools[14], tools[5])
+	// What protoc spends on one invocation that answers with the plugin's
+	// own files, without working; and the plugin against it, which leaves
+	// the plugin's own process.
+	ratio("protoc-3lang+replayplugin-once/protoc-3lang", tools[15], tools[3])
+	ratio("protoc-3lang+replayplugin-once/protoc-3lang plain90", tools[16], tools[5])
+	ratio("protoc-3lang+plugin-once/protoc-3lang+replayplugin-once", tools[11], tools[15])
+	ratio("protoc-3lang+plugin-once/protoc-3lang+replayplugin-once plain90", tools[12], tools[16])
 	if profDir != "" {
 		return profiles(profDir, work, tools[0].cmd, func(lang string, plain bool) *exec.Cmd {
 			if plain {
@@ -390,6 +420,18 @@ func profiles(dir, work string, generate func(string) *exec.Cmd, plugin func(lan
 	}
 	fmt.Printf("profiles: %s (go tool pprof -top %s/generate.cpu.pprof)\n", abs, abs)
 	return nil
+}
+
+// replayed is cmd, a protoc build running the replayplugin stand-in, with
+// the stand-in told where the recorded response is: its first run (the
+// untimed round 0) records the plugin's response there, the others replay
+// it.
+func replayed(cmd *exec.Cmd, file, plugin string) *exec.Cmd {
+	cmd.Env = append(os.Environ(), "REPLAY_FILE="+file)
+	if _, err := os.Stat(file); err != nil {
+		cmd.Env = append(cmd.Env, "REPLAY_RECORD="+plugin)
+	}
+	return cmd
 }
 
 // tool is one way of generating a corpus, with its timed runs.
@@ -508,7 +550,9 @@ func timed(cmd func(out string) *exec.Cmd, out string, env []string) (sample, er
 		return sample{}, err
 	}
 	c := cmd(out)
-	c.Env = env
+	if env != nil {
+		c.Env = env
+	}
 	start := time.Now()
 	b, err := c.CombinedOutput()
 	wall := time.Since(start)

@@ -469,11 +469,7 @@ func optionsExtendees(file []byte) map[string]bool {
 	// field checks one FieldDescriptorProto: an extendee must be a
 	// top-level descriptor.proto message; no type may be one of its.
 	field := func(b []byte, extension bool) bool {
-		return eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
-			if typ != protowire.BytesType {
-				return true
-			}
-			s, _ := protowire.ConsumeBytes(v)
+		return eachBytesField(b, func(num protowire.Number, s []byte) bool {
 			name, ours := strings.CutPrefix(string(s), protobufPackageDot)
 			switch {
 			case num == fieldTypeName:
@@ -488,27 +484,17 @@ func optionsExtendees(file []byte) map[string]bool {
 	}
 	var message func(b []byte) bool
 	message = func(b []byte) bool {
-		return eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
-			if typ != protowire.BytesType {
-				return true
-			}
-			s, _ := protowire.ConsumeBytes(v)
+		return eachBytesField(b, func(num protowire.Number, s []byte) bool {
 			switch num {
-			case messageField:
+			case messageField, messageExtension: // an extend inside a message keeps the file whole
 				return field(s, false)
-			case messageExtension:
-				return field(s, false) // extends from inside a message: kept whole
 			case messageNested:
 				return message(s)
 			}
 			return true
 		})
 	}
-	ok := eachField(file, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
-		if typ != protowire.BytesType {
-			return true
-		}
-		s, _ := protowire.ConsumeBytes(v)
+	ok := eachBytesField(file, func(num protowire.Number, s []byte) bool {
 		switch num {
 		case fileExtension:
 			return field(s, true)
@@ -551,11 +537,7 @@ func extendeesOnly(dst, file []byte, extendees map[string]bool) ([]byte, bool) {
 				name   string
 				ranges []byte
 			)
-			ok := eachField(msg, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
-				if typ != protowire.BytesType {
-					return true
-				}
-				s, _ := protowire.ConsumeBytes(v)
+			ok := eachBytesField(msg, func(num protowire.Number, s []byte) bool {
 				switch num {
 				case messageName:
 					name = string(s)
@@ -595,4 +577,16 @@ func extendeesOnly(dst, file []byte, extendees map[string]bool) ([]byte, bool) {
 	}
 	dst = protowire.AppendTag(dst, reqProtoFile, protowire.BytesType)
 	return protowire.AppendBytes(dst, body), true
+}
+
+// eachBytesField is eachField over the length-delimited fields of b only
+// (strings, bytes, messages), with each one's contents.
+func eachBytesField(b []byte, fn func(num protowire.Number, contents []byte) bool) bool {
+	return eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
+		if typ != protowire.BytesType {
+			return true
+		}
+		contents, _ := protowire.ConsumeBytes(v)
+		return fn(num, contents)
+	})
 }

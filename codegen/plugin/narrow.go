@@ -304,20 +304,21 @@ func keepLocation(value []byte) (keep, ok bool) {
 	return ok && declarationPath(path), ok
 }
 
-// Field numbers along the source path of a declaration
-// (descriptor.proto).
+// Field numbers of descriptor.proto's declarations: the elements of a
+// declaration's source path, and fields the trimming of descriptor.proto
+// reads and writes.
 const (
-	pathFileMessage   = 4
-	pathFileEnum      = 5
-	pathFileService   = 6
-	pathFileExtension = 7
-	pathMessageField  = 2
-	pathMessageNested = 3
-	pathMessageEnum   = 4
-	pathMessageExt    = 6
-	pathMessageOneof  = 8
-	pathEnumValue     = 2
-	pathServiceMethod = 2
+	fileMessage      = 4
+	fileEnum         = 5
+	fileService      = 6
+	fileExtension    = 7
+	messageField     = 2
+	messageNested    = 3
+	messageEnum      = 4
+	messageExtension = 6
+	messageOneof     = 8
+	enumValue        = 2
+	serviceMethod    = 2
 )
 
 // declarationPath reports whether a source path leads to a declaration,
@@ -332,13 +333,13 @@ func declarationPath(path []int32) bool {
 		return false
 	}
 	switch path[0] {
-	case pathFileMessage:
+	case fileMessage:
 		return messagePath(path[2:])
-	case pathFileEnum:
-		return leafPath(path[2:], pathEnumValue)
-	case pathFileService:
-		return leafPath(path[2:], pathServiceMethod)
-	case pathFileExtension:
+	case fileEnum:
+		return leafPath(path[2:], enumValue)
+	case fileService:
+		return leafPath(path[2:], serviceMethod)
+	case fileExtension:
 		return len(path) == 2
 	}
 	return false
@@ -351,12 +352,12 @@ func messagePath(rest []int32) bool {
 		return true
 	}
 	switch rest[0] {
-	case pathMessageField, pathMessageExt, pathMessageOneof:
+	case messageField, messageExtension, messageOneof:
 		return len(rest) == 2
-	case pathMessageNested:
+	case messageNested:
 		return messagePath(rest[2:])
-	case pathMessageEnum:
-		return leafPath(rest[2:], pathEnumValue)
+	case messageEnum:
+		return leafPath(rest[2:], enumValue)
 	}
 	return false
 }
@@ -424,19 +425,14 @@ func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, whole
 const descriptorProto = "google/protobuf/descriptor.proto"
 
 // Field numbers of descriptor.proto's messages that the trimming of
-// descriptor.proto reads and writes.
+// descriptor.proto reads and writes, besides the declarations' above.
 const (
 	filePackage        = 2
-	fileMessage        = 4
 	fileOptions        = 8
-	fileExtension      = 7
 	fileSyntax         = 12
 	fileEdition        = 14
 	messageName        = 1
-	messageField       = 2
-	messageNested      = 3
 	messageExtRange    = 5
-	messageExtension   = 6
 	extRangeStart      = 1
 	extRangeEnd        = 2
 	fieldExtendee      = 2

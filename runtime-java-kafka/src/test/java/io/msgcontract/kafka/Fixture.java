@@ -20,6 +20,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -29,6 +30,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -191,13 +193,10 @@ final class Fixture implements AutoCloseable {
     }
   }
 
+  /** How many members the group has, or -1 when it cannot be described. */
   int members() {
-    try (Admin a = Admin.create(Map.of("bootstrap.servers", brokers()))) {
-      return a.describeConsumerGroups(List.of(namespace + GROUP)).all().get().get(namespace + GROUP).members()
-          .size();
-    } catch (Exception e) {
-      return -1;
-    }
+    Collection<MemberDescription> m = groupMembers();
+    return m == null ? -1 : m.size();
   }
 
   /**
@@ -206,13 +205,18 @@ final class Fixture implements AutoCloseable {
    * holds none until the rebalance it started has handed it its share.
    */
   int membersHolding(String topic) {
+    Collection<MemberDescription> m = groupMembers();
+    return m == null ? -1 : (int) m.stream()
+        .filter(d -> d.assignment().topicPartitions().stream().anyMatch(tp -> tp.topic().equals(topic)))
+        .count();
+  }
+
+  /** The group's members as the broker describes them, or null when it cannot. */
+  private Collection<MemberDescription> groupMembers() {
     try (Admin a = Admin.create(Map.of("bootstrap.servers", brokers()))) {
-      return (int) a.describeConsumerGroups(List.of(namespace + GROUP)).all().get().get(namespace + GROUP).members()
-          .stream()
-          .filter(m -> m.assignment().topicPartitions().stream().anyMatch(tp -> tp.topic().equals(topic)))
-          .count();
+      return a.describeConsumerGroups(List.of(namespace + GROUP)).all().get().get(namespace + GROUP).members();
     } catch (Exception e) {
-      return -1;
+      return null;
     }
   }
 

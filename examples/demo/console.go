@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
+	"github.com/msgcontract/msgcontract/internal/httpserve"
 	"github.com/msgcontract/msgcontract/internal/traceview"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/console"
@@ -74,15 +75,5 @@ func traceHold(res *Result) http.Handler {
 
 // serve serves h on ln until ctx ends.
 func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return hs.Shutdown(stop)
-	}
+	return httpserve.Run(ctx, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln, 5*time.Second)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
+	"github.com/msgcontract/msgcontract/internal/httpserve"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
 	"github.com/msgcontract/msgcontract/registry/compat"
@@ -188,16 +189,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: listening on http://%s (store %s)\n", ln.Addr(), where)
 	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: console at http://%s%s\n", ln.Addr(), console.Prefix)
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return hs.Shutdown(shutdown)
-	}
+	return httpserve.Run(ctx, hs, ln, 10*time.Second)
 }
 
 // registryFlags are the flags push and check share.

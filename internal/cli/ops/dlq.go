@@ -63,6 +63,21 @@ func (f *dlqFlags) empty(ids []string) bool {
 }
 
 // open connects to the selected transport's dead-letter store.
+// selection is what replay and purge act on: the records ids and the
+// filter flags select, in the store the flags name. Neither IDs nor a
+// filter nor all is a usage error saying what (so that a typo never acts
+// on the whole queue); the caller closes the store with closeFn.
+func (f *dlqFlags) selection(ctx context.Context, ids []string, all bool, what string) (store dlq.Store, flt dlq.Filter, closeFn func(), err error) {
+	if f.empty(ids) && !all {
+		return nil, flt, nil, cli.UsageErr(errors.New(what))
+	}
+	if flt, err = f.toFilter(ids); err != nil {
+		return nil, flt, nil, err
+	}
+	store, closeFn, err = f.open(ctx)
+	return store, flt, closeFn, err
+}
+
 func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
 	var target string
 	switch named := countSet(f.queue, f.natsURL, f.kafka); {
@@ -251,22 +266,15 @@ or everything with --all. A record that cannot be replayed (an envelope
 that does not decode has nothing to re-publish) is reported and skipped;
 the exit status is then 1.`,
 		RunE: func(cmd *cobra.Command, ids []string) error {
-			if f.empty(ids) && !all {
-				return cli.UsageErr(errors.New("replay what? name record IDs, filters, or --all"))
-			}
-			flt, err := f.toFilter(ids)
-			if err != nil {
-				return err
-			}
-			if len(ids) == 0 {
-				flt.ExcludeReplayed = true
-			}
-			flt.Limit = 1 << 30
-			store, closeFn, err := f.open(cmd.Context())
+			store, flt, closeFn, err := f.selection(cmd.Context(), ids, all, "replay what? name record IDs, filters, or --all")
 			if err != nil {
 				return err
 			}
 			defer closeFn()
+			if len(ids) == 0 {
+				flt.ExcludeReplayed = true
+			}
+			flt.Limit = 1 << 30
 			recs, err := store.List(cmd.Context(), flt)
 			if err != nil {
 				return err
@@ -309,14 +317,7 @@ func newDLQPurgeCmd() *cobra.Command {
 		Long: `purge deletes the selected records. It refuses to run without IDs, a
 filter or --all, so that a typo never empties the dead-letter queue.`,
 		RunE: func(cmd *cobra.Command, ids []string) error {
-			if f.empty(ids) && !all {
-				return cli.UsageErr(errors.New("purge what? name record IDs, filters, or --all to delete every record"))
-			}
-			flt, err := f.toFilter(ids)
-			if err != nil {
-				return err
-			}
-			store, closeFn, err := f.open(cmd.Context())
+			store, flt, closeFn, err := f.selection(cmd.Context(), ids, all, "purge what? name record IDs, filters, or --all to delete every record")
 			if err != nil {
 				return err
 			}

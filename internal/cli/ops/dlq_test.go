@@ -82,6 +82,12 @@ func TestDLQCommands(t *testing.T) {
 	if code, _, errOut = run(t, "dlq", "purge", "--queue", q); code != cli.ExitUsage || !strings.Contains(errOut, "purge what?") {
 		t.Fatalf("unfiltered purge: exit %d %s", code, errOut)
 	}
+	if code, _, errOut = run(t, "dlq", "replay", "--queue", q); code != cli.ExitUsage || !strings.Contains(errOut, "replay what?") {
+		t.Fatalf("unfiltered replay: exit %d %s", code, errOut)
+	}
+	if code, _, errOut = run(t, "dlq", "replay", "--queue", q, "--reason", "no_such_reason"); code != cli.ExitUsage || !strings.Contains(errOut, "no_such_reason") {
+		t.Fatalf("replay with an unknown reason: exit %d %s", code, errOut)
+	}
 	code, out, _ = run(t, "dlq", "replay", "--queue", q, "--reason", "retries_exhausted")
 	if code != cli.ExitOK || !strings.Contains(out, "1 record replayed") {
 		t.Fatalf("replay: exit %d\n%s", code, out)

@@ -3,6 +3,7 @@
 package emit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"text/template"
 )
 
 // File is one generated file.
@@ -88,6 +90,17 @@ func (w *Writer) Write(f File) error {
 		return d.err
 	}
 	return os.WriteFile(path, f.Content, 0o644)
+}
+
+// Render executes the template name of t into a buffer of size bytes to
+// start with, which saves regrowing it (and copying) while it is written;
+// size is a hint, 0 is fine. An error names t (the language) and name.
+func Render(t *template.Template, name string, data any, size int) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	if err := t.ExecuteTemplate(buf, name, data); err != nil {
+		return nil, fmt.Errorf("%s: render %s: %w", t.Name(), name, err)
+	}
+	return buf.Bytes(), nil
 }
 
 // Parallel calls work(i) for every i in [0, n) on GOMAXPROCS goroutines

@@ -65,7 +65,7 @@ func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 	}
 	r := &Prepared{}
 	for _, mf := range set.Files {
-		if len(mf.Events) == 0 && len(mf.StateMachines) == 0 {
+		if !mf.HasContract() {
 			continue
 		}
 		gf := plugin.FilesByPath[mf.Path]

@@ -46,7 +46,7 @@ func Check(set *model.Set) model.Diagnostics {
 		}
 	}
 	for _, f := range set.Files {
-		if len(f.Events) == 0 && len(f.StateMachines) == 0 {
+		if !f.HasContract() {
 			continue
 		}
 		fields(f.Desc.Messages())

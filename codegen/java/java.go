@@ -8,7 +8,6 @@
 package java
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"strconv"
@@ -47,7 +46,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	var files []emit.File
 	sizeHint := 0 // files of a set are alike in size: room for the last one's
 	for _, f := range set.Files {
-		if len(f.Events) == 0 && len(f.StateMachines) == 0 {
+		if !f.HasContract() {
 			continue
 		}
 		data, err := contractData(f, version)
@@ -60,7 +59,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		} else {
 			dir = strings.ReplaceAll(data.Package, ".", "/")
 		}
-		out, err := render("contract.java.tmpl", data, sizeHint)
+		out, err := emit.Render(tmpl(), "contract.java.tmpl", data, sizeHint)
 		if err != nil {
 			return nil, err
 		}
@@ -68,16 +67,6 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		sizeHint = len(out) + len(out)/4
 	}
 	return files, nil
-}
-
-// render executes template name into a buffer of size bytes to start
-// with, which saves regrowing it (and copying) while it is written.
-func render(name string, data any, size int) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	if err := tmpl().ExecuteTemplate(buf, name, data); err != nil {
-		return nil, fmt.Errorf("java: render %s: %w", name, err)
-	}
-	return buf.Bytes(), nil
 }
 
 type contractFile struct {

@@ -73,6 +73,13 @@ type File struct {
 	StateMachines []*StateMachine
 }
 
+// HasContract reports whether the file declares events or state machines:
+// the files every language emits (and lints) contract code for. A file
+// without either is plain protobuf, left to protoc's generators.
+func (f *File) HasContract() bool {
+	return len(f.Events) > 0 || len(f.StateMachines) > 0
+}
+
 // Defaults are a file's effective defaults.
 type Defaults struct {
 	Policy backoff.Policy

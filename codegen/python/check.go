@@ -51,7 +51,7 @@ func Check(set *model.Set) model.Diagnostics {
 		}
 	}
 	for _, f := range set.Files {
-		if len(f.Events) == 0 && len(f.StateMachines) == 0 {
+		if !f.HasContract() {
 			continue
 		}
 		enums(f.Desc.Enums())

@@ -9,7 +9,6 @@
 package python
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,10 +45,10 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	var files []emit.File
 	sizeHint := 0 // files of a set are alike in size: room for the last one's
 	for _, f := range set.Files {
-		if len(f.Events) == 0 && len(f.StateMachines) == 0 {
+		if !f.HasContract() {
 			continue
 		}
-		out, err := render("contract.py.tmpl", contractData(f, version), sizeHint)
+		out, err := emit.Render(tmpl(), "contract.py.tmpl", contractData(f, version), sizeHint)
 		if err != nil {
 			return nil, err
 		}
@@ -57,16 +56,6 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 		sizeHint = len(out) + len(out)/4
 	}
 	return files, nil
-}
-
-// render executes template name into a buffer of size bytes to start
-// with, which saves regrowing it (and copying) while it is written.
-func render(name string, data any, size int) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	if err := tmpl().ExecuteTemplate(buf, name, data); err != nil {
-		return nil, fmt.Errorf("python: render %s: %w", name, err)
-	}
-	return buf.Bytes(), nil
 }
 
 type contractFile struct {

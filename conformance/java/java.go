@@ -69,7 +69,7 @@ func (e Executor) Run(ctx context.Context, vf *conformance.VectorFile, workDir s
 func registry(set *model.Set) string {
 	var events, machines strings.Builder
 	for _, f := range set.Files {
-		if len(f.Events) == 0 && len(f.StateMachines) == 0 {
+		if !f.HasContract() {
 			continue
 		}
 		class := java.Package(f.Desc) + "." + java.ContractClass(f.Desc)

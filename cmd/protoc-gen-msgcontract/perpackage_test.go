@@ -193,18 +193,27 @@ func TestPerPackageProtocAndBuf(t *testing.T) {
 		}
 		copyFile(t, filepath.Join(repoRoot, "contracts", "msgcontract", "v1", "options.proto"), filepath.Join(proto, "msgcontract", "v1", "options.proto"))
 		writeFile(t, filepath.Join(mod, "buf.yaml"), "version: v2\nmodules:\n  - path: proto\n")
-		gen := "version: v2\nplugins:\n"
+		// An entry a language, as buf.gen.yaml files usually list plugins,
+		// and one entry for the three (README's advice: a third of the
+		// plugin runs), write the same tree.
+		threeEntries := "version: v2\nplugins:\n"
 		for _, lang := range []string{"go", "java", "python"} {
-			gen += "  - local: " + plugin + "\n    out: gen/" + lang + "\n    opt: [" + langOpts[lang] + "]\n"
+			threeEntries += "  - local: " + plugin + "\n    out: gen-three/" + lang + "\n    opt: [" + langOpts[lang] + "]\n"
 		}
-		writeFile(t, filepath.Join(mod, "buf.gen.yaml"), gen)
-		cmd := exec.Command(buf, "generate", "--exclude-path", "proto/msgcontract")
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "BUF_CACHE_DIR="+filepath.Join(work, "bufcache"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("buf generate: %v\n%s", err, out)
+		oneEntry := "version: v2\nplugins:\n  - local: " + plugin + "\n    out: gen-one\n    opt: [lang=go+java+python, paths=source_relative]\n"
+		for _, c := range []struct{ name, gen, out string }{
+			{"an entry a language", threeEntries, "gen-three"},
+			{"one entry, lang=go+java+python", oneEntry, "gen-one"},
+		} {
+			writeFile(t, filepath.Join(mod, "buf.gen.yaml"), c.gen)
+			cmd := exec.Command(buf, "generate", "--exclude-path", "proto/msgcontract")
+			cmd.Dir = mod
+			cmd.Env = append(os.Environ(), "BUF_CACHE_DIR="+filepath.Join(work, "bufcache"))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("buf generate (%s): %v\n%s", c.name, err, out)
+			}
+			sameTrees(t, "buf generate, "+c.name, viaCLI, filepath.Join(mod, c.out))
 		}
-		sameTrees(t, "buf generate", viaCLI, filepath.Join(mod, "gen"))
 	})
 }
 

@@ -36,11 +36,22 @@ type Params struct {
 	// Module strips this Go import-path prefix from output paths, as
 	// protoc-gen-go's module= does.
 	Module string
-	// Version is the generator version written into file headers.
+	// Version is the generator version written into file headers
+	// (HeaderVersion).
 	Version string
 	// WithPB, Go only, also generates protoc-gen-go's .pb.go files for
 	// the same contracts, with the same Paths and Module.
 	WithPB bool
+}
+
+// HeaderVersion is the version every language's file header names:
+// Version, or "(unknown)" when the caller set none, as protoc-gen-go
+// names a protoc that did not say its version.
+func (p Params) HeaderVersion() string {
+	if p.Version == "" {
+		return "(unknown)"
+	}
+	return p.Version
 }
 
 // SafeName checks that a generated file name stays inside the output

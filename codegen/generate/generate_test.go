@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -76,5 +77,29 @@ func TestEachStopsAtError(t *testing.T) {
 	// the Go emitter's workers and protoc-gen-go's formatting workers.
 	if n, most := calls.Load(), int32(2*runtime.GOMAXPROCS(0)); n > most {
 		t.Fatalf("fn called %d times, want at most %d", n, most)
+	}
+}
+
+// TestHeaderVersion: every language's header names the caller's version,
+// and the same "(unknown)" when the caller sets none.
+func TestHeaderVersion(t *testing.T) {
+	t.Parallel()
+	set := loadExamples(t)
+	for _, lang := range generate.Langs {
+		for version, want := range map[string]string{"v1.2.3": "msgcontract v1.2.3", "": "msgcontract (unknown)"} {
+			files, err := generate.Run(set, emit.Params{Lang: lang, Module: "github.com/msgcontract/msgcontract", Version: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) == 0 {
+				t.Fatalf("%s: no files", lang)
+			}
+			for _, f := range files {
+				head := string(f.Content[:min(len(f.Content), 200)])
+				if !strings.Contains(head, want+"\n") {
+					t.Errorf("%s %s, Version %q: header does not name %q:\n%s", lang, f.Name, version, want, head)
+				}
+			}
+		}
 	}
 }

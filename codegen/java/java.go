@@ -39,10 +39,7 @@ var tmpl = sync.OnceValue(func() *template.Template {
 // Generate renders one contract class per file of set that declares events
 // or state machines.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
-	version := p.Version
-	if version == "" {
-		version = "(devel)"
-	}
+	version := p.HeaderVersion()
 	var files []emit.File
 	sizeHint := 0 // files of a set are alike in size: room for the last one's
 	for _, f := range set.Files {

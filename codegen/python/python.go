@@ -38,10 +38,7 @@ var tmpl = sync.OnceValue(func() *template.Template {
 // or state machines. Python places modules by their .proto path whatever
 // p.Paths says, as protoc's Python generator does.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
-	version := p.Version
-	if version == "" {
-		version = "(devel)"
-	}
+	version := p.HeaderVersion()
 	var files []emit.File
 	sizeHint := 0 // files of a set are alike in size: room for the last one's
 	for _, f := range set.Files {

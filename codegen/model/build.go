@@ -18,14 +18,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/optionspb"
 )
 
-// Fully qualified names of msgcontract's extensions.
-const (
-	extDefaults     = "msgcontract.v1.defaults"
-	extEvent        = "msgcontract.v1.event"
-	extStateMachine = "msgcontract.v1.state_machine"
-	extTransition   = "msgcontract.v1.transition"
-)
-
 type builder struct {
 	set     *Set
 	diags   Diagnostics
@@ -119,11 +111,13 @@ func astNode(res linker.Result, d protoreflect.Descriptor) ast.NodeWithOptions {
 	return n
 }
 
-// index indexes option ext of d, falling back to d's declaration from
-// source info when there is no AST.
-func index(res linker.Result, d protoreflect.Descriptor, ext string) *optIndex {
-	idx := indexOptions(fileNode(res), astNode(res, d), ext)
-	idx.declared = declPos(d)
+// index indexes option xt of d. Without an AST (descriptors from protoc)
+// findings point at the option statement, from source info.
+func index(res linker.Result, d protoreflect.Descriptor, xt protoreflect.ExtensionType) *optIndex {
+	idx := indexOptions(fileNode(res), astNode(res, d), string(xt.TypeDescriptor().FullName()))
+	if idx.file == nil {
+		idx.declared = optionPos(d, xt)
+	}
 	return idx
 }
 
@@ -151,7 +145,7 @@ func (b *builder) file(fd protoreflect.FileDescriptor, res linker.Result, displa
 		// check. Most files of a large repository are such.
 		return f
 	}
-	idx := index(res, fd, extDefaults)
+	idx := index(res, fd, optionspb.E_Defaults)
 	if d, ok := ext[*optionspb.Defaults](fd.Options(), optionspb.E_Defaults); ok {
 		if d.Retry != nil {
 			f.Defaults.Policy = b.policy(d.Retry, idx, "retry")
@@ -294,7 +288,7 @@ func (b *builder) enum(f *File, ed protoreflect.EnumDescriptor, res linker.Resul
 	for i := 0; i < values.Len(); i++ {
 		vd := values.Get(i)
 		tr, hasTr := ext[*optionspb.Transition](vd.Options(), optionspb.E_Transition)
-		idx := index(res, vd, extTransition)
+		idx := index(res, vd, optionspb.E_Transition)
 		if hasTr && !isMachine {
 			b.errorf(idx.pos(""), "TRANSITION_NOT_STATE_MACHINE", "transition on %s, but enum %s is not a state machine; add option (msgcontract.v1.state_machine) = {};", vd.Name(), ed.Name())
 		}
@@ -326,7 +320,7 @@ func (b *builder) message(f *File, md protoreflect.MessageDescriptor, res linker
 	if !ok {
 		return
 	}
-	idx := index(res, md, extEvent)
+	idx := index(res, md, optionspb.E_Event)
 	e := &Event{
 		Desc: md, File: f,
 		Topic: ev.GetTopic(), EventType: ev.GetEventType(), BizKeyTemplate: ev.GetBizKey(),

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ func TestTargetStateInImportedFile(t *testing.T) {
 
 // TestDescriptorDiagnosticsArePositioned: without an AST (the plugin's
 // case) a diagnostic still names the file and, from source info, the line
-// and column of the element.
+// and column of the option statement the finding is in.
 func TestDescriptorDiagnosticsArePositioned(t *testing.T) {
 	t.Parallel()
 	bad := strings.Replace(eventsProto, "OrderState.PAID", "Plain.ONE", 1)
@@ -89,8 +90,8 @@ func TestDescriptorDiagnosticsArePositioned(t *testing.T) {
 		t.Fatalf("diagnostics = %v, want one", fset.Diagnostics)
 	}
 	d := fset.Diagnostics[0]
-	if d.Rule != "TARGET_STATE_NOT_MACHINE" || d.Pos.File != "shop/events/v1/events.proto" || d.Pos.Line != 6 || d.Pos.Col != 1 {
-		t.Fatalf("diagnostic = %v, want TARGET_STATE_NOT_MACHINE at shop/events/v1/events.proto:6:1", d)
+	if d.Rule != "TARGET_STATE_NOT_MACHINE" || d.Pos.File != "shop/events/v1/events.proto" || d.Pos.Line != 7 || d.Pos.Col != 3 {
+		t.Fatalf("diagnostic = %v, want TARGET_STATE_NOT_MACHINE at shop/events/v1/events.proto:7:3 (the option statement)", d)
 	}
 }
 
@@ -121,4 +122,51 @@ func plain(t *testing.T, fd protoreflect.FileDescriptor) protoreflect.FileDescri
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestDescriptorDiagnosticsPointAtOptionStatements: without an AST, a
+// finding in a file's defaults, a message's event or an enum value's
+// transition points at that option statement (where source info has one),
+// not at the file's start or the element's declaration.
+func TestDescriptorDiagnosticsPointAtOptionStatements(t *testing.T) {
+	t.Parallel()
+	const src = `syntax = "proto3";
+package shop.pos.v1;
+import "msgcontract/v1/options.proto";
+
+option go_package = "example.com/pos";
+option (msgcontract.v1.defaults) = { retry: { jitter: "soon" } };
+
+enum Plain {
+  PLAIN_UNSPECIFIED = 0;
+  ONE = 1 [(msgcontract.v1.transition) = { from: ["PLAIN_UNSPECIFIED"] }];
+}
+
+message Ev {
+  string id = 1;
+  option (msgcontract.v1.event) = { topic: "t" event_type: "EV" biz_key: "{nope}" };
+}
+`
+	set, err := model.Load(context.Background(), model.Config{Sources: map[string]string{"shop/pos/v1/pos.proto": src}}, "shop/pos/v1/pos.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset, err := model.FromFiles(plain(t, set.Files[0].Desc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"RETRY_DURATION":               "shop/pos/v1/pos.proto:6:1",
+		"TRANSITION_NOT_STATE_MACHINE": "shop/pos/v1/pos.proto:10:12",
+		"BIZKEY_UNKNOWN_FIELD":         "shop/pos/v1/pos.proto:15:3",
+	}
+	got := map[string]string{}
+	for _, d := range fset.Diagnostics {
+		got[d.Rule] = fmt.Sprintf("%s:%d:%d", d.Pos.File, d.Pos.Line, d.Pos.Col)
+	}
+	for rule, pos := range want {
+		if got[rule] != pos {
+			t.Errorf("%s at %q, want %s (all: %v)", rule, got[rule], pos, fset.Diagnostics)
+		}
+	}
 }

@@ -173,6 +173,55 @@ func hasOptions(n ast.NodeWithOptions) bool {
 	return true
 }
 
+// Field numbers of the options field of the descriptor.proto messages
+// whose elements carry msgcontract's options (the last but one element of
+// an option statement's source path).
+const (
+	fileOptions      = 8 // FileDescriptorProto.options
+	messageOptions   = 7 // DescriptorProto.options
+	enumOptions      = 3 // EnumDescriptorProto.options
+	enumValueOptions = 3 // EnumValueDescriptorProto.options
+)
+
+// optionPos is where option xt of d is written according to d's file's
+// source info: protoc records each option statement (`option (ext) =
+// {...};`, or an enum value's `[(ext) = {...}]`) under d's path, its
+// options field and the extension's number. Source info holds nothing
+// inside the option's value, so this is as close as a plugin gets; when
+// the statement has no location (no source info, or the option set field
+// by field), it is d's declaration.
+func optionPos(d protoreflect.Descriptor, xt protoreflect.ExtensionType) Pos {
+	p := declPos(d)
+	var (
+		field int32
+		path  protoreflect.SourcePath
+		locs  = d.ParentFile().SourceLocations()
+	)
+	switch d.(type) {
+	case protoreflect.FileDescriptor:
+		field = fileOptions
+	case protoreflect.MessageDescriptor:
+		field = messageOptions
+	case protoreflect.EnumDescriptor:
+		field = enumOptions
+	case protoreflect.EnumValueDescriptor:
+		field = enumValueOptions
+	default:
+		return p
+	}
+	if _, isFile := d.(protoreflect.FileDescriptor); !isFile {
+		if path = locs.ByDescriptor(d).Path; path == nil {
+			return p
+		}
+	}
+	opt := locs.ByPath(append(path[:len(path):len(path)], field, int32(xt.TypeDescriptor().Number())))
+	if opt.Path == nil {
+		return p
+	}
+	p.Line, p.Col = opt.StartLine+1, opt.StartColumn+1
+	return p
+}
+
 // declPos is where d is declared according to its file's source info
 // (what protoc sends a plugin), or just the file when it has none. Lines
 // and columns in source info are 0-based.

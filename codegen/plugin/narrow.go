@@ -210,12 +210,12 @@ const (
 // declarationsOnly appends the encoded FileDescriptorProto file to dst as
 // a proto_file field of a request, with the locations of its source info
 // narrowed to those of declarations (the file, messages, fields, oneofs,
-// enums, enum values, services, methods, extensions), in their order.
-// Those are the only ones the plugin reads, through
-// SourceLocations().ByDescriptor: positions of lint findings (without an
-// AST a finding points at its element) and leading comments. The rest,
-// three quarters of the locations (names, types, numbers, options,
-// imports...), would be decoded and indexed for nothing. Without generate
+// enums, enum values, services, methods, extensions) and of their custom
+// option statements, in their order. Those are the only ones the plugin
+// reads: positions of lint findings (without an AST a finding points at
+// its option statement or its element) and leading comments. The rest,
+// three quarters of the locations (names, types, numbers, standard
+// options, imports...), would be decoded and indexed for nothing. Without generate
 // (a file only imported) no location is kept: lint and the generators
 // read positions and comments of the files they generate only. info is
 // scratch space, returned for reuse. When file or its source info cannot
@@ -301,7 +301,17 @@ func keepLocation(value []byte) (keep, ok bool) {
 		}
 		return true
 	})
-	return ok && declarationPath(path), ok
+	return ok && (declarationPath(path) || customOptionPath(path)), ok
+}
+
+// customOptionPath reports whether a source path leads to a custom option
+// statement of a declaration: the declaration's path, its options field and
+// an extension's number (1000 and up in every options message; the standard
+// options are numbered below). Lint findings in msgcontract's options point
+// there (model.optionPos).
+func customOptionPath(path []int32) bool {
+	n := len(path)
+	return n >= 2 && path[n-1] >= 1000 && declarationPath(path[:n-2])
 }
 
 // Field numbers of descriptor.proto's declarations: the elements of a

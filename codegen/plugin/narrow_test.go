@@ -64,14 +64,14 @@ message Paid {
 	if err := proto.Unmarshal(raw, decoded); err != nil {
 		t.Fatal(err)
 	}
-	// Source info keeps the locations of declarations only, of the files
-	// to generate only.
+	// Source info keeps the locations of declarations and of their custom
+	// option statements only, of the files to generate only.
 	want := proto.Clone(contractsOnly(decoded)).(*pluginpb.CodeGeneratorRequest)
 	if len(want.SourceFileDescriptors) != 1 {
 		t.Fatalf("contractsOnly kept %d source file descriptors, want ev.proto's", len(want.SourceFileDescriptors))
 	}
 	want.SourceFileDescriptors = nil
-	var all, kept int
+	var all, kept, options int
 	for i, f := range want.ProtoFile {
 		if f.GetName() == descriptorProto {
 			want.ProtoFile[i] = trimmedDescriptorProto(f, "FileOptions", "MessageOptions", "EnumOptions", "EnumValueOptions")
@@ -86,7 +86,10 @@ message Paid {
 		}
 		var locs []*descriptorpb.SourceCodeInfo_Location
 		for _, l := range f.GetSourceCodeInfo().GetLocation() {
-			if declarationPath(l.Path) {
+			if customOptionPath(l.Path) {
+				options++
+			}
+			if declarationPath(l.Path) || customOptionPath(l.Path) {
 				locs = append(locs, l)
 			}
 		}
@@ -96,8 +99,8 @@ message Paid {
 			f.SourceCodeInfo.Location = locs
 		}
 	}
-	if kept == 0 || kept == all {
-		t.Fatalf("%d of %d locations are declarations", kept, all)
+	if kept == 0 || kept == all || options == 0 {
+		t.Fatalf("%d of %d locations are declarations or custom option statements (%d of those), want some of each kind and fewer than all", kept, all, options)
 	}
 	if !proto.Equal(got, want) {
 		t.Fatalf("narrowRaw kept %v of %d files, contractsOnly %v of %d", got.FileToGenerate, len(got.ProtoFile),
@@ -385,5 +388,31 @@ func TestDeclarationsOnlyLeavesMalformedFiles(t *testing.T) {
 	file := append(append([]byte(nil), name...), protowire.AppendBytes(protowire.AppendTag(nil, fileSourceCodeInfo, protowire.BytesType), nil)...)
 	if _, _, ok := declarationsOnly(nil, append(file, file...), nil, true); ok {
 		t.Error("two source_code_info fields narrowed; want them passed on to merge")
+	}
+}
+
+// TestCustomOptionPath: the option statements lint points at are kept,
+// standard options and the insides of a declaration are not.
+func TestCustomOptionPath(t *testing.T) {
+	for _, tc := range []struct {
+		path []int32
+		want bool
+	}{
+		{[]int32{8, 58100}, true},             // option (msgcontract.v1.defaults) = {...};
+		{[]int32{4, 0, 7, 58101}, true},       // a message's option (msgcontract.v1.event)
+		{[]int32{4, 2, 3, 1, 7, 58101}, true}, // a nested message's
+		{[]int32{5, 0, 2, 3, 3, 58103}, true}, // an enum value's [(msgcontract.v1.transition) = {...}]
+		{[]int32{5, 1, 3, 58102}, true},       // an enum's option (msgcontract.v1.state_machine)
+		{[]int32{8, 11}, false},               // option go_package
+		{[]int32{4, 0, 7, 7}, false},          // option deprecated on a message
+		{[]int32{4, 0, 7}, false},             // a message's options as a whole
+		{[]int32{4, 0, 1}, false},             // a message's name
+		{[]int32{4, 0, 7, 58101, 1}, false},   // inside an option's value
+		{[]int32{58100}, false},
+		{nil, false},
+	} {
+		if got := customOptionPath(tc.path); got != tc.want {
+			t.Errorf("customOptionPath(%v) = %v, want %v", tc.path, got, tc.want)
+		}
 	}
 }

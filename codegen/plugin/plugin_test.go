@@ -297,7 +297,7 @@ func TestAnswerIsMarshalledGenerate(t *testing.T) {
 			if strings.HasPrefix(name, "failing") != (resp.Error != nil) || (resp.Error == nil && len(resp.File) == 0) {
 				t.Fatalf("error %q, %d files", resp.GetError(), len(resp.File))
 			}
-			if strings.HasPrefix(name, "failing lint") && !strings.Contains(resp.GetError(), "bad.proto:5:1: BIZKEY_FIELD_TYPE") {
+			if strings.HasPrefix(name, "failing lint") && !strings.Contains(resp.GetError(), "bad.proto:6:3: BIZKEY_FIELD_TYPE") {
 				t.Fatalf("error %q, want a positioned BIZKEY_FIELD_TYPE", resp.GetError())
 			}
 			if !bytes.Equal(got, want) {

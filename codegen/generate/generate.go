@@ -83,7 +83,11 @@ func Run(set *model.Set, p emit.Params) ([]emit.File, error) {
 // over stay so.
 func Each(set *model.Set, p emit.Params, fn func(emit.File) error) error {
 	if len(set.Diagnostics) > 0 {
-		return fmt.Errorf("contracts have %d lint error(s); run msgcontract lint:\n%w", len(set.Diagnostics), set.Diagnostics)
+		errs := "errors"
+		if len(set.Diagnostics) == 1 {
+			errs = "error"
+		}
+		return fmt.Errorf("contracts have %d lint %s (msgcontract lint on the same files points inside option values):\n%w", len(set.Diagnostics), errs, set.Diagnostics)
 	}
 	if p.WithPB && p.Lang != "go" {
 		return fmt.Errorf("--with-pb writes Go protobuf code; use it with --lang go, not %q", p.Lang)

@@ -23,8 +23,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path"
-	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/compiler/protogen"
@@ -149,9 +147,9 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 	flags.StringVar(&params.Lang, "lang", "go", "language to generate: "+strings.Join(generate.Langs, ", ")+", or several joined by +")
 	flags.StringVar(&params.Paths, "paths", "", "import or source_relative")
 	flags.StringVar(&params.Module, "module", "", "Go import-path prefix to strip from output paths")
-	dirs := map[string]*string{}
+	dirFlags := map[string]*string{}
 	for _, l := range generate.Langs {
-		dirs[l] = flags.String(l+"_dir", l, "folder of "+l+"'s files when lang names several languages")
+		dirFlags[l] = flags.String(l+"_dir", l, "folder of "+l+"'s files when lang names several languages")
 	}
 	for _, kv := range strings.Split(req.GetParameter(), ",") {
 		k, v, _ := strings.Cut(kv, "=")
@@ -163,7 +161,11 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 			return nil, fmt.Errorf("protoc-gen-msgcontract: parameter %q: %w; parameters are lang=go|java|python (or several joined by +), paths=import|source_relative, module=PREFIX, go_dir=, java_dir=, python_dir= and M<file>=<go import path>", kv, err)
 		}
 	}
-	langs, err := parseLangs(params.Lang, dirs)
+	dirs := map[string]string{}
+	for l, d := range dirFlags {
+		dirs[l] = *d
+	}
+	targets, err := generate.Targets(params.Lang, dirs, "lang=")
 	if err != nil {
 		return nil, err
 	}
@@ -182,11 +184,8 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 	// descriptors are the model's, lint's Go checks read its Go names and
 	// the Go emitter writes from it. Only Go generation fails when it
 	// cannot be built.
-	params.Lang = langs[0].lang
-	if slices.ContainsFunc(langs, func(l outLang) bool { return l.lang == "go" }) {
-		params.Lang = "go"
-	}
-	gen, err := goView(req, params.Lang)
+	view := generate.ViewParams(params, targets)
+	gen, err := goView(req, view.Lang)
 	if err != nil {
 		return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
 	}
@@ -203,67 +202,10 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 		return nil, err
 	}
 	if gen != nil {
-		golang.UsePlugin(set, goParams(params), gen)
+		golang.UsePlugin(set, goParams(view), gen)
 	}
 	generate.Lint(set)
-	if len(langs) == 1 {
-		return generate.Run(set, params)
-	}
-	var all []emit.File
-	for _, l := range langs {
-		p := params
-		p.Lang = l.lang
-		if l.lang != "go" {
-			// paths= and module= are protoc-gen-go's: beside Go, Java and
-			// Python are laid out as protoc's --java_out and --python_out
-			// lay out theirs.
-			p.Paths, p.Module = "", ""
-		}
-		files, err := generate.Run(set, p)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			f.Name = path.Join(l.dir, f.Name)
-			all = append(all, f)
-		}
-	}
-	return all, nil
-}
-
-// outLang is a language to generate and, when lang= names several, the
-// folder of its files.
-type outLang struct{ lang, dir string }
-
-// parseLangs reads lang= ("go", or "go+java+python"): each language once,
-// with its folder from dirs when there are several.
-func parseLangs(param string, dirs map[string]*string) ([]outLang, error) {
-	var out []outLang
-	for _, l := range strings.Split(param, "+") {
-		if !validLang(l) {
-			return nil, fmt.Errorf("unknown language %q in lang=%s; choose one of %v, or several joined by + (lang=go+java+python)", l, param, generate.Langs)
-		}
-		if slices.ContainsFunc(out, func(o outLang) bool { return o.lang == l }) {
-			return nil, fmt.Errorf("lang=%s names %s twice", param, l)
-		}
-		out = append(out, outLang{lang: l})
-	}
-	if len(out) == 1 {
-		return out, nil
-	}
-	for i := range out {
-		dir := *dirs[out[i].lang]
-		if err := emit.SafeName(dir); err != nil || dir == "." || path.Clean(dir) != dir {
-			return nil, fmt.Errorf("%s_dir=%q: want a relative folder inside the output directory, such as %s or gen/%s", out[i].lang, dir, out[i].lang, out[i].lang)
-		}
-		for _, o := range out[:i] {
-			if o.dir == dir {
-				return nil, fmt.Errorf("%s_dir and %s_dir are both %q: each language needs its own folder", o.lang, out[i].lang, dir)
-			}
-		}
-		out[i].dir = dir
-	}
-	return out, nil
+	return generate.RunTargets(set, params, targets)
 }
 
 // goView is protogen's view of req. For Go it reads req's parameters (M
@@ -311,13 +253,4 @@ func descriptors(req *pluginpb.CodeGeneratorRequest) ([]protoreflect.FileDescrip
 		out = append(out, fd)
 	}
 	return out, nil
-}
-
-func validLang(lang string) bool {
-	for _, l := range generate.Langs {
-		if l == lang {
-			return true
-		}
-	}
-	return false
 }

@@ -26,7 +26,7 @@ func newGenerateCmd() *cobra.Command {
 		quiet bool
 	)
 	cmd := &cobra.Command{
-		Use:   "generate --lang go|java|python --out DIR [-I DIR]... FILE...",
+		Use:   "generate --lang go|java|python|go+java+python --out DIR [-I DIR]... FILE...",
 		Short: "Generate Go, Java and Python producer and consumer code",
 		Long: `generate compiles the contracts (no protoc needed) and writes, for every
 file with events or state machines, the code that sits beside the
@@ -42,6 +42,12 @@ import path inside --out; --paths source_relative puts it next to the
 .proto's path instead, and --module strips a Go module prefix, as
 protoc-gen-go's paths= and module= do. Nothing is written outside --out.
 
+--lang may name several languages joined by + (--lang go+java+python):
+the files are compiled and linted once, and each language's files go into
+a folder of --out named after it (DIR/go, DIR/java, DIR/python), as
+protoc-gen-msgcontract's lang=go+java+python lays them out; --paths and
+--module then apply to Go alone.
+
 --with-pb (Go only) also writes protoc-gen-go's .pb.go files for the same
 files, so a Go service needs neither protoc nor protoc-gen-go.
 
@@ -54,7 +60,8 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 		Example: `  msgcontract generate --lang go --out gen -I examples/proto examples/proto/shop/payment/v1/payment.proto
   msgcontract generate --lang go --out . --module github.com/acme/shop \
       -I proto proto/shop/payment/v1/payment.proto
-  msgcontract generate --lang go --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto`,
+  msgcontract generate --lang go --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto
+  msgcontract generate --lang go+java+python --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto`,
 		Args: MinArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || p.Lang == "" {
@@ -64,6 +71,14 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			case "", "import", "source_relative":
 			default:
 				return UsageErr(fmt.Errorf("--paths %q: want import or source_relative", p.Paths))
+			}
+			targets, err := generate.Targets(p.Lang, nil, "--lang ")
+			if err != nil {
+				return UsageErr(err)
+			}
+			view := generate.ViewParams(p, targets)
+			if p.WithPB && view.Lang != "go" {
+				return UsageErr(fmt.Errorf("--with-pb writes Go protobuf code: use it with --lang go (or a --lang naming go), not %q", p.Lang))
 			}
 			// A short batch run: few collections while the heap is small,
 			// a limit following the live heap once it is big.
@@ -80,7 +95,9 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				// fifth of the heap) go before the Go view is built.
 				dropASTs(set)
 			}
-			withPB := dropped && p.WithPB && p.Lang == "go"
+			// Java and Python read comments from the descriptors' source
+			// info: it may go only when Go is all a --with-pb run writes.
+			withPB := dropped && view.WithPB && len(targets) == 1
 			if withPB {
 				// The Go emitter takes comments from the view, and no
 				// position is asked for unless Lint finds a problem
@@ -90,7 +107,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			}
 			// One protogen view for lint's Go checks, the Go emitter and
 			// protoc-gen-go (--with-pb), built before Lint asks for it.
-			generate.ShareGoView(set, p)
+			generate.ShareGoView(set, view)
 			if withPB {
 				// The view has read the comments: the protos' source
 				// info, which protoc-gen-go clones with each file's proto
@@ -122,7 +139,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				writeErr error
 				w        = &emit.Writer{Dir: out}
 			)
-			err = generate.Each(set, p, func(f emit.File) error {
+			err = generate.EachTarget(set, p, targets, func(f emit.File) error {
 				err := w.Write(f) // from several goroutines at once
 				mu.Lock()
 				defer mu.Unlock()
@@ -154,7 +171,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	}
 	pf.Register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&p.Lang, "lang", "", "language to generate: "+strings.Join(generate.Langs, ", "))
+	fl.StringVar(&p.Lang, "lang", "", "language to generate: "+strings.Join(generate.Langs, ", ")+", or several joined by + (go+java+python) into --out/<lang>")
 	fl.StringVar(&out, "out", "", "output directory; created when missing")
 	fl.StringVar(&p.Paths, "paths", "", `where files go: "import" (default: by go_package) or "source_relative" (by the .proto's path)`)
 	fl.StringVar(&p.Module, "module", "", "Go only: strip this module path prefix from output paths, like protoc-gen-go's module=")

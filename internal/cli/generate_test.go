@@ -104,3 +104,72 @@ func TestGenerateWithPBIsCommitted(t *testing.T) {
 		t.Fatalf("%d files (%v), want 4", n, err)
 	}
 }
+
+// TestGenerateSeveralLanguages: --lang go+java+python compiles and lints
+// once and writes into --out/go, --out/java and --out/python exactly what
+// a run a language writes (--paths, --module and --with-pb being Go's),
+// comments from the .proto included; a bad language list is a usage error
+// before anything is compiled.
+func TestGenerateSeveralLanguages(t *testing.T) {
+	t.Chdir("../..")
+	files := []string{"-I", "examples/proto", "examples/proto/shop/payment/v1/payment.proto", "examples/proto/shop/inventory/v1/inventory.proto"}
+	goFlags := []string{"--with-pb", "--module", "github.com/msgcontract/msgcontract"}
+	all, sep := t.TempDir(), t.TempDir()
+	gen := func(args ...string) {
+		t.Helper()
+		if code, _, stderr := run(t, append(append([]string{"generate", "--quiet"}, args...), files...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	gen(append([]string{"--lang", "go+java+python", "--out", all}, goFlags...)...)
+	gen(append([]string{"--lang", "go", "--out", filepath.Join(sep, "go")}, goFlags...)...)
+	gen("--lang", "java", "--out", filepath.Join(sep, "java"))
+	gen("--lang", "python", "--out", filepath.Join(sep, "python"))
+	want := readTree(t, sep)
+	got := readTree(t, all)
+	if len(want) != 8 || len(got) != len(want) {
+		t.Fatalf("%d files written, want %d (8)", len(got), len(want))
+	}
+	for name, content := range want {
+		if got[name] != content {
+			t.Errorf("%s: not what --lang %s alone writes", name, strings.Split(name, "/")[0])
+		}
+	}
+	if !strings.Contains(got["java/com/example/shop/payment/v1/PaymentContract.java"], "the payment provider confirmed that an order was paid") {
+		t.Error("PaymentContract.java lost the .proto's comment")
+	}
+
+	for lang, wantErr := range map[string]string{
+		"go+go":       "--lang go+go names go twice",
+		"go+cobol":    `unknown language "cobol" in --lang go+cobol`,
+		"java+python": `--with-pb writes Go protobuf code`,
+	} {
+		args := []string{"generate", "--lang", lang, "--out", t.TempDir()}
+		if lang == "java+python" {
+			args = append(args, "--with-pb")
+		}
+		code, _, stderr := run(t, append(args, "does-not-exist.proto")...)
+		if code != ExitUsage || !strings.Contains(stderr, wantErr) {
+			t.Errorf("--lang %s: exit %d, %q; want %d and %q", lang, code, stderr, ExitUsage, wantErr)
+		}
+	}
+}
+
+// readTree is every file under dir by its slash-separated relative name.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+package generate_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/generate"
+)
+
+func TestTargets(t *testing.T) {
+	p := emit.Params{Paths: "source_relative", Module: "example.com/m", WithPB: true, Version: "v1"}
+	for _, tc := range []struct {
+		list     string
+		dirs     map[string]string
+		want     []generate.Target
+		wantView string
+	}{
+		{"java", nil, []generate.Target{{Lang: "java"}}, "java"},
+		{"go+java+python", nil, []generate.Target{{"go", "go"}, {"java", "java"}, {"python", "python"}}, "go"},
+		{"python+java", map[string]string{"python": "gen/py"}, []generate.Target{{"python", "gen/py"}, {"java", "java"}}, "python"},
+	} {
+		got, err := generate.Targets(tc.list, tc.dirs, "--lang ")
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Fatalf("Targets(%q) = %v, %v; want %v", tc.list, got, err, tc.want)
+		}
+		if view := generate.ViewParams(p, got); view.Lang != tc.wantView {
+			t.Errorf("ViewParams for %q: lang %s, want %s", tc.list, view.Lang, tc.wantView)
+		}
+	}
+	// One language keeps every parameter (Java honours --paths); beside
+	// others, Go alone keeps protoc-gen-go's.
+	if got := (generate.Target{Lang: "java"}).Params(p); got.Paths != "source_relative" || got.Module != p.Module || !got.WithPB {
+		t.Errorf("single java: %+v", got)
+	}
+	if got := (generate.Target{Lang: "java", Dir: "java"}).Params(p); got.Paths != "" || got.Module != "" || got.WithPB || got.Version != "v1" {
+		t.Errorf("java beside others: %+v", got)
+	}
+	if got := (generate.Target{Lang: "go", Dir: "go"}).Params(p); got.Paths != p.Paths || got.Module != p.Module || !got.WithPB {
+		t.Errorf("go beside others: %+v", got)
+	}
+}

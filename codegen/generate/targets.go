@@ -21,7 +21,9 @@ type Target struct{ Lang, Dir string }
 // language's name, as protoc's --go_out=DIR/go --java_out=DIR/java
 // --python_out=DIR/python lay theirs out. The folders must be relative,
 // inside the output directory and distinct. flag is how the caller's
-// users spell the setting ("lang=", "--lang "); errors name it so.
+// users spell the setting: a protoc parameter ("lang=", whose folders are
+// go_dir= ...) or a command-line flag ("--lang ", whose folders are
+// --go-dir ...); errors name both so.
 func Targets(list string, dirs map[string]string, flag string) ([]Target, error) {
 	var out []Target
 	for _, l := range strings.Split(list, "+") {
@@ -43,16 +45,26 @@ func Targets(list string, dirs map[string]string, flag string) ([]Target, error)
 			dir = d
 		}
 		if err := emit.SafeName(dir); err != nil || dir == "." || path.Clean(dir) != dir {
-			return nil, fmt.Errorf("%s_dir=%q: want a relative folder inside the output directory, such as %s or gen/%s", out[i].Lang, dir, out[i].Lang, out[i].Lang)
+			return nil, fmt.Errorf("%s%q: want a relative folder inside the output directory, such as %s or gen/%s", DirFlag(flag, out[i].Lang), dir, out[i].Lang, out[i].Lang)
 		}
 		for _, o := range out[:i] {
 			if o.Dir == dir {
-				return nil, fmt.Errorf("%s_dir and %s_dir are both %q: each language needs its own folder", o.Lang, out[i].Lang, dir)
+				return nil, fmt.Errorf("%s and %s are both %q: each language needs its own folder",
+					strings.TrimRight(DirFlag(flag, o.Lang), "= "), strings.TrimRight(DirFlag(flag, out[i].Lang), "= "), dir)
 			}
 		}
 		out[i].Dir = dir
 	}
 	return out, nil
+}
+
+// DirFlag is how the users of a caller whose language setting is spelled
+// flag ("lang=" or "--lang ") name lang's folder: "go_dir=" or "--go-dir ".
+func DirFlag(flag, lang string) string {
+	if strings.HasPrefix(flag, "--") {
+		return "--" + lang + "-dir "
+	}
+	return lang + "_dir="
 }
 
 // Params is p for t: t's language and, in a run of several languages,

@@ -2,6 +2,7 @@ package generate_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
@@ -26,6 +27,22 @@ func TestTargets(t *testing.T) {
 		}
 		if view := generate.ViewParams(p, got); view.Lang != tc.wantView {
 			t.Errorf("ViewParams for %q: lang %s, want %s", tc.list, view.Lang, tc.wantView)
+		}
+	}
+	// Errors spell the folder settings as the caller's users do.
+	abs, same := map[string]string{"java": "/abs"}, map[string]string{"java": "x", "python": "x"}
+	for _, tc := range []struct {
+		flag, list string
+		dirs       map[string]string
+		wantErr    string
+	}{
+		{"lang=", "go+java", abs, `java_dir="/abs": want a relative folder`},
+		{"--lang ", "go+java", abs, `--java-dir "/abs": want a relative folder`},
+		{"lang=", "python+java", same, `python_dir and java_dir are both "x"`},
+		{"--lang ", "python+java", same, `--python-dir and --java-dir are both "x"`},
+	} {
+		if _, err := generate.Targets(tc.list, tc.dirs, tc.flag); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("Targets(%q, %v, %q): %v; want %q", tc.list, tc.dirs, tc.flag, err, tc.wantErr)
 		}
 	}
 	// One language keeps every parameter (Java honours --paths); beside

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ func newGenerateCmd() *cobra.Command {
 		out   string
 		p     emit.Params
 		quiet bool
+		dirs  = map[string]*string{} // --go-dir, --java-dir, --python-dir
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --lang go|java|python|go+java+python --out DIR [-I DIR]... FILE...",
@@ -45,7 +47,9 @@ protoc-gen-go's paths= and module= do. Nothing is written outside --out.
 --lang may name several languages joined by + (--lang go+java+python):
 the files are compiled and linted once, and each language's files go into
 a folder of --out named after it (DIR/go, DIR/java, DIR/python), as
-protoc-gen-msgcontract's lang=go+java+python lays them out; --paths and
+protoc-gen-msgcontract's lang=go+java+python lays them out; --go-dir,
+--java-dir and --python-dir name other folders (relative to --out, such
+as --python-dir gen/py), as the plugin's go_dir= ... do. --paths and
 --module then apply to Go alone.
 
 --with-pb (Go only) also writes protoc-gen-go's .pb.go files for the same
@@ -61,7 +65,8 @@ compile, or generation errors (such as a go_package that escapes --out).`,
   msgcontract generate --lang go --out . --module github.com/acme/shop \
       -I proto proto/shop/payment/v1/payment.proto
   msgcontract generate --lang go --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto
-  msgcontract generate --lang go+java+python --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto`,
+  msgcontract generate --lang go+java+python --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto
+  msgcontract generate --lang java+python --java-dir src/main/java --python-dir py --out . -I proto proto/shop/*/v1/*.proto`,
 		Args: MinArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" || p.Lang == "" {
@@ -72,7 +77,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			default:
 				return UsageErr(fmt.Errorf("--paths %q: want import or source_relative", p.Paths))
 			}
-			targets, err := generate.Targets(p.Lang, nil, "--lang ")
+			targets, err := languageTargets(cmd, p.Lang, dirs)
 			if err != nil {
 				return UsageErr(err)
 			}
@@ -177,7 +182,45 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	fl.StringVar(&p.Module, "module", "", "Go only: strip this module path prefix from output paths, like protoc-gen-go's module=")
 	fl.BoolVar(&p.WithPB, "with-pb", false, "Go only: also write protoc-gen-go's .pb.go files (no protoc needed)")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not print the written files")
+	for _, l := range generate.Langs {
+		dirs[l] = fl.String(dirFlag(l), "", "with several languages in --lang: the folder of "+l+"'s files inside --out (default "+l+")")
+	}
 	return cmd
+}
+
+// dirFlag is the name of the flag naming lang's folder ("go-dir"), as
+// generate.DirFlag spells it in errors.
+func dirFlag(lang string) string {
+	return strings.TrimSpace(strings.TrimPrefix(generate.DirFlag("--lang ", lang), "--"))
+}
+
+// languageTargets reads --lang and the folder flags given beside it. A
+// folder flag for a language --lang does not name, or beside a single
+// language (whose files go straight into --out), is a mistake, not
+// something to ignore.
+func languageTargets(cmd *cobra.Command, list string, dirs map[string]*string) ([]generate.Target, error) {
+	set := map[string]string{}
+	for _, l := range generate.Langs {
+		if cmd.Flags().Changed(dirFlag(l)) {
+			set[l] = *dirs[l]
+		}
+	}
+	targets, err := generate.Targets(list, set, "--lang ")
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range generate.Langs {
+		if _, ok := set[l]; !ok {
+			continue
+		}
+		switch {
+		case !slices.ContainsFunc(targets, func(t generate.Target) bool { return t.Lang == l }):
+			return nil, fmt.Errorf("--%s is given but --lang %s does not name %s", dirFlag(l), list, l)
+		case len(targets) == 1:
+			return nil, fmt.Errorf("--%s applies when --lang names several languages; with --lang %s alone the files go straight into --out", dirFlag(l), l)
+		}
+	}
+	return targets, nil
 }
 
 // dropASTs lets go of protocompile's syntax trees. Positions asked for

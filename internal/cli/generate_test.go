@@ -108,8 +108,9 @@ func TestGenerateWithPBIsCommitted(t *testing.T) {
 // TestGenerateSeveralLanguages: --lang go+java+python compiles and lints
 // once and writes into --out/go, --out/java and --out/python exactly what
 // a run a language writes (--paths, --module and --with-pb being Go's),
-// comments from the .proto included; a bad language list is a usage error
-// before anything is compiled.
+// comments from the .proto included; --java-dir and --python-dir move
+// those files; a bad language list or folder is a usage error before
+// anything is compiled.
 func TestGenerateSeveralLanguages(t *testing.T) {
 	t.Chdir("../..")
 	files := []string{"-I", "examples/proto", "examples/proto/shop/payment/v1/payment.proto", "examples/proto/shop/inventory/v1/inventory.proto"}
@@ -139,18 +140,43 @@ func TestGenerateSeveralLanguages(t *testing.T) {
 		t.Error("PaymentContract.java lost the .proto's comment")
 	}
 
-	for lang, wantErr := range map[string]string{
-		"go+go":       "--lang go+go names go twice",
-		"go+cobol":    `unknown language "cobol" in --lang go+cobol`,
-		"java+python": `--with-pb writes Go protobuf code`,
-	} {
-		args := []string{"generate", "--lang", lang, "--out", t.TempDir()}
-		if lang == "java+python" {
-			args = append(args, "--with-pb")
+	// --java-dir and --python-dir move those languages' files and
+	// nothing else.
+	moved := t.TempDir()
+	gen(append([]string{"--lang", "go+java+python", "--out", moved, "--java-dir", "src/main/java", "--python-dir", "gen/py"}, goFlags...)...)
+	got = readTree(t, moved)
+	if len(got) != len(want) {
+		t.Fatalf("with --java-dir and --python-dir: %d files written, want %d", len(got), len(want))
+	}
+	for name, content := range want {
+		movedName := name
+		for from, to := range map[string]string{"java/": "src/main/java/", "python/": "gen/py/"} {
+			if rest, ok := strings.CutPrefix(name, from); ok {
+				movedName = to + rest
+			}
 		}
+		if got[movedName] != content {
+			t.Errorf("%s: missing or not what --lang %s alone writes", movedName, strings.Split(name, "/")[0])
+		}
+	}
+
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"--lang", "go+go"}, "--lang go+go names go twice"},
+		{[]string{"--lang", "go+cobol"}, `unknown language "cobol" in --lang go+cobol`},
+		{[]string{"--lang", "java+python", "--with-pb"}, `--with-pb writes Go protobuf code`},
+		{[]string{"--lang", "java+python", "--go-dir", "g"}, "--go-dir is given but --lang java+python does not name go"},
+		{[]string{"--lang", "java", "--java-dir", "j"}, "--java-dir applies when --lang names several languages"},
+		{[]string{"--lang", "go+java", "--java-dir", "../j"}, `--java-dir "../j": want a relative folder inside the output directory`},
+		{[]string{"--lang", "go+java", "--java-dir", ""}, `--java-dir "": want a relative folder`},
+		{[]string{"--lang", "go+java", "--java-dir", "go"}, `--go-dir and --java-dir are both "go"`},
+	} {
+		args := append([]string{"generate", "--out", t.TempDir()}, tc.args...)
 		code, _, stderr := run(t, append(args, "does-not-exist.proto")...)
-		if code != ExitUsage || !strings.Contains(stderr, wantErr) {
-			t.Errorf("--lang %s: exit %d, %q; want %d and %q", lang, code, stderr, ExitUsage, wantErr)
+		if code != ExitUsage || !strings.Contains(stderr, tc.wantErr) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.wantErr)
 		}
 	}
 }

@@ -192,14 +192,17 @@ const (
 // by field), it is d's declaration.
 func optionPos(d protoreflect.Descriptor, xt protoreflect.ExtensionType) Pos {
 	p := declPos(d)
+	// The option statement's path is the element's path (none for the
+	// file), its options field and the extension's number.
 	var (
-		field int32
-		path  protoreflect.SourcePath
-		locs  = d.ParentFile().SourceLocations()
+		field  int32
+		isFile bool
+		path   protoreflect.SourcePath
+		locs   = d.ParentFile().SourceLocations()
 	)
 	switch d.(type) {
 	case protoreflect.FileDescriptor:
-		field = fileOptions
+		field, isFile = fileOptions, true
 	case protoreflect.MessageDescriptor:
 		field = messageOptions
 	case protoreflect.EnumDescriptor:
@@ -209,7 +212,7 @@ func optionPos(d protoreflect.Descriptor, xt protoreflect.ExtensionType) Pos {
 	default:
 		return p
 	}
-	if _, isFile := d.(protoreflect.FileDescriptor); !isFile {
+	if !isFile {
 		if path = locs.ByDescriptor(d).Path; path == nil {
 			return p
 		}

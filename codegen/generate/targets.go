@@ -20,7 +20,8 @@ type Target struct{ Lang, Dir string }
 // files go into a folder of its own: dirs[lang] when set, else the
 // language's name, as protoc's --go_out=DIR/go --java_out=DIR/java
 // --python_out=DIR/python lay theirs out. The folders must be relative,
-// inside the output directory and distinct. flag is how the caller's
+// inside the output directory and distinct once cleaned ("gen/java/" is
+// "gen/java"). flag is how the caller's
 // users spell the setting: a protoc parameter ("lang=", whose folders are
 // go_dir= ...) or a command-line flag ("--lang ", whose folders are
 // --go-dir ...); errors name both so.
@@ -42,10 +43,10 @@ func Targets(list string, dirs map[string]string, flag string) ([]Target, error)
 	for i := range out {
 		dir := out[i].Lang
 		if d, ok := dirs[dir]; ok {
-			dir = d
-		}
-		if err := emit.SafeName(dir); err != nil || dir == "." || path.Clean(dir) != dir {
-			return nil, fmt.Errorf("%s%q: want a relative folder inside the output directory, such as %s or gen/%s", DirFlag(flag, out[i].Lang), dir, out[i].Lang, out[i].Lang)
+			// "src/main/java/" and "./py" are what users type.
+			if dir = path.Clean(d); d == "" || emit.SafeName(dir) != nil || dir == "." {
+				return nil, fmt.Errorf("%s%q: want a relative folder inside the output directory, such as %s or gen/%s", DirFlag(flag, out[i].Lang), d, out[i].Lang, out[i].Lang)
+			}
 		}
 		for _, o := range out[:i] {
 			if o.Dir == dir {

@@ -20,6 +20,7 @@ func TestTargets(t *testing.T) {
 		{"java", nil, []generate.Target{{Lang: "java"}}, "java"},
 		{"go+java+python", nil, []generate.Target{{"go", "go"}, {"java", "java"}, {"python", "python"}}, "go"},
 		{"python+java", map[string]string{"python": "gen/py"}, []generate.Target{{"python", "gen/py"}, {"java", "java"}}, "python"},
+		{"java+python", map[string]string{"java": "./src/main/java/", "python": "py/"}, []generate.Target{{"java", "src/main/java"}, {"python", "py"}}, "java"},
 	} {
 		got, err := generate.Targets(tc.list, tc.dirs, "--lang ")
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
@@ -40,6 +41,9 @@ func TestTargets(t *testing.T) {
 		{"--lang ", "go+java", abs, `--java-dir "/abs": want a relative folder`},
 		{"lang=", "python+java", same, `python_dir and java_dir are both "x"`},
 		{"--lang ", "python+java", same, `--python-dir and --java-dir are both "x"`},
+		{"lang=", "python+java", map[string]string{"java": "x/", "python": "./x"}, `python_dir and java_dir are both "x"`},
+		{"--lang ", "go+java", map[string]string{"java": "."}, `--java-dir ".": want a relative folder`},
+		{"--lang ", "go+java", map[string]string{"java": "a/../.."}, `--java-dir "a/../..": want a relative folder`},
 	} {
 		if _, err := generate.Targets(tc.list, tc.dirs, tc.flag); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("Targets(%q, %v, %q): %v; want %q", tc.list, tc.dirs, tc.flag, err, tc.wantErr)

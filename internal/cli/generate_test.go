@@ -143,7 +143,7 @@ func TestGenerateSeveralLanguages(t *testing.T) {
 	// --java-dir and --python-dir move those languages' files and
 	// nothing else.
 	moved := t.TempDir()
-	gen(append([]string{"--lang", "go+java+python", "--out", moved, "--java-dir", "src/main/java", "--python-dir", "gen/py"}, goFlags...)...)
+	gen(append([]string{"--lang", "go+java+python", "--out", moved, "--java-dir", "src/main/java", "--python-dir", "gen/py/"}, goFlags...)...)
 	got = readTree(t, moved)
 	if len(got) != len(want) {
 		t.Fatalf("with --java-dir and --python-dir: %d files written, want %d", len(got), len(want))

@@ -16,7 +16,9 @@ import java.util.function.LongSupplier;
  * transaction (a duplicate is acknowledged without running the handler);
  * run the handler in that transaction and commit; on failure roll back (the
  * claim with it, or the retry would be dropped as a duplicate), classify, and
- * retry with backoff or dead-letter.
+ * retry with backoff or dead-letter. {@link #process} gives a delivery a
+ * transaction of its own; {@link #processShared} a savepoint in one that
+ * several deliveries share.
  *
  * @param <M> the event message
  */
@@ -91,16 +93,83 @@ public final class Consumer<M extends Message> {
    * delivery back without counting a retry.
    */
   public Decision process(Connection conn, byte[] body) throws SQLException {
-    Run run = new Run();
-    Decision d;
-    try {
-      d = decide(conn, body, run);
-    } catch (SQLException | RuntimeException e) {
-      if (run.span != null) {
-        run.span.end(null, e);
-      }
-      throw e;
+    Pending p = run(conn, body, new OwnTransaction(conn));
+    p.committed();
+    return p.decision();
+  }
+
+  /**
+   * Processes one delivered body inside conn's open transaction, which other
+   * deliveries share and the caller commits (as runtime-go's consumer shares
+   * one transaction among a fetch's messages): the claim and the handler run
+   * inside a savepoint, released when the handler succeeds and rolled back
+   * when it fails or the claim is a duplicate, so a failing delivery takes
+   * back its own claim and writes and nobody else's. Handlers must then not
+   * commit or roll back the connection themselves.
+   *
+   * <p>The decision holds once the caller's commit succeeds: call {@link
+   * Pending#committed()} then, or {@link Pending#lost(Exception)} when the
+   * commit or another delivery's database work failed and every delivery of
+   * the transaction is handed back. A SQLException from this method means the
+   * same for the whole transaction; this delivery's span is already ended.
+   *
+   * @param conn a connection in a transaction (not in auto-commit mode)
+   * @param body the delivered bytes
+   * @return the decision, held until the caller's commit
+   * @throws SQLException when the database failed
+   */
+  public Pending processShared(Connection conn, byte[] body) throws SQLException {
+    return run(conn, body, new SharedTransaction(conn));
+  }
+
+  /**
+   * A decision taken inside a transaction the caller commits ({@link
+   * #processShared}). Its outcome is reported (observer, span) once the
+   * caller says how the transaction ended.
+   */
+  public static final class Pending {
+    private final Consumer<?> owner;
+    private final Run run;
+    private final Decision decision;
+    private boolean ended;
+
+    private Pending(Consumer<?> owner, Run run, Decision decision) {
+      this.owner = owner;
+      this.run = run;
+      this.decision = decision;
     }
+
+    /** Returns the decision. */
+    public Decision decision() {
+      return decision;
+    }
+
+    /** Reports the decision: the transaction it was taken in committed. */
+    public void committed() {
+      if (!ended) {
+        ended = true;
+        owner.report(run, decision);
+      }
+    }
+
+    /**
+     * Drops the decision: the transaction failed (cause) and the delivery
+     * is handed back. Nothing is observed; the span ends with cause.
+     *
+     * @param cause the database failure
+     */
+    public void lost(Exception cause) {
+      if (!ended) {
+        ended = true;
+        if (run.span != null) {
+          run.span.end(null, cause);
+        }
+      }
+    }
+  }
+
+  /** Ends run's span with d and tells the observer, as a committed delivery's outcome. */
+  private void report(Run run, Decision d) {
     if (run.span != null) {
       run.span.end(d, run.failure);
     }
@@ -110,7 +179,6 @@ public final class Consumer<M extends Message> {
           ? new Observer.Outcome("", spec.topic(), "", null, d, run.handlerSeconds)
           : new Observer.Outcome(handlerName, spec.topic(), run.env.getEventType(), run.env, d, run.handlerSeconds));
     }
-    return d;
   }
 
   /** What process learned on the way to its decision, for the observer. */
@@ -121,7 +189,74 @@ public final class Consumer<M extends Message> {
     Exception failure;
   }
 
-  private Decision decide(Connection conn, byte[] body, Run run) throws SQLException {
+  /**
+   * Where one delivery's claim and handler begin and end: a transaction of
+   * its own, or a savepoint (SharedTransaction) of a transaction shared with
+   * other deliveries.
+   */
+  private interface TxScope {
+    /** Called before the claim. */
+    void begin() throws SQLException;
+
+    /** Keeps the claim and the handler's writes. */
+    void keep() throws SQLException;
+
+    /** Takes the claim and the handler's writes back. */
+    void undo() throws SQLException;
+  }
+
+  private record OwnTransaction(Connection conn) implements TxScope {
+    @Override
+    public void begin() {}
+
+    @Override
+    public void keep() throws SQLException {
+      conn.commit();
+    }
+
+    @Override
+    public void undo() throws SQLException {
+      conn.rollback();
+    }
+  }
+
+  private static final class SharedTransaction implements TxScope {
+    private final Connection conn;
+    private java.sql.Savepoint sp;
+
+    SharedTransaction(Connection conn) {
+      this.conn = conn;
+    }
+
+    @Override
+    public void begin() throws SQLException {
+      sp = conn.setSavepoint();
+    }
+
+    @Override
+    public void keep() throws SQLException {
+      conn.releaseSavepoint(sp);
+    }
+
+    @Override
+    public void undo() throws SQLException {
+      conn.rollback(sp);
+    }
+  }
+
+  private Pending run(Connection conn, byte[] body, TxScope scope) throws SQLException {
+    Run run = new Run();
+    try {
+      return new Pending(this, run, decide(conn, body, run, scope));
+    } catch (SQLException | RuntimeException e) {
+      if (run.span != null) {
+        run.span.end(null, e);
+      }
+      throw e;
+    }
+  }
+
+  private Decision decide(Connection conn, byte[] body, Run run, TxScope tx) throws SQLException {
     Envelope env;
     M message;
     try {
@@ -139,15 +274,20 @@ public final class Consumer<M extends Message> {
       return new Decision.Defer(env.getNotBefore());
     }
     boolean claimed;
+    tx.begin();
     try {
       claimed = DedupSql.claim(conn, env.getBizKey(), handlerName, env.getMessageId(),
           PayloadHash.of(message), now);
     } catch (SQLException e) {
-      conn.rollback();
+      try {
+        tx.undo();
+      } catch (SQLException u) {
+        e.addSuppressed(u);
+      }
       throw e;
     }
     if (!claimed) {
-      conn.rollback();
+      tx.undo();
       return new Decision.Ack(true);
     }
     Exception failure = null;
@@ -166,10 +306,10 @@ public final class Consumer<M extends Message> {
     if (failure == null) {
       // A failed commit is the database's failure, not the message's: it
       // propagates and the delivery is handed back uncounted.
-      conn.commit();
+      tx.keep();
       return new Decision.Ack(false);
     }
-    conn.rollback();
+    tx.undo();
     run.failure = failure;
     return fail(env, failure, now);
   }

@@ -3,6 +3,7 @@ package io.msgcontract.support;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.msgcontract.v1.Envelope;
 import io.msgcontract.v1.LastError;
@@ -11,6 +12,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -86,6 +88,76 @@ class ConsumerTest {
     Decision.DeadLetter dl = assertInstanceOf(Decision.DeadLetter.class, c.process(conn, due.toByteArray()));
     assertEquals("retries_exhausted", dl.reason());
     assertEquals(2, dl.attempts());
+  }
+
+  /** Writes the message's range into effects, then fails when the range is "bad". */
+  private Consumer<LastError> writingConsumer(List<Observer.Outcome> seen) throws SQLException {
+    try (Statement s = conn.createStatement()) {
+      s.execute("CREATE TABLE effects (range TEXT NOT NULL)");
+    }
+    conn.commit();
+    return new Consumer<LastError>(SPEC, "h", (tx, m, e) -> {
+      try (var ps = tx.prepareStatement("INSERT INTO effects (range) VALUES (?)")) {
+        ps.setString(1, m.getRange());
+        ps.executeUpdate();
+      }
+      if (m.getRange().equals("bad")) {
+        throw SPEC.rules().error(50301, "ledger down");
+      }
+    }, () -> 10_000L, () -> 0.0).withObserver(seen::add);
+  }
+
+  private List<String> rows(String sql) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Statement s = conn.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Several deliveries in one transaction: the failing one takes back its own
+   * claim and writes (its savepoint), the others commit together; a second
+   * copy of a claimed key inside the same transaction is a duplicate.
+   */
+  @Test
+  void aSharedTransactionRollsBackOnlyTheFailingDelivery() throws Exception {
+    List<Observer.Outcome> seen = new ArrayList<>();
+    Consumer<LastError> c = writingConsumer(seen);
+    List<Consumer.Pending> pending = new ArrayList<>();
+    for (String range : List.of("a", "bad", "c", "a")) {
+      pending.add(c.processShared(conn, body(range)));
+    }
+    assertTrue(seen.isEmpty(), "outcomes are reported after the commit, not before");
+    conn.commit();
+    pending.forEach(Consumer.Pending::committed);
+    assertEquals(new Decision.Ack(false), pending.get(0).decision());
+    assertInstanceOf(Decision.Retry.class, pending.get(1).decision());
+    assertEquals(new Decision.Ack(false), pending.get(2).decision());
+    assertEquals(new Decision.Ack(true), pending.get(3).decision());
+    assertEquals(List.of("a", "c"), rows("SELECT range FROM effects ORDER BY range"));
+    assertEquals(List.of("range:a", "range:c"), rows("SELECT biz_key FROM msg_dedup ORDER BY biz_key"));
+    assertEquals(4, seen.size());
+    // The failed delivery left no claim: its retry is not taken for a duplicate.
+    Envelope retry = ((Decision.Retry) pending.get(1).decision()).nextEnvelope().toBuilder().setNotBefore(0).build();
+    assertInstanceOf(Decision.DeadLetter.class, c.process(conn, retry.toByteArray()));
+  }
+
+  /** A shared transaction that fails is reported by nobody: every delivery is handed back. */
+  @Test
+  void aLostSharedTransactionReportsNothing() throws Exception {
+    List<Observer.Outcome> seen = new ArrayList<>();
+    Consumer<LastError> c = writingConsumer(seen);
+    Consumer.Pending p = c.processShared(conn, body("a"));
+    conn.rollback();
+    p.lost(new SQLException("commit failed"));
+    p.committed(); // ended already: no effect
+    assertTrue(seen.isEmpty());
+    assertEquals(List.of(), rows("SELECT range FROM effects"));
+    assertEquals(new Decision.Ack(false), c.process(conn, body("a")), "the handed-back delivery runs again");
+    assertEquals(1, seen.size());
   }
 
   @Test

@@ -38,6 +38,16 @@ public final class KafkaConfig {
   /** How long a delivery whose database failed waits before it runs again; 500 ms by default. */
   public long dbRetryMs = 500;
   /**
+   * Deliveries that share one database transaction at most, as runtime-go's consumer shares one among
+   * a fetch's messages (its FetchSize); 64 by default. The ready head of each key goes in, so a
+   * transaction never holds two records of one key; each delivery runs in a savepoint of its own, so a
+   * failing one takes back only its own claim and writes, and one commit settles the rest. Under light
+   * load a transaction holds one delivery, which then runs without a savepoint. A failed commit hands
+   * the whole batch back. 1 gives every delivery a transaction of its own (Go's PerMessageTx): set it
+   * when a handler must be alone in its transaction. Handlers never commit or roll back themselves.
+   */
+  public int batchSize = 64;
+  /**
    * Client properties passed to every Kafka client after the runtime's own:
    * TLS ("security.protocol", "ssl.*"), SASL ("sasl.*"), "client.id". Properties that would change
    * the delivery guarantees (acks, idempotence, group, commits) are refused by {@link #validate()}.
@@ -74,6 +84,9 @@ public final class KafkaConfig {
     }
     if (maxBuffered < 1) {
       errs.add("kafka: maxBuffered " + maxBuffered + " must be at least 1");
+    }
+    if (batchSize < 1) {
+      errs.add("kafka: batchSize " + batchSize + " must be at least 1 (1: a transaction per delivery)");
     }
     for (Map.Entry<String, Long> d : Map.of("connectTimeoutMs", connectTimeoutMs, "publishTimeoutMs",
         publishTimeoutMs, "sessionTimeoutMs", (long) sessionTimeoutMs, "commitIntervalMs", commitIntervalMs,

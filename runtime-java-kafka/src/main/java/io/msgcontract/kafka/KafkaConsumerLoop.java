@@ -47,8 +47,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *   <li>It reads T and T.retry.&lt;group&gt; for every registered topic T
  *       (under the namespace) and routes a record by the envelope's event
  *       type; records of one biz_key run one at a time, in offset order.
- *   <li>Each delivery runs in its own transaction on a connection from the
+ *   <li>Deliveries run in transactions on connections from the
  *       {@link ConnectionFactory}: dedup claim and handler commit together.
+ *       The due heads of up to {@link KafkaConfig#batchSize} keys share one
+ *       transaction, each in a savepoint (a failing one rolls back alone),
+ *       with one commit, as runtime-go's consumer shares one among a fetch;
+ *       a single ready delivery, or batchSize 1, gets one of its own.
  *   <li>A partition's committed offset is its first record whose outcome is
  *       not durable yet (handled, deduplicated, retry published, or dead
  *       letter written, each acknowledged by the database or the broker).
@@ -131,6 +135,10 @@ public final class KafkaConsumerLoop implements AutoCloseable {
     final String topic; // the user's topic
     boolean settled;
     long dueAt;
+    // Set by prepare when the delivery is READY: what the database part needs.
+    Route<?> route;
+    Envelope env;
+    byte[] body;
 
     Entry(ConsumerRecord<byte[], byte[]> rec, Part part, String key, String topic) {
       this.rec = rec;
@@ -140,7 +148,12 @@ public final class KafkaConsumerLoop implements AutoCloseable {
     }
   }
 
-  private enum Outcome { SETTLED, DEFERRED, FAILED }
+  /**
+   * What became of a delivery: settled (its offset may be committed), deferred
+   * (dueAt set), failed (the database or the broker failed: it runs again after
+   * dbRetryMs), or, from prepare, ready for the database part.
+   */
+  private enum Outcome { SETTLED, DEFERRED, FAILED, READY }
 
   /**
    * Returns a loop of group's member.
@@ -347,8 +360,9 @@ public final class KafkaConsumerLoop implements AutoCloseable {
 
   /**
    * Runs due key heads until none is left or commitIntervalMs has passed:
-   * then the loop polls again, so a rebalance waits for one delivery at most,
-   * not for everything buffered.
+   * the steps before the database one by one, the ready ones batchSize at a
+   * time in shared transactions (runBatch). Then the loop polls again, so a
+   * rebalance waits for one batch at most, not for everything buffered.
    */
   private void processReady(KafkaPublisher pub) {
     long until = clock.getAsLong() + cfg.commitIntervalMs;
@@ -358,15 +372,30 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       if (clock.getAsLong() < dbRetryAt) {
         return;
       }
+      List<Entry> ready = new ArrayList<>();
       for (ArrayDeque<Entry> kq : new ArrayList<>(keys.values())) {
-        if (clock.getAsLong() >= until) {
-          return;
+        if (clock.getAsLong() >= until || closed) {
+          break;
         }
         Entry e = kq.peekFirst();
         if (e == null || e.settled || e.dueAt > clock.getAsLong()) {
           continue;
         }
-        Outcome o = handle(pub, e);
+        Outcome o = prepare(pub, e);
+        if (o == Outcome.READY) {
+          ready.add(e);
+          if (ready.size() < cfg.batchSize) {
+            continue;
+          }
+          o = runBatch(pub, ready); // settles what it settled, e or not
+          ready.clear();
+          if (o == Outcome.FAILED) {
+            dbRetryAt = clock.getAsLong() + cfg.dbRetryMs;
+            return;
+          }
+          progress = progress || o == Outcome.SETTLED;
+          continue;
+        }
         if (o == Outcome.FAILED) {
           dbRetryAt = clock.getAsLong() + cfg.dbRetryMs;
           return;
@@ -375,11 +404,78 @@ public final class KafkaConsumerLoop implements AutoCloseable {
           settle(e);
           progress = true;
         }
-        if (closed) {
+      }
+      if (!ready.isEmpty()) {
+        Outcome o = runBatch(pub, ready);
+        if (o == Outcome.FAILED) {
+          dbRetryAt = clock.getAsLong() + cfg.dbRetryMs;
           return;
         }
+        progress = progress || o == Outcome.SETTLED;
+      }
+      if (clock.getAsLong() >= until) {
+        return;
       }
     }
+  }
+
+  /**
+   * Runs the database part of ready deliveries (distinct keys): one alone in
+   * a transaction of its own, several in one shared transaction, each in a
+   * savepoint (Consumer.processShared), committed once. Every delivery
+   * settled or deferred is dealt with here; the result is FAILED when the
+   * database failed (the whole batch is handed back) or a retry or dead
+   * letter could not be published (that delivery runs again), SETTLED when
+   * any delivery settled, else DEFERRED.
+   */
+  private Outcome runBatch(KafkaPublisher pub, List<Entry> ready) {
+    List<Decision> decisions = new ArrayList<>(ready.size());
+    try (Connection c = db.open()) {
+      c.setAutoCommit(false);
+      if (ready.size() == 1) {
+        decisions.add(ready.get(0).route.consumer().process(c, ready.get(0).body));
+      } else {
+        List<Consumer.Pending> pending = new ArrayList<>(ready.size());
+        try {
+          for (Entry e : ready) {
+            pending.add(e.route.consumer().processShared(c, e.body));
+          }
+          c.commit();
+        } catch (SQLException | RuntimeException x) {
+          for (Consumer.Pending p : pending) {
+            p.lost(x);
+          }
+          try {
+            c.rollback();
+          } catch (SQLException r) {
+            x.addSuppressed(r);
+          }
+          throw x;
+        }
+        for (Consumer.Pending p : pending) {
+          p.committed();
+          decisions.add(p.decision());
+        }
+      }
+    } catch (SQLException x) {
+      LOG.log(Level.WARNING, "msgcontract: database failed; " + (ready.size() == 1 ? "the delivery runs"
+          : "the " + ready.size() + " deliveries of the transaction run") + " again: " + x);
+      return Outcome.FAILED;
+    }
+    Outcome result = Outcome.DEFERRED;
+    for (int i = 0; i < ready.size(); i++) {
+      Entry e = ready.get(i);
+      Outcome o = decided(pub, e, decisions.get(i));
+      if (o == Outcome.SETTLED) {
+        settle(e);
+      }
+      if (o == Outcome.FAILED || result == Outcome.FAILED) {
+        result = Outcome.FAILED; // the others are settled all the same: their effects committed
+      } else if (o == Outcome.SETTLED) {
+        result = Outcome.SETTLED;
+      }
+    }
+    return result;
   }
 
   private Route<?> lookup(String topic, String eventType) {
@@ -387,7 +483,13 @@ public final class KafkaConsumerLoop implements AutoCloseable {
     return m == null ? null : m.get(eventType);
   }
 
-  private Outcome handle(KafkaPublisher pub, Entry e) {
+  /**
+   * The steps of e before the database: unframe, decode, route, payload and
+   * not_before. A record that fails them is dead-lettered (SETTLED or FAILED)
+   * or waits (DEFERRED); one that passes is READY, with its route, envelope
+   * and body in e.
+   */
+  private Outcome prepare(KafkaPublisher pub, Entry e) {
     byte[] body = e.rec.value() == null ? new byte[0] : e.rec.value();
     long now = clock.getAsLong();
     if (Wire.isFramed(body)) {
@@ -432,14 +534,19 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       e.dueAt = env.getNotBefore();
       return Outcome.DEFERRED;
     }
-    Decision d;
-    try (Connection c = db.open()) {
-      c.setAutoCommit(false);
-      d = r.consumer().process(c, body);
-    } catch (SQLException x) {
-      LOG.log(Level.WARNING, "msgcontract: database failed; the delivery runs again: " + x);
-      return Outcome.FAILED;
-    }
+    e.route = r;
+    e.env = env;
+    e.body = body;
+    return Outcome.READY;
+  }
+
+  /**
+   * Acts on the decision taken for e in a committed transaction: counts an
+   * acknowledgement, defers, or publishes the retry or the dead letter.
+   */
+  private Outcome decided(KafkaPublisher pub, Entry e, Decision d) {
+    Route<?> r = e.route;
+    Envelope env = e.env;
     try {
       if (d instanceof Decision.Ack a) {
         (a.deduplicated() ? deduplicated : handled).incrementAndGet();
@@ -458,7 +565,7 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       }
       Decision.DeadLetter dl = (Decision.DeadLetter) d;
       return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, r.handlerName(), env, dl.reason(), dl.code(),
-          dl.error(), dl.attempts(), clock.getAsLong()), body);
+          dl.error(), dl.attempts(), clock.getAsLong()), e.body);
     } catch (KafkaRuntimeException x) {
       LOG.log(Level.WARNING, "msgcontract: retry publish failed; the delivery runs again: " + x.getMessage());
       return Outcome.FAILED;
@@ -484,6 +591,9 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       return;
     }
     e.settled = true;
+    e.route = null; // the unframed body may be large; the record stays until the commit point passes it
+    e.env = null;
+    e.body = null;
     unkey(e);
     Part p = e.part;
     while (!p.q.isEmpty() && p.q.peekFirst().settled) {

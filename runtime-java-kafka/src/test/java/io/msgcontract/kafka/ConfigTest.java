@@ -18,10 +18,12 @@ class ConfigTest {
     KafkaConfig c = new KafkaConfig();
     c.namespace = "bad name";
     c.partitions = 0;
+    c.batchSize = 0;
     c.clientProperties.setProperty("acks", "1");
     String msg = assertThrows(IllegalArgumentException.class, c::validate).getMessage();
     assertTrue(msg.contains("brokers is required"), msg);
     assertTrue(msg.contains("partitions 0"), msg);
+    assertTrue(msg.contains("batchSize 0 must be at least 1"), msg);
     assertTrue(msg.contains("namespace \"bad name\""), msg);
     assertTrue(msg.contains("may not set acks"), msg);
   }

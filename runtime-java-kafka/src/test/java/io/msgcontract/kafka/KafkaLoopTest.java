@@ -20,11 +20,14 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.File;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,11 +64,104 @@ class KafkaLoopTest extends BrokerTest {
   }
 
   private KafkaConsumerLoop loop(Handler<OrderNote> h) {
-    KafkaConsumerLoop l = new KafkaConsumerLoop(fx.config(), Fixture.GROUP, fx::open);
+    return loop(fx.config(), fx::open, h);
+  }
+
+  private KafkaConsumerLoop loop(KafkaConfig c, ConnectionFactory db, Handler<OrderNote> h) {
+    KafkaConsumerLoop l = new KafkaConsumerLoop(c, Fixture.GROUP, db);
     l.register(Fixture.SPEC, Fixture.HANDLER, h);
     toClose.add(l);
     threads.add(Fixture.start(l, errors));
     return l;
+  }
+
+  /**
+   * Connections of fx that count their commits; the first failCommits
+   * commits fail (nothing is committed) as a lost connection's would.
+   */
+  private ConnectionFactory counting(AtomicInteger commits, AtomicInteger failCommits) {
+    return () -> {
+      Connection c = fx.open();
+      return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+          (proxy, m, args) -> {
+            if (m.getName().equals("commit")) {
+              if (failCommits.getAndDecrement() > 0) {
+                throw new SQLException("injected: the commit failed");
+              }
+              commits.incrementAndGet();
+            }
+            try {
+              return m.invoke(c, args);
+            } catch (InvocationTargetException x) {
+              throw x.getCause();
+            }
+          });
+    };
+  }
+
+  /**
+   * Twelve keys published before the loop starts, so that its polls return
+   * several at once; b5's first run writes its effect and then fails
+   * (retryable). Returns the commits the loop made.
+   */
+  private int twelveKeysOneFailingOnce(KafkaConfig c) throws Exception {
+    KafkaPublisher pub = publisher();
+    for (int i = 0; i < 12; i++) {
+      pub.publish(Fixture.envelope("b" + i));
+    }
+    AtomicInteger commits = new AtomicInteger();
+    AtomicInteger b5runs = new AtomicInteger();
+    Handler<OrderNote> write = insert("java");
+    KafkaConsumerLoop l = loop(c, counting(commits, new AtomicInteger()), (tx, m, env) -> {
+      write.handle(tx, m, env);
+      if (m.getValue().equals("b5") && b5runs.incrementAndGet() == 1) {
+        throw new RetryableException(50001, "system", "ledger unavailable");
+      }
+    });
+    Fixture.waitFor("twelve handled", () -> l.handled() == 12);
+    waitSettled();
+    assertEquals(1, l.retried());
+    assertEquals(2, b5runs.get());
+    Map<String, Integer> want = new java.util.HashMap<>();
+    for (int i = 0; i < 12; i++) {
+      want.put("b" + i, 1);
+    }
+    assertEquals(want, fx.effects(), "b5's failed run took back its own write (savepoint), nobody else's");
+    return commits.get();
+  }
+
+  /** By default the ready deliveries of several keys share a transaction, each in a savepoint. */
+  @Test
+  void readyDeliveriesShareACommitAndAFailingOneRollsBackAlone() throws Exception {
+    int commits = twelveKeysOneFailingOnce(fx.config());
+    // 12 with a transaction each (11 and b5's retry); 12 keys on 6 partitions
+    // put two keys on one partition at least, which one poll returns together.
+    assertTrue(commits < 12, "12 deliveries took " + commits + " commits: no transaction was shared");
+  }
+
+  /** batchSize 1 gives every delivery a transaction of its own (Go's PerMessageTx). */
+  @Test
+  void batchSizeOneCommitsEveryDeliveryAlone() throws Exception {
+    KafkaConfig c = fx.config();
+    c.batchSize = 1;
+    assertEquals(12, twelveKeysOneFailingOnce(c), "11 deliveries and b5's retry, a commit each");
+  }
+
+  /** A failed commit hands the whole transaction's deliveries back: they run again, each applied once. */
+  @Test
+  void aFailedCommitHandsEveryDeliveryBack() throws Exception {
+    KafkaPublisher pub = publisher();
+    for (int i = 0; i < 6; i++) {
+      pub.publish(Fixture.envelope("c" + i));
+    }
+    AtomicInteger failCommits = new AtomicInteger(1);
+    KafkaConsumerLoop l = loop(fx.config(), counting(new AtomicInteger(), failCommits), insert("java"));
+    Fixture.waitFor("six handled", () -> l.handled() == 6);
+    waitSettled();
+    assertTrue(failCommits.get() < 0, "the injected commit failure was never reached");
+    assertEquals(0, l.deduplicated(), "a handed-back delivery's claim was rolled back with it");
+    assertEquals(0, l.retried(), "a database failure is not the message's: no retry counted");
+    assertEquals(Map.of("c0", 1, "c1", 1, "c2", 1, "c3", 1, "c4", 1, "c5", 1), fx.effects());
   }
 
   private KafkaPublisher publisher() {

@@ -13,7 +13,7 @@ BIN   := bin
 SUMMARY := .build/test-summary
 TESTSUMMARY := $(BIN)/testsummary
 
-.PHONY: all build setup runtime-java runtime-python services test summary-reset test-go test-runtime test-mysql test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-registry clean help
+.PHONY: all build setup runtime-java runtime-python services test summary-reset test-go test-runtime test-mysql test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-java-kafka bench-registry clean help
 .PHONY: compat-corpus compare-buf bench-breaking rules-doc
 
 all: build ## the default: build bin/msgcontract
@@ -186,6 +186,9 @@ bench-breaking: build ## msgcontract breaking vs buf breaking, whole processes o
 
 rules-doc: ## regenerate docs/compat-rules.md from the rule table and the corpus
 	$(GO) run ./registry/compat/cmd/ruledoc > docs/compat-rules.md
+
+bench-java-kafka: ## the Java Kafka loop's batches (batchSize 64) vs a transaction per delivery, same records, same SQLite setup, on a broker (bench/java-kafka/run.sh)
+	bash bench/java-kafka/run.sh
 
 bench-registry: ## registry GET /schemas/ids vs bare echo; FULL_TRANSITIVE latency; hostile schemas; 100,000-schema scale
 	$(GO) run ./bench/registry -versions 1000 -checks 50

@@ -134,8 +134,8 @@ class KafkaLoopTest extends BrokerTest {
   @Test
   void readyDeliveriesShareACommitAndAFailingOneRollsBackAlone() throws Exception {
     int commits = twelveKeysOneFailingOnce(fx.config());
-    // 12 with a transaction each (11 and b5's retry); 12 keys on 6 partitions
-    // put two keys on one partition at least, which one poll returns together.
+    // 12 with a transaction each (11 and b5's retry); 12 keys on the fixture's
+    // 3 partitions put four on one at least, which one poll returns together.
     assertTrue(commits < 12, "12 deliveries took " + commits + " commits: no transaction was shared");
   }
 

@@ -11,6 +11,8 @@ import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.kafka.testpb.OrderNote;
 import io.msgcontract.v1.Envelope;
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -110,6 +112,30 @@ final class Fixture implements AutoCloseable {
 
   Connection open() throws SQLException {
     return open(dbFile);
+  }
+
+  /** Called before each call of a method of an intercepted connection. */
+  interface Interceptor {
+    /**
+     * Runs before method is called; returns true when it has answered a void
+     * call itself, false to let the connection run it.
+     */
+    boolean before(String method) throws Exception;
+  }
+
+  /** Returns c behind a proxy that asks i before every call. */
+  static Connection intercept(Connection c, Interceptor i) {
+    return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+        (proxy, m, args) -> {
+          if (i.before(m.getName())) {
+            return null;
+          }
+          try {
+            return m.invoke(c, args);
+          } catch (InvocationTargetException x) {
+            throw x.getCause();
+          }
+        });
   }
 
   static Envelope envelope(String key) {

@@ -20,8 +20,6 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.File;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,23 +78,15 @@ class KafkaLoopTest extends BrokerTest {
    * commits fail (nothing is committed) as a lost connection's would.
    */
   private ConnectionFactory counting(AtomicInteger commits, AtomicInteger failCommits) {
-    return () -> {
-      Connection c = fx.open();
-      return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-          (proxy, m, args) -> {
-            if (m.getName().equals("commit")) {
-              if (failCommits.getAndDecrement() > 0) {
-                throw new SQLException("injected: the commit failed");
-              }
-              commits.incrementAndGet();
-            }
-            try {
-              return m.invoke(c, args);
-            } catch (InvocationTargetException x) {
-              throw x.getCause();
-            }
-          });
-    };
+    return () -> Fixture.intercept(fx.open(), method -> {
+      if (method.equals("commit")) {
+        if (failCommits.getAndDecrement() > 0) {
+          throw new SQLException("injected: the commit failed");
+        }
+        commits.incrementAndGet();
+      }
+      return false;
+    });
   }
 
   /**

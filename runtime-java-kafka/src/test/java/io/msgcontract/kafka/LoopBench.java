@@ -3,8 +3,6 @@ package io.msgcontract.kafka;
 import io.msgcontract.support.DedupSql;
 import io.msgcontract.support.Envelopes;
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,21 +139,16 @@ final class LoopBench {
         conn = Fixture.open(db);
       }
       Connection c = conn;
-      return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-          (proxy, m, args) -> {
-            if (m.getName().equals("close")) {
-              if (!c.getAutoCommit()) {
-                c.rollback();
-              }
-              c.setAutoCommit(true);
-              return null;
-            }
-            try {
-              return m.invoke(c, args);
-            } catch (InvocationTargetException x) {
-              throw x.getCause();
-            }
-          });
+      return Fixture.intercept(c, method -> {
+        if (!method.equals("close")) {
+          return false;
+        }
+        if (!c.getAutoCommit()) {
+          c.rollback();
+        }
+        c.setAutoCommit(true);
+        return true;
+      });
     }
 
     @Override

@@ -432,30 +432,32 @@ public final class KafkaConsumerLoop implements AutoCloseable {
     List<Decision> decisions = new ArrayList<>(ready.size());
     try (Connection c = db.open()) {
       c.setAutoCommit(false);
-      if (ready.size() == 1) {
-        decisions.add(ready.get(0).route.consumer().process(c, ready.get(0).body));
-      } else {
-        List<Consumer.Pending> pending = new ArrayList<>(ready.size());
-        try {
+      List<Consumer.Pending> pending = new ArrayList<>(ready.size());
+      try {
+        if (ready.size() == 1) {
+          decisions.add(ready.get(0).route.consumer().process(c, ready.get(0).body));
+        } else {
           for (Entry e : ready) {
             pending.add(e.route.consumer().processShared(c, e.body));
           }
           c.commit();
-        } catch (SQLException | RuntimeException x) {
-          for (Consumer.Pending p : pending) {
-            p.lost(x);
-          }
-          try {
-            c.rollback();
-          } catch (SQLException r) {
-            x.addSuppressed(r);
-          }
-          throw x;
         }
+      } catch (SQLException | RuntimeException x) {
         for (Consumer.Pending p : pending) {
-          p.committed();
-          decisions.add(p.decision());
+          p.lost(x);
         }
+        // A failed commit can leave the transaction open; what close does
+        // with it is the driver's choice, so it is rolled back here.
+        try {
+          c.rollback();
+        } catch (SQLException r) {
+          x.addSuppressed(r);
+        }
+        throw x;
+      }
+      for (Consumer.Pending p : pending) {
+        p.committed();
+        decisions.add(p.decision());
       }
     } catch (SQLException x) {
       LOG.log(Level.WARNING, "msgcontract: database failed; " + (ready.size() == 1 ? "the delivery runs"

@@ -8,6 +8,7 @@ import pytest
 
 import msgcontract_runtime as mc
 from msgcontract.v1 import envelope_pb2
+from msgcontract_runtime.consumer import begin
 
 
 def range_key(m: envelope_pb2.LastError) -> str:
@@ -145,3 +146,59 @@ def test_include_dir_holds_the_options() -> None:
 
     with open(f"{include_dir()}/msgcontract/v1/options.proto", encoding="utf-8") as f:
         assert "package msgcontract.v1;" in f.read()
+
+
+def _writing_consumer(conn: sqlite3.Connection, seen: list[mc.Outcome]) -> mc.Consumer[envelope_pb2.LastError]:
+    """Writes the message's range into effects, then fails when the range is "bad"."""
+    conn.execute("CREATE TABLE effects (range TEXT NOT NULL)")
+    conn.commit()
+
+    def write(tx: sqlite3.Connection, m: envelope_pb2.LastError, e: envelope_pb2.Envelope) -> None:
+        tx.execute("INSERT INTO effects (range) VALUES (?)", (m.range,))
+        if m.range == "bad":
+            raise SPEC.rules.error(50301, "ledger down")
+
+    return mc.Consumer(SPEC, "h", write, clock_ms=lambda: 10_000, rand=lambda: 0.0, observer=seen.append)
+
+
+def test_a_shared_transaction_rolls_back_only_the_failing_delivery(conn: sqlite3.Connection) -> None:
+    """Several deliveries in one transaction: the failing one takes back its own claim and writes (its
+    savepoint), the others commit together; a second copy of a claimed key in the same transaction is a
+    duplicate."""
+    seen: list[mc.Outcome] = []
+    c = _writing_consumer(conn, seen)
+    begin(conn)
+    pending = [c.process_shared(conn, _body(r)) for r in ("a", "bad", "c", "a")]
+    assert seen == [], "outcomes are reported after the commit, not before"
+    conn.commit()
+    for p in pending:
+        p.committed()
+    assert pending[0].decision == mc.Ack()
+    assert isinstance(pending[1].decision, mc.Retry)
+    assert pending[2].decision == mc.Ack()
+    assert pending[3].decision == mc.Ack(deduplicated=True)
+    assert conn.execute("SELECT range FROM effects ORDER BY range").fetchall() == [("a",), ("c",)]
+    assert conn.execute("SELECT biz_key FROM msg_dedup ORDER BY biz_key").fetchall() == [("range:a",), ("range:c",)]
+    assert len(seen) == 4
+    # The failed delivery left no claim: its retry is not taken for a duplicate.
+    retry = pending[1].decision
+    assert isinstance(retry, mc.Retry)
+    retry.next_envelope.not_before = 0
+    assert isinstance(c.process(conn, mc.encode(retry.next_envelope)), mc.DeadLetter)
+
+
+def test_a_lost_shared_transaction_keeps_and_reports_nothing(conn: sqlite3.Connection) -> None:
+    """begin opens the transaction first: under sqlite3 a SAVEPOINT outside one would open it, and its
+    RELEASE would commit the delivery at once, before the caller's rollback."""
+    seen: list[mc.Outcome] = []
+    c = _writing_consumer(conn, seen)
+    begin(conn)
+    p = c.process_shared(conn, _body("a"))
+    assert p.decision == mc.Ack()
+    conn.rollback()
+    p.lost(RuntimeError("commit failed"))
+    p.committed()  # ended already: no effect
+    assert seen == []
+    assert conn.execute("SELECT count(*) FROM effects").fetchone() == (0,)
+    assert c.process(conn, _body("a")) == mc.Ack(), "the handed-back delivery runs again"
+    assert len(seen) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import sqlite3
 import threading
 from typing import Any, Dict
 
@@ -224,3 +225,103 @@ def test_outbox_relay_and_postgres(spec: Any, pb: Any, ns: str) -> None:
         loop.close()
     assert effects(conn) == (10, 10)
     conn.close()
+
+
+class CountingConnection(sqlite3.Connection):
+    """Counts its commits; the first fail_commits of them fail (nothing committed), as a lost disk's would."""
+
+    commits = 0
+    fail_commits = 0
+
+    def commit(self) -> None:
+        if self.fail_commits > 0:
+            self.fail_commits -= 1
+            raise sqlite3.OperationalError("injected: the commit failed")
+        self.commits += 1
+        super().commit()
+
+
+def counting_db(path: str) -> CountingConnection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED", check_same_thread=False,
+                           factory=CountingConnection)
+    assert isinstance(conn, CountingConnection)
+    mc.migrate(conn)
+    conn.execute("CREATE TABLE IF NOT EXISTS effects (biz_key TEXT NOT NULL, order_id TEXT NOT NULL)")
+    conn.commit()
+    conn.commits = 0  # migrate's and the table's: the loop's are counted from here
+    return conn
+
+
+def twelve_keys_one_failing_once(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str, batch_size: int) -> int:
+    """Twelve orders published before the loop starts, so that its polls return several keys at once;
+    o-5's first run writes its effect and then fails (retryable). Returns the commits the loop made."""
+    b = brokers()
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=3)
+    for i in range(12):
+        publish_pay(pub, spec, pb, f"o-{i}")
+    pub.close()
+    runs: Dict[str, int] = {}
+
+    def handler(conn: Any, m: Any, env: Any) -> None:
+        runs[m.order_id] = runs.get(m.order_id, 0) + 1
+        record_effect(conn, m, env)
+        if m.order_id == "o-5" and runs[m.order_id] == 1:
+            raise mc.RetryableError(50301, "system", "ledger answered 503")
+
+    db = counting_db(str(tmp_path / "biz.db"))
+    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=3,
+                        batch_size=batch_size)
+    try:
+        wait(lambda: loop.counts.processed == 12, loop.step, "twelve processed")
+    finally:
+        loop.close()
+    commits = db.commits
+    assert loop.counts.retried == 1 and runs["o-5"] == 2
+    assert effects(db) == (12, 12)  # o-5's failed run took back its own write (savepoint), nobody else's
+    return commits
+
+
+def test_ready_records_share_a_commit_and_a_failing_one_rolls_back_alone(
+    tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str,
+) -> None:
+    commits = twelve_keys_one_failing_once(tmp_path, spec, pb, ns, 64)
+    # 12 with a transaction each (11 and o-5's retry); 12 keys on 3 partitions
+    # put four on one at least, which one poll returns together.
+    assert commits < 12, f"12 records took {commits} commits: no transaction was shared"
+
+
+def test_batch_size_one_commits_every_record_alone(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    assert twelve_keys_one_failing_once(tmp_path, spec, pb, ns, 1) == 12  # 11 records and o-5's retry
+
+
+def failed_commit(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str, n: int) -> None:
+    """n orders; the loop's first commit fails. Every record is handed back and applied once."""
+    b = brokers()
+    pub = mk.KafkaPublisher(b, namespace=ns, partitions=3)
+    for i in range(n):
+        publish_pay(pub, spec, pb, f"o-{i}")
+    pub.close()
+    db = counting_db(str(tmp_path / "biz.db"))
+    db.fail_commits = 1
+    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)], db, namespace=ns, partitions=3)
+    try:
+        wait(lambda: loop.counts.processed + loop.counts.deduped == n, loop.step, f"{n} settled")
+    finally:
+        loop.close()
+    assert db.fail_commits == 0 and loop.counts.handed_back >= 1
+    assert loop.counts.deduped == 0, "a handed-back record's claim was rolled back with it"
+    assert loop.counts.retried == 0, "a database failure is not the message's: no retry counted"
+    assert effects(db) == (n, n)
+
+
+def test_a_failed_commit_hands_every_record_back(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
+    failed_commit(tmp_path, spec, pb, ns, 6)
+
+
+def test_a_record_whose_commit_failed_is_not_taken_for_a_duplicate(
+    tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str,
+) -> None:
+    """The loop's connection is rolled back after a failed commit. Left open (as before), the record's
+    next delivery ran inside it, found its own claim, was acknowledged as a duplicate and rolled the
+    effect back: lost."""
+    failed_commit(tmp_path, spec, pb, ns, 1)

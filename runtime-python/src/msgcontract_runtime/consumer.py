@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import math
 import random as _random
+import sqlite3
 import time
 from typing import Any, Callable, ContextManager, Generic, Iterator, Optional, Protocol, Union
 
@@ -249,6 +250,8 @@ class Consumer(Generic[M]):
     connection's transaction (a duplicate is acknowledged without running the
     handler); run the handler in that transaction and commit; on failure roll
     back (the claim with it), classify, and retry with backoff or dead-letter.
+    process gives a delivery a transaction of its own; process_shared a
+    savepoint in one that several deliveries share.
     """
 
     def __init__(
@@ -291,32 +294,169 @@ class Consumer(Generic[M]):
         observe(self.observer, self.handler_name, self.spec, body, run, d)
         return d
 
-    def _decide(self, conn: Any, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope]) -> Decision:
+    def process_shared(self, conn: Any, body: bytes) -> Pending:
+        """Processes one delivered body inside conn's open transaction, which other deliveries share.
+
+        As runtime-go's consumer shares one transaction among a fetch's
+        messages: the claim and the handler run inside a savepoint, released
+        when the handler succeeds and rolled back when it fails or the claim
+        is a duplicate, so a failing delivery takes back its own claim and
+        writes and nobody else's. The caller opens the transaction (begin)
+        and commits it; handlers must not commit or roll back themselves.
+        The decision holds once the commit succeeds: the caller then calls
+        Pending.committed(), or Pending.lost(error) when the transaction
+        failed and every delivery in it is handed back. A database error
+        raised here means the same for the whole transaction.
+        """
+        run: dict[str, Any] = {"env": None, "seconds": math.nan}
+        span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body)
+        try:
+            if span is None:
+                d = self._decide(conn, body, run, env, _Savepoint(conn))
+            else:
+                with span.activate():
+                    d = self._decide(conn, body, run, env, _Savepoint(conn))
+        except BaseException as e:
+            if span is not None:
+                span.end(None, e)
+            raise
+
+        def report() -> None:
+            if span is not None:
+                span.end(d, None)
+            observe(self.observer, self.handler_name, self.spec, body, run, d)
+
+        def lose(err: BaseException) -> None:
+            if span is not None:
+                span.end(None, err)
+
+        return Pending(d, report, lose)
+
+    def _decide(self, conn: Any, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope],
+                tx: Optional[_Savepoint] = None) -> Decision:
+        """The delivery's steps; tx, when given, is its savepoint in a shared transaction, else it has conn's own."""
+        scope: _Scope = _OwnTransaction(conn) if tx is None else tx
         now = self.clock_ms()
         a = admit(self.spec, body, now, env)
         if not isinstance(a, Admitted):
             return a
         env = a.envelope
         run["env"] = env
+        scope.begin()
         try:
             claimed = claim(
                 conn, env.biz_key, self.handler_name, env.message_id, a.payload_hash, now, self.paramstyle,
             )
         except Exception:
-            conn.rollback()
+            scope.undo()
             raise
         if not claimed:
-            conn.rollback()
+            scope.undo()
             return Ack(deduplicated=True)
         start = time.perf_counter()
         try:
             self.handler(conn, a.message, env)
         except Exception as e:  # handlers may fail in any way; every failure is classified
             run["seconds"] = time.perf_counter() - start
-            conn.rollback()
+            scope.undo()
             return failed(self.spec, env, e, now, self.rand())
         run["seconds"] = time.perf_counter() - start
         # A failed commit is the database's failure, not the message's: it
         # propagates and the delivery is handed back uncounted.
-        conn.commit()
+        scope.keep()
         return Ack()
+
+
+class Pending:
+    """A decision taken in a transaction the caller commits (Consumer.process_shared).
+
+    Its outcome is reported (observer, span) once the caller says how the
+    transaction ended; only the first of committed() and lost() counts.
+    """
+
+    def __init__(self, decision: Decision, report: Callable[[], None],
+                 lose: Callable[[BaseException], None]) -> None:
+        self.decision = decision
+        self._report = report
+        self._lose = lose
+        self._ended = False
+
+    def committed(self) -> None:
+        """The transaction committed: the decision is reported."""
+        if not self._ended:
+            self._ended = True
+            self._report()
+
+    def lost(self, err: BaseException) -> None:
+        """The transaction failed with err: nothing is observed, the span ends handed back."""
+        if not self._ended:
+            self._ended = True
+            self._lose(err)
+
+
+class _Scope(Protocol):
+    """Where one delivery's claim and handler begin and end."""
+
+    def begin(self) -> None: ...
+
+    def keep(self) -> None: ...
+
+    def undo(self) -> None: ...
+
+
+class _OwnTransaction:
+    """The delivery's own transaction: kept by a commit, undone by a rollback."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def begin(self) -> None:
+        pass  # DB-API drivers open the transaction at the claim
+
+    def keep(self) -> None:
+        self.conn.commit()
+
+    def undo(self) -> None:
+        self.conn.rollback()
+
+
+SAVEPOINT = "mc_delivery"
+"""The savepoint each delivery of a shared transaction runs in, one after the other."""
+
+
+class _Savepoint:
+    """The delivery's savepoint in a transaction shared with others."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def _exec(self, sql: str) -> None:
+        cur = self.conn.cursor()
+        try:
+            cur.execute(sql)
+        finally:
+            cur.close()
+
+    def begin(self) -> None:
+        self._exec("SAVEPOINT " + SAVEPOINT)
+
+    def keep(self) -> None:
+        self._exec("RELEASE SAVEPOINT " + SAVEPOINT)
+
+    def undo(self) -> None:
+        # ROLLBACK TO keeps the savepoint: release it too, so the next
+        # delivery's SAVEPOINT does not nest inside it.
+        self._exec("ROLLBACK TO SAVEPOINT " + SAVEPOINT)
+        self._exec("RELEASE SAVEPOINT " + SAVEPOINT)
+
+
+def begin(conn: Any) -> None:
+    """Opens conn's transaction for process_shared where the driver would not before a SAVEPOINT.
+
+    sqlite3 opens transactions only before data-changing statements, and a
+    SAVEPOINT outside a transaction opens one that its RELEASE commits at
+    once: an explicit BEGIN comes first. psycopg and MySQL drivers open a
+    transaction at any first statement.
+    """
+    if isinstance(conn, sqlite3.Connection) and not conn.in_transaction:
+        conn.execute("BEGIN")

@@ -51,7 +51,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
-from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Retry
+from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Pending, Retry, begin
 from msgcontract_runtime.envelope import decode, encode
 from msgcontract_runtime.event import DecodeError, EventContract
 
@@ -464,15 +464,22 @@ class KafkaLoop:
 
     consumers are the generated handlers' Consumer objects (one per event
     type and topic); conn is the business database's DB-API connection
-    (sqlite3, or psycopg with the consumers' paramstyle "format"), used for
-    one message's transaction at a time.
+    (sqlite3, or psycopg with the consumers' paramstyle "format"). The heads
+    of up to batch_size keys (64, runtime-go's FetchSize) that reach a
+    handler share one transaction on it, each in a savepoint, with one
+    commit; one alone, or batch_size 1 (Go's PerMessageTx, for handlers that
+    must be alone in their transaction), has a transaction of its own. A
+    failed transaction hands all its records back.
     """
 
     def __init__(self, brokers: str, group: str, consumers: Sequence[Consumer[Any]], conn: Any,
                  namespace: str = "", registry_url: Optional[str] = None, config: Optional[Dict[str, Any]] = None,
                  partitions: int = 6, commit_interval_s: float = 0.2, session_timeout_ms: int = 10000,
                  clock_ms: Callable[[], int] = _now_ms, create_topics: bool = True,
-                 lag: Optional[LagObserver] = None) -> None:
+                 lag: Optional[LagObserver] = None, batch_size: int = 64) -> None:
+        if batch_size < 1:
+            raise ValueError(f"kafka: batch_size {batch_size} must be at least 1 (1: a transaction per record)")
+        self.batch_size = batch_size
         self.group = group
         self._lag = lag
         self.namespace = namespace
@@ -564,6 +571,7 @@ class KafkaLoop:
         msgs = self._c.consume(100, poll_timeout_s)
         if self._lag is not None:
             report_lag(self._c, self.group, self._parts, self._lag, msgs)
+        queues: Dict[bytes, Deque[Message]] = {}
         for m in msgs:
             seen = take_in(self._parts, m)
             if seen is None:
@@ -572,8 +580,8 @@ class KafkaLoop:
             if key in self._waiting:
                 self._waiting[key].append(m)  # its key waits for an earlier record
                 continue
-            self._run_key(key, collections.deque([m]))
-            self._commit_due()
+            queues.setdefault(key, collections.deque()).append(m)
+        self._run_keys(queues)
         self._commit_due()
 
     def _commit_due(self) -> None:
@@ -583,47 +591,102 @@ class KafkaLoop:
 
     def _run_due(self) -> None:
         now = self.clock_ms()
+        due: Dict[bytes, Deque[Message]] = {}
         while self._deferred and self._deferred[0][0] <= now:
             _, _, key = heapq.heappop(self._deferred)
             q = self._waiting.pop(key, None)
             if q:
-                self._run_key(key, q)
+                due[key] = q
+        self._run_keys(due)
 
-    def _run_key(self, key: bytes, q: Deque[Message]) -> None:
-        """Handles q's records in order until one is deferred; the rest wait with it."""
-        while q:
+    def _run_keys(self, queues: Dict[bytes, Deque[Message]]) -> None:
+        """Handles the queues' records, each key's in order: the heads of up to batch_size keys at a time
+        (one transaction when several need the database), until every queue is empty or waits."""
+        while queues:
+            heads = list(queues.items())[:self.batch_size]
+            untils = self._run_batch([q[0] for _, q in heads])
+            for (key, q), until in zip(heads, untils):
+                if until is not None:
+                    del queues[key]
+                    self._waiting[key] = q  # the rest of the key waits with it
+                    self._seq += 1
+                    heapq.heappush(self._deferred, (until, self._seq, key))
+                    continue
+                self._settle(q.popleft())
+                if not q:
+                    del queues[key]
+            self._commit_due()
+
+    def _run_batch(self, msgs: List[Message]) -> List[Optional[int]]:
+        """Carries out the decisions on msgs (of distinct keys); for each, the time to try it again when it
+        is not settled, else None. Those that reach a handler share one transaction, each in a savepoint
+        (Consumer.process_shared), when there are several; a failed transaction hands them all back."""
+        untils: List[Optional[int]] = [None] * len(msgs)
+        todo: List[Tuple[int, Routed[Consumer[Any]]]] = []
+        for i, m in enumerate(msgs):
             try:
-                until = self._handle(q[0])
-            except (KafkaException, RuntimeError) as e:
-                # the retry copy or dead letter was not acknowledged: the
-                # record stays unsettled and is handled again
-                log.error("msgcontract: kafka publish failed; the record comes again: %s", e)
-                until = self.clock_ms() + INFRA_RETRY_MS
-            if until is not None:
-                self._waiting[key] = q
-                self._seq += 1
-                heapq.heappush(self._deferred, (until, self._seq, key))
-                return
-            self._settle(q.popleft())
+                r = route(m.value() or b"", dict(m.headers() or []), self._origin.get(m.topic(), m.topic()),
+                          self._routes, self.group, self._registry)
+            except RegistryUnavailable as e:
+                log.warning("msgcontract: schema registry unavailable; the record waits: %s", e)
+                untils[i] = self.clock_ms() + INFRA_RETRY_MS
+                continue
+            if isinstance(r, Refused):
+                untils[i] = self._published(self._dead_letter, m, r.topic, r.body, r.env, "", r.dead)
+                continue
+            todo.append((i, r))
+        if not todo:
+            return untils
+        decisions: List[Decision] = []
+        try:
+            if len(todo) == 1:
+                decisions.append(todo[0][1].target.process(self.conn, todo[0][1].body))
+            else:
+                decisions = self._shared([r for _, r in todo])
+        except Exception as e:  # the database failed: not the messages' fault, no retry counted
+            # A failed commit can leave the transaction open, and the next
+            # record would run inside it: roll it back.
+            try:
+                self.conn.rollback()
+            except Exception as r_err:  # the first failure is the one to report
+                log.debug("msgcontract: rollback after a failed transaction: %s", r_err)
+            log.error("msgcontract: database failure, %d message(s) handed back: %s", len(todo), e)
+            self.counts.handed_back += len(todo)
+            for i, _ in todo:
+                untils[i] = self.clock_ms() + INFRA_RETRY_MS
+            return untils
+        for (i, routed), d in zip(todo, decisions):
+            untils[i] = self._published(self._decided, msgs[i], routed, d)
+        return untils
 
-    def _handle(self, m: Message) -> Optional[int]:
-        """Carries out one record's decision; returns the time to try it again when it is not settled."""
+    def _shared(self, routed: List[Routed[Consumer[Any]]]) -> List[Decision]:
+        """Runs routed's deliveries in one transaction of self.conn and commits it; raises when it failed,
+        leaving the rollback to the caller."""
+        pending: List[Pending] = []
         try:
-            r = route(m.value() or b"", dict(m.headers() or []), self._origin.get(m.topic(), m.topic()),
-                      self._routes, self.group, self._registry)
-        except RegistryUnavailable as e:
-            log.warning("msgcontract: schema registry unavailable; the record waits: %s", e)
-            return self.clock_ms() + INFRA_RETRY_MS
-        if isinstance(r, Refused):
-            self._dead_letter(m, r.topic, r.body, r.env, "", r.dead)
-            return None
-        topic, body, env, c = r.topic, r.body, r.env, r.target
+            begin(self.conn)
+            for r in routed:
+                pending.append(r.target.process_shared(self.conn, r.body))
+            self.conn.commit()
+        except BaseException as e:  # the caller rolls back
+            for p in pending:
+                p.lost(e)
+            raise
+        for p in pending:
+            p.committed()
+        return [p.decision for p in pending]
+
+    def _published(self, act: Callable[..., Optional[int]], *args: Any) -> Optional[int]:
+        """Runs act(*args), which may publish a retry copy or a dead letter; when the broker did not
+        acknowledge it, the record stays unsettled and comes again."""
         try:
-            d: Decision = c.process(self.conn, body)
-        except Exception as e:  # the database failed: not the message's fault, no retry counted
-            log.error("msgcontract: database failure, message handed back: %s", e)
-            self.counts.handed_back += 1
+            return act(*args)
+        except (KafkaException, RuntimeError) as e:
+            log.error("msgcontract: kafka publish failed; the record comes again: %s", e)
             return self.clock_ms() + INFRA_RETRY_MS
+
+    def _decided(self, m: Message, r: Routed[Consumer[Any]], d: Decision) -> Optional[int]:
+        """Carries out d, the committed decision on m; returns the time to try it again when it waits."""
         if isinstance(d, Ack):
             if d.deduplicated:
                 self.counts.deduped += 1
@@ -632,12 +695,13 @@ class KafkaLoop:
         elif isinstance(d, Defer):
             return d.not_before_ms
         elif isinstance(d, Retry):
-            self._producer.produce(retry_topic(self.namespace, topic, self.group), d.next_envelope.biz_key.encode("utf-8"),
-                                   encode(d.next_envelope), [(HEADER_TOPIC, topic.encode("utf-8"))])
+            self._producer.produce(retry_topic(self.namespace, r.topic, self.group),
+                                   d.next_envelope.biz_key.encode("utf-8"), encode(d.next_envelope),
+                                   [(HEADER_TOPIC, r.topic.encode("utf-8"))])
             self.counts.retried += 1
             self._commit_now(m)
         else:
-            self._dead_letter(m, topic, body, env, c.handler_name, d)
+            self._dead_letter(m, r.topic, r.body, r.env, r.target.handler_name, d)
         return None
 
     def _dead_letter(self, m: Message, topic: str, body: bytes, env: Optional[_envelope_pb2.Envelope],

@@ -170,6 +170,10 @@ endif
 bench-python-async: runtime-python ## Python AsyncConsumer vs Consumer msg/s on SQLite and PostgreSQL at 1 and 32 handlers; prints ratio async/sync=X (N=2000)
 	bash scripts/with-postgres.sh .venv/bin/python runtime-python/bench/bench_async.py -n $(or $(N),2000)
 
+.PHONY: bench-python-kafka
+bench-python-kafka: runtime-python ## Python KafkaLoop batch_size 64 vs 1 (a transaction per record) msg/s on a broker, same records, same SQLite setup; prints ratio batch/per-record=X (N=20000)
+	bash scripts/with-kafka.sh .venv/bin/python runtime-python/bench/bench_kafka_loop.py -n $(or $(N),20000)
+
 bench-codegen: ## generate --with-pb vs protoc --go_out, the plugin in a Go+Java+Python protoc build, and a 90%-plain corpus; wall, CPU, peak RSS (bench/codegen/README.md)
 	bash bench/codegen/run.sh
 

@@ -282,17 +282,9 @@ class Consumer(Generic[M]):
         observer, if any, is told every decision but Defer; the tracer, if
         any, spans the claim, the handler and the outcome.
         """
-        run: dict[str, Any] = {"env": None, "seconds": math.nan}
-        if self.tracer is None:  # no tracing call at all without a tracer
-            d = self._decide(conn, body, run, None)
-        else:
-            out: list[Decision] = []
-            span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body)
-            with spanned(span, out):
-                out.append(self._decide(conn, body, run, env))
-            d = out[0]
-        observe(self.observer, self.handler_name, self.spec, body, run, d)
-        return d
+        p = self._run(conn, body, _OwnTransaction(conn))
+        p.committed()
+        return p.decision
 
     def process_shared(self, conn: Any, body: bytes) -> Pending:
         """Processes one delivered body inside conn's open transaction, which other deliveries share.
@@ -308,15 +300,20 @@ class Consumer(Generic[M]):
         failed and every delivery in it is handed back. A database error
         raised here means the same for the whole transaction.
         """
+        return self._run(conn, body, _Savepoint(conn))
+
+    def _run(self, conn: Any, body: bytes, scope: _Scope) -> Pending:
+        """The delivery's steps in scope, inside its span when there is a tracer (no tracing call at all
+        without one); the outcome is reported when the caller settles the returned Pending."""
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
         span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body)
         try:
             if span is None:
-                d = self._decide(conn, body, run, env, _Savepoint(conn))
+                d = self._decide(conn, body, run, env, scope)
             else:
                 with span.activate():
-                    d = self._decide(conn, body, run, env, _Savepoint(conn))
-        except BaseException as e:
+                    d = self._decide(conn, body, run, env, scope)
+        except BaseException as e:  # a database failure, a cancellation: handed back
             if span is not None:
                 span.end(None, e)
             raise
@@ -333,9 +330,8 @@ class Consumer(Generic[M]):
         return Pending(d, report, lose)
 
     def _decide(self, conn: Any, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope],
-                tx: Optional[_Savepoint] = None) -> Decision:
-        """The delivery's steps; tx, when given, is its savepoint in a shared transaction, else it has conn's own."""
-        scope: _Scope = _OwnTransaction(conn) if tx is None else tx
+                scope: _Scope) -> Decision:
+        """The delivery's steps, its claim and handler inside scope: a transaction of its own or a savepoint."""
         now = self.clock_ms()
         a = admit(self.spec, body, now, env)
         if not isinstance(a, Admitted):

@@ -387,6 +387,9 @@ public final class KafkaConsumerLoop implements AutoCloseable {
           if (ready.size() < cfg.batchSize) {
             continue;
           }
+          // A full batch runs here rather than ending the pass, so that the
+          // keys after it in keys' order get their turn: a new pass starts
+          // from the first key again, and busy keys would keep the rest out.
           o = runBatch(pub, ready); // settles what it settled, e or not
           ready.clear();
           if (o == Outcome.FAILED) {

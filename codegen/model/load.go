@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/linker"
@@ -59,18 +60,14 @@ func Load(ctx context.Context, cfg Config, files ...string) (*Set, error) {
 		names[i] = name
 		l.display[name] = f
 	}
-	var compileErrs []string
 	comp := protocompile.Compiler{
 		Resolver:       protocompile.WithStandardImports(protocompile.ResolverFunc(l.find)),
 		SourceInfoMode: protocompile.SourceInfoStandard | protocompile.SourceInfoExtraComments,
 		RetainASTs:     true,
-		Reporter: reporter.NewReporter(func(err reporter.ErrorWithPos) error {
-			compileErrs = append(compileErrs, l.positioned(err))
-			return nil // keep going: report every error, not only the first
-		}, nil),
+		Reporter:       reporter.NewReporter(l.report, nil),
 	}
 	compiled, err := comp.Compile(ctx, names...)
-	if len(compileErrs) > 0 {
+	if compileErrs := l.finish(); len(compileErrs) > 0 {
 		return nil, &CompileError{Errors: compileErrs}
 	}
 	if err != nil {
@@ -87,12 +84,60 @@ func Load(ctx context.Context, cfg Config, files ...string) (*Set, error) {
 	return l.build(fds)
 }
 
+// A loader is shared by the goroutines protocompile compiles files in: it
+// calls find for every import from the goroutine of the importing file, and
+// report from whichever goroutine found the error (serialized among
+// reports, not with find). Compile can also return while some of them are
+// still running: it gives up on a file at the first failed import it waits
+// for, and its goroutines stop at their next phase. So display and errs are
+// guarded by mu, and finish closes the loader to late callers.
 type loader struct {
 	importPaths []string
 	sources     map[string]string
 	prebuilt    bool
+
+	mu sync.Mutex
 	// display maps import names to the paths users know the files by.
 	display map[string]string
+	// errs holds the positioned compile errors reported so far.
+	errs []string
+	// done is set by finish: display and errs change no more.
+	done bool
+}
+
+// errLoadFinished aborts, in protocompile's goroutines that outlive
+// Compile, any work that would report another error.
+var errLoadFinished = errors.New("model: load finished")
+
+// report is the compiler's error reporter.
+func (l *loader) report(err reporter.ErrorWithPos) error {
+	msg := l.positioned(err)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return errLoadFinished
+	}
+	l.errs = append(l.errs, msg)
+	return nil // keep going: report every error, not only the first
+}
+
+// finish returns the errors reported so far and freezes display and errs
+// against goroutines of the compiler still running.
+func (l *loader) finish() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done = true
+	return l.errs
+}
+
+// noteDisplay remembers the path on disk an import was found at, unless
+// the file was named by a path of its own.
+func (l *loader) noteDisplay(name, full string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.display[name]; !ok && !l.done {
+		l.display[name] = full
+	}
 }
 
 // importName turns a path on disk into its name relative to an import
@@ -132,9 +177,7 @@ func (l *loader) find(path string) (protocompile.SearchResult, error) {
 		full := filepath.Join(ip, filepath.FromSlash(path))
 		f, err := os.Open(full)
 		if err == nil {
-			if _, ok := l.display[path]; !ok {
-				l.display[path] = full
-			}
+			l.noteDisplay(path, full)
 			if l.prebuilt && path == contracts.OptionsPath {
 				return prebuiltOptions(f)
 			}
@@ -187,6 +230,8 @@ func Builtin(path string) bool {
 }
 
 func (l *loader) displayPath(name string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if d, ok := l.display[name]; ok {
 		return d
 	}
@@ -202,6 +247,7 @@ func FromFiles(files ...protoreflect.FileDescriptor) (*Set, error) {
 
 // build reads the options of every compiled file.
 func (l *loader) build(compiled []protoreflect.FileDescriptor) (*Set, error) {
+	l.finish() // display is complete; the Set keeps it
 	set := &Set{Registry: &protoregistry.Files{}, displayPaths: l.display}
 	var register func(fd protoreflect.FileDescriptor) error
 	register = func(fd protoreflect.FileDescriptor) error {

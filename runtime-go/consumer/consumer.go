@@ -42,6 +42,9 @@ type Consumer struct {
 	// fetcher reads fetches inside the business transaction; set by Run
 	// when acker is and the mode is batched (see handleFetchTx).
 	fetcher transport.TxFetcher
+	// chains keeps each message to one retry chain; set by Run when the
+	// subscription is a transport.ForkingRetry (see chain.go).
+	chains bool
 	// timers holds *deadlineTimer: one per handler running at a time.
 	timers sync.Pool
 }
@@ -98,6 +101,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 			"has its message handed to another consumer; lower HandlerTimeout or raise the lease",
 			c.cfg.HandlerTimeout, ext.Lease())
 	}
+	_, c.chains = sub.(transport.ForkingRetry)
 	if a, ok := sub.(transport.TxAcker); ok && a.AckDB() == c.cfg.DB {
 		c.acker = a
 		if f, ok := sub.(transport.TxFetcher); ok && !c.cfg.PerMessageTx {

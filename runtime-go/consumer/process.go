@@ -44,6 +44,11 @@ type item struct {
 func (c *Consumer) prepare(ctx context.Context, sub transport.Subscription, d *transport.Delivery) *item {
 	it, log, settle := c.check(d)
 	c.startSpan(ctx, log)
+	if settle == nil {
+		if row, ok := c.superseded(ctx, it); ok {
+			settle = func(ctx context.Context, sub transport.Subscription) { c.dropSuperseded(ctx, sub, it, row) }
+		}
+	}
 	if settle != nil {
 		settle(ctx, sub)
 		return nil
@@ -176,6 +181,9 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 	res := r.spec.Rules.Err(herr)
 	code, _ := classify.CodeOf(herr)
 	now := c.cfg.Now()
+	if !c.advanceChain(ctx, sub, d, env, r, now, log) {
+		return
+	}
 	next := int(env.GetRetryCount()) + 1
 	if res.Retryable && !r.spec.Policy.DeadLetter(next) {
 		delayMs := r.spec.Policy.Delay(next, c.cfg.Rand())

@@ -38,6 +38,9 @@ type Config struct {
 	// ConflictTable holds the key conflicts; defaults to Table + "_conflict"
 	// (msg_dedup_conflict).
 	ConflictTable string
+	// ChainTable holds each message's retry chain (see Advance); defaults
+	// to Table + "_chain" (msg_dedup_chain).
+	ChainTable string
 	// Retention defaults to DefaultRetention.
 	Retention time.Duration
 }
@@ -51,6 +54,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ConflictTable == "" {
 		c.ConflictTable = c.Table + "_conflict"
+	}
+	if c.ChainTable == "" {
+		c.ChainTable = c.Table + "_chain"
 	}
 }
 
@@ -71,6 +77,9 @@ func (c *Config) Validate() error {
 	if !identRE.MatchString(c.ConflictTable) {
 		errs = append(errs, fmt.Errorf("dedup: conflict table name %q must be a plain SQL identifier", c.ConflictTable))
 	}
+	if !identRE.MatchString(c.ChainTable) {
+		errs = append(errs, fmt.Errorf("dedup: chain table name %q must be a plain SQL identifier", c.ChainTable))
+	}
 	if c.Retention < 0 {
 		errs = append(errs, fmt.Errorf("dedup: retention %v is negative", c.Retention))
 	}
@@ -84,6 +93,7 @@ type Store struct {
 	insertMany                string
 	manyText                  sync.Map // rows -> insertRows's text
 	conflict                  conflictSQL
+	chain                     chainSQL
 }
 
 // New validates cfg and returns a Store. Call Migrate once to create the
@@ -102,6 +112,7 @@ func New(cfg Config) (*Store, error) {
 			d.LockingRead(),
 		deleteOld:  "DELETE FROM " + t + " WHERE created_at < $1",
 		conflict:   newConflictSQL(d, cfg.ConflictTable),
+		chain:      newChainSQL(d, cfg.ChainTable),
 		insertMany: "INSERT INTO " + t + " (biz_key, handler, message_id, payload_hash, created_at) VALUES ",
 	}, nil
 }
@@ -116,8 +127,8 @@ const (
 	MaxNameBytes   = 255
 )
 
-// Migrate creates the claim and conflict tables and their indexes if they
-// do not exist.
+// Migrate creates the claim, conflict and chain tables and their indexes
+// if they do not exist.
 func (s *Store) Migrate(ctx context.Context) error {
 	t, d := s.cfg.Table, s.cfg.Dialect
 	stmts := []string{
@@ -127,7 +138,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 			"PRIMARY KEY (biz_key, handler))" + d.ClusteredKey(),
 		d.CreateIndex(t+"_created_at", t, "created_at"),
 	}
-	err := sqldb.Migrate(ctx, s.cfg.DB, s.cfg.Dialect, append(stmts, s.conflict.ddl...)...)
+	err := sqldb.Migrate(ctx, s.cfg.DB, s.cfg.Dialect, append(append(stmts, s.conflict.ddl...), s.chain.ddl...)...)
 	if err != nil {
 		return fmt.Errorf("dedup: migrate: %w", err)
 	}
@@ -196,6 +207,9 @@ func (s *Store) Cleanup(ctx context.Context, now time.Time) (int64, error) {
 	}
 	if _, err := s.cfg.DB.ExecContext(ctx, s.conflict.deleteOld, cutoff); err != nil {
 		return 0, fmt.Errorf("dedup: cleanup conflicts: %w", err)
+	}
+	if _, err := s.cfg.DB.ExecContext(ctx, s.chain.deleteOld, cutoff); err != nil {
+		return 0, fmt.Errorf("dedup: cleanup retry chains: %w", err)
 	}
 	return res.RowsAffected()
 }

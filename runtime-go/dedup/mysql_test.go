@@ -136,3 +136,11 @@ func TestMySQLConcurrentMigrate(t *testing.T) {
 		}
 	}
 }
+
+// Advance on MySQL, which counts changed rows only: a step that repeats
+// the row changes nothing and must still go on.
+func TestMySQLAdvance(t *testing.T) {
+	t.Parallel()
+	s, _ := newMySQLStore(t)
+	testAdvance(t, s)
+}

@@ -127,6 +127,18 @@ type TxFetcher interface {
 	LeaseTx(ctx context.Context, tx *sql.Tx, ds ...*Delivery) error
 }
 
+// ForkingRetry is implemented by subscriptions whose Retry and DeadLetter
+// publish first and settle the delivery in a second step (Kafka, NATS
+// JetStream). A crash or a rebalance between the two delivers the copy
+// again, and its next failure publishes a second retry copy of the same
+// attempt: the message's retry chain forks. The consumer then keeps each
+// message to one chain in the business database (dedup.Store.Advance),
+// using Delivery.ID, which must name the stored copy and stay the same on
+// its redeliveries.
+type ForkingRetry interface {
+	RetryMayFork()
+}
+
 // Backlog is implemented by transports that can tell how many messages of a
 // group are not yet acknowledged (waiting, leased or in flight). Zero means
 // the group is drained. Tests and operators use it; the consumer does not.

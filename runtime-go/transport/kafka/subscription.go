@@ -84,6 +84,9 @@ type tp struct {
 // of one key are handed out one at a time, in offset order; other keys
 // go on. A partition's offset is committed up to its first unsettled
 // record, so nothing is committed before its outcome is durable.
+// RetryMayFork: Retry and DeadLetter produce, then settle (see Retry).
+func (s *subscription) RetryMayFork() {}
+
 type subscription struct {
 	t      *Transport
 	group  string
@@ -432,8 +435,8 @@ func (s *subscription) Defer(_ context.Context, d *transport.Delivery, until tim
 
 // Retry publishes env to the group's retry topic for d's topic (key:
 // biz_key), waits for the broker's acknowledgement, then settles d. A
-// crash between the two leaves a second copy; the consumer's dedup
-// absorbs it.
+// crash between the two leaves a second copy of the attempt; the consumer
+// keeps the message to one of them (transport.ForkingRetry).
 func (s *subscription) Retry(ctx context.Context, d *transport.Delivery, env *envelopepb.Envelope) error {
 	e := entryOf(d)
 	body, err := envelope.Marshal(env)

@@ -41,6 +41,10 @@ func (t *Transport) retrySubject(group, topic string) string {
 	return t.retryPfx + consumerName(group) + "." + topic
 }
 
+// RetryMayFork: Retry and DeadLetter publish, then acknowledge; an ack
+// lost to a crash redelivers the message after AckWait.
+func (s *subscription) RetryMayFork() {}
+
 type subscription struct {
 	t     *Transport
 	group string

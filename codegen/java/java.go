@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/model"
@@ -74,6 +75,10 @@ type contractFile struct {
 	UnclassifiedRetryable           bool
 	Events                          []event
 	Machines                        []machine
+
+	// Deprecated, when set, is why the contract class is @Deprecated:
+	// the file is.
+	Deprecated string
 }
 
 type errorRange struct {
@@ -87,6 +92,13 @@ type event struct {
 	OwnRetry                                                                              bool
 	Doc                                                                                   []string
 	KeyCode                                                                               []string
+
+	// Deprecated, when set, is why the event's class is @Deprecated: its
+	// message is (deprecation).
+	Deprecated string
+	// KeyDeprecated: bizKey calls accessors protoc marks @Deprecated,
+	// outside any deprecated class, so it suppresses the warning.
+	KeyDeprecated bool
 }
 
 type machine struct {
@@ -95,6 +107,9 @@ type machine struct {
 	States                []state
 	// Aliases are the allow_alias names, in declaration order.
 	Aliases []alias
+	// Deprecated, when set, is why the machine's class is @Deprecated:
+	// its enum is (deprecation).
+	Deprecated string
 }
 
 type alias struct{ Name, Canonical string }
@@ -113,6 +128,9 @@ func contractData(f *model.File, version string) (*contractFile, error) {
 		Class:                 ContractClass(f.Desc),
 		DefaultRetry:          policy(f.Defaults.Policy),
 		UnclassifiedRetryable: f.Defaults.Rules.UnclassifiedRetryable,
+	}
+	if fileOptions(f.Desc).GetDeprecated() {
+		d.Deprecated = docText("The contract file " + f.Path + " is deprecated.")
 	}
 	if d.Package == "" {
 		return nil, fmt.Errorf("%s: Java classes need a package; add option java_package = \"com.example.foo\"; or a proto package", f.Path)
@@ -140,6 +158,10 @@ func contractData(f *model.File, version string) (*contractFile, error) {
 			Doc:         doc(e.Desc, "The contract of event "+string(e.Desc.FullName())+"."),
 			KeyCode:     keyCode(e),
 		})
+		ev := &d.Events[len(d.Events)-1]
+		ev.Deprecated = deprecation(e.Desc)
+		// Inside a deprecated class javac warns of no deprecated use.
+		ev.KeyDeprecated = ev.Deprecated == "" && d.Deprecated == "" && keyDeprecated(e)
 	}
 	for i, sm := range f.StateMachines {
 		m := machine{
@@ -148,6 +170,7 @@ func contractData(f *model.File, version string) (*contractFile, error) {
 			FullName: String(string(sm.Desc.FullName())),
 			Doc:      doc(sm.Desc, "The state machine "+string(sm.Desc.FullName())+"."),
 		}
+		m.Deprecated = deprecation(sm.Desc)
 		for _, n := range sm.Graph() {
 			st := state{Name: String(n.Name)}
 			for _, from := range n.From {
@@ -230,6 +253,48 @@ func docText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// deprecation says why protoc marks the Java class of d (an event's
+// message or a state machine's enum) or a class enclosing it @Deprecated,
+// or is "" when it marks none: d or a message it is nested in has option
+// deprecated. The contract's class for d then is @Deprecated too, as
+// idiomatic Java deprecates an API built on a deprecated one, which also
+// lets it name those classes without a warning. (A deprecated file marks
+// the outer class, which the contract class as a whole answers for.)
+func deprecation(d protoreflect.Descriptor) string {
+	for p := d; p != nil; p = p.Parent() {
+		var deprecated bool
+		switch o := p.Options().(type) {
+		case *descriptorpb.MessageOptions:
+			deprecated = o.GetDeprecated()
+		case *descriptorpb.EnumOptions:
+			deprecated = o.GetDeprecated()
+		}
+		if !deprecated {
+			continue
+		}
+		if p == d {
+			return docText("The contract's " + string(d.FullName()) + " is deprecated.")
+		}
+		return docText("The contract's " + string(d.FullName()) + " is nested in " + string(p.FullName()) + ", which is deprecated.")
+	}
+	return ""
+}
+
+// keyDeprecated reports whether e's bizKey calls an accessor protoc
+// marks @Deprecated: one of a field with option deprecated on a
+// placeholder's path. (Classes of deprecated messages and enums on the
+// path are never named, so they warn nothing.)
+func keyDeprecated(e *model.Event) bool {
+	for _, part := range e.BizKey {
+		for _, fd := range part.Fields {
+			if o, ok := fd.Options().(*descriptorpb.FieldOptions); ok && o.GetDeprecated() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keyCode returns the statements that feed template parts into builder b

@@ -16,21 +16,28 @@ import (
 // before its retry or dead letter is published; a copy that another copy
 // of the same or a later attempt already advanced past is superseded: it
 // is acknowledged and counted deduplicated, without a retry, a dead letter
-// or a second retry count. Retry copies are looked up before their handler
-// runs too (attempt 0, the common case, costs nothing).
+// or a second retry count. Retry copies and replays are looked up before
+// their handler runs too (a first delivery, the common case, costs
+// nothing).
 
-// superseded reports whether it, a retry copy, was superseded before its
-// handler runs. A failed look-up lets it run: advanceChain decides again.
-func (c *Consumer) superseded(ctx context.Context, it *item) (dedup.ChainRow, bool) {
-	if !c.chains || it.env.GetRetryCount() == 0 {
-		return dedup.ChainRow{}, false
+// chainPos is d's place in env's chain.
+func chainPos(d *transport.Delivery, env *envelopepb.Envelope) dedup.ChainPos {
+	return dedup.ChainPos{ReplayCount: int(env.GetReplayCount()), Attempt: int(env.GetRetryCount()), DeliveryID: d.ID}
+}
+
+// superseded reports whether it, a retry copy or a replay, was superseded
+// before its handler runs. A failed look-up lets it run: advanceChain
+// decides again.
+func (c *Consumer) superseded(ctx context.Context, it *item) (dedup.ChainPos, bool) {
+	if !c.chains || (it.env.GetRetryCount() == 0 && it.env.GetReplayCount() == 0) {
+		return dedup.ChainPos{}, false
 	}
-	row, found, err := c.dedup.ChainRow(ctx, it.r.name, it.env.GetMessageId())
+	went, found, err := c.dedup.ChainRow(ctx, it.r.name, it.env.GetMessageId())
 	if err != nil {
 		it.log.get().Warn("msgcontract: retry chain look-up failed; running the handler", "error", err)
-		return row, false
+		return went, false
 	}
-	return row, found && dedup.Superseded(row, int(it.env.GetRetryCount()), it.d.ID)
+	return went, found && dedup.Superseded(went, chainPos(it.d, it.env))
 }
 
 // advanceChain moves env's chain forward before d's failure goes on to a
@@ -42,8 +49,8 @@ func (c *Consumer) advanceChain(ctx context.Context, sub transport.Subscription,
 	if !c.chains {
 		return true
 	}
-	ok, row, err := c.dedup.Advance(ctx, dedup.ChainStep{
-		Handler: r.name, MessageID: env.GetMessageId(), Attempt: int(env.GetRetryCount()), DeliveryID: d.ID, At: now,
+	ok, went, err := c.dedup.Advance(ctx, dedup.ChainStep{
+		Handler: r.name, MessageID: env.GetMessageId(), Pos: chainPos(d, env), At: now,
 	})
 	if err != nil {
 		log.get().Error("msgcontract: database failure, message handed back", "step", "advance retry chain",
@@ -56,17 +63,17 @@ func (c *Consumer) advanceChain(ctx context.Context, sub transport.Subscription,
 		return false
 	}
 	if !ok {
-		c.dropSuperseded(ctx, sub, &item{d: d, env: env, r: r, log: log}, row)
+		c.dropSuperseded(ctx, sub, &item{d: d, env: env, r: r, log: log}, went)
 	}
 	return ok
 }
 
 // dropSuperseded acknowledges it, a copy whose chain went on without it.
-func (c *Consumer) dropSuperseded(ctx context.Context, sub transport.Subscription, it *item, row dedup.ChainRow) {
+func (c *Consumer) dropSuperseded(ctx context.Context, sub transport.Subscription, it *item, went dedup.ChainPos) {
 	it.r.metrics.Inc(metrics.OutcomeDeduplicated)
 	tracing.End(it.log.span, metrics.OutcomeDeduplicated, nil)
-	it.log.get().Info("msgcontract: superseded retry copy acknowledged: another copy of this message went on",
-		"outcome", metrics.OutcomeDeduplicated, "retry_count", it.env.GetRetryCount(),
-		"chain_attempt", row.Attempt, "chain_delivery_id", row.DeliveryID)
+	it.log.get().Info("msgcontract: superseded copy acknowledged: another copy of this message went on",
+		"outcome", metrics.OutcomeDeduplicated, "chain_replay_count", went.ReplayCount,
+		"chain_attempt", went.Attempt, "chain_delivery_id", went.DeliveryID)
 	c.ack(ctx, sub, it.d, it.log)
 }

@@ -5,6 +5,7 @@ package consumer_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
@@ -27,3 +28,5 @@ func openKafkaProcess(t *testing.T, _ *processFixture) {
 }
 
 func kafkaChildTransport(context.Context) (transport.Subscriber, bool, error) { return nil, false, nil }
+
+func kafkaForkingBrokers() []func(*testing.T, func() time.Time) (*broker, *forkingSubscriber) { return nil }

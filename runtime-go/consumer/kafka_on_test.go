@@ -78,3 +78,25 @@ func kafkaChildTransport(ctx context.Context) (transport.Subscriber, bool, error
 		Partitions: 4, Lease: childLease, SessionTimeout: 3 * time.Second})
 	return tr, true, err
 }
+
+// kafkaForkingBrokers: Kafka with a short in-process lease, its retries
+// forked (TestRetryChainFork).
+func kafkaForkingBrokers() []func(*testing.T, func() time.Time) (*broker, *forkingSubscriber) {
+	return []func(*testing.T, func() time.Time) (*broker, *forkingSubscriber){
+		func(t *testing.T, now func() time.Time) (*broker, *forkingSubscriber) {
+			tr, err := kafka.New(context.Background(), kafka.Config{Brokers: kafkatest.Brokers(t),
+				Namespace: kafkatest.Namespace(), Partitions: 2, Now: now, SessionTimeout: 3 * time.Second,
+				Lease: 1500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tr.Close() })
+			fs := &forkingSubscriber{inner: tr, raw: tr.PublishRaw, seen: map[string]bool{}}
+			drained := func() bool {
+				n, err := tr.Backlog(context.Background(), "g", topic)
+				return err == nil && n == 0
+			}
+			return &broker{pub: tr, sub: fs, raw: tr.PublishRaw, dlq: tr, drained: drained, name: "kafka-forking"}, fs
+		},
+	}
+}

@@ -14,22 +14,27 @@ import (
 // message").
 func TestSuperseded(t *testing.T) {
 	t.Parallel()
+	pos := func(replays, attempt int, id string) dedup.ChainPos {
+		return dedup.ChainPos{ReplayCount: replays, Attempt: attempt, DeliveryID: id}
+	}
 	for _, c := range []struct {
-		name       string
-		row        dedup.ChainRow
-		attempt    int
-		deliveryID string
-		want       bool
+		name      string
+		went, cur dedup.ChainPos
+		want      bool
 	}{
-		{"a first delivery never is", dedup.ChainRow{Attempt: 3, DeliveryID: "T/0/9"}, 0, "T/0/1", false},
-		{"a first delivery redelivered", dedup.ChainRow{Attempt: 0, DeliveryID: "T/0/1"}, 0, "T/0/1", false},
-		{"a later attempt went on", dedup.ChainRow{Attempt: 3, DeliveryID: "R/1/7"}, 2, "R/1/5", true},
-		{"this attempt went on under another copy", dedup.ChainRow{Attempt: 2, DeliveryID: "R/1/5"}, 2, "R/1/6", true},
-		{"this copy went on (redelivered)", dedup.ChainRow{Attempt: 2, DeliveryID: "R/1/5"}, 2, "R/1/5", false},
-		{"an earlier attempt went on", dedup.ChainRow{Attempt: 1, DeliveryID: "R/0/2"}, 2, "R/1/5", false},
+		{"the first delivery redelivered before it went on", pos(0, 0, "T/0/1"), pos(0, 0, "T/0/1"), false},
+		{"a producer's duplicate of a first delivery that went on", pos(0, 0, "T/0/1"), pos(0, 0, "T/1/8"), true},
+		{"the first delivery redelivered after its retry went on", pos(0, 1, "R/0/4"), pos(0, 0, "T/0/1"), true},
+		{"a later attempt went on", pos(0, 3, "R/1/7"), pos(0, 2, "R/1/5"), true},
+		{"this attempt went on under another copy", pos(0, 2, "R/1/5"), pos(0, 2, "R/1/6"), true},
+		{"this copy went on (redelivered)", pos(0, 2, "R/1/5"), pos(0, 2, "R/1/5"), false},
+		{"an earlier attempt went on", pos(0, 1, "R/0/2"), pos(0, 2, "R/1/5"), false},
+		{"a replay after the chain died", pos(0, 3, "R/0/9"), pos(1, 0, "R/0/12"), false},
+		{"a stale copy of the chain before the replay", pos(1, 0, "R/0/12"), pos(0, 3, "R/0/9"), true},
+		{"a later attempt of the replay", pos(1, 0, "R/0/12"), pos(1, 1, "R/0/13"), false},
 	} {
-		if got := dedup.Superseded(c.row, c.attempt, c.deliveryID); got != c.want {
-			t.Errorf("%s: Superseded(%+v, %d, %q) = %v, want %v", c.name, c.row, c.attempt, c.deliveryID, got, c.want)
+		if got := dedup.Superseded(c.went, c.cur); got != c.want {
+			t.Errorf("%s: Superseded(%+v, %+v) = %v, want %v", c.name, c.went, c.cur, got, c.want)
 		}
 	}
 }
@@ -61,39 +66,44 @@ func TestAdvancePostgres(t *testing.T) {
 
 // testAdvance walks one message's chain through a fork: two copies of
 // attempt 1, the redelivery of the one that went on, a late copy of an
-// earlier attempt, a replay (attempt 0) and cleanup. s has a retention of
-// an hour.
+// earlier attempt, a replay and cleanup. s has a retention of an hour.
 func testAdvance(t *testing.T, s *dedup.Store) {
 	ctx := context.Background()
 	now := time.UnixMilli(1_900_000_000_000)
-	step := func(attempt int, id string, wantOK bool, wantRow dedup.ChainRow) {
+	pos := func(replays, attempt int, id string) dedup.ChainPos {
+		return dedup.ChainPos{ReplayCount: replays, Attempt: attempt, DeliveryID: id}
+	}
+	step := func(p dedup.ChainPos, wantOK bool, want dedup.ChainPos) {
 		t.Helper()
-		ok, row, err := s.Advance(ctx, dedup.ChainStep{Handler: "h", MessageID: "m1", Attempt: attempt, DeliveryID: id, At: now})
+		ok, went, err := s.Advance(ctx, dedup.ChainStep{Handler: "h", MessageID: "m1", Pos: p, At: now})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok != wantOK || row != wantRow {
-			t.Fatalf("Advance(%d, %s) = %v %+v, want %v %+v", attempt, id, ok, row, wantOK, wantRow)
+		if ok != wantOK || went != want {
+			t.Fatalf("Advance(%+v) = %v %+v, want %v %+v", p, ok, went, wantOK, want)
 		}
 	}
 	if _, found, err := s.ChainRow(ctx, "h", "m1"); err != nil || found {
 		t.Fatalf("ChainRow before any step: found %v, %v", found, err)
 	}
-	step(0, "T/0/1", true, dedup.ChainRow{Attempt: 0, DeliveryID: "T/0/1"})
-	step(0, "T/0/1", true, dedup.ChainRow{Attempt: 0, DeliveryID: "T/0/1"}) // redelivered: same values
-	step(1, "R/0/4", true, dedup.ChainRow{Attempt: 1, DeliveryID: "R/0/4"})
-	step(1, "R/0/5", false, dedup.ChainRow{Attempt: 1, DeliveryID: "R/0/4"}) // the fork stops
-	step(1, "R/0/4", true, dedup.ChainRow{Attempt: 1, DeliveryID: "R/0/4"})  // the copy that went on, again
-	step(2, "R/0/9", true, dedup.ChainRow{Attempt: 2, DeliveryID: "R/0/9"})
-	step(1, "R/0/4", false, dedup.ChainRow{Attempt: 2, DeliveryID: "R/0/9"}) // overtaken
+	step(pos(0, 0, "T/0/1"), true, pos(0, 0, "T/0/1"))
+	step(pos(0, 0, "T/0/1"), true, pos(0, 0, "T/0/1"))  // redelivered: the same values
+	step(pos(0, 0, "T/1/3"), false, pos(0, 0, "T/0/1")) // a producer's duplicate
+	step(pos(0, 1, "R/0/4"), true, pos(0, 1, "R/0/4"))
+	step(pos(0, 1, "R/0/5"), false, pos(0, 1, "R/0/4")) // the fork stops
+	step(pos(0, 1, "R/0/4"), true, pos(0, 1, "R/0/4"))  // the copy that went on, again
+	step(pos(0, 0, "T/0/1"), false, pos(0, 1, "R/0/4")) // the first delivery, after its retry went on
+	step(pos(0, 2, "R/0/9"), true, pos(0, 2, "R/0/9"))
+	step(pos(0, 1, "R/0/4"), false, pos(0, 2, "R/0/9")) // overtaken
 	// Another message's chain is its own.
-	if ok, _, err := s.Advance(ctx, dedup.ChainStep{Handler: "h", MessageID: "m2", Attempt: 1, DeliveryID: "R/0/5", At: now}); err != nil || !ok {
+	if ok, _, err := s.Advance(ctx, dedup.ChainStep{Handler: "h", MessageID: "m2", Pos: pos(0, 1, "R/0/5"), At: now}); err != nil || !ok {
 		t.Fatalf("another message: %v %v", ok, err)
 	}
-	step(0, "R/1/2", true, dedup.ChainRow{Attempt: 0, DeliveryID: "R/1/2"}) // a replay starts afresh
-	step(1, "R/1/3", true, dedup.ChainRow{Attempt: 1, DeliveryID: "R/1/3"})
-	if row, found, err := s.ChainRow(ctx, "h", "m1"); err != nil || !found || row != (dedup.ChainRow{Attempt: 1, DeliveryID: "R/1/3"}) {
-		t.Fatalf("ChainRow = %+v %v %v", row, found, err)
+	step(pos(1, 0, "R/1/2"), true, pos(1, 0, "R/1/2")) // a replay starts afresh
+	step(pos(0, 3, "R/0/11"), false, pos(1, 0, "R/1/2"))
+	step(pos(1, 1, "R/1/3"), true, pos(1, 1, "R/1/3"))
+	if went, found, err := s.ChainRow(ctx, "h", "m1"); err != nil || !found || went != pos(1, 1, "R/1/3") {
+		t.Fatalf("ChainRow = %+v %v %v", went, found, err)
 	}
 	if _, err := s.Cleanup(ctx, now.Add(2*time.Hour)); err != nil {
 		t.Fatal(err)

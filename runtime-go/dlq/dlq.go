@@ -120,8 +120,9 @@ type Store interface {
 var ErrNotFound = errors.New("dlq: record not found")
 
 // ReplayEnvelope returns r's envelope as a replay delivers it again:
-// retry_count and not_before reset, everything else as it was
-// dead-lettered, decoded and encoded. Every store's Replay starts here. An
+// retry_count and not_before reset, replay_count one higher (a new retry
+// chain, which consumers must not take for a stale copy of the old one),
+// everything else as it was dead-lettered, decoded and encoded. Every store's Replay starts here. An
 // envelope that does not decode has nothing to deliver: fix the producer
 // and purge the record.
 func ReplayEnvelope(r *Record) (env *envelopepb.Envelope, body []byte, err error) {
@@ -130,6 +131,7 @@ func ReplayEnvelope(r *Record) (env *envelopepb.Envelope, body []byte, err error
 		return nil, nil, fmt.Errorf("dlq replay %s: the envelope does not decode, fix the producer and purge it: %w", r.ID, err)
 	}
 	env.RetryCount, env.NotBefore = 0, 0
+	env.ReplayCount++
 	body, err = envelope.Marshal(env)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dlq replay %s: %w", r.ID, err)

@@ -60,6 +60,11 @@ type Envelope struct {
 	// When the first failure of this message happened, UTC epoch
 	// milliseconds; 0 when it never failed.
 	FirstFailedAt int64 `protobuf:"varint,14,opt,name=first_failed_at,json=firstFailedAt,proto3" json:"first_failed_at,omitempty"`
+	// How many times a dead letter of this message was replayed. A replay
+	// resets retry_count and starts a new retry chain; consumers keep one
+	// chain per message and replay (docs/DESIGN.md, "One retry chain per
+	// message").
+	ReplayCount   int32 `protobuf:"varint,15,opt,name=replay_count,json=replayCount,proto3" json:"replay_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -188,6 +193,13 @@ func (x *Envelope) GetTopic() string {
 func (x *Envelope) GetFirstFailedAt() int64 {
 	if x != nil {
 		return x.FirstFailedAt
+	}
+	return 0
+}
+
+func (x *Envelope) GetReplayCount() int32 {
+	if x != nil {
+		return x.ReplayCount
 	}
 	return 0
 }
@@ -330,7 +342,7 @@ var File_msgcontract_v1_envelope_proto protoreflect.FileDescriptor
 
 const file_msgcontract_v1_envelope_proto_rawDesc = "" +
 	"\n" +
-	"\x1dmsgcontract/v1/envelope.proto\x12\x0emsgcontract.v1\"\xf9\x03\n" +
+	"\x1dmsgcontract/v1/envelope.proto\x12\x0emsgcontract.v1\"\x9c\x04\n" +
 	"\bEnvelope\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x17\n" +
@@ -352,7 +364,8 @@ const file_msgcontract_v1_envelope_proto_rawDesc = "" +
 	"\fcontent_type\x18\v \x01(\tR\vcontentType\x12\x18\n" +
 	"\apayload\x18\f \x01(\fR\apayload\x12\x14\n" +
 	"\x05topic\x18\r \x01(\tR\x05topic\x12&\n" +
-	"\x0ffirst_failed_at\x18\x0e \x01(\x03R\rfirstFailedAt\"\x8a\x01\n" +
+	"\x0ffirst_failed_at\x18\x0e \x01(\x03R\rfirstFailedAt\x12!\n" +
+	"\freplay_count\x18\x0f \x01(\x05R\vreplayCount\"\x8a\x01\n" +
 	"\tLastError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1c\n" +

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dmsgcontract/v1/envelope.proto\x12\x0emsgcontract.v1\"\xdc\x02\n\x08\x45nvelope\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0f\n\x07\x62iz_key\x18\x02 \x01(\t\x12\x12\n\nevent_type\x18\x03 \x01(\t\x12\x16\n\x0eschema_subject\x18\x04 \x01(\t\x12\x16\n\x0eschema_version\x18\x05 \x01(\x05\x12\x13\n\x0boccurred_at\x18\x06 \x01(\x03\x12\x13\n\x0bretry_count\x18\x07 \x01(\x05\x12\x12\n\nnot_before\x18\x08 \x01(\x03\x12-\n\nlast_error\x18\t \x01(\x0b\x32\x19.msgcontract.v1.LastError\x12+\n\x05trace\x18\n \x01(\x0b\x32\x1c.msgcontract.v1.TraceContext\x12\x14\n\x0c\x63ontent_type\x18\x0b \x01(\t\x12\x0f\n\x07payload\x18\x0c \x01(\x0c\x12\r\n\x05topic\x18\r \x01(\t\x12\x17\n\x0f\x66irst_failed_at\x18\x0e \x01(\x03\"_\n\tLastError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\tretryable\x18\x03 \x01(\x08\x12\r\n\x05range\x18\x04 \x01(\t\x12\x11\n\tfailed_at\x18\x05 \x01(\x03\"7\n\x0cTraceContext\x12\x13\n\x0btraceparent\x18\x01 \x01(\t\x12\x12\n\ntracestate\x18\x02 \x01(\tBZ\n\x11io.msgcontract.v1P\x01ZCgithub.com/msgcontract/msgcontract/runtime-go/envelopepb;envelopepbb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dmsgcontract/v1/envelope.proto\x12\x0emsgcontract.v1\"\xf2\x02\n\x08\x45nvelope\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\x0f\n\x07\x62iz_key\x18\x02 \x01(\t\x12\x12\n\nevent_type\x18\x03 \x01(\t\x12\x16\n\x0eschema_subject\x18\x04 \x01(\t\x12\x16\n\x0eschema_version\x18\x05 \x01(\x05\x12\x13\n\x0boccurred_at\x18\x06 \x01(\x03\x12\x13\n\x0bretry_count\x18\x07 \x01(\x05\x12\x12\n\nnot_before\x18\x08 \x01(\x03\x12-\n\nlast_error\x18\t \x01(\x0b\x32\x19.msgcontract.v1.LastError\x12+\n\x05trace\x18\n \x01(\x0b\x32\x1c.msgcontract.v1.TraceContext\x12\x14\n\x0c\x63ontent_type\x18\x0b \x01(\t\x12\x0f\n\x07payload\x18\x0c \x01(\x0c\x12\r\n\x05topic\x18\r \x01(\t\x12\x17\n\x0f\x66irst_failed_at\x18\x0e \x01(\x03\x12\x14\n\x0creplay_count\x18\x0f \x01(\x05\"_\n\tLastError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\tretryable\x18\x03 \x01(\x08\x12\r\n\x05range\x18\x04 \x01(\t\x12\x11\n\tfailed_at\x18\x05 \x01(\x03\"7\n\x0cTraceContext\x12\x13\n\x0btraceparent\x18\x01 \x01(\t\x12\x12\n\ntracestate\x18\x02 \x01(\tBZ\n\x11io.msgcontract.v1P\x01ZCgithub.com/msgcontract/msgcontract/runtime-go/envelopepb;envelopepbb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,9 +33,9 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\021io.msgcontract.v1P\001ZCgithub.com/msgcontract/msgcontract/runtime-go/envelopepb;envelopepb'
   _globals['_ENVELOPE']._serialized_start=50
-  _globals['_ENVELOPE']._serialized_end=398
-  _globals['_LASTERROR']._serialized_start=400
-  _globals['_LASTERROR']._serialized_end=495
-  _globals['_TRACECONTEXT']._serialized_start=497
-  _globals['_TRACECONTEXT']._serialized_end=552
+  _globals['_ENVELOPE']._serialized_end=420
+  _globals['_LASTERROR']._serialized_start=422
+  _globals['_LASTERROR']._serialized_end=517
+  _globals['_TRACECONTEXT']._serialized_start=519
+  _globals['_TRACECONTEXT']._serialized_end=574
 # @@protoc_insertion_point(module_scope)

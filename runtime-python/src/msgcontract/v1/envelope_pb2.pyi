@@ -5,7 +5,7 @@ from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Opti
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Envelope(_message.Message):
-    __slots__ = ("message_id", "biz_key", "event_type", "schema_subject", "schema_version", "occurred_at", "retry_count", "not_before", "last_error", "trace", "content_type", "payload", "topic", "first_failed_at")
+    __slots__ = ("message_id", "biz_key", "event_type", "schema_subject", "schema_version", "occurred_at", "retry_count", "not_before", "last_error", "trace", "content_type", "payload", "topic", "first_failed_at", "replay_count")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     BIZ_KEY_FIELD_NUMBER: _ClassVar[int]
     EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +20,7 @@ class Envelope(_message.Message):
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     TOPIC_FIELD_NUMBER: _ClassVar[int]
     FIRST_FAILED_AT_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_COUNT_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     biz_key: str
     event_type: str
@@ -34,7 +35,8 @@ class Envelope(_message.Message):
     payload: bytes
     topic: str
     first_failed_at: int
-    def __init__(self, message_id: _Optional[str] = ..., biz_key: _Optional[str] = ..., event_type: _Optional[str] = ..., schema_subject: _Optional[str] = ..., schema_version: _Optional[int] = ..., occurred_at: _Optional[int] = ..., retry_count: _Optional[int] = ..., not_before: _Optional[int] = ..., last_error: _Optional[_Union[LastError, _Mapping]] = ..., trace: _Optional[_Union[TraceContext, _Mapping]] = ..., content_type: _Optional[str] = ..., payload: _Optional[bytes] = ..., topic: _Optional[str] = ..., first_failed_at: _Optional[int] = ...) -> None: ...
+    replay_count: int
+    def __init__(self, message_id: _Optional[str] = ..., biz_key: _Optional[str] = ..., event_type: _Optional[str] = ..., schema_subject: _Optional[str] = ..., schema_version: _Optional[int] = ..., occurred_at: _Optional[int] = ..., retry_count: _Optional[int] = ..., not_before: _Optional[int] = ..., last_error: _Optional[_Union[LastError, _Mapping]] = ..., trace: _Optional[_Union[TraceContext, _Mapping]] = ..., content_type: _Optional[str] = ..., payload: _Optional[bytes] = ..., topic: _Optional[str] = ..., first_failed_at: _Optional[int] = ..., replay_count: _Optional[int] = ...) -> None: ...
 
 class LastError(_message.Message):
     __slots__ = ("code", "message", "retryable", "range", "failed_at")

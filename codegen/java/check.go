@@ -22,12 +22,19 @@ var staticAccessors = map[string]string{"Descriptor": "getDescriptor", "DefaultI
 // would not be a Java identifier.
 const RuleOuterClass = "JAVA_OUTER_CLASS"
 
+// RuleClassCollision is the lint rule of a contract class whose fully
+// qualified name another class of the same build has.
+const RuleClassCollision = "JAVA_CLASS_COLLISION"
+
 // Check reports, positioned, contracts whose Java protoc itself cannot
 // represent: an outer class name (from the file name) that is no Java
 // identifier, as for 2fa.proto, whose classes protoc would put in a class
 // "2Fa"; a field whose accessor clashes with a static method of every
-// message (a field "descriptor" gets getDescriptor()). The linter calls it, so such a file is rejected with
-// the fix instead of failing in javac.
+// message (a field "descriptor" gets getDescriptor()); a contract class
+// named like another file's contract class or like a class protoc
+// generates for another file (classCollisions). The linter, generate and
+// the plugin call it, so such a file is rejected with the fix instead of
+// failing in javac or being written over.
 func Check(set *model.Set) model.Diagnostics {
 	var ds model.Diagnostics
 	var fields func(protoreflect.MessageDescriptors)
@@ -56,7 +63,130 @@ func Check(set *model.Set) model.Diagnostics {
 					name, suggestClass(name))})
 		}
 	}
+	return append(ds, classCollisions(set)...)
+}
+
+// classCollisions reports each contract file whose contract class has the
+// fully qualified name of a class generated from another file: the
+// contract class of an earlier file of the set (generate would write one
+// file over the other, and protoc refuses a plugin writing a file twice),
+// or a top-level class protoc generates for any file the set compiled,
+// imports included (javac: duplicate class). Those are protoc's outer
+// class (java_outer_classname, else the file name in CamelCase, with
+// "OuterClass" appended when a type of the file has that name) and, under
+// java_multiple_files, each top-level message and enum (and service, with
+// java_generic_services). (The OrBuilder interface of a message never
+// ends in "Contract" like a contract class.) A contract class never
+// collides with its own file's classes: ContractClass steps aside.
+// Findings point at the file (1:1), as the plugin's request holds no
+// position of standard options.
+func classCollisions(set *model.Set) model.Diagnostics {
+	var (
+		ds        model.Diagnostics
+		protoc    map[string]javaClass // by fully qualified name, built on first use
+		contracts = map[string]*model.File{}
+	)
+	for _, f := range set.Files {
+		if !f.HasContract() {
+			continue
+		}
+		if protoc == nil {
+			protoc = protocClasses(set)
+		}
+		pkg, class := Package(f.Desc), ContractClass(f.Desc)
+		name := qualified(pkg, class)
+		pos := model.Pos{File: f.DisplayPath, Line: 1, Col: 1}
+		if other, ok := contracts[name]; ok {
+			outers := "outer class " + OuterClass(f.Desc)
+			if OuterClass(other.Desc) != OuterClass(f.Desc) {
+				outers = "outer classes " + OuterClass(other.Desc) + " and " + OuterClass(f.Desc)
+			}
+			ds = append(ds, model.Diagnostic{Pos: pos, Rule: RuleClassCollision, Message: fmt.Sprintf(
+				"contract class %s is also generated for %s, so one would be written over the other and a contract lost: both files are in Java package %s with %s; set another java_outer_classname in one of them",
+				name, other.Path, pkg, outers)})
+			continue
+		}
+		contracts[name] = f
+		if c, ok := protoc[name]; ok && c.file != f.Path {
+			outer := suggestOuter(f.Desc, protoc, contracts)
+			ds = append(ds, model.Diagnostic{Pos: pos, Rule: RuleClassCollision, Message: fmt.Sprintf(
+				"contract class %s of this file is also %s, which protoc generates in the same Java package, so javac reports a duplicate class; set option java_outer_classname = \"%s\"; in this file (its contract class is then %sContract), or rename %s",
+				name, c.what, outer, outer, c.rename)})
+		}
+	}
 	return ds
+}
+
+// javaClass is a top-level class protoc generates: the file it comes
+// from, what it is and what to rename instead, as findings say them.
+type javaClass struct{ file, what, rename string }
+
+// protocClasses are the top-level classes protoc generates for every
+// file set compiled, imports included, by fully qualified name.
+func protocClasses(set *model.Set) map[string]javaClass {
+	out := map[string]javaClass{}
+	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		pkg := Package(fd)
+		add := func(name, what, rename string) {
+			if _, ok := out[qualified(pkg, name)]; !ok {
+				out[qualified(pkg, name)] = javaClass{file: fd.Path(), what: what, rename: rename}
+			}
+		}
+		o := fileOptions(fd)
+		origin := "named after its file"
+		if o.JavaOuterClassname != nil {
+			origin = "its java_outer_classname"
+		}
+		add(OuterClass(fd), fmt.Sprintf("the outer class of %s (%s)", fd.Path(), origin), "one of the files")
+		if !o.GetJavaMultipleFiles() {
+			return true
+		}
+		for i := 0; i < fd.Messages().Len(); i++ {
+			m := fd.Messages().Get(i)
+			add(string(m.Name()), fmt.Sprintf("the class of message %s of %s (java_multiple_files)", m.FullName(), fd.Path()), "the message")
+		}
+		for i := 0; i < fd.Enums().Len(); i++ {
+			e := fd.Enums().Get(i)
+			add(string(e.Name()), fmt.Sprintf("the class of enum %s of %s (java_multiple_files)", e.FullName(), fd.Path()), "the enum")
+		}
+		if o.GetJavaGenericServices() {
+			for i := 0; i < fd.Services().Len(); i++ {
+				sv := fd.Services().Get(i)
+				add(string(sv.Name()), fmt.Sprintf("the class of service %s of %s (java_multiple_files)", sv.FullName(), fd.Path()), "the service")
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// suggestOuter is a java_outer_classname for fd that, nor its contract
+// class, is a class of protoc's or another contract's: the outer class
+// plus "Proto", or "Protos", then digits.
+func suggestOuter(fd protoreflect.FileDescriptor, protoc map[string]javaClass, contracts map[string]*model.File) string {
+	base, pkg := strings.TrimSuffix(OuterClass(fd), "OuterClass"), Package(fd)
+	for i := 0; ; i++ {
+		name := base + "Proto"
+		switch {
+		case i == 1:
+			name = base + "Protos"
+		case i > 1:
+			name = fmt.Sprintf("%sProto%d", base, i)
+		}
+		_, outerTaken := protoc[qualified(pkg, name)]
+		_, protocTaken := protoc[qualified(pkg, name+"Contract")]
+		_, contractTaken := contracts[qualified(pkg, name+"Contract")]
+		if !outerTaken && !protocTaken && !contractTaken {
+			return name
+		}
+	}
+}
+
+func qualified(pkg, class string) string {
+	if pkg == "" {
+		return class
+	}
+	return pkg + "." + class
 }
 
 func javaIdent(s string) bool {

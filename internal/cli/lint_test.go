@@ -36,6 +36,7 @@ func TestLintGolden(t *testing.T) {
 		"java_field_descriptor": "JAVA_FIELD_NAME",
 		"python_keyword_value":  "PYTHON_KEYWORD_NAME",
 		"2fa_outer_class":       "JAVA_OUTER_CLASS",
+		"java_class_clash":      "JAVA_CLASS_COLLISION",
 		"go_type_clash":         "GO_NAME_COLLISION",
 		"hint_real_fields":      "BIZKEY_MISSING", "go_name_collision": "GO_NAME_COLLISION",
 		"placeholder_float": "BIZKEY_FIELD_TYPE", "placeholder_double": "BIZKEY_FIELD_TYPE",

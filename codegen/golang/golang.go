@@ -54,7 +54,7 @@ type Prepared struct {
 }
 
 // Prepare checks what Generate would write: Go packages, name collisions
-// and output paths, rendering nothing.
+// and output paths (each written for one file only), rendering nothing.
 func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 	plugin, err := Plugin(set, p)
 	if err != nil {
@@ -64,6 +64,7 @@ func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 		return nil, ds
 	}
 	r := &Prepared{}
+	var outputs emit.Outputs
 	for _, mf := range set.Files {
 		if !mf.HasContract() {
 			continue
@@ -76,11 +77,35 @@ func Prepare(set *model.Set, p emit.Params) (*Prepared, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Files of one Go package directory with one base name
+		// (a/x.proto, b/x.proto) would share one output.
+		if err := outputs.Claim(name, mf.Path, goOutputFix); err != nil {
+			return nil, err
+		}
 		r.gens = append(r.gens, &fileGen{model: mf, gofile: gf, plugin: plugin, params: p, bodies: &r.bodies})
 		r.names = append(r.names, name)
 	}
+	if p.WithPB {
+		// protoc-gen-go writes a .pb.go beside, for every file.
+		for _, mf := range set.Files {
+			gf := plugin.FilesByPath[mf.Path]
+			if gf == nil {
+				continue
+			}
+			name, err := outputName(gf, p)
+			if err != nil {
+				continue // protoc-gen-go says why
+			}
+			if err := outputs.Claim(strings.TrimSuffix(name, Suffix)+".pb.go", mf.Path, goOutputFix); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return r, nil
 }
+
+// goOutputFix is how to tell apart files that would share an output.
+const goOutputFix = "give them Go packages of their own (go_package) or rename one of the files"
 
 // Each renders the files on every core, a bounded number at a time, and
 // hands each to fn once rendered, from the rendering goroutine: fn may

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/msgcontract/msgcontract/codegen/emit"
+	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/java"
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
@@ -156,5 +158,33 @@ func TestCheckClassCollisions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGenerateRefusesOneFileTwice: two contract classes of one name in
+// two Java packages are no collision for javac, but under
+// paths=source_relative files of one folder share their output: the run
+// is refused, naming both files, instead of writing one over the other.
+func TestGenerateRefusesOneFileTwice(t *testing.T) {
+	t.Parallel()
+	sources := map[string]string{
+		"shop/a.proto": checkFile("option java_package = \"com.example.a\";\noption java_outer_classname = \"Shop\";\n", true, ""),
+		"shop/b.proto": strings.Replace(checkFile("option java_package = \"com.example.b\";\noption java_outer_classname = \"Shop\";\n", true, ""), "Placed", "Paid", 1),
+	}
+	set, err := model.Load(context.Background(), model.Config{Sources: sources}, "shop/a.proto", "shop/b.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	generate.Lint(set)
+	if len(set.Diagnostics) > 0 {
+		t.Fatalf("lint: %v", set.Diagnostics)
+	}
+	if _, err := generate.Run(set, emit.Params{Lang: "java"}); err != nil {
+		t.Fatalf("by package: %v", err)
+	}
+	_, err = generate.Run(set, emit.Params{Lang: "java", Paths: "source_relative"})
+	const want = "shop/a.proto and shop/b.proto both generate shop/ShopContract.java, so one would be written over the other"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("source_relative: error %v, want %q", err, want)
 	}
 }

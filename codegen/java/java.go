@@ -41,7 +41,10 @@ var tmpl = sync.OnceValue(func() *template.Template {
 // or state machines.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	version := p.HeaderVersion()
-	var files []emit.File
+	var (
+		files   []emit.File
+		outputs emit.Outputs
+	)
 	sizeHint := 0 // files of a set are alike in size: room for the last one's
 	for _, f := range set.Files {
 		if !f.HasContract() {
@@ -56,6 +59,12 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 			dir = path.Dir(f.Path)
 		} else {
 			dir = strings.ReplaceAll(data.Package, ".", "/")
+		}
+		// Lint's JAVA_CLASS_COLLISION refuses one class twice; with
+		// paths=source_relative, classes of two Java packages may still
+		// share a folder and a name.
+		if err := outputs.Claim(path.Join(dir, data.Class+".java"), f.Path, "give them different java_outer_classname options"); err != nil {
+			return nil, err
 		}
 		out, err := emit.Render(tmpl(), "contract.java.tmpl", data, sizeHint)
 		if err != nil {

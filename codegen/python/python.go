@@ -39,17 +39,25 @@ var tmpl = sync.OnceValue(func() *template.Template {
 // p.Paths says, as protoc's Python generator does.
 func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 	version := p.HeaderVersion()
-	var files []emit.File
+	var (
+		files   []emit.File
+		outputs emit.Outputs
+	)
 	sizeHint := 0 // files of a set are alike in size: room for the last one's
 	for _, f := range set.Files {
 		if !f.HasContract() {
 			continue
 		}
+		// Lint's PYTHON_MODULE_COLLISION explains this first.
+		name := OutputPath(ModulePath(f.Path), "_msgcontract")
+		if err := outputs.Claim(name, f.Path, "rename one of the files"); err != nil {
+			return nil, err
+		}
 		out, err := emit.Render(tmpl(), "contract.py.tmpl", contractData(f, version), sizeHint)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, emit.File{Name: OutputPath(ModulePath(f.Path), "_msgcontract"), Content: out})
+		files = append(files, emit.File{Name: name, Content: out})
 		sizeHint = len(out) + len(out)/4
 	}
 	return files, nil

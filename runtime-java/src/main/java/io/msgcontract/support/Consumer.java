@@ -3,6 +3,7 @@ package io.msgcontract.support;
 import com.google.protobuf.Message;
 import io.msgcontract.v1.Envelope;
 import io.msgcontract.v1.LastError;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,6 +21,16 @@ import java.util.function.LongSupplier;
  * transaction of its own; {@link #processShared} a savepoint in one that
  * several deliveries share.
  *
+ * <p>On a transport whose retry can fork (the retry copy is published, then
+ * the delivery settled in a second step: Kafka), the caller passes each
+ * delivery's id, and the consumer keeps each message to one retry chain
+ * ({@link RetryChain}, docs/DESIGN.md "One retry chain per message"): a retry
+ * copy or a replay is looked up before its handler runs, and a failed copy
+ * advances the chain before its retry or dead letter is decided for good. A
+ * copy that another copy of the same or a later place already advanced past
+ * is superseded: its decision is {@code Ack(deduplicated)}, without a retry, a
+ * dead letter or a retry count, and it is logged at INFO.
+ *
  * @param <M> the event message
  */
 public final class Consumer<M extends Message> {
@@ -28,6 +39,8 @@ public final class Consumer<M extends Message> {
 
   /** The largest last_error message kept, in bytes, as in the Go runtime. */
   public static final int MAX_ERROR_MESSAGE = 512;
+
+  private static final System.Logger LOG = System.getLogger(Consumer.class.getName());
 
   private final EventSpec<M> spec;
   private final String handlerName;
@@ -93,9 +106,28 @@ public final class Consumer<M extends Message> {
    * delivery back without counting a retry.
    */
   public Decision process(Connection conn, byte[] body) throws SQLException {
-    Pending p = run(conn, body, new OwnTransaction(conn));
-    p.committed();
-    return p.decision();
+    return process(conn, body, null);
+  }
+
+  /**
+   * Like {@link #process(Connection, byte[])} for a delivery of a transport
+   * whose retry can fork, keeping the message to one retry chain (see the
+   * class comment): a retry copy or a replay is looked up before the claim,
+   * and a failure advances the chain after the rollback, each statement on
+   * its own on conn. A superseded copy is {@code Ack(deduplicated)}; a
+   * SQLException (the database failed, the chain's statements included)
+   * means the delivery is handed back.
+   *
+   * @param conn a connection not in auto-commit mode, with no transaction of the caller's open
+   * @param body the delivered bytes
+   * @param deliveryId the transport's id of the stored copy, the same on each of its
+   *     redeliveries (Kafka: {@code <topic as the broker names it>/<partition>/<offset>});
+   *     null keeps no chain
+   * @return the decision
+   * @throws SQLException when the database failed
+   */
+  public Decision process(Connection conn, byte[] body, String deliveryId) throws SQLException {
+    return run(conn, body, new OwnTransaction(conn), deliveryId).committed();
   }
 
   /**
@@ -119,7 +151,92 @@ public final class Consumer<M extends Message> {
    * @throws SQLException when the database failed
    */
   public Pending processShared(Connection conn, byte[] body) throws SQLException {
-    return run(conn, body, new SharedTransaction(conn));
+    return processShared(conn, body, null);
+  }
+
+  /**
+   * Like {@link #processShared(Connection, byte[])} for a delivery of a
+   * transport whose retry can fork (see the class comment). The look-up of a
+   * retry copy is not made here, inside the shared transaction: call {@link
+   * #superseded} before the transaction begins. When the handler fails,
+   * {@link Pending#committed()} advances the chain on conn, after the
+   * caller's commit, and may turn the decision into {@code Ack(deduplicated)}.
+   *
+   * @param conn a connection in a transaction (not in auto-commit mode)
+   * @param body the delivered bytes
+   * @param deliveryId the transport's id of the stored copy (see {@link #process(Connection,
+   *     byte[], String)}); null keeps no chain
+   * @return the decision, held until the caller's commit
+   * @throws SQLException when the database failed
+   */
+  public Pending processShared(Connection conn, byte[] body, String deliveryId) throws SQLException {
+    return run(conn, body, new SharedTransaction(conn), deliveryId);
+  }
+
+  /**
+   * Looks a retry copy or a replay (retry_count or replay_count above 0) up
+   * in its message's retry chain before its handler runs, in a statement of
+   * its own on conn, which must not be in a transaction: the caller of {@link
+   * #processShared(Connection, byte[], String)} calls it before the shared
+   * transaction begins ({@link #process(Connection, byte[], String)} does it
+   * itself). A first delivery is not looked up. A failed look-up is logged
+   * and lets the copy run: the chain's advance decides again.
+   *
+   * @param conn a connection outside any transaction
+   * @param env the delivered envelope, due, whose event this consumer handles
+   * @param deliveryId the transport's id of the stored copy
+   * @return {@code Ack(deduplicated)} when another copy of the message went on (reported to the
+   *     observer and the tracer, and logged): acknowledge the delivery without processing it;
+   *     null when it goes on
+   */
+  public Decision superseded(Connection conn, Envelope env, String deliveryId) {
+    Run run = new Run();
+    run.env = env;
+    RetryChain.Pos went = lookUp(conn, env, deliveryId);
+    if (went == null) {
+      return null;
+    }
+    if (tracer != null) {
+      run.span = tracer.start(spec.topic(), handlerName, env);
+    }
+    Decision d = new Decision.Ack(true);
+    report(run, d);
+    logSuperseded(env, deliveryId, went);
+    return d;
+  }
+
+  /** The chain row that supersedes env's copy, or null when it goes on or was not looked up. */
+  private RetryChain.Pos lookUp(Connection conn, Envelope env, String deliveryId) {
+    if (deliveryId == null || (env.getRetryCount() == 0 && env.getReplayCount() == 0)) {
+      return null;
+    }
+    RetryChain.Pos went;
+    try {
+      went = RetryChain.row(conn, handlerName, env.getMessageId());
+    } catch (SQLException e) {
+      LOG.log(Level.WARNING, () -> "msgcontract: retry chain look-up failed; running the handler"
+          + fields(env, deliveryId) + " error=" + e);
+      return null;
+    }
+    return went != null && RetryChain.superseded(went, pos(env, deliveryId)) ? went : null;
+  }
+
+  private static RetryChain.Pos pos(Envelope env, String deliveryId) {
+    return new RetryChain.Pos(env.getReplayCount(), env.getRetryCount(), deliveryId);
+  }
+
+  /** Logs that env's copy was acknowledged as superseded by went, as the Go runtime does. */
+  private void logSuperseded(Envelope env, String deliveryId, RetryChain.Pos went) {
+    LOG.log(Level.INFO, () -> "msgcontract: superseded copy acknowledged: another copy of this message went on"
+        + fields(env, deliveryId) + " outcome=deduplicated chain_replay_count=" + went.replayCount()
+        + " chain_attempt=" + went.attempt() + " chain_delivery_id=" + went.deliveryId());
+  }
+
+  /** The message's log fields, as the Go runtime names them. */
+  private String fields(Envelope env, String deliveryId) {
+    return " transport_id=" + deliveryId + " topic=" + spec.topic() + " message_id=" + env.getMessageId()
+        + " biz_key=" + env.getBizKey() + " retry_count=" + env.getRetryCount() + " event_type="
+        + env.getEventType() + " handler=" + handlerName;
   }
 
   /**
@@ -130,26 +247,60 @@ public final class Consumer<M extends Message> {
   public static final class Pending {
     private final Consumer<?> owner;
     private final Run run;
-    private final Decision decision;
+    private final Connection conn;
+    private Decision decision;
     private boolean ended;
 
-    private Pending(Consumer<?> owner, Run run, Decision decision) {
+    private Pending(Consumer<?> owner, Run run, Connection conn, Decision decision) {
       this.owner = owner;
       this.run = run;
+      this.conn = conn;
       this.decision = decision;
     }
 
-    /** Returns the decision. */
+    /** Returns the decision; after {@link #committed()}, the final one. */
     public Decision decision() {
       return decision;
     }
 
-    /** Reports the decision: the transaction it was taken in committed. */
-    public void committed() {
-      if (!ended) {
-        ended = true;
-        owner.report(run, decision);
+    /**
+     * Reports the decision: the transaction it was taken in committed. When
+     * the handler failed and the delivery has an id, the message's retry
+     * chain is advanced first, on the connection the delivery ran on, which
+     * must still be open and outside any transaction; a copy superseded by
+     * another becomes {@code Ack(deduplicated)}. Calling it again returns the
+     * decision and does nothing else.
+     *
+     * @return the final decision
+     * @throws SQLException when the chain could not be advanced: the delivery is handed back
+     *     (nothing is observed; the span ends with the failure)
+     */
+    public Decision committed() throws SQLException {
+      if (ended) {
+        return decision;
       }
+      ended = true;
+      ChainStep step = run.chain;
+      if (step != null) {
+        RetryChain.Advance a;
+        try {
+          a = RetryChain.advance(conn, owner.handlerName, run.env.getMessageId(), step.pos(), step.atMs());
+        } catch (SQLException | RuntimeException e) {
+          if (run.span != null) {
+            run.span.end(null, e);
+          }
+          throw e;
+        }
+        if (!a.ok()) {
+          decision = new Decision.Ack(true);
+          run.failure = null; // the failure goes no further: the copy that went on carries it
+          owner.report(run, decision);
+          owner.logSuperseded(run.env, step.pos().deliveryId(), a.went());
+          return decision;
+        }
+      }
+      owner.report(run, decision);
+      return decision;
     }
 
     /**
@@ -187,7 +338,12 @@ public final class Consumer<M extends Message> {
     double handlerSeconds = Double.NaN;
     DeliveryTracer.Traced span;
     Exception failure;
+    /** Set when the handler failed and the delivery has an id: the chain advances before the decision holds. */
+    ChainStep chain;
   }
+
+  /** A failed copy about to go on to a retry or a dead letter: its place, and when it failed. */
+  private record ChainStep(RetryChain.Pos pos, long atMs) {}
 
   /**
    * Where one delivery's claim and handler begin and end: a transaction of
@@ -244,10 +400,10 @@ public final class Consumer<M extends Message> {
     }
   }
 
-  private Pending run(Connection conn, byte[] body, TxScope scope) throws SQLException {
+  private Pending run(Connection conn, byte[] body, TxScope scope, String deliveryId) throws SQLException {
     Run run = new Run();
     try {
-      return new Pending(this, run, decide(conn, body, run, scope));
+      return new Pending(this, run, conn, decide(conn, body, run, scope, deliveryId));
     } catch (SQLException | RuntimeException e) {
       if (run.span != null) {
         run.span.end(null, e);
@@ -256,7 +412,8 @@ public final class Consumer<M extends Message> {
     }
   }
 
-  private Decision decide(Connection conn, byte[] body, Run run, TxScope tx) throws SQLException {
+  private Decision decide(Connection conn, byte[] body, Run run, TxScope tx, String deliveryId)
+      throws SQLException {
     Envelope env;
     M message;
     try {
@@ -272,6 +429,13 @@ public final class Consumer<M extends Message> {
     long now = clockMs.getAsLong();
     if (env.getNotBefore() > now) {
       return new Decision.Defer(env.getNotBefore());
+    }
+    if (tx instanceof OwnTransaction) { // a shared transaction's caller looked it up (superseded)
+      RetryChain.Pos went = lookUp(conn, env, deliveryId);
+      if (went != null) {
+        logSuperseded(env, deliveryId, went);
+        return new Decision.Ack(true); // reported by committed()
+      }
     }
     boolean claimed;
     tx.begin();
@@ -311,6 +475,9 @@ public final class Consumer<M extends Message> {
     }
     tx.undo();
     run.failure = failure;
+    if (deliveryId != null) {
+      run.chain = new ChainStep(pos(env, deliveryId), now);
+    }
     return fail(env, failure, now);
   }
 

@@ -58,7 +58,10 @@ public final class DedupSql {
   /** MySQL's duplicate-key error code (ER_DUP_ENTRY). */
   static final int MYSQL_DUPLICATE_KEY = 1062;
 
-  /** Deletes claims created before a cutoff (UTC epoch milliseconds). */
+  /**
+   * Deletes claims created before a cutoff (UTC epoch milliseconds). Run {@link
+   * RetryChain#DELETE_OLD} with the same cutoff: the chains share the claims' retention.
+   */
   public static final String DELETE_OLD = "DELETE FROM " + TABLE + " WHERE created_at < ?";
 
   private DedupSql() {}
@@ -69,16 +72,20 @@ public final class DedupSql {
     return product.contains("mysql") || product.contains("mariadb");
   }
 
-  /** Creates the claim table and its index (SQLite, PostgreSQL, MySQL, MariaDB). */
+  /**
+   * Creates the claim table and its index, and the retry chain table ({@link RetryChain#migrate})
+   * (SQLite, PostgreSQL, MySQL, MariaDB).
+   */
   public static void migrate(Connection conn) throws SQLException {
     try (Statement st = conn.createStatement()) {
       if (isMySql(conn)) {
         st.execute(MYSQL_CREATE_TABLE);
-        return;
+      } else {
+        st.execute(CREATE_TABLE);
+        st.execute(CREATE_INDEX);
       }
-      st.execute(CREATE_TABLE);
-      st.execute(CREATE_INDEX);
     }
+    RetryChain.migrate(conn);
   }
 
   /**

@@ -132,7 +132,9 @@ class ConsumerTest {
     }
     assertTrue(seen.isEmpty(), "outcomes are reported after the commit, not before");
     conn.commit();
-    pending.forEach(Consumer.Pending::committed);
+    for (Consumer.Pending p : pending) {
+      p.committed();
+    }
     assertEquals(new Decision.Ack(false), pending.get(0).decision());
     assertInstanceOf(Decision.Retry.class, pending.get(1).decision());
     assertEquals(new Decision.Ack(false), pending.get(2).decision());
@@ -158,6 +160,93 @@ class ConsumerTest {
     assertEquals(List.of(), rows("SELECT range FROM effects"));
     assertEquals(new Decision.Ack(false), c.process(conn, body("a")), "the handed-back delivery runs again");
     assertEquals(1, seen.size());
+  }
+
+  /** A consumer whose handler counts its runs and always fails (retryable); seen gets the outcomes. */
+  private Consumer<LastError> failing(AtomicInteger runs, List<Observer.Outcome> seen) {
+    return new Consumer<LastError>(SPEC, "h", (tx, m, e) -> {
+      runs.incrementAndGet();
+      throw SPEC.rules().error(50301, "ledger down");
+    }, () -> 10_000L, () -> 0.0).withObserver(seen::add);
+  }
+
+  private static List<String> labels(List<Observer.Outcome> seen) {
+    return seen.stream().map(Observer.Outcome::label).toList();
+  }
+
+  /**
+   * One retry chain per message (own transactions): a second copy of a place
+   * that went on stops (a producer's duplicate after its failure, a retry copy
+   * before its handler runs); the copy that went on, delivered again, goes on
+   * again. SPEC retries once.
+   */
+  @Test
+  void aSecondCopyOfAnAttemptGoesNoFurther() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    List<Observer.Outcome> seen = new ArrayList<>();
+    Consumer<LastError> c = failing(runs, seen);
+    byte[] first = body("x");
+    Decision.Retry retry = assertInstanceOf(Decision.Retry.class, c.process(conn, first, "T/0/1"));
+    assertEquals(new RetryChain.Pos(0, 0, "T/0/1"), RetryChain.row(conn, "h", retry.nextEnvelope().getMessageId()));
+    assertEquals(new Decision.Ack(true), c.process(conn, first, "T/1/2"), "a producer's duplicate, after it failed");
+    assertEquals(2, runs.get(), "a first delivery is not looked up: its handler runs");
+    assertInstanceOf(Decision.Retry.class, c.process(conn, first, "T/0/1"), "the copy that went on, redelivered");
+    byte[] copy = retry.nextEnvelope().toBuilder().setNotBefore(0).build().toByteArray();
+    Decision.DeadLetter dl = assertInstanceOf(Decision.DeadLetter.class, c.process(conn, copy, "R/0/4"));
+    assertEquals(2, dl.attempts());
+    assertEquals(4, runs.get());
+    assertEquals(new Decision.Ack(true), c.process(conn, copy, "R/0/5"), "a second copy of attempt 1");
+    assertEquals(4, runs.get(), "a superseded retry copy's handler ran");
+    assertEquals(new Decision.Ack(true), c.process(conn, first, "T/0/1"), "the first delivery, after its retry went on");
+    assertInstanceOf(Decision.DeadLetter.class, c.process(conn, copy, "R/0/4"), "the copy that went on, redelivered");
+    assertEquals(List.of("retry_scheduled", "deduplicated", "retry_scheduled", "dead_lettered", "deduplicated",
+        "deduplicated", "dead_lettered"), labels(seen));
+    // Without a delivery id nothing is kept: the old behaviour, for transports whose retry cannot fork.
+    assertInstanceOf(Decision.DeadLetter.class, c.process(conn, copy));
+  }
+
+  /**
+   * In a shared transaction the chain advances at Pending.committed, after
+   * the caller's commit; the caller looks retry copies up before the
+   * transaction (superseded).
+   */
+  @Test
+  void aSharedTransactionAdvancesTheChainAfterItsCommit() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    List<Observer.Outcome> seen = new ArrayList<>();
+    Consumer<LastError> c = failing(runs, seen);
+    Envelope env = Envelopes.decode(body("y")).toBuilder().setRetryCount(1).build();
+    byte[] copy = env.toByteArray();
+    List<Consumer.Pending> pending = List.of(c.processShared(conn, copy, "R/0/4"), c.processShared(conn, copy, "R/0/5"));
+    conn.commit();
+    assertInstanceOf(Decision.DeadLetter.class, pending.get(0).committed());
+    assertEquals(new Decision.Ack(true), pending.get(1).committed(), "the second copy of attempt 1");
+    assertEquals(new Decision.Ack(true), pending.get(1).decision());
+    assertEquals(List.of("dead_lettered", "deduplicated"), labels(seen));
+    assertEquals(2, runs.get());
+    assertEquals(new Decision.Ack(true), c.superseded(conn, env, "R/0/6"));
+    assertEquals(null, c.superseded(conn, env, "R/0/4"), "the copy that went on");
+    assertEquals(null, c.superseded(conn, env.toBuilder().setRetryCount(0).build(), "T/0/9"),
+        "a first delivery is not looked up");
+    assertEquals(null, c.superseded(conn, env.toBuilder().setRetryCount(2).build(), "R/0/7"), "a later attempt");
+    assertEquals(List.of("dead_lettered", "deduplicated", "deduplicated"), labels(seen));
+  }
+
+  /** A chain that cannot advance hands the delivery back: nothing observed, the retry not decided. */
+  @Test
+  void aChainThatCannotAdvanceHandsTheDeliveryBack() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    List<Observer.Outcome> seen = new ArrayList<>();
+    Consumer<LastError> c = failing(runs, seen);
+    try (Statement s = conn.createStatement()) {
+      s.execute("DROP TABLE " + RetryChain.TABLE);
+    }
+    conn.commit();
+    SQLException e = assertThrows(SQLException.class, () -> c.process(conn, body("z"), "T/0/1"));
+    assertTrue(e.getMessage().contains("advance retry chain"), e.getMessage());
+    assertEquals(1, runs.get());
+    assertTrue(seen.isEmpty());
+    assertEquals(List.of(), rows("SELECT biz_key FROM msg_dedup"), "the failed delivery left no claim");
   }
 
   @Test

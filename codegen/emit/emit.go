@@ -36,6 +36,10 @@ type Params struct {
 	// Module strips this Go import-path prefix from output paths, as
 	// protoc-gen-go's module= does.
 	Module string
+	// GoImportPaths maps .proto import paths to the Go import paths of
+	// their packages ("a/b.proto" -> "example.com/a;apb"), overriding
+	// go_package, as protoc-gen-go's M<file>=<import path> parameters do.
+	GoImportPaths map[string]string
 	// Version is the generator version written into file headers
 	// (HeaderVersion).
 	Version string

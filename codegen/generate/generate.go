@@ -53,9 +53,19 @@ func ShareGoView(set *model.Set, p emit.Params) {
 }
 
 // pbPlugin is protoc-gen-go's view of set's files for p, built once per
-// set and parameter.
+// set and parameter. protoc-gen-go writes every file, so every file
+// needs a Go import path: one without is a *golang.ImportPathError.
 func pbPlugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
-	v, err := set.Memo(pbKey{pbgo.Parameter(p)}, func() (any, error) { return pbgo.New(p, set.Descriptors()...) })
+	v, err := set.Memo(pbKey{pbgo.Parameter(p)}, func() (any, error) {
+		plugin, err := pbgo.New(p, set.Descriptors()...)
+		if err != nil {
+			if missing := golang.MissingImportPath(p, set.Descriptors()...); missing != nil {
+				return nil, missing
+			}
+			return nil, err
+		}
+		return plugin, nil
+	})
 	if err != nil {
 		return nil, err
 	}

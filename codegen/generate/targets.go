@@ -69,13 +69,13 @@ func DirFlag(flag, lang string) string {
 }
 
 // Params is p for t: t's language and, in a run of several languages,
-// Paths, Module and WithPB for Go alone: they are protoc-gen-go's, and
+// Paths, Module, GoImportPaths and WithPB for Go alone: they are protoc-gen-go's, and
 // Java and Python are then laid out as protoc's --java_out and
 // --python_out lay theirs out.
 func (t Target) Params(p emit.Params) emit.Params {
 	p.Lang = t.Lang
 	if t.Dir != "" && t.Lang != "go" {
-		p.Paths, p.Module, p.WithPB = "", "", false
+		p.Paths, p.Module, p.GoImportPaths, p.WithPB = "", "", nil, false
 	}
 	return p
 }

@@ -125,21 +125,31 @@ func (r *Prepared) Each(fn func(emit.File) error) error {
 }
 
 // Plugin builds the protogen view of set's files, as protoc-gen-go would
-// see them when invoked with p's paths= and module= parameters. Executors
+// see them when invoked with p's paths=, module= and M parameters, files
+// without Go output or Go import path left out (goFiles). Executors
 // and tests use it to find the Go identifiers of messages and enums. It
 // is built once per set and parameter (lint's Check and Generate share
-// it); callers must not change it.
+// it); callers must not change it. A file the view needs without a Go
+// import path is an *ImportPathError.
 func Plugin(set *model.Set, p emit.Params) (*protogen.Plugin, error) {
 	param := pbgo.Parameter(p)
 	v, err := set.Memo(pluginKey{param}, func() (any, error) {
-		req := pbgo.Request(param, set.Descriptors()...)
+		files := goFiles(set, p)
+		req := pbgo.Request(param, files...)
 		// Source info is most of a request's size and is only read for
 		// comments, which leadingComments takes from the model's
 		// descriptors.
 		for _, f := range req.ProtoFile {
 			f.SourceCodeInfo = nil
 		}
-		return protogen.Options{}.New(req)
+		plugin, err := protogen.Options{}.New(req)
+		if err != nil {
+			if missing := MissingImportPath(p, files...); missing != nil {
+				return nil, missing
+			}
+			return nil, err
+		}
+		return plugin, nil
 	})
 	if err != nil {
 		return nil, err

@@ -154,8 +154,16 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 	for _, kv := range strings.Split(req.GetParameter(), ",") {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
-		case kv == "", strings.HasPrefix(k, "M"), k == "annotate_code":
-			continue // protoc-gen-go's own parameters, read by protogen below
+		case strings.HasPrefix(k, "M"):
+			// protoc-gen-go's, read by protogen below; kept to tell
+			// which files have a Go import path (dropUnplaced).
+			if params.GoImportPaths == nil {
+				params.GoImportPaths = map[string]string{}
+			}
+			params.GoImportPaths[k[1:]] = v
+			continue
+		case kv == "", k == "annotate_code":
+			continue // protoc-gen-go's own parameter, read by protogen below
 		}
 		if err := flags.Set(k, v); err != nil {
 			return nil, fmt.Errorf("protoc-gen-msgcontract: parameter %q: %w; parameters are lang=go|java|python (or several joined by +), paths=import|source_relative, module=PREFIX, go_dir=, java_dir=, python_dir= and M<file>=<go import path>", kv, err)
@@ -185,27 +193,83 @@ func generateFiles(req *pluginpb.CodeGeneratorRequest, version string) ([]emit.F
 	// the Go emitter writes from it. Only Go generation fails when it
 	// cannot be built.
 	view := generate.ViewParams(params, targets)
+	var set *model.Set
+	if view.Lang == "go" {
+		if req, set, err = dropUnplaced(req, view); err != nil {
+			return nil, err
+		}
+	}
 	gen, err := goView(req, view.Lang)
 	if err != nil {
 		return nil, fmt.Errorf("protoc-gen-msgcontract: %w", err)
 	}
-	var fds []protoreflect.FileDescriptor
-	if gen != nil {
-		for _, name := range req.GetFileToGenerate() {
-			fds = append(fds, gen.FilesByPath[name].Desc)
+	if set == nil {
+		var fds []protoreflect.FileDescriptor
+		if gen != nil {
+			for _, name := range req.GetFileToGenerate() {
+				fds = append(fds, gen.FilesByPath[name].Desc)
+			}
+		} else if fds, err = descriptors(req); err != nil {
+			return nil, err
 		}
-	} else if fds, err = descriptors(req); err != nil {
-		return nil, err
-	}
-	set, err := model.FromFiles(fds...)
-	if err != nil {
-		return nil, err
+		if set, err = model.FromFiles(fds...); err != nil {
+			return nil, err
+		}
 	}
 	if gen != nil {
 		golang.UsePlugin(set, goParams(view), gen)
 	}
 	generate.Lint(set)
 	return generate.RunTargets(set, params, targets)
+}
+
+// dropUnplaced leaves out of the files protogen generates Go for those
+// with no Go output (no events, no state machines) and no Go import path
+// (no go_package, no M mapping): protogen would refuse the request for
+// them, and there is nothing to place. The CLI's Go view leaves out the
+// same files (golang.Plugin). When a file is left out, the model is built
+// here, of every file to generate, so that lint sees all of them as the
+// CLI's does; else it is nil, to be built from protogen's view.
+func dropUnplaced(req *pluginpb.CodeGeneratorRequest, p emit.Params) (*pluginpb.CodeGeneratorRequest, *model.Set, error) {
+	byName := make(map[string]*descriptorpb.FileDescriptorProto, len(req.GetProtoFile()))
+	for _, f := range req.GetProtoFile() {
+		byName[f.GetName()] = f
+	}
+	unplaced := false
+	for _, name := range req.GetFileToGenerate() {
+		if golang.ImportPath(p, name, byName[name].GetOptions().GetGoPackage()) == "" {
+			unplaced = true
+			break
+		}
+	}
+	if !unplaced {
+		return req, nil, nil
+	}
+	fds, err := descriptors(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := model.FromFiles(fds...)
+	if err != nil {
+		return nil, nil, err
+	}
+	narrowed := &pluginpb.CodeGeneratorRequest{
+		Parameter:             req.Parameter,
+		ProtoFile:             req.ProtoFile,
+		SourceFileDescriptors: req.SourceFileDescriptors,
+		CompilerVersion:       req.CompilerVersion,
+	}
+	for _, f := range set.Files {
+		if f.HasContract() || golang.ImportPath(p, f.Path, byName[f.Path].GetOptions().GetGoPackage()) != "" {
+			narrowed.FileToGenerate = append(narrowed.FileToGenerate, f.Path)
+		}
+	}
+	if len(narrowed.FileToGenerate) == 0 {
+		// protogen takes a request naming no file to generate as naming
+		// every file it carries.
+		narrowed.ProtoFile, narrowed.SourceFileDescriptors = nil, nil
+	}
+	return narrowed, set, nil
 }
 
 // goView is protogen's view of req. For Go it reads req's parameters (M

@@ -16,6 +16,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/golang"
 	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/codegen/plugin"
@@ -202,10 +203,101 @@ func TestPlainFilesCostNothing(t *testing.T) {
 	if resp := plugin.Generate(pbgo.Request("lang=cobol", plain.Descriptors()[0]), "dev"); !strings.Contains(resp.GetError(), "cobol") {
 		t.Fatalf("bad parameter with plain files only: error %q", resp.GetError())
 	}
-	// A file that sees the options through a public import is a contract
-	// file: it reaches protogen, which wants its missing go_package.
-	if resp := plugin.Generate(pbgo.Request("", plain.Descriptors()[1]), "dev"); !strings.Contains(resp.GetError(), "go_package") {
-		t.Fatalf("public import: error %q, want protogen's go_package error", resp.GetError())
+	// A file that sees the options through a public import can carry
+	// contracts, but this one declares none: it has no Go output, so its
+	// missing go_package is no error (TestUnplacedFiles).
+	if resp := plugin.Generate(pbgo.Request("", plain.Descriptors()[1]), "dev"); resp.Error != nil || len(resp.File) != 0 {
+		t.Fatalf("public import, no contract: error %q, %d files", resp.GetError(), len(resp.File))
+	}
+}
+
+// unplacedSources are contract-capable files without go_package: one
+// without contracts, one with an event importing a plain file, and a
+// contract file with a go_package.
+var unplacedSources = map[string]string{
+	"u/v1/quiet.proto": `syntax = "proto3";
+package u.v1;
+import "msgcontract/v1/options.proto";
+message Quiet { string id = 1; }`,
+	"u/v1/plain.proto": `syntax = "proto3";
+package u.v1;
+message Plain { string id = 1; }`,
+	"u/v1/paid.proto": `syntax = "proto3";
+package u.v1;
+import "msgcontract/v1/options.proto";
+import "u/v1/plain.proto";
+message Paid {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "PAID" biz_key: "{id}" };
+  string id = 1;
+  Plain plain = 2;
+}`,
+	"w/v1/shipped.proto": `syntax = "proto3";
+package w.v1;
+import "msgcontract/v1/options.proto";
+option go_package = "example.com/w/v1;wv1";
+message Shipped {
+  option (msgcontract.v1.event) = { topic: "t" event_type: "SHIPPED" biz_key: "{id}" };
+  string id = 1;
+}`,
+}
+
+// TestUnplacedFiles: lang=go leaves out files without Go output and
+// without Go import path (no go_package, no M mapping) instead of failing
+// on them in protogen, as the CLI does (#43), and writes what the CLI
+// writes for the same files and mappings; a file with Go output, or one
+// it imports, without an import path fails in both (protogen names the
+// import first, the CLI the file with Go output).
+func TestUnplacedFiles(t *testing.T) {
+	t.Parallel()
+	const mapped = "Mu/v1/paid.proto=example.com/u/v1;uv1,Mu/v1/plain.proto=example.com/u/v1;uv1"
+	mappings := map[string]string{"u/v1/paid.proto": "example.com/u/v1;uv1", "u/v1/plain.proto": "example.com/u/v1;uv1"}
+	tests := []struct {
+		files              []string
+		param              string
+		params             emit.Params
+		wantErr, pluginErr string
+	}{
+		{files: []string{"u/v1/quiet.proto"}},
+		{files: []string{"u/v1/quiet.proto", "w/v1/shipped.proto"}},
+		{files: []string{"w/v1/shipped.proto", "u/v1/quiet.proto"}, param: "paths=source_relative", params: emit.Params{Paths: "source_relative"}},
+		{files: []string{"u/v1/paid.proto"}, wantErr: "u/v1/paid.proto", pluginErr: "u/v1/plain.proto"},
+		{files: []string{"u/v1/paid.proto"}, param: "Mu/v1/paid.proto=example.com/u/v1",
+			params: emit.Params{GoImportPaths: map[string]string{"u/v1/paid.proto": "example.com/u/v1"}}, wantErr: "u/v1/plain.proto", pluginErr: "u/v1/plain.proto"},
+		{files: []string{"u/v1/paid.proto", "u/v1/quiet.proto", "w/v1/shipped.proto"}, param: mapped, params: emit.Params{GoImportPaths: mappings}},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.files, "+")+","+tc.param, func(t *testing.T) {
+			t.Parallel()
+			set, err := model.Load(context.Background(), model.Config{Sources: unplacedSources}, tc.files...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			generate.Lint(set)
+			resp := plugin.Generate(pbgo.Request(tc.param, set.Descriptors()...), "v9")
+			tc.params.Lang, tc.params.Version = "go", "v9"
+			want, err := generate.Run(set, tc.params)
+			if tc.wantErr != "" {
+				var missing *golang.ImportPathError
+				if !errors.As(err, &missing) || missing.File != tc.wantErr {
+					t.Errorf("CLI: error %v, want an ImportPathError for %s", err, tc.wantErr)
+				}
+				if !strings.Contains(resp.GetError(), `unable to determine Go import path for "`+tc.pluginErr+`"`) {
+					t.Errorf("plugin: error %q, want protogen's for %s", resp.GetError(), tc.pluginErr)
+				}
+				return
+			}
+			if err != nil || resp.Error != nil {
+				t.Fatalf("CLI: %v; plugin: %q", err, resp.GetError())
+			}
+			if len(resp.File) != len(want) {
+				t.Fatalf("%d files, want the CLI's %d", len(resp.File), len(want))
+			}
+			for i, f := range resp.File {
+				if f.GetName() != want[i].Name || f.GetContent() != string(want[i].Content) {
+					t.Errorf("%s differs from the CLI's %s", f.GetName(), want[i].Name)
+				}
+			}
+		})
 	}
 }
 

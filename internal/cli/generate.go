@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
+	"github.com/msgcontract/msgcontract/codegen/golang"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/buildinfo"
 	"github.com/msgcontract/msgcontract/internal/gcpolicy"
@@ -26,6 +27,7 @@ func newGenerateCmd() *cobra.Command {
 		p     emit.Params
 		quiet bool
 		dirs  = map[string]*string{} // --go-dir, --java-dir, --python-dir
+		goOpt []string
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --lang go|java|python|go+java+python --out DIR [-I DIR]... FILE...",
@@ -44,13 +46,21 @@ import path inside --out; --paths source_relative puts it next to the
 .proto's path instead, and --module strips a Go module prefix, as
 protoc-gen-go's paths= and module= do. Nothing is written outside --out.
 
+--go-opt M<file>=<import path> gives a .proto the Go import path (and,
+after a ";", the package name) its go_package would, overriding it, as
+protoc-gen-go's M parameter (protoc --go_opt=M...) does; repeat the flag
+or join mappings by commas. A file with Go output, and every file it
+imports, needs an import path one way or the other; a file without
+events or state machines needs none (with --with-pb, whose .pb.go files
+cover every file, every file does).
+
 --lang may name several languages joined by + (--lang go+java+python):
 the files are compiled and linted once, and each language's files go into
 a folder of --out named after it (DIR/go, DIR/java, DIR/python), as
 protoc-gen-msgcontract's lang=go+java+python lays them out; --go-dir,
 --java-dir and --python-dir name other folders (relative to --out, such
-as --python-dir gen/py), as the plugin's go_dir= ... do. --paths and
---module then apply to Go alone.
+as --python-dir gen/py), as the plugin's go_dir= ... do. --paths,
+--module and --go-opt then apply to Go alone.
 
 --with-pb (Go only) also writes protoc-gen-go's .pb.go files for the same
 files, so a Go service needs neither protoc nor protoc-gen-go.
@@ -65,6 +75,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
   msgcontract generate --lang go --out . --module github.com/acme/shop \
       -I proto proto/shop/payment/v1/payment.proto
   msgcontract generate --lang go --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto
+  msgcontract generate --lang go --out gen --go-opt Mshop/v1/order.proto=example.com/shop/v1 -I proto proto/shop/v1/order.proto
   msgcontract generate --lang go+java+python --with-pb --out gen --paths source_relative -I proto proto/shop/*/v1/*.proto
   msgcontract generate --lang java+python --java-dir src/main/java --python-dir py --out . -I proto proto/shop/*/v1/*.proto`,
 		Args: MinArgs(1),
@@ -80,6 +91,12 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			targets, err := languageTargets(cmd, p.Lang, dirs)
 			if err != nil {
 				return UsageErr(err)
+			}
+			if p.GoImportPaths, err = goImportPaths(goOpt); err != nil {
+				return UsageErr(err)
+			}
+			if len(goOpt) > 0 && !slices.ContainsFunc(targets, func(t generate.Target) bool { return t.Lang == "go" }) {
+				return UsageErr(fmt.Errorf("--go-opt is given but --lang %s does not name go", p.Lang))
 			}
 			view := generate.ViewParams(p, targets)
 			if p.WithPB && view.Lang != "go" {
@@ -158,6 +175,10 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 			if writeErr != nil {
 				return &exitError{code: ExitUsage, err: writeErr}
 			}
+			if missing := (*golang.ImportPathError)(nil); errors.As(err, &missing) {
+				return UsageErr(fmt.Errorf("%w; add 'option go_package = \"<import path>\";' to %s or pass --go-opt M%s=<import path>",
+					err, missing.File, missing.File))
+			}
 			if err != nil {
 				return UsageErr(err)
 			}
@@ -181,11 +202,36 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	fl.StringVar(&p.Paths, "paths", "", `where files go: "import" (default: by go_package) or "source_relative" (by the .proto's path)`)
 	fl.StringVar(&p.Module, "module", "", "Go only: strip this module path prefix from output paths, like protoc-gen-go's module=")
 	fl.BoolVar(&p.WithPB, "with-pb", false, "Go only: also write protoc-gen-go's .pb.go files (no protoc needed)")
+	fl.StringArrayVar(&goOpt, "go-opt", nil, "Go only: M<file>=<import path>, the Go import path of a .proto, like protoc-gen-go's M parameter (repeatable; or several joined by commas)")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not print the written files")
 	for _, l := range generate.Langs {
 		dirs[l] = fl.String(dirFlag(l), "", "with several languages in --lang: the folder of "+l+"'s files inside --out (default "+l+")")
 	}
 	return cmd
+}
+
+// goImportPaths reads --go-opt: protoc-gen-go's M<file>=<import path>
+// mappings, one a flag or several joined by commas, as protoc's --go_opt
+// takes them. protoc-gen-go's other parameters have flags of their own.
+func goImportPaths(opts []string) (map[string]string, error) {
+	if len(opts) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, opt := range opts {
+		for kv := range strings.SplitSeq(opt, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch {
+			case len(k) > 1 && k[0] == 'M' && v != "" && v[0] != ';':
+				m[k[1:]] = v
+			case k == "paths" || k == "module":
+				return nil, fmt.Errorf("--go-opt %q: protoc-gen-go's %s= is --%s here", kv, k, k)
+			default:
+				return nil, fmt.Errorf("--go-opt %q: want M<file>=<import path>, such as Mshop/v1/order.proto=example.com/shop/v1 (or =example.com/shop/v1;shopv1 to name the package)", kv)
+			}
+		}
+	}
+	return m, nil
 }
 
 // dirFlag is the name of the flag naming lang's folder ("go-dir"), as

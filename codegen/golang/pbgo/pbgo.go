@@ -16,6 +16,8 @@ package pbgo
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,7 +32,8 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/emit"
 )
 
-// Parameter is protoc-gen-go's parameter for p's paths= and module=.
+// Parameter is protoc-gen-go's parameter for p's paths=, module= and M
+// mappings (sorted by file, so that equal Params give equal parameters).
 func Parameter(p emit.Params) string {
 	var params []string
 	if p.Paths != "" {
@@ -38,6 +41,9 @@ func Parameter(p emit.Params) string {
 	}
 	if p.Module != "" {
 		params = append(params, "module="+p.Module)
+	}
+	for _, file := range slices.Sorted(maps.Keys(p.GoImportPaths)) {
+		params = append(params, "M"+file+"="+p.GoImportPaths[file])
 	}
 	return strings.Join(params, ",")
 }

@@ -33,8 +33,10 @@ func newLintCmd() *cobra.Command {
     an imported one;
   - every target language can represent the contract: no generated Go
     identifier collides with one protoc-gen-go declares (or two elements
-    protoc-gen-go names alike), and protoc's Java outer class is an
-    identifier. Java and Python rename their own clashing names instead
+    protoc-gen-go names alike), protoc's Java outer class is an
+    identifier, and no file's Java contract class or Python module is
+    another file's (its contract class, or a class protoc generates for
+    it). Java and Python rename their own clashing names instead
     (docs/DESIGN.md, "Name mangling per language").
 
 Each problem is printed to stdout as one line, FILE:LINE:COL: RULE:

@@ -160,9 +160,9 @@ func protocClasses(set *model.Set) map[string]javaClass {
 	return out
 }
 
-// suggestOuter is a java_outer_classname for fd that, nor its contract
-// class, is a class of protoc's or another contract's: the outer class
-// plus "Proto", or "Protos", then digits.
+// suggestOuter is a java_outer_classname for fd such that neither it nor
+// the contract class it gives is a class protoc or another contract
+// generates: the outer class plus "Proto", or "Protos", then digits.
 func suggestOuter(fd protoreflect.FileDescriptor, protoc map[string]javaClass, contracts map[string]*model.File) string {
 	base, pkg := strings.TrimSuffix(OuterClass(fd), "OuterClass"), Package(fd)
 	for i := 0; ; i++ {

@@ -83,7 +83,11 @@ import io.msgcontract.support.StateMachine;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Every generated event and state machine of the vector file. */
+/**
+ * Every generated event and state machine of the vector file. A contract
+ * class is deprecated when its .proto file is; naming it is no fault here.
+ */
+@SuppressWarnings("deprecation")
 final class Registry {
   static final Map<String, EventSpec<?>> EVENTS = events();
   static final Map<String, StateMachine> STATE_MACHINES = machines();

@@ -12,9 +12,22 @@ import (
 	"github.com/msgcontract/msgcontract/internal/corpus"
 )
 
-// imported are corpus files that are only imported, never named, so that
-// resolution through imports is what the corpus exercises.
-var imported = map[string]bool{"corpus/xstates/v1/xstates.proto": true}
+// imported says which corpus files are only imported, never named, so that
+// resolution through imports is what the corpus exercises: xstates, and
+// the 64 small files of corpus/fanin that corpus/fanin/v1/fanin.proto
+// imports (the loader resolves a file's imports in parallel).
+func imported(rel string) bool {
+	return rel == "corpus/xstates/v1/xstates.proto" ||
+		strings.HasPrefix(rel, "corpus/fanin/") && !strings.HasPrefix(rel, "corpus/fanin/v1/")
+}
+
+// minContracts is how many files TestCorpus names at least, so that a
+// corpus that lost files by accident fails.
+const minContracts = 78
+
+// manyImports is the file of the corpus with many imports and how many it
+// must keep.
+const manyImports, minImports = "corpus/fanin/v1/fanin.proto", 64
 
 // TestCorpus: every edge contract under testdata/corpus passes lint, and
 // its Go, Java and Python build cleanly and agree with the model on every
@@ -30,7 +43,7 @@ func TestCorpus(t *testing.T) {
 			return err
 		}
 		rel, err := filepath.Rel(root, p)
-		if !imported[filepath.ToSlash(rel)] {
+		if !imported(filepath.ToSlash(rel)) {
 			files = append(files, filepath.ToSlash(rel))
 		}
 		return err
@@ -38,8 +51,8 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 40 {
-		t.Fatalf("corpus has %d contracts, want at least 40", len(files))
+	if len(files) < minContracts {
+		t.Fatalf("corpus has %d contracts, want at least %d", len(files), minContracts)
 	}
 	ctx := context.Background()
 	set, err := corpus.Lint(ctx, root, files...)
@@ -48,6 +61,11 @@ func TestCorpus(t *testing.T) {
 	}
 	if len(set.Diagnostics) > 0 {
 		t.Fatalf("lint rejects the corpus:\n%v", set.Diagnostics)
+	}
+	if fd, err := set.Registry.FindFileByPath(manyImports); err != nil {
+		t.Fatal(err)
+	} else if n := fd.Imports().Len(); n < minImports {
+		t.Fatalf("%s imports %d files, want at least %d", manyImports, n, minImports)
 	}
 	cases, err := corpus.Vectors(set)
 	if err != nil {

@@ -66,6 +66,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *       waits, no other key does.
  *   <li>Poison goes to T.dlq with the metadata header msgcontract.dlq, as Go
  *       writes it; `msgcontract dlq list --kafka BROKERS --topic T` reads it.
+ *   <li>One retry chain per message (docs/DESIGN.md; {@code
+ *       io.msgcontract.support.RetryChain}), as runtime-go's consumer keeps it
+ *       on Kafka: a crash or a rebalance between a retry's publish and its
+ *       offset commit delivers the failed record again, whose next failure
+ *       would publish a second copy of the same attempt. Each record's
+ *       delivery id is {@link KafkaRecords#deliveryId}; a retry copy or a
+ *       replay is looked up in the business database before its handler runs,
+ *       and a failed delivery advances the chain (after its transaction
+ *       ended) before its retry or dead letter is published. A copy that
+ *       another copy of the message went on without is acknowledged and
+ *       counted deduplicated: no retry, no dead letter, no retry counted.
  *   <li>With {@link KafkaConfig#registryUrl} set, a record in the Confluent
  *       wire format (first byte 0) is joined back into its envelope after
  *       the registry confirms its schema id belongs to the event's subject;
@@ -115,6 +126,14 @@ public final class KafkaConsumerLoop implements AutoCloseable {
   private final AtomicLong retried = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
 
+  /**
+   * Tests only: asked with a delivery's id once its retry copy is published,
+   * before the delivery is settled. True acts out a crash in between: the
+   * delivery is neither settled nor committed and runs again, as a crashed
+   * member's record is delivered again to the partition's next owner.
+   */
+  java.util.function.Predicate<String> crashAfterRetry = id -> false;
+
   private record Route<M extends Message>(EventSpec<M> spec, String handlerName, Consumer<M> consumer) {}
 
   private static final class Part {
@@ -145,6 +164,11 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       this.part = part;
       this.key = key;
       this.topic = topic;
+    }
+
+    /** The id of the stored copy, the same on each of its redeliveries: its retry chain's delivery id. */
+    String deliveryId() {
+      return KafkaRecords.deliveryId(rec);
     }
   }
 
@@ -425,52 +449,68 @@ public final class KafkaConsumerLoop implements AutoCloseable {
   /**
    * Runs the database part of ready deliveries (distinct keys): one alone in
    * a transaction of its own, several in one shared transaction, each in a
-   * savepoint (Consumer.processShared), committed once. Every delivery
-   * settled or deferred is dealt with here; the result is FAILED when the
-   * database failed (the whole batch is handed back) or a retry or dead
-   * letter could not be published (that delivery runs again), SETTLED when
-   * any delivery settled, else DEFERRED.
+   * savepoint (Consumer.processShared), committed once; before that shared
+   * transaction, the retry copies and replays among them are looked up in
+   * their retry chains, and a superseded one is settled as a duplicate. After
+   * the transaction ended, a failed delivery advances its chain (in
+   * Pending.committed, or inside Consumer.process), which may turn its retry
+   * or dead letter into a duplicate. Every delivery settled or deferred is
+   * dealt with here; the result is FAILED when the database failed (the whole
+   * batch, or a delivery whose chain could not be advanced, is handed back)
+   * or a retry or dead letter could not be published (that delivery runs
+   * again), SETTLED when any delivery settled, else DEFERRED.
    */
   private Outcome runBatch(KafkaPublisher pub, List<Entry> ready) {
-    List<Decision> decisions = new ArrayList<>(ready.size());
+    // Settled without a transaction: superseded at the look-up.
+    List<Entry> early = new ArrayList<>();
+    List<Decision> earlyDecisions = new ArrayList<>();
+    // Decided in the transaction (and the chain's advance after it).
+    List<Entry> late = new ArrayList<>(ready.size());
+    List<Decision> lateDecisions = new ArrayList<>(ready.size());
+    Outcome result = Outcome.DEFERRED;
     try (Connection c = db.open()) {
-      c.setAutoCommit(false);
-      List<Consumer.Pending> pending = new ArrayList<>(ready.size());
-      try {
-        if (ready.size() == 1) {
-          decisions.add(ready.get(0).route.consumer().process(c, ready.get(0).body));
-        } else {
-          for (Entry e : ready) {
-            pending.add(e.route.consumer().processShared(c, e.body));
+      if (ready.size() == 1) {
+        Entry e = ready.get(0);
+        lateDecisions.add(runAlone(c, e));
+        late.add(e);
+      } else {
+        List<Entry> shared = new ArrayList<>(ready.size());
+        for (Entry e : ready) {
+          Decision d = e.route.consumer().superseded(c, e.env, e.deliveryId());
+          if (d == null) {
+            shared.add(e);
+          } else {
+            early.add(e);
+            earlyDecisions.add(d);
           }
-          c.commit();
         }
-      } catch (SQLException | RuntimeException x) {
-        for (Consumer.Pending p : pending) {
-          p.lost(x);
+        if (!shared.isEmpty()) {
+          List<Consumer.Pending> pending = runShared(c, shared);
+          for (int i = 0; i < shared.size(); i++) {
+            Entry e = shared.get(i);
+            try {
+              lateDecisions.add(pending.get(i).committed());
+              late.add(e);
+            } catch (SQLException x) {
+              LOG.log(Level.WARNING, "msgcontract: database failure, message handed back: step=advance retry chain"
+                  + " transport_id=" + e.deliveryId() + " delay_ms=" + cfg.dbRetryMs + " error=" + x);
+              result = Outcome.FAILED;
+            }
+          }
         }
-        // A failed commit can leave the transaction open; what close does
-        // with it is the driver's choice, so it is rolled back here.
-        try {
-          c.rollback();
-        } catch (SQLException r) {
-          x.addSuppressed(r);
-        }
-        throw x;
-      }
-      for (Consumer.Pending p : pending) {
-        p.committed();
-        decisions.add(p.decision());
       }
     } catch (SQLException x) {
       LOG.log(Level.WARNING, "msgcontract: database failed; " + (ready.size() == 1 ? "the delivery runs"
           : "the " + ready.size() + " deliveries of the transaction run") + " again: " + x);
-      return Outcome.FAILED;
+      result = Outcome.FAILED;
+      late.clear();
+      lateDecisions.clear();
     }
-    Outcome result = Outcome.DEFERRED;
-    for (int i = 0; i < ready.size(); i++) {
-      Entry e = ready.get(i);
-      Outcome o = decided(pub, e, decisions.get(i));
+    early.addAll(late);
+    earlyDecisions.addAll(lateDecisions);
+    for (int i = 0; i < early.size(); i++) {
+      Entry e = early.get(i);
+      Outcome o = decided(pub, e, earlyDecisions.get(i));
       if (o == Outcome.SETTLED) {
         settle(e);
       }
@@ -481,6 +521,56 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       }
     }
     return result;
+  }
+
+  /**
+   * Runs e in a transaction of its own on c (Consumer.process, which also
+   * looks a retry copy up before it and advances the chain after a failure);
+   * a failure rolls it back and hands e back (SQLException).
+   */
+  private static Decision runAlone(Connection c, Entry e) throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      return e.route.consumer().process(c, e.body, e.deliveryId());
+    } catch (SQLException | RuntimeException x) {
+      // A failed commit can leave the transaction open; what close does
+      // with it is the driver's choice, so it is rolled back here.
+      try {
+        c.rollback();
+      } catch (SQLException r) {
+        x.addSuppressed(r);
+      }
+      throw x;
+    }
+  }
+
+  /**
+   * Runs the claims and handlers of entries in one transaction on c, each in
+   * a savepoint, and commits it; a failure rolls it back and hands every one
+   * of them back (SQLException).
+   */
+  private static List<Consumer.Pending> runShared(Connection c, List<Entry> entries) throws SQLException {
+    c.setAutoCommit(false);
+    List<Consumer.Pending> pending = new ArrayList<>(entries.size());
+    try {
+      for (Entry e : entries) {
+        pending.add(e.route.consumer().processShared(c, e.body, e.deliveryId()));
+      }
+      c.commit();
+    } catch (SQLException | RuntimeException x) {
+      for (Consumer.Pending p : pending) {
+        p.lost(x);
+      }
+      // A failed commit can leave the transaction open; what close does
+      // with it is the driver's choice, so it is rolled back here.
+      try {
+        c.rollback();
+      } catch (SQLException r) {
+        x.addSuppressed(r);
+      }
+      throw x;
+    }
+    return pending;
   }
 
   private Route<?> lookup(String topic, String eventType) {
@@ -564,6 +654,10 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       if (d instanceof Decision.Retry rt) {
         pub.send(KafkaRecords.retry(cfg.namespace, group, e.topic, rt));
         retried.incrementAndGet();
+        if (crashAfterRetry.test(e.deliveryId())) {
+          e.dueAt = clock.getAsLong() + cfg.dbRetryMs;
+          return Outcome.DEFERRED;
+        }
         settle(e);
         commitNow(e);
         return Outcome.SETTLED;

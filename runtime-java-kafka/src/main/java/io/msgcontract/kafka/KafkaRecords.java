@@ -6,6 +6,7 @@ import io.msgcontract.support.Envelopes;
 import io.msgcontract.v1.Envelope;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
 
@@ -15,10 +16,28 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * (Spring Kafka's {@code @KafkaListener}, see the README) instead of
  * {@link KafkaConsumerLoop}, which uses them too. Send them with an
  * idempotent, acks=all producer and wait for the acknowledgement before
- * acknowledging the delivery.
+ * acknowledging the delivery, and pass {@link #deliveryId} to {@code
+ * Consumer.process(tx, rec.value(), deliveryId)}, so that a retry published
+ * before a crash and published again after it does not fork the message's
+ * retry chain.
  */
 public final class KafkaRecords {
   private KafkaRecords() {}
+
+  /**
+   * The delivery id of rec: "&lt;topic&gt;/&lt;partition&gt;/&lt;offset&gt;", the topic as the
+   * broker names it (namespace included; the retry topic for a retry copy), as
+   * runtime-go's kafka transport names a delivery. It names the stored copy and
+   * is the same on each of its redeliveries: the retry chain's delivery id
+   * ({@code io.msgcontract.support.RetryChain}), shared with Go and Python
+   * members of the group.
+   *
+   * @param rec a consumed record
+   * @return its delivery id
+   */
+  public static String deliveryId(ConsumerRecord<?, ?> rec) {
+    return rec.topic() + "/" + rec.partition() + "/" + rec.offset();
+  }
 
   /**
    * The record of {@link Decision.Retry}: to topic's retry topic for group

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import math
 import random as _random
 import sqlite3
@@ -13,9 +14,12 @@ from typing import Any, Callable, ContextManager, Generic, Iterator, Optional, P
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.classify import ContractError
 from msgcontract_runtime import payload_hash
-from msgcontract_runtime.dedup import claim
+from msgcontract_runtime.dedup import ChainPos, ChainStep, advance, chain_row, claim
 from msgcontract_runtime.envelope import decode, payload
 from msgcontract_runtime.event import DecodeError, EventContract, M
+
+log = logging.getLogger("msgcontract_runtime.consumer")
+
 
 @dataclasses.dataclass(frozen=True)
 class Ack:
@@ -242,6 +246,49 @@ def failed(spec: EventContract[M], env: _envelope_pb2.Envelope, err: BaseExcepti
     return DeadLetter(reason, code, msg, n, range_name=c.range_name, envelope=env)
 
 
+def superseded(went: ChainPos, c: ChainPos) -> bool:
+    """Whether the copy at c must stop because the copy at went, the chain row's, went on: a later replay, a
+    later attempt of the same replay, or the same attempt under another delivery id.
+
+    The rule of docs/DESIGN.md's "One retry chain per message" in one place,
+    runtime-go's dedup.Superseded; both consumers decide by it. So a
+    producer's duplicate of a first delivery that went on, the first
+    delivery redelivered after its retry went on, and a second copy of an
+    attempt all stop; the copy that went on, delivered again, goes on again
+    (its retry may not have been published); a replay starts afresh.
+    """
+    if went.replay_count != c.replay_count:
+        return went.replay_count > c.replay_count
+    return went.attempt > c.attempt or (went.attempt == c.attempt and went.delivery_id != c.delivery_id)
+
+
+def chain_pos(env: _envelope_pb2.Envelope, delivery_id: str) -> ChainPos:
+    """The place in env's retry chain of its copy stored as delivery_id."""
+    return ChainPos(env.replay_count, env.retry_count, delivery_id)
+
+
+def looked_up(env: _envelope_pb2.Envelope) -> bool:
+    """Whether env's copy is looked up in the chain before its handler runs: a retry copy or a replay (a first
+    delivery, the common case, costs nothing)."""
+    return env.retry_count > 0 or env.replay_count > 0
+
+
+def advances_chain(d: Decision) -> bool:
+    """Whether d is a handler's failure about to be retried or dead-lettered: what moves the retry chain on.
+
+    A body that did not decode is dead-lettered at once, as in Go, without a chain.
+    """
+    return isinstance(d, Retry) or (isinstance(d, DeadLetter) and d.reason in ("retries_exhausted", "non_retryable"))
+
+
+def log_superseded(handler_name: str, env: _envelope_pb2.Envelope, went: ChainPos) -> None:
+    """The line runtime-go logs when it acknowledges a superseded copy."""
+    log.info("msgcontract: superseded copy acknowledged: another copy of this message went on "
+             "(handler=%s message_id=%s biz_key=%s outcome=deduplicated chain_replay_count=%d chain_attempt=%d "
+             "chain_delivery_id=%s)", handler_name, env.message_id, env.biz_key, went.replay_count, went.attempt,
+             went.delivery_id)
+
+
 class Consumer(Generic[M]):
     """The Go runtime's consume protocol on a DB-API connection, transport-neutral.
 
@@ -252,6 +299,14 @@ class Consumer(Generic[M]):
     back (the claim with it), classify, and retry with backoff or dead-letter.
     process gives a delivery a transaction of its own; process_shared a
     savepoint in one that several deliveries share.
+
+    On a transport whose retry is a published copy followed by a separate
+    settle (Kafka), the transport passes each delivery's id (delivery_id)
+    and the message keeps one retry chain (docs/DESIGN.md): drop_superseded
+    first settles a retry copy or replay that another copy already went on
+    past, and a failure advances the chain (dedup.advance) before it is
+    retried or dead-lettered; a copy the chain refuses becomes
+    Ack(deduplicated=True).
     """
 
     def __init__(
@@ -274,19 +329,58 @@ class Consumer(Generic[M]):
         self.paramstyle = paramstyle
         self.observer = observer
 
-    def process(self, conn: Any, body: bytes) -> Decision:
+    def process(self, conn: Any, body: bytes, delivery_id: Optional[str] = None) -> Decision:
         """Processes one delivered body; the consumer commits or rolls back conn.
 
         A database error propagates: the message is not at fault and the
         caller hands the delivery back without counting a retry. The
         observer, if any, is told every decision but Defer; the tracer, if
-        any, spans the claim, the handler and the outcome.
+        any, spans the claim, the handler and the outcome. delivery_id (see
+        the class): a failure advances the retry chain after the rollback.
         """
-        p = self._run(conn, body, _OwnTransaction(conn))
+        p = self._run(conn, body, _OwnTransaction(conn), delivery_id)
         p.committed()
         return p.decision
 
-    def process_shared(self, conn: Any, body: bytes) -> Pending:
+    def drop_superseded(self, conn: Any, body: bytes, delivery_id: str,
+                        env: Optional[_envelope_pb2.Envelope] = None) -> bool:
+        """Whether body, stored as delivery_id, is a copy that another copy of its message already went on past
+        (superseded); it is then settled like a duplicate: observed and traced as Ack(deduplicated=True) and
+        logged, and its handler must not run.
+
+        The transport calls it before process or the shared transaction:
+        only a retry copy or a replay (looked_up) that decodes and is due is
+        looked up, in a read committed on its own (runtime-go's consumer
+        looks it up at the same point). env is body's envelope when the
+        caller decoded it already. A failed look-up is logged and lets the
+        copy run: dedup.advance decides again if it fails.
+        """
+        if env is None:
+            try:
+                env = decode(body)
+            except DecodeError:
+                return False
+        if not looked_up(env):
+            return False
+        a = admit(self.spec, body, self.clock_ms(), env)
+        if not isinstance(a, Admitted):
+            return False  # process dead-letters or defers it
+        try:
+            went = chain_row(conn, self.handler_name, env.message_id, self.paramstyle)
+        except Exception as e:  # the database's failure; the chain is advanced before the copy goes on
+            log.warning("msgcontract: retry chain look-up failed; running the handler: %s", e)
+            return False
+        if went is None or not superseded(went, chain_pos(env, delivery_id)):
+            return False
+        log_superseded(self.handler_name, env, went)
+        d = Ack(deduplicated=True)
+        span, _ = start_span(self.tracer, self.spec.topic, self.handler_name, body)
+        if span is not None:
+            span.end(d, None)
+        observe(self.observer, self.handler_name, self.spec, body, {"env": env, "seconds": math.nan}, d)
+        return True
+
+    def process_shared(self, conn: Any, body: bytes, delivery_id: Optional[str] = None) -> Pending:
         """Processes one delivered body inside conn's open transaction, which other deliveries share.
 
         As runtime-go's consumer shares one transaction among a fetch's
@@ -298,11 +392,14 @@ class Consumer(Generic[M]):
         The decision holds once the commit succeeds: the caller then calls
         Pending.committed(), or Pending.lost(error) when the transaction
         failed and every delivery in it is handed back. A database error
-        raised here means the same for the whole transaction.
+        raised here means the same for the whole transaction. delivery_id
+        (see the class): committed() advances a failure's retry chain, after
+        the shared transaction ended, and may raise a database error: that
+        delivery alone is then handed back.
         """
-        return self._run(conn, body, _Savepoint(conn))
+        return self._run(conn, body, _Savepoint(conn), delivery_id)
 
-    def _run(self, conn: Any, body: bytes, scope: _Scope) -> Pending:
+    def _run(self, conn: Any, body: bytes, scope: _Scope, delivery_id: Optional[str]) -> Pending:
         """The delivery's steps in scope, inside its span when there is a tracer (no tracing call at all
         without one); the outcome is reported when the caller settles the returned Pending."""
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
@@ -318,16 +415,32 @@ class Consumer(Generic[M]):
                 span.end(None, e)
             raise
 
-        def report() -> None:
+        def settle() -> Decision:
+            env = run["env"]
+            if delivery_id is None or env is None or not advances_chain(d):
+                return d
+            return self._advance(conn, env, delivery_id, d)
+
+        def report(final: Decision) -> None:
             if span is not None:
-                span.end(d, None)
-            observe(self.observer, self.handler_name, self.spec, body, run, d)
+                span.end(final, None)
+            observe(self.observer, self.handler_name, self.spec, body, run, final)
 
         def lose(err: BaseException) -> None:
             if span is not None:
                 span.end(None, err)
 
-        return Pending(d, report, lose)
+        return Pending(d, settle, report, lose)
+
+    def _advance(self, conn: Any, env: _envelope_pb2.Envelope, delivery_id: str, d: Decision) -> Decision:
+        """d, a failure about to go on, once the retry chain moved on to it; Ack(deduplicated=True) when
+        another copy of the message went on instead. Raises the database's error."""
+        ok, went = advance(conn, ChainStep(self.handler_name, env.message_id, chain_pos(env, delivery_id),
+                                           self.clock_ms()), self.paramstyle)
+        if ok:
+            return d
+        log_superseded(self.handler_name, env, went)
+        return Ack(deduplicated=True)
 
     def _decide(self, conn: Any, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope],
                 scope: _Scope) -> Decision:
@@ -370,18 +483,31 @@ class Pending:
     transaction ended; only the first of committed() and lost() counts.
     """
 
-    def __init__(self, decision: Decision, report: Callable[[], None],
+    def __init__(self, decision: Decision, settle: Callable[[], Decision], report: Callable[[Decision], None],
                  lose: Callable[[BaseException], None]) -> None:
         self.decision = decision
+        self._settle = settle
         self._report = report
         self._lose = lose
         self._ended = False
 
     def committed(self) -> None:
-        """The transaction committed: the decision is reported."""
-        if not self._ended:
-            self._ended = True
-            self._report()
+        """The transaction committed: a failure's retry chain is advanced (the decision becomes
+        Ack(deduplicated=True) when another copy went on), then the decision is reported.
+
+        A database error advancing the chain is raised after the span ends
+        as handed back; nothing is reported, and the caller hands the
+        delivery back.
+        """
+        if self._ended:
+            return
+        self._ended = True
+        try:
+            self.decision = self._settle()
+        except BaseException as e:
+            self._lose(e)
+            raise
+        self._report(self.decision)
 
     def lost(self, err: BaseException) -> None:
         """The transaction failed with err: nothing is observed, the span ends handed back."""

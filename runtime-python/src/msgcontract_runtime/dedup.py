@@ -1,8 +1,22 @@
-"""The dedup claim on a DB-API connection: the msg_dedup table shared with Go and Java."""
+"""The dedup claim on a DB-API connection: the msg_dedup table shared with Go and Java.
+
+Beside it, the retry chain table msg_dedup_chain (docs/DESIGN.md, "One retry
+chain per message"): on a transport whose retry is a published copy followed
+by a separate settle (Kafka, NATS JetStream), a crash between the two
+delivers the same copy again, and its next failure would publish a second
+copy of the same attempt. The table keeps, per (handler, message_id), the
+place (ChainPos: replay_count, retry_count, delivery id) of the copy that
+last failed and went on to a retry or a dead letter; ``advance`` moves it
+forward before a failure goes on, and a copy it refuses is settled like a
+duplicate. The rule itself, ``consumer.superseded``, lives with the
+consumer's other decisions.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+import re
+from typing import Any, Optional
 
 DEDUP_TABLE = "msg_dedup"
 """The claim table, shared with the Go and Java runtimes."""
@@ -68,13 +82,14 @@ def dedup_insert_sql(paramstyle: str = "qmark") -> str:
 
 
 def migrate(conn: Any) -> None:
-    """Creates the claim table and its index on a DB-API connection, and commits."""
+    """Creates the claim and retry chain tables and their indexes on a DB-API connection, and commits."""
     cur = conn.cursor()
     if is_mysql(conn):
         cur.execute(CREATE_DEDUP_TABLE_MYSQL)
+        cur.execute(CREATE_CHAIN_TABLE_MYSQL)
     else:
-        cur.execute(CREATE_DEDUP_TABLE)
-        cur.execute(CREATE_DEDUP_INDEX)
+        for stmt in (CREATE_DEDUP_TABLE, CREATE_DEDUP_INDEX, CREATE_CHAIN_TABLE, CREATE_CHAIN_INDEX):
+            cur.execute(stmt)
     conn.commit()
 
 
@@ -97,9 +112,212 @@ def claim(
         try:
             cur.execute(DEDUP_INSERT_MYSQL, args)
         except Exception as e:  # the driver's IntegrityError; its first arg is MySQL's error code
-            if e.args[:1] == (_MYSQL_DUPLICATE_KEY,):
+            if is_duplicate_key(e):
                 return False
             raise
         return True
     cur.execute(dedup_insert_sql(paramstyle), args)
     return bool(cur.rowcount == 1)
+
+
+CHAIN_TABLE = DEDUP_TABLE + "_chain"
+"""Each message's retry chain, shared with the Go and Java runtimes (the claim table's name + "_chain")."""
+
+CREATE_CHAIN_TABLE = (
+    "CREATE TABLE IF NOT EXISTS msg_dedup_chain ("
+    "handler TEXT NOT NULL, message_id TEXT NOT NULL, "
+    "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT NOT NULL, "
+    "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id))"
+)
+CREATE_CHAIN_INDEX = "CREATE INDEX IF NOT EXISTS msg_dedup_chain_updated_at ON msg_dedup_chain (updated_at)"
+
+CREATE_CHAIN_TABLE_MYSQL = (
+    "CREATE TABLE IF NOT EXISTS msg_dedup_chain ("
+    "handler VARBINARY(255) NOT NULL, message_id VARBINARY(255) NOT NULL, "
+    "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT NOT NULL, "
+    "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id), INDEX msg_dedup_chain_updated_at (updated_at))"
+)
+"""The chain table on MySQL/MariaDB, as the Go runtime creates it (its index inline, as the claim table's)."""
+
+# The chain statements as runtime-go/dedup/chain.go writes them, with $n
+# placeholders; chain_sql renders them for a driver.
+_CHAIN_INSERT = (
+    "INSERT INTO msg_dedup_chain (handler, message_id, replay_count, attempt, delivery_id, updated_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6)"
+)
+# superseded's complement, as a condition on the row; its parameters are
+# numbered in order of first appearance: replay count, attempt, delivery
+# id, time, handler, message id.
+_CHAIN_ADVANCE = (
+    "UPDATE msg_dedup_chain SET replay_count = $1, attempt = $2, delivery_id = $3, updated_at = $4 "
+    "WHERE handler = $5 AND message_id = $6 AND (replay_count < $1 OR (replay_count = $1 AND "
+    "(attempt < $2 OR (attempt = $2 AND delivery_id = $3))))"
+)
+_CHAIN_LOOKUP = "SELECT replay_count, attempt, delivery_id FROM msg_dedup_chain WHERE handler = $1 AND message_id = $2"
+
+
+@dataclasses.dataclass(frozen=True)
+class ChainPos:
+    """A copy's place in its message's retry chain (runtime-go's dedup.ChainPos).
+
+    replay_count and attempt are the envelope's replay_count and
+    retry_count; delivery_id is the transport's id of the stored copy (Kafka:
+    "<topic>/<partition>/<offset>", the topic as the broker names it; NATS:
+    the Nats-Msg-Id), the same on every redelivery of it.
+    """
+
+    replay_count: int
+    attempt: int
+    delivery_id: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ChainStep:
+    """One failed copy about to go on to a retry or a dead letter."""
+
+    handler: str
+    message_id: str
+    pos: ChainPos
+    at_ms: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Statement:
+    """A statement rendered for one driver: its text and, per placeholder in turn, which $n it stands for."""
+
+    sql: str
+    order: tuple[int, ...]
+
+    def args(self, *values: Any) -> tuple[Any, ...]:
+        """The driver's parameters for the values of $1, $2, ..."""
+        return tuple(values[i - 1] for i in self.order)
+
+
+@dataclasses.dataclass(frozen=True)
+class ChainSQL:
+    """The chain statements for one driver; mysql: insert is a plain INSERT (see chain_sql)."""
+
+    insert: Statement
+    advance: Statement
+    lookup: Statement
+    mysql: bool
+
+    def insert_args(self, st: ChainStep) -> tuple[Any, ...]:
+        p = st.pos
+        return self.insert.args(st.handler, st.message_id, p.replay_count, p.attempt, p.delivery_id, st.at_ms)
+
+    def advance_args(self, st: ChainStep) -> tuple[Any, ...]:
+        p = st.pos
+        return self.advance.args(p.replay_count, p.attempt, p.delivery_id, st.at_ms, st.handler, st.message_id)
+
+    def lookup_args(self, handler: str, message_id: str) -> tuple[Any, ...]:
+        return self.lookup.args(handler, message_id)
+
+
+def _render(sql: str, placeholder: str) -> Statement:
+    """sql with every $n written as placeholder ("?", "%s"), or kept ("$n", asyncpg's style)."""
+    order = tuple(int(n) for n in re.findall(r"\$(\d+)", sql))
+    if placeholder == "$n":
+        return Statement(sql, tuple(range(1, max(order) + 1)))
+    return Statement(re.sub(r"\$\d+", placeholder, sql), order)
+
+
+def chain_sql(paramstyle: str) -> ChainSQL:
+    """The chain statements for a DB-API paramstyle ("qmark", "format", "pyformat"), "mysql" (PyMySQL,
+    aiomysql) or "$n" (asyncpg).
+
+    The INSERT keeps an existing row (ON CONFLICT DO NOTHING: no row
+    affected); on MySQL it is a plain INSERT whose duplicate-key error 1062
+    means the row exists, as the claim's (ON DUPLICATE KEY UPDATE would count
+    as one row under a driver's "found rows" mode).
+    """
+    if paramstyle == "mysql":
+        ph, mysql = "%s", True
+    elif paramstyle == "$n":
+        ph, mysql = "$n", False
+    else:
+        ph = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(paramstyle, "")
+        if not ph:
+            raise ValueError(f"unsupported DB-API paramstyle {paramstyle!r}; use qmark, format or pyformat")
+        mysql = False
+    insert = _CHAIN_INSERT if mysql else _CHAIN_INSERT + " ON CONFLICT (handler, message_id) DO NOTHING"
+    return ChainSQL(_render(insert, ph), _render(_CHAIN_ADVANCE, ph), _render(_CHAIN_LOOKUP, ph), mysql)
+
+
+def is_duplicate_key(e: BaseException) -> bool:
+    """Whether e is MySQL's duplicate-key error 1062 (PyMySQL, mysqlclient, aiomysql: the first arg is the code)."""
+    return e.args[:1] == (_MYSQL_DUPLICATE_KEY,)
+
+
+def went_on(went: Optional[ChainPos], step: ChainStep) -> tuple[bool, ChainPos]:
+    """advance's last step, when neither statement changed a row: step goes on only if the row read back holds
+    its place (MySQL counts changed rows only, so a row that already held exactly this place changed none);
+    otherwise went is the place of the copy that went on.
+
+    The row only moves forward (to a later replay or attempt; at one
+    attempt its delivery id stays), so holding the place gives the answer
+    runtime-go's not-Superseded(went, place) gives, without a second rule.
+    """
+    if went is None:
+        raise RuntimeError("dedup: advance retry chain: the row was deleted meanwhile; "
+                           "is the claims' retention shorter than a retry chain?")
+    return went == step.pos, went
+
+
+def _chain(conn: Any, paramstyle: str) -> ChainSQL:
+    return chain_sql("mysql" if is_mysql(conn) else paramstyle)
+
+
+def _write(conn: Any, sql: str, args: tuple[Any, ...], mysql_insert: bool = False) -> int:
+    """Runs sql on conn and commits it alone; returns the number of rows it changed. A failure rolls back.
+
+    mysql_insert: MySQL's duplicate-key error is the row already there, no row changed.
+    """
+    cur = conn.cursor()
+    try:
+        try:
+            cur.execute(sql, args)
+            n = int(cur.rowcount)
+        except Exception as e:
+            if not (mysql_insert and is_duplicate_key(e)):
+                raise
+            n = 0
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    return n
+
+
+def chain_row(conn: Any, handler: str, message_id: str, paramstyle: str = "qmark") -> Optional[ChainPos]:
+    """The place of the copy of (handler, message_id) that last went on (runtime-go's Store.ChainRow), read in a
+    transaction of its own; None when there is none."""
+    q = _chain(conn, paramstyle)
+    cur = conn.cursor()
+    try:
+        cur.execute(q.lookup.sql, q.lookup_args(handler, message_id))
+        r = cur.fetchone()
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    return None if r is None else ChainPos(int(r[0]), int(r[1]), str(r[2]))
+
+
+def advance(conn: Any, step: ChainStep, paramstyle: str = "qmark") -> tuple[bool, ChainPos]:
+    """Records that step's copy goes on to a retry or a dead letter, unless another copy went on instead.
+
+    Returns (True, step's place) when it goes on, else (False, the place of
+    the copy that went on). As runtime-go's Store.Advance: INSERT the place
+    if the message has no row; else UPDATE to it where the row does not
+    supersede it; when no row changed, read the row back. Each statement
+    commits on its own, on conn outside any business transaction (the
+    failure rolled that back): the row is durable before the retry is
+    published, and a crash in between delivers step's copy again, which
+    advance lets go on again (the same place).
+    """
+    q = _chain(conn, paramstyle)
+    if (_write(conn, q.insert.sql, q.insert_args(step), mysql_insert=q.mysql) == 1
+            or _write(conn, q.advance.sql, q.advance_args(step)) == 1):
+        return True, step.pos
+    return went_on(chain_row(conn, step.handler, step.message_id, paramstyle), step)

@@ -8,6 +8,11 @@ back (the claim with it), classify, retry with backoff or dead-letter.
 ``AsyncConsumer.run`` fetches from a subscription and runs up to
 ``concurrency`` handlers at once (an ``asyncio.Semaphore``).
 
+On a transport whose retry is a published copy followed by a separate
+settle (Kafka, NATS JetStream: ``Delivery.delivery_id`` is set), each
+message keeps one retry chain in the business database (``advance``,
+``chain_row``; docs/DESIGN.md, "One retry chain per message").
+
 Cancellation is a shutdown, never an outcome: a cancelled handler's
 transaction is rolled back and its delivery handed back unacknowledged, so it
 is delivered again; cleanup runs in a task of its own that a second
@@ -27,16 +32,19 @@ import logging
 import math
 import random as _random
 import time
-from typing import Any, Awaitable, Callable, Coroutine, Generic, Optional, Protocol, Sequence
+from typing import Any, Awaitable, Callable, Coroutine, Generic, Optional, Protocol, Sequence, TypeVar
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.consumer import (
-    Ack, Admitted, DeadLetter, Decision, Defer, DeliveryTracer, Observer, Retry, admit, failed, observe, spanned,
-    start_span,
+    Ack, Admitted, DeadLetter, Decision, Defer, DeliveryTracer, Observer, Retry, admit, advances_chain, chain_pos,
+    failed, log_superseded, looked_up, observe, spanned, start_span, superseded,
 )
+from msgcontract_runtime.dedup import ChainPos, ChainStep, went_on
 from msgcontract_runtime.event import EventContract, M
 
 log = logging.getLogger("msgcontract_runtime.aio")
+
+R = TypeVar("R")
 
 AsyncHandler = Callable[[Any, M, _envelope_pb2.Envelope], Awaitable[None]]
 """An ``async def handler(tx, message, envelope)``; tx is the driver connection in the business transaction."""
@@ -51,6 +59,15 @@ class AsyncTransaction(Protocol):
 
     async def claim(self, biz_key: str, handler: str, message_id: str, payload_hash: str, now_ms: int) -> bool:
         """Inserts the dedup claim in the transaction; False means a duplicate."""
+
+    async def chain_insert(self, step: ChainStep) -> bool:
+        """Inserts step's retry chain row unless the message has one; True when it did (dedup.chain_sql)."""
+
+    async def chain_update(self, step: ChainStep) -> bool:
+        """Moves the message's chain row to step's place where it does not supersede it; True when a row changed."""
+
+    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+        """The place in the chain row of (handler, message_id), None when there is none."""
 
     async def commit(self) -> None:
         """Commits the transaction."""
@@ -95,12 +112,20 @@ class AsyncDatabase(Protocol):
 
 @dataclasses.dataclass
 class Delivery:
-    """One delivered body, as a subscription hands it out."""
+    """One delivered body, as a subscription hands it out.
+
+    delivery_id is set by transports whose retry is a published copy
+    followed by a separate settle (Kafka: "<topic>/<partition>/<offset>",
+    NATS JetStream: the Nats-Msg-Id): the id of the stored copy, the same on
+    each of its redeliveries. Given, AsyncConsumer keeps each message to one
+    retry chain (docs/DESIGN.md, "One retry chain per message").
+    """
 
     topic: str
     body: bytes
     attempt: int
     handle: Any
+    delivery_id: Optional[str] = None
 
 
 class Subscription(Protocol):
@@ -147,6 +172,30 @@ class DeadLetterRecord:
 _cleanups: set[asyncio.Task[None]] = set()
 
 
+async def _alone(db: AsyncDatabase, stmt: Callable[[AsyncTransaction], Awaitable[R]]) -> R:
+    """stmt in a transaction of db's own, committed: a chain statement, apart from any business transaction."""
+    tx = await db.begin()
+    try:
+        out = await stmt(tx)
+        await tx.commit()
+        return out
+    finally:
+        await shielded(tx.close())
+
+
+async def chain_row(db: AsyncDatabase, handler: str, message_id: str) -> Optional[ChainPos]:
+    """dedup.chain_row on an AsyncDatabase: the place in the chain row of (handler, message_id), read on its own."""
+    return await _alone(db, lambda tx: tx.chain_row(handler, message_id))
+
+
+async def advance(db: AsyncDatabase, step: ChainStep) -> tuple[bool, ChainPos]:
+    """dedup.advance on an AsyncDatabase: INSERT, else the conditional UPDATE, else read the row back; each
+    statement committed in a transaction of its own. (True, step's place) when step goes on."""
+    if await _alone(db, lambda tx: tx.chain_insert(step)) or await _alone(db, lambda tx: tx.chain_update(step)):
+        return True, step.pos
+    return went_on(await chain_row(db, step.handler, step.message_id), step)
+
+
 async def shielded(coro: Coroutine[Any, Any, None]) -> None:
     """Runs coro to its end in a task of its own, even when the caller is cancelled meanwhile.
 
@@ -187,38 +236,74 @@ class AsyncConsumer(Generic[M]):
         self.observer = observer
         self.tracer = tracer
 
-    async def process(self, db: AsyncDatabase, body: bytes) -> Decision:
+    async def process(self, db: AsyncDatabase, body: bytes, delivery_id: Optional[str] = None) -> Decision:
         """Like _process, inside the tracer's span (msgcontract_runtime.tracing) when there is one."""
         if self.tracer is None:  # no tracing call at all without a tracer
-            return await self._process(db, body)
+            return await self._process(db, body, None, delivery_id)
         out: list[Decision] = []
         span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body)
         with spanned(span, out):
-            out.append(await self._process(db, body, env))
+            out.append(await self._process(db, body, env, delivery_id))
         return out[0]
 
     async def _process(
         self, db: AsyncDatabase, body: bytes, env: Optional[_envelope_pb2.Envelope] = None,
+        delivery_id: Optional[str] = None,
     ) -> Decision:
         """Processes one delivered body in a transaction of db; the same decisions as Consumer.process.
 
         A database error propagates (the message is not at fault); a
         cancellation propagates after the transaction is rolled back. The
         observer, if any, is told every decision but Defer, as Consumer's is.
+        With delivery_id (Delivery.delivery_id) the message keeps one retry
+        chain: a retry copy or a replay is looked up before its handler runs,
+        and a failure advances the chain after its transaction ended; either
+        way a copy another one went on past becomes Ack(deduplicated=True).
         """
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
-        d = await self._decide(db, body, run, env)
+        d = await self._decide(db, body, run, env, delivery_id)
+        if delivery_id is not None and run["env"] is not None and advances_chain(d):
+            d = await self._advance(db, run["env"], delivery_id, d)
         observe(self.observer, self.handler_name, self.spec, body, run, d)
         return d
 
+    async def _superseded(self, db: AsyncDatabase, env: _envelope_pb2.Envelope, delivery_id: str) -> bool:
+        """Whether env's copy, a retry copy or a replay, was superseded before its handler runs (then logged).
+        A failed look-up lets it run: the advance decides again."""
+        if not looked_up(env):
+            return False
+        try:
+            went = await chain_row(db, self.handler_name, env.message_id)
+        except Exception as e:  # the database's failure
+            log.warning("msgcontract: %s: retry chain look-up failed; running the handler: %s", self.handler_name, e)
+            return False
+        if went is None or not superseded(went, chain_pos(env, delivery_id)):
+            return False
+        log_superseded(self.handler_name, env, went)
+        return True
+
+    async def _advance(self, db: AsyncDatabase, env: _envelope_pb2.Envelope, delivery_id: str,
+                       d: Decision) -> Decision:
+        """d, a failure about to go on, once the retry chain moved on to it; Ack(deduplicated=True) when
+        another copy went on instead. Raises the database's error: the delivery is handed back."""
+        ok, went = await advance(db, ChainStep(self.handler_name, env.message_id, chain_pos(env, delivery_id),
+                                               self.clock_ms()))
+        if ok:
+            return d
+        log_superseded(self.handler_name, env, went)
+        return Ack(deduplicated=True)
+
     async def _decide(
         self, db: AsyncDatabase, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope],
+        delivery_id: Optional[str],
     ) -> Decision:
         now = self.clock_ms()
         a = admit(self.spec, body, now, env)
         if not isinstance(a, Admitted):
             return a
         env = run["env"] = a.envelope
+        if delivery_id is not None and await self._superseded(db, env, delivery_id):
+            return Ack(deduplicated=True)
         tx = await db.begin()
         try:
             if not await tx.claim(env.biz_key, self.handler_name, env.message_id, a.payload_hash, now):
@@ -264,7 +349,7 @@ class AsyncConsumer(Generic[M]):
         Cancelled before the decision is settled, d is released unacknowledged.
         """
         try:
-            decision = await self.process(db, d.body)
+            decision = await self.process(db, d.body, d.delivery_id)
         except asyncio.CancelledError:
             await shielded(sub.release(d))
             raise
@@ -385,6 +470,8 @@ __all__ = [
     "Registry",
     "SQLTransaction",
     "Subscription",
+    "advance",
+    "chain_row",
     "register",
     "shielded",
 ]

@@ -19,13 +19,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import urllib.parse
-from typing import Any
+from typing import Any, Optional
 
 import aiomysql
 import pymysql
 
 from msgcontract_runtime.aio import shielded
-from msgcontract_runtime.dedup import CREATE_DEDUP_TABLE_MYSQL, DEDUP_INSERT_MYSQL
+from msgcontract_runtime.dedup import (
+    CREATE_CHAIN_TABLE_MYSQL, CREATE_DEDUP_TABLE_MYSQL, DEDUP_INSERT_MYSQL, ChainPos, ChainStep, chain_sql,
+    is_duplicate_key,
+)
 
 log = logging.getLogger("msgcontract_runtime.aio.mysql")
 
@@ -33,6 +36,7 @@ KILL_TIMEOUT_S = 10.0
 """How long ending an unfinished transaction on the server (connect, KILL) may take."""
 
 _DUPLICATE_KEY = 1062
+_CHAIN = chain_sql("mysql")
 _UNKNOWN_THREAD = 1094  # KILL of a connection that is already gone
 
 
@@ -56,6 +60,29 @@ class _MySQLTransaction:
                     return False
                 raise
         return True
+
+    async def chain_insert(self, step: ChainStep) -> bool:
+        async with self._conn.cursor() as cur:
+            try:
+                await cur.execute(_CHAIN.insert.sql, _CHAIN.insert_args(step))
+            except pymysql.err.IntegrityError as e:
+                if is_duplicate_key(e):
+                    return False  # the message has a row
+                raise
+        return True
+
+    async def chain_update(self, step: ChainStep) -> bool:
+        # MySQL counts changed rows: a row that already holds exactly step is
+        # 0, and advance reads it back.
+        async with self._conn.cursor() as cur:
+            await cur.execute(_CHAIN.advance.sql, _CHAIN.advance_args(step))
+            return bool(cur.rowcount == 1)
+
+    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+        async with self._conn.cursor() as cur:
+            await cur.execute(_CHAIN.lookup.sql, _CHAIN.lookup_args(handler, message_id))
+            r = await cur.fetchone()
+        return None if r is None else ChainPos(int(r[0]), int(r[1]), str(r[2]))
 
     async def commit(self) -> None:
         await self._conn.commit()
@@ -85,12 +112,14 @@ class MySQLDatabase:
 
     @classmethod
     async def open(cls, dsn: str, size: int = 4) -> MySQLDatabase:
-        """Opens a pool of size connections to dsn (mysql://user:password@host:port/database), creates the claim table."""
+        """Opens a pool of size connections to dsn (mysql://user:password@host:port/database), creates the claim
+        and retry chain tables."""
         kw = connect_kwargs(dsn)
         pool = await aiomysql.create_pool(minsize=size, maxsize=size, autocommit=False, **kw)
         async with pool.acquire() as c:
             async with c.cursor() as cur:
                 await cur.execute(CREATE_DEDUP_TABLE_MYSQL)
+                await cur.execute(CREATE_CHAIN_TABLE_MYSQL)
             await c.commit()
         return cls(pool, kw)
 

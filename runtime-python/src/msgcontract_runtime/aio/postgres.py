@@ -14,7 +14,9 @@ from typing import Any, Optional
 import asyncpg
 
 from msgcontract_runtime.aio import SQLTransaction, shielded
-from msgcontract_runtime.dedup import CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE
+from msgcontract_runtime.dedup import (
+    CREATE_CHAIN_INDEX, CREATE_CHAIN_TABLE, CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE, ChainPos, ChainStep, chain_sql,
+)
 
 RELEASE_TIMEOUT_S = 10.0
 """How long a connection's rollback and release may take before it is terminated."""
@@ -23,6 +25,7 @@ _CLAIM = (
     "INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at) "
     "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING"
 )
+_CHAIN = chain_sql("$n")
 
 
 class _PostgresTransaction(SQLTransaction):
@@ -33,6 +36,18 @@ class _PostgresTransaction(SQLTransaction):
     async def claim(self, biz_key: str, handler: str, message_id: str, payload_hash: str, now_ms: int) -> bool:
         status: str = await self._conn.execute(_CLAIM, biz_key, handler, message_id, payload_hash, now_ms)
         return status == "INSERT 0 1"
+
+    async def chain_insert(self, step: ChainStep) -> bool:
+        status: str = await self._conn.execute(_CHAIN.insert.sql, *_CHAIN.insert_args(step))
+        return status == "INSERT 0 1"
+
+    async def chain_update(self, step: ChainStep) -> bool:
+        status: str = await self._conn.execute(_CHAIN.advance.sql, *_CHAIN.advance_args(step))
+        return status == "UPDATE 1"
+
+    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+        r = await self._conn.fetchrow(_CHAIN.lookup.sql, *_CHAIN.lookup_args(handler, message_id))
+        return None if r is None else ChainPos(int(r[0]), int(r[1]), str(r[2]))
 
     async def close(self) -> None:
         # Pool.release waits for a cancelled query's cancellation, then rolls
@@ -59,14 +74,14 @@ class PostgresDatabase:
 
     @classmethod
     async def open(cls, dsn: str, size: int = 4) -> PostgresDatabase:
-        """Opens a pool of size connections to dsn and creates the claim table."""
+        """Opens a pool of size connections to dsn and creates the claim and retry chain tables."""
         pool: Optional[asyncpg.Pool[Any]] = await asyncpg.create_pool(
             dsn, min_size=size, max_size=size, reset=_no_session_reset
         )
         assert pool is not None
         async with pool.acquire() as c:
-            await c.execute(CREATE_DEDUP_TABLE)
-            await c.execute(CREATE_DEDUP_INDEX)
+            for stmt in (CREATE_DEDUP_TABLE, CREATE_DEDUP_INDEX, CREATE_CHAIN_TABLE, CREATE_CHAIN_INDEX):
+                await c.execute(stmt)
         return cls(pool)
 
     async def begin(self) -> _PostgresTransaction:

@@ -18,8 +18,13 @@ import aiosqlite
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.aio import DeadLetterRecord, Delivery, SQLTransaction, shielded
-from msgcontract_runtime.dedup import CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE, dedup_insert_sql
+from msgcontract_runtime.dedup import (
+    CREATE_CHAIN_INDEX, CREATE_CHAIN_TABLE, CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE, ChainPos, ChainStep, chain_sql,
+    dedup_insert_sql,
+)
 from msgcontract_runtime.envelope import encode, new_message_id
+
+_CHAIN = chain_sql("qmark")
 
 BUSY_TIMEOUT_MS = 30000
 """How long a writer waits for SQLite's lock, as the Go runtime's sqlitedb.Open."""
@@ -46,6 +51,19 @@ class _SQLiteTransaction(SQLTransaction):
     async def claim(self, biz_key: str, handler: str, message_id: str, payload_hash: str, now_ms: int) -> bool:
         cur = await self._conn.execute(dedup_insert_sql("qmark"), (biz_key, handler, message_id, payload_hash, now_ms))
         return bool(cur.rowcount == 1)
+
+    async def chain_insert(self, step: ChainStep) -> bool:
+        cur = await self._conn.execute(_CHAIN.insert.sql, _CHAIN.insert_args(step))
+        return bool(cur.rowcount == 1)
+
+    async def chain_update(self, step: ChainStep) -> bool:
+        cur = await self._conn.execute(_CHAIN.advance.sql, _CHAIN.advance_args(step))
+        return bool(cur.rowcount == 1)
+
+    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+        async with self._conn.execute(_CHAIN.lookup.sql, _CHAIN.lookup_args(handler, message_id)) as cur:
+            r = await cur.fetchone()
+        return None if r is None else ChainPos(int(r[0]), int(r[1]), str(r[2]))
 
     async def close(self) -> None:
         # aiosqlite runs a connection's statements in order on its own
@@ -82,7 +100,7 @@ class SQLiteDatabase:
 
     @classmethod
     async def open(cls, path: str, size: int = 4) -> SQLiteDatabase:
-        """Opens size connections to path and creates the claim table."""
+        """Opens size connections to path and creates the claim and retry chain tables."""
         db = cls(path, size)
         for _ in range(size):
             c = await connect(path)
@@ -90,8 +108,8 @@ class SQLiteDatabase:
             db._pool.put_nowait(c)
         c = await db._pool.get()
         try:
-            await c.execute(CREATE_DEDUP_TABLE)
-            await c.execute(CREATE_DEDUP_INDEX)
+            for stmt in (CREATE_DEDUP_TABLE, CREATE_DEDUP_INDEX, CREATE_CHAIN_TABLE, CREATE_CHAIN_INDEX):
+                await c.execute(stmt)
         finally:
             db._pool.put_nowait(c)
         return db

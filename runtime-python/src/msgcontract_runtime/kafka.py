@@ -78,6 +78,18 @@ def dlq_topic(namespace: str, topic: str) -> str:
     return f"{namespace}{topic}.dlq"
 
 
+def record_id(topic: str, partition: int, offset: int) -> str:
+    """A record's place, "<topic>/<partition>/<offset>" with the topic as the broker names it (namespace,
+    retry topic): runtime-go's recordID, the delivery id of the record's retry chain step, so a Go and a
+    Python member name one record alike."""
+    return f"{topic}/{partition}/{offset}"
+
+
+def delivery_id(m: Message) -> str:
+    """m's record_id."""
+    return record_id(m.topic(), m.partition(), m.offset())
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -308,7 +320,7 @@ def take_in(parts: Dict[Tuple[str, int], Offsets], m: Message) -> Optional[Tuple
         return None  # not ours any more
     ps.pending.add(m.offset())
     ps.next = max(ps.next, m.offset() + 1)
-    return ps, m.key() or f"\x00{m.topic()}/{m.partition()}/{m.offset()}".encode()
+    return ps, m.key() or ("\x00" + delivery_id(m)).encode()
 
 
 def report_lag(c: _KConsumer, group: str, held: Dict[Tuple[str, int], Offsets], lag: LagObserver,
@@ -470,6 +482,17 @@ class KafkaLoop:
     commit; one alone, or batch_size 1 (Go's PerMessageTx, for handlers that
     must be alone in their transaction), has a transaction of its own. A
     failed transaction hands all its records back.
+
+    Each message keeps one retry chain (docs/DESIGN.md, "One retry chain per
+    message"; the table is msg_dedup_chain, which ``migrate`` creates): a
+    record is named by record_id; a retry copy or replay that another copy
+    of its message already went on past is settled as deduplicated before
+    its handler runs (Consumer.drop_superseded, before the transaction); a
+    failure advances the chain before its retry copy or dead letter is
+    published (after the transaction ended), and a copy the chain refuses is
+    settled as deduplicated too. So a member that dies between the publish
+    and its offset commit does not fork the chain when the next owner fails
+    the record again.
     """
 
     def __init__(self, brokers: str, group: str, consumers: Sequence[Consumer[Any]], conn: Any,
@@ -634,15 +657,20 @@ class KafkaLoop:
             if isinstance(r, Refused):
                 untils[i] = self._published(self._dead_letter, m, r.topic, r.body, r.env, "", r.dead)
                 continue
+            # A retry copy or a replay is looked up before any transaction, each read committed on its own.
+            if r.target.drop_superseded(self.conn, r.body, delivery_id(m), r.env):
+                self.counts.deduped += 1
+                continue
             todo.append((i, r))
         if not todo:
             return untils
-        decisions: List[Decision] = []
+        decisions: List[Optional[Decision]] = []
         try:
             if len(todo) == 1:
-                decisions.append(todo[0][1].target.process(self.conn, todo[0][1].body))
+                i, r = todo[0]
+                decisions.append(r.target.process(self.conn, r.body, delivery_id(msgs[i])))
             else:
-                decisions = self._shared([r for _, r in todo])
+                decisions = self._shared([(r, delivery_id(msgs[i])) for i, r in todo])
         except Exception as e:  # the database failed: not the messages' fault, no retry counted
             # A failed commit can leave the transaction open, and the next
             # record would run inside it: roll it back.
@@ -656,25 +684,37 @@ class KafkaLoop:
                 untils[i] = self.clock_ms() + INFRA_RETRY_MS
             return untils
         for (i, routed), d in zip(todo, decisions):
+            if d is None:  # its retry chain could not be advanced
+                self.counts.handed_back += 1
+                untils[i] = self.clock_ms() + INFRA_RETRY_MS
+                continue
             untils[i] = self._published(self._decided, msgs[i], routed, d)
         return untils
 
-    def _shared(self, routed: List[Routed[Consumer[Any]]]) -> List[Decision]:
-        """Runs routed's deliveries in one transaction of self.conn and commits it; raises when it failed,
-        leaving the rollback to the caller."""
+    def _shared(self, routed: List[Tuple[Routed[Consumer[Any]], str]]) -> List[Optional[Decision]]:
+        """Runs routed's deliveries (with their delivery ids) in one transaction of self.conn and commits it;
+        raises when it failed, leaving the rollback to the caller. Then each failure advances its retry
+        chain, on its own: None for a delivery whose advance the database failed, handed back alone."""
         pending: List[Pending] = []
         try:
             begin(self.conn)
-            for r in routed:
-                pending.append(r.target.process_shared(self.conn, r.body))
+            for r, did in routed:
+                pending.append(r.target.process_shared(self.conn, r.body, did))
             self.conn.commit()
         except BaseException as e:  # the caller rolls back
             for p in pending:
                 p.lost(e)
             raise
+        out: List[Optional[Decision]] = []
         for p in pending:
-            p.committed()
-        return [p.decision for p in pending]
+            try:
+                p.committed()
+            except Exception as e:  # the database failed: not the message's fault, no retry counted
+                log.error("msgcontract: database failure, message handed back (advance retry chain): %s", e)
+                out.append(None)
+                continue
+            out.append(p.decision)
+        return out
 
     def _published(self, act: Callable[..., Optional[int]], *args: Any) -> Optional[int]:
         """Runs act(*args), which may publish a retry copy or a dead letter; when the broker did not

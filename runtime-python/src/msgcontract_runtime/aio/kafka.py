@@ -19,6 +19,9 @@ librdkafka runs inside them); everything else runs on the event loop.
   rebalance is waiting), waits up to ``revoke_wait_s`` for the revoked
   partitions' records in flight, commits their settled prefix and lets go;
   a lost partition is let go without a commit.
+- A delivery's ``delivery_id`` is its record's ``kafka.record_id``: a retry
+  copy is published before its record's offset is committed, so
+  AsyncConsumer keeps each message to one retry chain (msg_dedup_chain).
 """
 
 from __future__ import annotations
@@ -44,8 +47,8 @@ from msgcontract_runtime.envelope import encode
 from msgcontract_runtime.event import EventContract
 from msgcontract_runtime.kafka import (
     HEADER_TOPIC, INFRA_RETRY_MS, Offsets, Refused, Registry, RegistryUnavailable, _now_ms, _producer_config,
-    consumer_config, dlq_headers, dlq_meta, dlq_topic, ensure_group_topics, LagObserver, origins, report_lag,
-    retry_topic, route, take_in,
+    consumer_config, delivery_id, dlq_headers, dlq_meta, dlq_topic, ensure_group_topics, LagObserver, origins,
+    report_lag, retry_topic, route, take_in,
 )
 
 log = logging.getLogger("msgcontract_runtime.aio.kafka")
@@ -347,7 +350,7 @@ class KafkaSubscription:
             if routed:
                 assert rec.body is not None
                 rec.attempt += 1
-                out.append(Delivery(rec.topic, rec.body, rec.attempt, rec))
+                out.append(Delivery(rec.topic, rec.body, rec.attempt, rec, delivery_id(rec.msg)))
         return out
 
     async def _route(self, rec: _Rec) -> bool:

@@ -120,7 +120,10 @@ class JetStreamSubscription:
             msgs = await self.sub.fetch(max_count, timeout=max(wait_s, 0.05))
         except asyncio.TimeoutError:  # nats.errors.TimeoutError is one too
             return []
-        return [Delivery(topic_of(m.subject), m.data, int(m.metadata.num_delivered), m) for m in msgs]
+        # The Nats-Msg-Id names the stored message on each redelivery: the
+        # delivery id of its retry chain (retry publishes, then acks).
+        return [Delivery(topic_of(m.subject), m.data, int(m.metadata.num_delivered), m,
+                         (m.headers or {}).get("Nats-Msg-Id", "")) for m in msgs]
 
     async def ack(self, d: Delivery) -> None:
         # Waits for the server's confirmation: a plain ack may be lost at exit.
@@ -133,7 +136,8 @@ class JetStreamSubscription:
         await d.handle.nak()
 
     async def retry(self, d: Delivery, env: _envelope_pb2.Envelope) -> None:
-        # Publish, then ack: a crash between leaves a second copy the dedup claim absorbs.
+        # Publish, then ack: a crash between redelivers d, whose next failure
+        # AsyncConsumer's retry chain stops from publishing a second copy.
         await _publish(self.js, retry_subject(self.group, env.topic or d.topic), encode(env), STREAM)
         await self.ack(d)
 

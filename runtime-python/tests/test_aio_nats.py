@@ -22,8 +22,9 @@ import pytest
 import msgcontract_runtime as mc
 from aio_support import SPEC, apply, applied, claims, envelope, open_db
 from msgcontract.v1 import envelope_pb2
-from msgcontract_runtime.aio import AsyncConsumer
-from msgcontract_runtime.aio.nats import DLQ_STREAM, STREAM, JetStreamSubscription, create_streams, publish
+from msgcontract_runtime.aio import AsyncConsumer, Delivery
+from msgcontract_runtime.aio.nats import (DLQ_STREAM, STREAM, JetStreamSubscription, _publish, create_streams, publish,
+                                          retry_subject)
 
 Run = Callable[..., Any]
 
@@ -113,6 +114,55 @@ def test_nats_retry_poison_and_redelivery(arun: Run, tmp_path: Path, nats_url: s
         dl = await dead_letters(nc)
         assert [(r["message_id"], r["reason"], r["code"], r["group"]) for r in dl] == [
             (envs[2].message_id, "non_retryable", 40001, "g.1")]
+        await sub.close()
+        await db.close()
+        await nc.close()
+
+    arun(main)
+
+
+def test_nats_crash_between_retry_publish_and_ack_keeps_one_chain(arun: Run, tmp_path: Path, nats_url: str) -> None:
+    """Every stored copy's first retry publishes its copy and "crashes" before the ack (as runtime-go's
+    TestRetryChainFork): JetStream delivers it again after the ack wait, with its Nats-Msg-Id, it fails
+    again and publishes a second copy of the attempt. The chain lets one copy of each attempt go on: one
+    dead letter per message (four without it), the other copies deduplicated."""
+    seen: list[mc.Outcome] = []
+
+    async def fail(tx: Any, m: envelope_pb2.LastError, env: envelope_pb2.Envelope) -> None:
+        raise SPEC.rules.error(50301, "down")
+
+    async def main() -> None:
+        nc = await streams(nats_url)
+        db = await open_db("sqlite", str(tmp_path / "b.db"))
+        sub = await JetStreamSubscription.connect(nats_url, "g", [SPEC.topic], ack_wait_s=1.0)
+        crashed: set[str] = set()
+        retry = sub.retry
+
+        async def forking(d: Delivery, env: envelope_pb2.Envelope) -> None:
+            if d.delivery_id in crashed:
+                await retry(d, env)
+                return
+            assert d.delivery_id
+            crashed.add(d.delivery_id)
+            await _publish(sub.js, retry_subject(sub.group, d.topic), mc.encode(env), STREAM)  # then no ack
+
+        setattr(sub, "retry", forking)
+        js = nc.jetstream()
+        envs = [envelope(k) for k in ("a", "b")]
+        for e in envs:
+            await publish(js, SPEC.topic, e)
+
+        async def settled() -> bool:
+            info = await js.consumer_info(STREAM, "g")
+            return len(await dead_letters(nc)) >= 2 and info.num_ack_pending == 0 and info.num_pending == 0
+
+        await consume_all(AsyncConsumer(SPEC, "h", fail, concurrency=4, observer=seen.append), sub, db, settled)
+        await asyncio.sleep(2.5)  # a forked chain's extra dead letters would come within the ack wait
+        dl = await dead_letters(nc)
+        assert sorted(r["message_id"] for r in dl) == sorted(e.message_id for e in envs), dl
+        assert {r["attempts"] for r in dl} == {3}
+        assert len(crashed) == 4, "each message's first delivery and first retry copy crashed once"
+        assert sum(o.label == "deduplicated" for o in seen) >= 2
         await sub.close()
         await db.close()
         await nc.close()

@@ -23,6 +23,7 @@ const (
 	kindTransient1 = "transient-1" // fails its first attempt
 	kindTransient2 = "transient-2" // fails its first two attempts
 	kindPoisonCode = "poison-code" // always fails with a non-retryable code
+	kindExhausted  = "exhausted"   // always fails with a retryable code: dead-lettered after max_retries
 )
 
 // runChild is one consumer process; even ids share a transaction per
@@ -38,6 +39,9 @@ func runChild(cfg config, id int) error {
 	defer db.Close()
 	tr, closeTr, err := openTransport(ctx, cfg, db)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while connecting
+		}
 		return err
 	}
 	defer closeTr()
@@ -59,6 +63,8 @@ func runChild(cfg config, id int) error {
 			switch m.GetValue() {
 			case kindPoisonCode:
 				return classify.NewError(benchmsg.CodeBusiness, "poison")
+			case kindExhausted:
+				return classify.NewError(benchmsg.CodeSystem, "never recovers")
 			case kindTransient1:
 				if env.GetRetryCount() < 1 {
 					return classify.NewError(benchmsg.CodeSystem, "transient")
@@ -79,5 +85,8 @@ func runChild(cfg config, id int) error {
 	if err != nil {
 		return err
 	}
-	return c.Run(ctx)
+	if err := c.Run(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil // stopped, possibly before it had started: a graceful stop
 }

@@ -2,20 +2,23 @@
 // the result from the database alone.
 //
 // It publishes -messages unique messages to the embedded SQLite queue, plus
-// 10% duplicate deliveries; 5% of the messages fail transiently (a
-// retryable code on their first one or two attempts) and 1% are poison
-// (half with a non-retryable code, half with a payload that does not
-// decode). Several consumer processes (this binary re-executed with
-// -child) share the queue while a killer SIGKILLs one of them at random
-// intervals and starts a replacement. When the queue is empty it prints
+// 10% duplicate deliveries; 4.5% of the messages fail transiently (a
+// retryable code on their first one or two attempts), 1% are poison (half
+// with a non-retryable code, half with a payload that does not decode) and
+// 1% fail with a retryable code until their retries are spent. Several
+// consumer processes (this binary re-executed with -child) share the queue
+// while a killer stops one of them at random intervals, by SIGKILL three
+// times in four, else by SIGTERM (a graceful stop), and starts a
+// replacement. When the queue is empty it prints
 //
-//	chaos: messages=N effects=E duplicates=0 lost=0 dead_lettered=K
+//	chaos: messages=N effects=E duplicates=0 lost=0 dead_lettered=K dead_letter_repeats=0
 //
 // where E counts distinct keys with an effect (it must equal the number of
-// non-poison messages), duplicates counts effects beyond one per key, lost
-// counts non-poison keys without an effect and K counts dead-lettered keys
-// (it must equal the number of poison messages). It exits 1 when any of
-// these is off.
+// messages that can succeed), duplicates counts effects beyond one per
+// key, lost counts such keys without an effect, K counts dead-lettered keys
+// (it must equal the number of poison and exhausted messages) and
+// dead_letter_repeats counts dead letters listed beyond one per key (a
+// forked retry chain). It exits 1 when any of these is off.
 //
 // -transport sqlite-shared keeps the embedded queue in the business file,
 // where the default-mode consumers read their fetches inside the business

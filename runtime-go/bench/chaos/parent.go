@@ -41,6 +41,8 @@ func makePlan(cfg config, rng *rand.Rand) (*plan, error) {
 			kind = "poison-decode"
 		case r < 0.01:
 			kind = kindPoisonCode
+		case r < 0.02:
+			kind = kindExhausted
 		case r < 0.035:
 			kind = kindTransient1
 		case r < 0.06:
@@ -54,7 +56,7 @@ func makePlan(cfg config, rng *rand.Rand) (*plan, error) {
 			env.Payload = []byte{0xff, 0xff, 0xff}
 		}
 		p.deliveries = append(p.deliveries, env)
-		if kind == "poison-decode" || kind == kindPoisonCode {
+		if kind == "poison-decode" || kind == kindPoisonCode || kind == kindExhausted {
 			p.poison[key] = true
 			continue
 		}
@@ -168,7 +170,7 @@ func runParent(cfg config) (bool, error) {
 			return false, err
 		}
 	}
-	kills := 0
+	kills, stops := 0, 0
 	for {
 		n, err := q.pending(ctx)
 		if err != nil {
@@ -188,12 +190,21 @@ func runParent(cfg config) (bool, error) {
 		pause := cfg.killMin + time.Duration(rng.Int64N(int64(cfg.killMax-cfg.killMin)+1))
 		time.Sleep(pause)
 		slot := rng.IntN(len(procs))
-		_ = procs[slot].Process.Signal(syscall.SIGKILL)
-		_ = procs[slot].Wait()
-		if ws, ok := procs[slot].ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-			return false, fmt.Errorf("consumer process in slot %d ended with %v, not by the SIGKILL: a child exited on its own", slot, procs[slot].ProcessState)
+		if rng.IntN(4) == 0 {
+			// A graceful stop: the consumer finishes what it holds,
+			// commits and leaves its group.
+			if err := stopGracefully(procs[slot], slot); err != nil {
+				return false, err
+			}
+			stops++
+		} else {
+			_ = procs[slot].Process.Signal(syscall.SIGKILL)
+			_ = procs[slot].Wait()
+			if ws, ok := procs[slot].ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+				return false, fmt.Errorf("consumer process in slot %d ended with %v, not by the SIGKILL: a child exited on its own", slot, procs[slot].ProcessState)
+			}
+			kills++
 		}
-		kills++
 		if err := spawn(slot); err != nil {
 			return false, err
 		}
@@ -234,7 +245,9 @@ func runParent(cfg config) (bool, error) {
 			lost++
 		}
 	}
-	var dead, deadRecords, wrongDead int
+	// Each dead message must be listed once: repeats counts the listed
+	// records beyond one per key (a forked retry chain makes them).
+	var dead, deadRecords, wrongDead, repeats int
 	recs, err := q.deadLetters(ctx)
 	if err != nil {
 		return false, err
@@ -242,17 +255,20 @@ func runParent(cfg config) (bool, error) {
 	deadKeys := map[string]bool{}
 	for _, r := range recs {
 		deadRecords++
-		if !deadKeys[r.BizKey] {
-			deadKeys[r.BizKey] = true
-			dead++
-			if !p.poison[r.BizKey] {
-				wrongDead++
-			}
+		if deadKeys[r.BizKey] {
+			repeats++
+			continue
+		}
+		deadKeys[r.BizKey] = true
+		dead++
+		if !p.poison[r.BizKey] {
+			wrongDead++
 		}
 	}
-	fmt.Printf("chaos: %d processes SIGKILLed and restarted in %v (%.0f deliveries/s); %d dead-letter records\n",
-		kills, elapsed.Round(time.Millisecond), float64(len(p.deliveries))/elapsed.Seconds(), deadRecords)
-	ok := duplicates == 0 && lost == 0 && effects == len(p.good) && dead == len(p.poison) && wrongDead == 0 && poisonEffects == 0
+	fmt.Printf("chaos: %d processes SIGKILLed, %d stopped gracefully, each restarted, in %v (%.0f deliveries/s); %d dead-letter records listed\n",
+		kills, stops, elapsed.Round(time.Millisecond), float64(len(p.deliveries))/elapsed.Seconds(), deadRecords)
+	ok := duplicates == 0 && lost == 0 && effects == len(p.good) && dead == len(p.poison) && wrongDead == 0 &&
+		poisonEffects == 0 && repeats == 0
 	if kq, isKafka := q.(*kafkaQueue); isKafka && kq.restarts == 0 {
 		ok = false
 		fmt.Println("chaos: FAILED: the broker was never restarted (the run ended before a tenth of it was done?)")
@@ -261,7 +277,26 @@ func runParent(cfg config) (bool, error) {
 		fmt.Printf("chaos: FAILED: want effects=%d dead_lettered=%d; %d non-poison keys dead-lettered, %d poison keys with effects\n",
 			len(p.good), len(p.poison), wrongDead, poisonEffects)
 	}
-	fmt.Printf("chaos: messages=%d effects=%d duplicates=%d lost=%d dead_lettered=%d\n",
-		cfg.messages, effects, duplicates, lost, dead)
+	fmt.Printf("chaos: messages=%d effects=%d duplicates=%d lost=%d dead_lettered=%d dead_letter_repeats=%d\n",
+		cfg.messages, effects, duplicates, lost, dead, repeats)
 	return ok, nil
+}
+
+// stopGracefully sends cmd SIGTERM and waits for it to exit 0; one that
+// has not exited within a minute is killed, and that is an error.
+func stopGracefully(cmd *exec.Cmd, slot int) error {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("consumer process in slot %d, stopped with SIGTERM, exited with %v", slot, err)
+		}
+		return nil
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		return fmt.Errorf("consumer process in slot %d did not stop within a minute of SIGTERM", slot)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/internal/corpus"
 	"github.com/msgcontract/msgcontract/internal/toolchain/python"
 )
 
@@ -101,14 +102,19 @@ func protoString(s string) string {
 // FuzzEscaping puts arbitrary text into a contract's comments, topic,
 // event type, biz_key template and error-range name, generates Go, Java and
 // Python, and parses every output with each language's own parser (go/parser,
-// javac's, CPython's compile). A contract protocompile refuses (text
-// no .proto can hold) is skipped; one it accepts must give sources that
-// parse.
+// javac's, CPython's compile); the Go must be gofmt-stable too. A contract
+// protocompile refuses (text no .proto can hold) is skipped; one it accepts
+// must give sources that parse.
 func FuzzEscaping(f *testing.F) {
 	for _, seed := range []string{
 		`ends in a quote"`, `"starts with one`, `back\slash`, `\u000a \u002a/ \u0022`, `*/`, `"""`,
 		"${x}", "#{y}", "\x00nul", "cr\rlf\r\n", "😀 non-BMP", "\u2028\u2029", "\ufeffbom", `'''`, "%s %d",
 		"@param <b>&amp;", "\\", "\"\"\"\\", "\t\v\f",
+		// What gofmt rewrites in doc comments: indented lines, stars and
+		// list markers, headings, build constraints.
+		"   three spaces\n one\nnone", "* star\n * star\n*/", "\ttab\n\t\ttabs", "text\n    code\ntext",
+		"- a\n+ b\n1. c\n2) d", "# Heading", "text\n\n# Heading\n\ntext", "trailing   \n\t\n",
+		"+build ignore", "go:build ignore", "\u00a0nbsp\u00a0", "[link]: https://example.com",
 	} {
 		f.Add(seed)
 	}
@@ -155,29 +161,44 @@ option (msgcontract.v1.defaults) = { error_ranges: [{ from: 1 to: 2 retryable: t
 			if err != nil {
 				t.Fatalf("%s: %v", lang, err)
 			}
-			for _, gf := range files {
-				if strings.HasPrefix(gf.Name, "io/msgcontract/support/") || gf.Name == "msgcontract/support.py" {
-					continue
-				}
-				var answer string
-				switch lang {
-				case "go":
-					answer = "ok"
-					if _, err := parser.ParseFile(token.NewFileSet(), gf.Name, gf.Content, parser.ParseComments); err != nil {
-						answer = err.Error()
-					}
-				case "java":
-					answer, err = javaS.parse(gf.Content)
-				case "python":
-					answer, err = pyS.parse(gf.Content)
-				}
-				if err != nil {
-					t.Fatalf("%s parser: %v", lang, err)
-				}
-				if answer != "ok" {
-					t.Fatalf("%s output %s does not parse: %s\ntext %q\n%s", lang, gf.Name, answer, text, gf.Content)
-				}
+			if msg := parses(t, javaS, pyS, lang, files); msg != "" {
+				t.Fatalf("%s\ntext %q", msg, text)
 			}
 		}
 	})
+}
+
+// parses parses every file msgcontract generated in lang (its support
+// files aside) with the language's own parser: go/parser, javac's,
+// CPython's compile. Go must also be gofmt-stable (corpus.GofmtDiff).
+// It returns "" or what fails, with the file.
+func parses(t *testing.T, javaS, pyS *parseServer, lang string, files []emit.File) string {
+	t.Helper()
+	for _, gf := range files {
+		if strings.HasPrefix(gf.Name, "io/msgcontract/support/") || gf.Name == "msgcontract/support.py" {
+			continue
+		}
+		var answer string
+		var err error
+		switch lang {
+		case "go":
+			answer = "ok"
+			if _, err := parser.ParseFile(token.NewFileSet(), gf.Name, gf.Content, parser.ParseComments); err != nil {
+				answer = err.Error()
+			} else if d := corpus.GofmtDiff(gf.Content); d != "" {
+				return fmt.Sprintf("go output %s is not gofmt-stable: %s\n%s", gf.Name, d, gf.Content)
+			}
+		case "java":
+			answer, err = javaS.parse(gf.Content)
+		case "python":
+			answer, err = pyS.parse(gf.Content)
+		}
+		if err != nil {
+			t.Fatalf("%s parser: %v", lang, err)
+		}
+		if answer != "ok" {
+			return fmt.Sprintf("%s output %s does not parse: %s\n%s", lang, gf.Name, answer, gf.Content)
+		}
+	}
+	return ""
 }

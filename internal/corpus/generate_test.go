@@ -13,11 +13,18 @@ import (
 )
 
 // TestRandomContractsGenerate is the fast half of the property: over many
-// seeds, every random contract is either rejected by lint with positioned
-// findings or generated without error in every language (the slow half,
-// TestRandomContracts, also builds and runs one seed's output).
+// seeds, every random contract (random comments, names, deprecations and
+// options) is either rejected by lint with positioned findings or
+// generated without error in every language, into sources each
+// language's parser accepts and, for Go, that gofmt leaves as they are
+// (the slow half, TestRandomContracts, also builds and runs one seed's
+// output).
 func TestRandomContractsGenerate(t *testing.T) {
 	t.Parallel()
+	javaS, pyS, err := servers()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	for seed := uint64(1); seed <= 40; seed++ {
 		root := t.TempDir()
@@ -37,8 +44,13 @@ func TestRandomContractsGenerate(t *testing.T) {
 				continue
 			}
 			for _, lang := range generate.Langs {
-				if _, err := generate.Run(set, emit.Params{Lang: lang}); err != nil {
+				files, err := generate.Run(set, emit.Params{Lang: lang})
+				if err != nil {
 					t.Errorf("seed %d %s: lint accepts it, but %s generation fails: %v\n%s", seed, path, lang, err, src)
+					continue
+				}
+				if msg := parses(t, javaS, pyS, lang, files); msg != "" {
+					t.Errorf("seed %d %s: %s\n--- contract\n%s", seed, path, msg, src)
 				}
 			}
 		}

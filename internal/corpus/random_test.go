@@ -14,9 +14,12 @@ import (
 )
 
 // TestRandomContracts is the property test: random contracts (keywords,
-// support and module names, aliases, proto2/proto3/editions, nasty text)
-// either fail lint with positioned findings, or build cleanly in Go, Java
-// and Python and agree with the model on every derived case. The seed is
+// support and module names, random identifiers, aliases,
+// proto2/proto3/editions, deprecated files, messages, fields, enums and
+// values, shared and own Java packages, nasty text and random comments on
+// every element) either fail lint with positioned findings, or build
+// cleanly in Go (go vet, and gofmt-stable), Java and Python and agree with
+// the model on every derived case. The seed is
 // fixed so failures reproduce; MSGCONTRACT_SEED explores others.
 func TestRandomContracts(t *testing.T) {
 	seed := uint64(20260101)

@@ -7,6 +7,7 @@ import io.msgcontract.kafka.testpb.OrderNote;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.Handler;
+import io.msgcontract.support.RetryChain;
 import io.msgcontract.support.RetryableException;
 import io.msgcontract.v1.Envelope;
 import io.msgcontract.v1.LastError;
@@ -276,6 +277,19 @@ class RetryChainLoopTest extends BrokerTest {
       go.waitFor(60, TimeUnit.SECONDS);
     }
     oneDeadLetterEach(ids);
+    // Go names a copy as Java does: each chain row holds the id Java gives the message's last retry copy.
+    Map<String, String> lastCopy = new HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : Fixture.readAll(retryTopic())) {
+      Envelope env = Envelopes.decode(r.value());
+      if (env.getRetryCount() == MAX_RETRIES) {
+        lastCopy.put(env.getMessageId(), KafkaRecords.deliveryId(r));
+      }
+    }
+    try (Connection c = fx.open()) {
+      for (String id : ids) {
+        assertEquals(new RetryChain.Pos(0, MAX_RETRIES, lastCopy.get(id)), RetryChain.row(c, Fixture.HANDLER, id));
+      }
+    }
     Fixture.waitFor("the group empty", () -> fx.members() == 0);
     try (Admin a = Admin.create(Map.of("bootstrap.servers", Fixture.brokers()))) {
       String topic = fx.namespace + Fixture.TOPIC;

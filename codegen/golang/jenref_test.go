@@ -7,6 +7,7 @@ package golang
 import (
 	"bytes"
 	"fmt"
+	"go/format"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -34,7 +35,18 @@ func (g jenGen) render() ([]byte, error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	// Render formats once; a doc comment gofmt does not print as a
+	// fixed point of its own parser (a list right after a code block)
+	// takes another pass or two to settle, as the writer's do.
+	src := buf.Bytes()
+	for range maxDocPasses {
+		out, err := format.Source(src)
+		if err != nil || bytes.Equal(out, src) {
+			return src, err
+		}
+		src = out
+	}
+	return src, nil
 }
 
 func jenRuntimeCheck() *jen.Statement { return jen.Qual(pkgEvent, "IsAtLeastVersion0_2_0") }

@@ -156,9 +156,7 @@ func (w *writer) doc(text string) {
 	}
 	text = commentText(text)
 	if !plainDoc(text) {
-		var p comment.Parser
-		var pr comment.Printer
-		text = strings.TrimSuffix(string(pr.Comment(p.Parse(text+"\n"))), "\n")
+		text = canonicalDoc(text)
 	}
 	for rest, more := text, true; more; {
 		var line string
@@ -172,6 +170,93 @@ func (w *writer) doc(text string) {
 			w.s("// ", trimRight(line), "\n")
 		}
 	}
+}
+
+// canonicalDoc is text (lines without the "// ") as gofmt leaves a doc
+// comment holding it. gofmt reads a doc comment with go/doc/comment,
+// prints it back and strips the lines' trailing white space (docPass);
+// that is not always a fixed point: a list right after a code block, for
+// one, is printed as a list and read back as more of the code block. So
+// the text is passed through again until gofmt would change nothing,
+// which takes a pass or two; text that has not settled after
+// maxDocPasses (none the fuzzers found) is written as unsettledDoc.
+func canonicalDoc(text string) string {
+	if settled, ok := settle(text); ok {
+		return settled
+	}
+	return unsettledDoc(text)
+}
+
+// maxDocPasses bounds settle's passes.
+const maxDocPasses = 8
+
+// settle passes text through docPass until it changes no more, at most
+// maxDocPasses times, and says whether it did.
+func settle(text string) (string, bool) {
+	for range maxDocPasses {
+		next := docPass(text)
+		if next == text {
+			return text, true
+		}
+		text = next
+	}
+	return text, false
+}
+
+// unsettledDoc is a doc comment gofmt reads back as it is written, for
+// text settle cannot settle: its first paragraph, the generator's own
+// plain text, settled alone, then the rest as one code block.
+func unsettledDoc(text string) string {
+	head, rest, _ := strings.Cut(text, "\n\n")
+	head, _ = settle(head)
+	if rest = codeBlock(rest); rest != "" {
+		return head + "\n\n" + rest
+	}
+	return head
+}
+
+// docPass is what gofmt makes of a doc comment's text.
+func docPass(text string) string {
+	var p comment.Parser
+	var pr comment.Printer
+	out := strings.TrimSuffix(string(pr.Comment(p.Parse(text+"\n"))), "\n")
+	var b strings.Builder
+	b.Grow(len(out))
+	for rest, more := out, true; more; {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
+		b.WriteString(trimRight(line))
+		if more {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// codeBlock is text as one code block that go/doc/comment, after a
+// paragraph, reads back as it is: every line indented by a tab and led by
+// "| ", so that no line of it starts a list (a span of indented lines
+// whose first line is a list item is a list); blank lines inside are
+// kept, at its ends dropped, and so is white space at the ends of lines.
+func codeBlock(text string) string {
+	var b strings.Builder
+	blank := 0 // blank lines held back until a line follows them
+	for line := range strings.SplitSeq(text, "\n") {
+		if line = trimRight(line); line == "" {
+			blank++
+			continue
+		}
+		if b.Len() > 0 {
+			for ; blank > 0; blank-- {
+				b.WriteByte('\n')
+			}
+			b.WriteByte('\n')
+		}
+		blank = 0
+		b.WriteString("\t| ")
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // comment writes text as // lines indented by indent: a comment that is

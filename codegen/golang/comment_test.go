@@ -38,6 +38,7 @@ var oddComments = map[string]string{
 	"heading shapes":      "// Text.\n//\n// Old Heading\n//\n// # New heading\n//\n//   # indented hash\n",
 	"links":               "// [Foo] and [text]\n//\n//   [text]: https://example.com\n// [x]: y\n",
 	"directive-like":      "//go:generate x\n//line foo.go:1\n//  //go:build y\n",
+	"build constraints":   "// +build ignore\n//\n//   +build linux\n//\t+build\n// go:build x\n// +buildx stays\n",
 }
 
 // goCommentSource is a contract whose event and state machine carry the

@@ -86,7 +86,7 @@ func jenLines(text string) *jen.Statement {
 			b.WriteString("//")
 			continue
 		}
-		b.WriteString("// " + l)
+		b.WriteString("// " + noPlusBuild(l))
 	}
 	return jen.Comment(b.String())
 }

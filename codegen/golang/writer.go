@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"go/build/constraint"
 	"go/doc/comment"
 	"math"
 	"sort"
@@ -165,11 +166,24 @@ func (w *writer) doc(text string) {
 		case line == "":
 			w.s("//\n")
 		case line[0] == '\t':
-			w.s("//", trimRight(line), "\n")
+			w.s("//", noPlusBuild(trimRight(line)), "\n")
 		default:
-			w.s("// ", trimRight(line), "\n")
+			w.s("// ", noPlusBuild(trimRight(line)), "\n")
 		}
 	}
+}
+
+// noPlusBuild is the text of a // line, after the "//", changed if need
+// be so that the line does not read as a "// +build" constraint: gofmt
+// takes every such line of a file, wherever it is, for one and moves it
+// above the package clause. Its + is then written \u002B, as commentText
+// writes what gofmt would rewrite.
+func noPlusBuild(text string) string {
+	if !strings.Contains(text, "+build") || !constraint.IsPlusBuild("//"+text) {
+		return text
+	}
+	i := strings.Index(text, "+build")
+	return text[:i] + `\u002B` + text[i+1:]
 }
 
 // canonicalDoc is text (lines without the "// ") as gofmt leaves a doc
@@ -263,7 +277,7 @@ func codeBlock(text string) string {
 // not a doc comment, which gofmt leaves as written but for trailing space.
 func (w *writer) comment(indent, text string) {
 	for _, l := range lines(text) {
-		w.s(indent, trimRight(l), "\n")
+		w.s(indent, "//", noPlusBuild(trimRight(l[len("//"):])), "\n")
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -89,6 +90,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	}
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
+	}
+	if _, ok := out.(*os.File); !ok {
+		// This goroutine, the Go services' loggers on theirs and, for a
+		// writer that is no file, os/exec's goroutines copying the
+		// Python and Java services' output all write to out.
+		out = &lockedWriter{w: out}
 	}
 	step := func(format string, args ...any) { fmt.Fprintf(out, "==> "+format+"\n", args...) }
 
@@ -336,4 +343,16 @@ func drain(ctx context.Context, ordersDB *sql.DB, tr demoTransport, pyDone <-cha
 		}
 	}
 	return nil
+}
+
+// lockedWriter is w written by one goroutine at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -179,7 +179,7 @@ def _due(d: mc.Decision) -> bytes:
     return mc.encode(d.next_envelope)
 
 
-def test_a_forked_chain_is_retried_and_dead_lettered_once(conn: sqlite3.Connection) -> None:
+def test_a_forked_chain_is_retried_and_dead_lettered_once(conn: Any) -> None:
     """A member published the retry copy, then died before its commit: the record comes again and fails
     again (the same delivery id: it goes on), publishing a second retry copy of attempt 1. The first of the
     two to fail goes on to the dead letter; the other is settled as deduplicated, looked up before its handler
@@ -216,7 +216,7 @@ def test_without_a_delivery_id_there_is_no_chain(conn: sqlite3.Connection) -> No
     assert chain_row(conn, "h", mc.decode(body).message_id) is None
 
 
-def test_what_is_looked_up(conn: sqlite3.Connection) -> None:
+def test_what_is_looked_up(conn: Any) -> None:
     """A first delivery is never looked up (it costs nothing), nor a copy not due yet; a retry copy and a replay
     are. A producer's duplicate of a first delivery that went on stops once it fails."""
     c = _failing([], [])
@@ -278,11 +278,17 @@ def kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def test_async_advance_walk(arun: Run, tmp_path: Path, kind: str) -> None:
-    """aio.advance: the same walk on aiosqlite and asyncpg, each statement in a transaction of its own."""
+@pytest.fixture
+def where(kind: str, tmp_path: Path) -> str:
+    return str(tmp_path / "biz.db") if kind == "sqlite" else pg_dsn()
+
+
+def test_async_advance_walk(arun: Run, kind: str, where: str) -> None:
+    """aio.advance: the same walk on aiosqlite and asyncpg (and aiomysql: tests_mysql), each statement in a
+    transaction of its own."""
 
     async def main() -> None:
-        db = await open_db(kind, str(tmp_path / "biz.db") if kind == "sqlite" else pg_dsn(), 2, fresh=False)
+        db = await open_db(kind, where, 2, fresh=False)
         try:
             sfx, steps = walk()
             assert await aio.chain_row(db, "h", "m1" + sfx) is None
@@ -295,7 +301,7 @@ def test_async_advance_walk(arun: Run, tmp_path: Path, kind: str) -> None:
     arun(main)
 
 
-def test_async_consumer_keeps_one_chain(arun: Run, tmp_path: Path, kind: str) -> None:
+def test_async_consumer_keeps_one_chain(arun: Run, kind: str, where: str) -> None:
     """AsyncConsumer with delivery ids: a forked copy of attempt 1 is settled as deduplicated, looked up before
     its handler runs or, had the look-up missed it, stopped by the advance; the message is retried once per
     attempt."""
@@ -314,8 +320,7 @@ def test_async_consumer_keeps_one_chain(arun: Run, tmp_path: Path, kind: str) ->
         return False
 
     async def main() -> None:
-        db: Database = await open_db(kind, str(tmp_path / "biz.db") if kind == "sqlite" else pg_dsn(), 2,
-                                     fresh=False)
+        db: Database = await open_db(kind, where, 2, fresh=False)
         try:
             first = await c.process(db, body, "t/0/5")
             again = await c.process(db, body, "t/0/5")  # redelivered: its retry may not have been published

@@ -19,6 +19,7 @@ from typing import Any, Callable
 import pytest
 
 import test_aio
+import test_chain
 from conftest import arun  # noqa: F401  (the fixture, for this directory)
 from test_dedup_mysql import _connect
 
@@ -59,3 +60,11 @@ def test_retryable_failure_then_success(arun: Run, tmp_path: Path, where: str) -
 
 def test_poison_is_dead_lettered_never_applied(arun: Run, tmp_path: Path, where: str) -> None:
     test_aio.test_poison_is_dead_lettered_never_applied(arun, tmp_path, "mysql", where)
+
+
+def test_async_advance_walk(arun: Run, where: str) -> None:
+    test_chain.test_async_advance_walk(arun, "mysql", where)
+
+
+def test_async_consumer_keeps_one_chain(arun: Run, where: str) -> None:
+    test_chain.test_async_consumer_keeps_one_chain(arun, "mysql", where)

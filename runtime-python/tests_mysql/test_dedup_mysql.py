@@ -18,6 +18,8 @@ import pymysql
 import pytest
 
 import msgcontract_runtime as mc
+import test_chain
+from msgcontract_runtime.dedup import advance, chain_row
 from test_runtime import SPEC, _body
 
 
@@ -82,3 +84,20 @@ def test_failed_handler_rolls_back_its_claim(conn: Any) -> None:
     assert c.process(conn, body) == mc.Ack(), "the failed attempt's claim must have been rolled back"
     assert c.process(conn, body) == mc.Ack(deduplicated=True)
     assert calls == ["a", "a"]
+
+
+def test_advance_walk(conn: Any) -> None:
+    """dedup.advance's walk on PyMySQL: a step that finds its own row changes no row (MySQL counts changed
+    rows) and is read back; the duplicate-key error is the row already there."""
+    mc.migrate(conn)
+    test_chain.check_walk(lambda s: advance(conn, s), lambda h, m: chain_row(conn, h, m))
+
+
+def test_a_forked_chain_is_retried_and_dead_lettered_once(conn: Any) -> None:
+    mc.migrate(conn)
+    test_chain.test_a_forked_chain_is_retried_and_dead_lettered_once(conn)
+
+
+def test_what_is_looked_up(conn: Any) -> None:
+    mc.migrate(conn)
+    test_chain.test_what_is_looked_up(conn)

@@ -13,8 +13,10 @@ import (
 
 // TestPythonKafkaSuite runs runtime-python/tests_kafka (KafkaLoop and
 // KafkaPublisher on the broker: duplicates, retry then success, poison, two
-// members, outbox on PostgreSQL, SIGKILL mid-batch; the same and the
-// asyncio fault cases for AsyncConsumer on aio.kafka; Confluent-framed
+// members, outbox on PostgreSQL, SIGKILL mid-batch, a member SIGKILLed
+// between its retry publish and its commit (one retry chain per message);
+// the same and the asyncio fault cases for AsyncConsumer on aio.kafka,
+// a retry copy published twice; Confluent-framed
 // records against msgcontract's registry, started here, whose look-ups fail
 // for a while) with pytest, and checks that every test function ran and
 // passed: none skipped, none missing.

@@ -8,6 +8,10 @@
                                                   a KafkaLoop member of group "recon" on PostgreSQL
   pyinterop.py member-async REGISTRY BROKERS NS GEN DSN STOPFILE
                                                   the same as an AsyncConsumer on aio.kafka and asyncpg
+  pyinterop.py member-dies BROKERS NS GEN DSN WHEN MIN_ATTEMPT
+                                                  a KafkaLoop member of group "recon" on PostgreSQL that fails
+                                                  every PaySuccess and SIGKILLs itself at a retry publish
+                                                  (tests_kafka/chain_worker.py's die_at_retry)
 """
 
 from __future__ import annotations
@@ -153,6 +157,22 @@ def member_async(registry: str, brokers: str, ns: str, gen: str, dsn: str, stopf
     asyncio.run(main())
 
 
+def member_dies(brokers: str, ns: str, gen: str, dsn: str, when: str, min_attempt: str) -> None:
+    import psycopg
+
+    from chain_worker import die_at_retry, fail
+
+    pb = payment(gen)
+    conn = psycopg.connect(dsn)
+    mc.migrate(conn)
+    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(pay_success_spec(pb), "recon.pay", fail, paramstyle="format")],
+                        conn, namespace=ns, partitions=2, session_timeout_ms=6000)
+    die_at_retry(loop, "order-event", when, int(min_attempt))
+    end = time.monotonic() + 120
+    loop.run(lambda: time.monotonic() > end)
+    sys.exit("member-dies: no retry to die at within 120s")
+
+
 def poison(brokers: str, ns: str, gen: str, db: str) -> None:
     """A PaySuccess whose payload does not decode and one the handler refuses, dead-lettered by KafkaLoop."""
     import sqlite3
@@ -188,5 +208,7 @@ if __name__ == "__main__":
         member(*args)
     elif cmd == "member-async":
         member_async(*args)
+    elif cmd == "member-dies":
+        member_dies(*args)
     else:
         sys.exit(f"unknown command {cmd}")

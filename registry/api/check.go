@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // compatResponse is Confluent's compatibility answer; messages are listed
@@ -48,12 +49,23 @@ func (s *Server) checkOne(c echo.Context) error {
 		return err
 	}
 	v, err := s.cfg.Store.Version(ctx, subject, n, false)
-	if err != nil {
+	missing := errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound)
+	switch {
+	case missing && n != subjectref.Latest:
+		// As Confluent: a numbered version that does not exist is 40402,
+		// whether or not its subject does.
+		return apiErr(http.StatusNotFound, CodeVersionNotFound, "Version %s not found.", c.Param("version"))
+	case err != nil && !missing:
 		return storeErr(err, subject, c.Param("version"))
 	}
 	p, err := s.parseRequest(ctx, s.gate, subject, &req)
 	if err != nil {
 		return err
+	}
+	if missing {
+		// "latest" of a subject without live versions: nothing to be
+		// incompatible with, as in Confluent.
+		return s.answer(c, nil)
 	}
 	level, err := s.level(ctx, subject)
 	if err != nil {

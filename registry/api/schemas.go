@@ -33,7 +33,7 @@ func (s *Server) getSchemaByID(c echo.Context) error {
 	}
 	key := c.QueryParam("format") + ":" + c.Param("id")
 	if b, ok := s.byID.Load(key); ok {
-		return c.Blob(http.StatusOK, ContentType, b.([]byte))
+		return c.Blob(http.StatusOK, answerType(c), b.([]byte))
 	}
 	sc, err := s.cfg.Store.SchemaByID(c.Request().Context(), id)
 	if err != nil {
@@ -48,7 +48,7 @@ func (s *Server) getSchemaByID(c echo.Context) error {
 		// this process alone writes may answer from memory.
 		s.byID.Store(key, b)
 	}
-	return c.Blob(http.StatusOK, ContentType, b)
+	return c.Blob(http.StatusOK, answerType(c), b)
 }
 
 func (s *Server) getSchemaTextByID(c echo.Context) error {
@@ -68,7 +68,7 @@ func (s *Server) getSchemaVersions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	svs, err := s.cfg.Store.SubjectVersionsByID(c.Request().Context(), id)
+	svs, err := s.cfg.Store.SubjectVersionsByID(c.Request().Context(), id, boolQuery(c, "deleted"))
 	if err != nil {
 		return storeErr(err, "", "")
 	}
@@ -80,7 +80,7 @@ func (s *Server) getSchemaSubjects(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	svs, err := s.cfg.Store.SubjectVersionsByID(c.Request().Context(), id)
+	svs, err := s.cfg.Store.SubjectVersionsByID(c.Request().Context(), id, boolQuery(c, "deleted"))
 	if err != nil {
 		return storeErr(err, "", "")
 	}

@@ -36,8 +36,9 @@ import (
 //go:embed openapi.json
 var openAPI []byte
 
-// ContentType is the Confluent Schema Registry media type every response
-// carries.
+// ContentType is the Confluent Schema Registry media type responses carry
+// unless the request's Accept header prefers another of Confluent's
+// (see negotiate).
 const ContentType = "application/vnd.schemaregistry.v1+json"
 
 // DefaultBodyLimit is the largest request body accepted unless
@@ -152,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.answerFirst, recoverPanic, s.limitBody, s.auth)
+	e.Use(s.answerFirst, negotiate, recoverPanic, s.limitBody, s.auth)
 	s.routes(e)
 	s.echo = e
 	return s, nil
@@ -184,7 +185,7 @@ func (s *Server) WaitCompilations(ctx context.Context) error {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
 func (s *Server) routes(e *echo.Echo) {
-	e.GET("/", func(c echo.Context) error { return c.Blob(http.StatusOK, ContentType, []byte("{}")) })
+	e.GET("/", func(c echo.Context) error { return c.Blob(http.StatusOK, answerType(c), []byte("{}")) })
 	e.GET("/openapi.json", func(c echo.Context) error { return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPI) })
 	e.GET("/subjects", s.listSubjects)
 	e.GET("/subjects/:subject/versions", s.listVersions)
@@ -318,7 +319,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	// still drains its request body (answerFirst) instead of waiting for
 	// the end of a chunked one.
 	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(len(b)))
-	_ = c.Blob(ae.Status, ContentType, b)
+	_ = c.Blob(ae.Status, answerType(c), b)
 }
 
 func reply(c echo.Context, status int, v any) error {
@@ -326,7 +327,7 @@ func reply(c echo.Context, status int, v any) error {
 	if err != nil {
 		return err
 	}
-	return c.Blob(status, ContentType, b)
+	return c.Blob(status, answerType(c), b)
 }
 
 // recoverPanic turns a panic in a handler into a 500 answer instead of a

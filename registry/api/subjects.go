@@ -115,7 +115,7 @@ func (s *Server) compiled(ctx context.Context, subject string, sc store.Schema) 
 		// Not the client's schema at fault: report it as a store error.
 		return nil, fmt.Errorf("schema %d stored under %s no longer compiles: %v", sc.ID, subject, err)
 	}
-	c := &compiled{p: p, prep: compat.Prepare(p.Set)}
+	c := &compiled{p: p, prep: compat.PrepareClosure(p.Set)}
 	s.parsed.Put(key, c)
 	return c, nil
 }
@@ -152,7 +152,7 @@ func (s *Server) violations(ctx context.Context, subject string, level compat.Le
 		}
 		sets[i] = &schemaSet{c.prep, v.Version, v.Schema.ID}
 	}
-	n := &newSchema{compat.Prepare(next.Set), compat.Fingerprint(next.Fingerprint)}
+	n := &newSchema{compat.PrepareClosure(next.Set), compat.Fingerprint(next.Fingerprint)}
 	if each {
 		return s.checkEach(level, sets, n), nil
 	}
@@ -272,7 +272,7 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
-	s.parsed.Put(parsedKey{subject, reg.ID}, &compiled{p: p, prep: compat.Prepare(p.Set)})
+	s.parsed.Put(parsedKey{subject, reg.ID}, &compiled{p: p, prep: compat.PrepareClosure(p.Set)})
 	return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
 }
 
@@ -440,7 +440,7 @@ func (s *Server) lookup(c echo.Context) error {
 	}
 	return reply(c, http.StatusOK, versionResponse{
 		Subject: v.Subject, Version: v.Version, ID: v.Schema.ID, SchemaType: schema.Type,
-		References: v.Schema.References, Schema: v.Schema.Text,
+		References: v.Schema.References, Schema: schemaText(c, v.Schema),
 	})
 }
 

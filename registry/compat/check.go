@@ -232,6 +232,9 @@ func (c *checker) types() {
 	for _, name := range c.prev.order {
 		od := c.prev.types[name]
 		nd, ok := c.next.types[c.newName(name)]
+		if !ok && c.prev.imported[name] {
+			continue // no longer imported: see Schema.imported
+		}
 		switch o := od.(type) {
 		case protoreflect.MessageDescriptor:
 			n, isMsg := nd.(protoreflect.MessageDescriptor)

@@ -25,6 +25,11 @@ type Schema struct {
 	// services indexes services by full name, in declaration order.
 	services map[string]protoreflect.ServiceDescriptor
 	svcOrder []string
+	// imported marks the types indexed from the files the set's own
+	// files import (PrepareClosure): compared where both versions have
+	// them, never reported deleted (a version that stops importing a
+	// file breaks, if at all, at the fields that named its types).
+	imported map[string]bool
 }
 
 type fieldIndex struct {
@@ -50,6 +55,49 @@ func Prepare(set *model.Set) *Schema {
 			}
 			s.services[name] = sd
 		}
+	}
+	return s
+}
+
+// PrepareClosure is Prepare over the resolved closure of the set's own
+// files: the messages and enums of every file they import, directly or
+// not, are indexed too, as this version sees them. A registry compares
+// closures, because a subject's schema pins the versions of the
+// references it imports: a field of type dep.Hint means Hint as the
+// pinned version of dep defines it, and a new version that imports a
+// changed Hint changes what the subject's records carry. The built-in
+// files (well-known types, msgcontract's own) are the same in every
+// version and are skipped.
+func PrepareClosure(set *model.Set) *Schema {
+	s := Prepare(set)
+	own := map[string]bool{}
+	for _, f := range set.Files {
+		own[f.Path] = true
+	}
+	seen := map[string]bool{}
+	var visit func(fd protoreflect.FileDescriptor)
+	visit = func(fd protoreflect.FileDescriptor) {
+		imps := fd.Imports()
+		for i := 0; i < imps.Len(); i++ {
+			imp := imps.Get(i).FileDescriptor
+			p := imp.Path()
+			if seen[p] || own[p] || model.Builtin(p) {
+				continue
+			}
+			seen[p] = true
+			before := len(s.order)
+			s.walk(imp.Messages(), imp.Enums())
+			for _, name := range s.order[before:] {
+				if s.imported == nil {
+					s.imported = map[string]bool{}
+				}
+				s.imported[name] = true
+			}
+			visit(imp)
+		}
+	}
+	for _, f := range set.Files {
+		visit(f.Desc)
 	}
 	return s
 }

@@ -166,7 +166,7 @@ func (c *Console) register(w http.ResponseWriter, r *http.Request) {
 		c.renderCheck(w, r, rec.Code, d)
 		return
 	}
-	vs, err := c.cfg.Store.SubjectVersionsByID(r.Context(), answer.ID)
+	vs, err := c.cfg.Store.SubjectVersionsByID(r.Context(), answer.ID, false)
 	if err != nil {
 		c.storeFail(w, err, "looking up the registered schema")
 		return

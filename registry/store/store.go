@@ -360,27 +360,36 @@ type SubjectVersion struct {
 	Version int    `json:"version"`
 }
 
-// SubjectVersionsByID lists the live versions that use schema id.
-func (s *Store) SubjectVersionsByID(ctx context.Context, id int64) ([]SubjectVersion, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT subject, version FROM versions WHERE schema_id = ? AND deleted = 0 ORDER BY subject, version`), id)
+// SubjectVersionsByID lists the versions that use schema id: the live
+// ones, and with deleted the soft-deleted ones too.
+func (s *Store) SubjectVersionsByID(ctx context.Context, id int64, deleted bool) ([]SubjectVersion, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT subject, version, deleted FROM versions WHERE schema_id = ? ORDER BY subject, version`), id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := []SubjectVersion{}
+	found := false
 	for rows.Next() {
 		var sv SubjectVersion
-		if err := rows.Scan(&sv.Subject, &sv.Version); err != nil {
+		var del int
+		if err := rows.Scan(&sv.Subject, &sv.Version, &del); err != nil {
 			return nil, err
 		}
-		out = append(out, sv)
+		found = true
+		if del == 0 || deleted {
+			out = append(out, sv)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(out) == 0 {
+	if !found {
+		// No version, live or soft deleted, uses the id: it is unknown.
 		return nil, ErrSchemaNotFound
 	}
+	// An id whose every version is soft deleted still exists (GET
+	// /schemas/ids/{id} answers it): its list is empty, as in Confluent.
 	return out, nil
 }
 

@@ -225,13 +225,13 @@ func TestContentNegotiation(t *testing.T) {
 		}
 	}
 	for accept, want := range map[string]string{
-		"":                                     api.ContentType,
-		"*/*":                                  api.ContentType,
-		"application/*":                        api.ContentType,
-		"application/json":                     "application/json",
-		"application/vnd.schemaregistry+json":  "application/vnd.schemaregistry+json",
-		"text/html, application/json;q=0.9":    "application/json",
-		"application/json;q=0.5, */*;q=0.1":    "application/json",
+		"":                                    api.ContentType,
+		"*/*":                                 api.ContentType,
+		"application/*":                       api.ContentType,
+		"application/json":                    "application/json",
+		"application/vnd.schemaregistry+json": "application/vnd.schemaregistry+json",
+		"text/html, application/json;q=0.9":   "application/json",
+		"application/json;q=0.5, */*;q=0.1":   "application/json",
 		"application/vnd.schemaregistry.v1+json, application/json": api.ContentType,
 	} {
 		r := rawRequest(t, c, "GET", "/subjects", "", accept, "")

@@ -220,8 +220,8 @@ func (c *Console) parseRefs(r *http.Request, text, raw string) ([]subjectref.Ref
 	}
 	for _, m := range importRE.FindAllStringSubmatch(text, -1) {
 		path := m[1]
-		if path == "msgcontract/v1/options.proto" || strings.HasPrefix(path, "google/protobuf/") {
-			continue
+		if schema.IsBuiltin(path) {
+			continue // resolves without a reference
 		}
 		v, err := c.cfg.Store.Version(r.Context(), path, subjectref.Latest, false)
 		if err != nil {

@@ -1,8 +1,11 @@
 // Package schema turns a schema as clients register it — .proto text, or a
 // base64-encoded FileDescriptorProto as Confluent's serializers send it —
 // into .proto text, a compiled contract model and the serialized descriptor.
-// Imports of msgcontract/v1/options.proto and the well-known types resolve
-// without references; every other import names a Confluent-style reference.
+// Imports of msgcontract/v1/options.proto, the well-known types and the
+// dependencies Confluent's serializers treat as built in (google/type,
+// confluent/meta.proto, confluent/type/decimal.proto: see Builtins)
+// resolve without references; every other import names a Confluent-style
+// reference.
 package schema
 
 import (
@@ -12,7 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -139,7 +142,7 @@ func (src *Source) Compile(ctx context.Context) (*Parsed, error) {
 // compile is Parse once the references are fetched: the part that costs
 // CPU in proportion to what the client sent, which a Pool's workers run.
 func compile(ctx context.Context, name, raw string, refSources map[string]string) (*Parsed, error) {
-	sources := maps.Clone(refSources)
+	sources := withBuiltins(refSources)
 	text := raw
 	if fdp, ok := decodeDescriptor(raw); ok {
 		printed, err := printDescriptor(ctx, fdp, sources)
@@ -161,9 +164,9 @@ func compile(ctx context.Context, name, raw string, refSources map[string]string
 	if err != nil {
 		var ce *model.CompileError
 		if errors.As(err, &ce) {
-			return nil, &InvalidError{Lines: ce.Errors}
+			return nil, &InvalidError{Lines: unresolved(ce.Errors)}
 		}
-		return nil, &InvalidError{Lines: []string{err.Error()}}
+		return nil, &InvalidError{Lines: unresolved([]string{err.Error()})}
 	}
 	if len(set.Diagnostics) > 0 {
 		lines := make([]string, len(set.Diagnostics))
@@ -184,6 +187,26 @@ func compile(ctx context.Context, name, raw string, refSources map[string]string
 // noImportPath keeps model.Load from reading the working directory: a
 // registered schema may only import references and built-in files.
 const noImportPath = "\x00msgcontract-registry-no-disk"
+
+// missingImport is the compiler's report of an import nothing supplies,
+// with its advice for the command line.
+var missingImport = regexp.MustCompile(`^(.*?)could not resolve path "([^"]+)": file does not exist in import paths .*$`)
+
+// unresolved rewrites the compiler's reports of imports nothing supplies
+// for an HTTP client: which import, and the reference that supplies it,
+// without the compiler's import path (a sentinel) or its advice for the
+// command line.
+func unresolved(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if m := missingImport.FindStringSubmatch(l); m != nil {
+			l = fmt.Sprintf(`%simport %q does not resolve: no reference supplies it. Register that file under a subject, then send `+
+				`{"name": %q, "subject": "<that subject>", "version": <its version>} in the request's "references"`, m[1], m[2], m[2])
+		}
+		out[i] = strings.NewReplacer(noImportPath, "the request's references", "; add -I with the directory the import is relative to", "").Replace(l)
+	}
+	return out
+}
 
 func resolve(ctx context.Context, refs []subjectref.Reference, fetch Fetcher, sources map[string]string, depth int) error {
 	if depth > MaxReferenceDepth {
@@ -256,14 +279,12 @@ func printDescriptor(ctx context.Context, fdp *descriptorpb.FileDescriptorProto,
 		for _, d := range imports {
 			fmt.Fprintf(&b, "import %q;\n", d)
 		}
-		src := map[string]string{stub: b.String()}
-		for k, v := range sources {
-			src[k] = v
-		}
+		src := withBuiltins(sources)
+		src[stub] = b.String()
 		set, err := model.Load(ctx, model.Config{Sources: src, ImportPaths: []string{noImportPath}}, stub)
 		if err != nil {
 			return "", &InvalidError{Lines: append([]string{fmt.Sprintf("descriptor %s: its imports do not resolve; register them and send them as references:", fdp.GetName())},
-				strings.Split(err.Error(), "\n")...)}
+				unresolved(strings.Split(err.Error(), "\n"))...)}
 		}
 		deps = set.Registry
 	}

@@ -125,7 +125,35 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "console: cross-origin form posts are refused", http.StatusForbidden)
 		return
 	}
+	if to, ok := c.unescapedSubject(r); ok {
+		http.Redirect(w, r, to, http.StatusMovedPermanently)
+		return
+	}
 	c.mux.ServeHTTP(w, r)
+}
+
+// unescapedSubject is where a link written before the console's subject
+// links were fixed belongs: those escaped a subject twice, so that
+// "a/b" arrives as "a%2Fb". When no subject has the name as it arrives
+// and one has it unescaped, the answer is the same page for that one.
+func (c *Console) unescapedSubject(r *http.Request) (string, bool) {
+	q := r.URL.Query()
+	s := q.Get("s")
+	if r.Method != http.MethodGet || !strings.Contains(s, "%") {
+		return "", false
+	}
+	u, err := url.QueryUnescape(s)
+	if err != nil || u == s {
+		return "", false
+	}
+	if _, err := c.cfg.Store.Versions(r.Context(), s, true); err == nil {
+		return "", false
+	}
+	if _, err := c.cfg.Store.Versions(r.Context(), u, true); err != nil {
+		return "", false
+	}
+	q.Set("s", u)
+	return r.URL.Path + "?" + q.Encode(), true
 }
 
 // WithAPI serves ui under Prefix and everything else with api: the
@@ -177,7 +205,10 @@ type page struct {
 
 func (c *Console) parseTemplates() error {
 	funcs := template.FuncMap{
-		"q":    url.QueryEscape,
+		// q escapes a query value. It is typed as a URL so that
+		// html/template, which escapes query values itself, does not
+		// escape the escapes again (a subject "a/b" linked as a%252Fb).
+		"q":    func(s string) template.URL { return template.URL(url.QueryEscape(s)) },
 		"plus": func(a, b int) int { return a + b },
 		// when formats a time to the millisecond in UTC; zero is "—".
 		"when": func(t time.Time) string {

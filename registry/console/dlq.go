@@ -123,6 +123,10 @@ type envView struct {
 	Subject      string
 	Version      int
 	SubjectGuess bool
+	// VersionGuess is set when the envelope names no schema_version: the
+	// subject's latest version decoded the payload, which need not be
+	// the producer's.
+	VersionGuess bool
 	Envelope     string
 	Payload      string
 	PayloadError string
@@ -173,9 +177,11 @@ func (c *Console) decode(ctx context.Context, rec *dlq.Record) envView {
 		v.PayloadError = "the envelope names no schema_subject and no topic; the payload cannot be matched to a schema"
 		return v
 	}
+	// The producer's version, as its envelope names it: a payload is
+	// decoded with the schema it was written with, whatever came after.
 	n := v.Version
 	if n <= 0 {
-		n = subjectref.Latest
+		n, v.VersionGuess = subjectref.Latest, true
 	}
 	sv, err := c.cfg.Store.Version(ctx, v.Subject, n, true)
 	if err != nil {

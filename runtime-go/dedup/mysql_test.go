@@ -144,3 +144,20 @@ func TestMySQLAdvance(t *testing.T) {
 	s, _ := newMySQLStore(t)
 	testAdvance(t, s)
 }
+
+// Delivery ids are compared as bytes: Kafka topics "T" and "t" differ.
+func TestMySQLChainDeliveryIDsAreBytes(t *testing.T) {
+	t.Parallel()
+	s, _ := newMySQLStore(t)
+	ctx := context.Background()
+	at := time.UnixMilli(1_900_000_000_000)
+	first := dedup.ChainStep{Handler: "h", MessageID: "m", Pos: dedup.ChainPos{Attempt: 1, DeliveryID: "T.retry/0/4"}, At: at}
+	if ok, _, err := s.Advance(ctx, first); err != nil || !ok {
+		t.Fatalf("first copy: %v %v", ok, err)
+	}
+	other := first
+	other.Pos.DeliveryID = "t.retry/0/4"
+	if ok, went, err := s.Advance(ctx, other); err != nil || ok {
+		t.Fatalf("a copy whose id differs in case only went on too (%v, row %+v, %v)", ok, went, err)
+	}
+}

@@ -134,7 +134,7 @@ CREATE_CHAIN_INDEX = "CREATE INDEX IF NOT EXISTS msg_dedup_chain_updated_at ON m
 CREATE_CHAIN_TABLE_MYSQL = (
     "CREATE TABLE IF NOT EXISTS msg_dedup_chain ("
     "handler VARBINARY(255) NOT NULL, message_id VARBINARY(255) NOT NULL, "
-    "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT NOT NULL, "
+    "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, "
     "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id), INDEX msg_dedup_chain_updated_at (updated_at))"
 )
 """The chain table on MySQL/MariaDB, as the Go runtime creates it (its index inline, as the claim table's)."""

@@ -51,7 +51,7 @@ public final class RetryChain {
    */
   public static final String MYSQL_CREATE_TABLE = "CREATE TABLE IF NOT EXISTS " + TABLE + " ("
       + "handler VARBINARY(255) NOT NULL, message_id VARBINARY(255) NOT NULL, "
-      + "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT NOT NULL, "
+      + "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, "
       + "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id), "
       + "INDEX " + TABLE + "_updated_at (updated_at))";
 

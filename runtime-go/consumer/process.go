@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
@@ -100,7 +101,7 @@ func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx contex
 	}
 	if r == nil {
 		return nil, log, func(ctx context.Context, sub transport.Subscription) {
-			c.deadLetter(ctx, sub, d, env, nil, dlq.ReasonNoHandler, CodeNoHandler,
+			c.deadLetter(ctx, sub, d, env, nil, Decide(Outcome{Kind: NoHandler}, backoff.Policy{}, 0),
 				fmt.Sprintf("no handler for event type %q on topic %q in group %q", env.GetEventType(), topic, c.cfg.Group), log)
 		}
 	}
@@ -175,7 +176,8 @@ func (c *Consumer) runHandler(ctx context.Context, tx *sql.Tx, env *envelopepb.E
 	return err
 }
 
-// fail classifies a handler failure and retries or dead-letters.
+// fail classifies a handler failure and retries or dead-letters, as
+// Decide decides.
 func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *transport.Delivery,
 	env *envelopepb.Envelope, r *route, herr error, log *msgLog) {
 	res := r.spec.Rules.Err(herr)
@@ -184,9 +186,10 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 	if !c.advanceChain(ctx, sub, d, env, r, now, log) {
 		return
 	}
-	next := int(env.GetRetryCount()) + 1
-	if res.Retryable && !r.spec.Policy.DeadLetter(next) {
-		delayMs := r.spec.Policy.Delay(next, c.cfg.Rand())
+	dec := Decide(Outcome{Kind: Failed, Class: res, Code: code, RetryCount: int(env.GetRetryCount())},
+		r.spec.Policy, c.cfg.Rand())
+	if dec.Action == ActRetry {
+		delayMs := dec.DelayMs
 		retry := retryEnvelope(env, herr, code, res, now, delayMs)
 		if err := sub.Retry(ctx, d, retry); err != nil {
 			log.get().Error("msgcontract: retry publish failed; the delivery will come back", "error", err)
@@ -198,25 +201,22 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 		r.metrics.ObserveRetryDelay(delay)
 		tracing.End(log.span, metrics.OutcomeRetryScheduled, herr, tracing.KeyRetryDelay.Float64(delay.Seconds()))
 		log.get().Warn("msgcontract: handler failed, retry scheduled", "outcome", metrics.OutcomeRetryScheduled,
-			"error", herr, "code", code, "range", res.Range, "next_retry", next,
+			"error", herr, "code", code, "range", res.Range, "next_retry", dec.NextRetry,
 			"delay_seconds", delay.Seconds(), "not_before", time.UnixMilli(retry.NotBefore).UTC())
 		return
 	}
-	reason := dlq.ReasonRetriesExhausted
-	if !res.Retryable {
-		reason = dlq.ReasonNonRetryable
-	}
-	c.deadLetter(ctx, sub, d, env, r, reason, code, herr.Error(), log)
+	c.deadLetter(ctx, sub, d, env, r, dec, herr.Error(), log)
 }
 
 func (c *Consumer) deadLetterDecode(ctx context.Context, sub transport.Subscription, d *transport.Delivery,
 	env *envelopepb.Envelope, r *route, err error, log *msgLog) {
-	c.deadLetter(ctx, sub, d, env, r, dlq.ReasonDecode, CodeDecode, err.Error(), log)
+	c.deadLetter(ctx, sub, d, env, r, Decide(Outcome{Kind: Undecodable}, backoff.Policy{}, 0), err.Error(), log)
 }
 
 func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d *transport.Delivery,
-	env *envelopepb.Envelope, r *route, reason dlq.Reason, code int32, msg string, log *msgLog) {
+	env *envelopepb.Envelope, r *route, dec Decision, msg string, log *msgLog) {
 	now := c.cfg.Now()
+	reason, code := dec.Reason, dec.Code
 	rec := &dlq.Record{
 		Topic: d.Topic, Group: c.cfg.Group, Envelope: d.Body, Reason: reason, Code: code,
 		Error: truncate(msg, MaxErrorMessage), FirstFailedAt: now, LastFailedAt: now, DeadAt: now,
@@ -234,9 +234,7 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 		if ff := env.GetFirstFailedAt(); ff > 0 {
 			rec.FirstFailedAt = time.UnixMilli(ff)
 		}
-		if reason != dlq.ReasonDecode && reason != dlq.ReasonNoHandler {
-			rec.Attempts = int(env.GetRetryCount()) + 1
-		}
+		rec.Attempts = dec.Attempts
 	}
 	if err := sub.DeadLetter(ctx, d, rec); err != nil {
 		log.get().Error("msgcontract: dead-letter failed; the delivery will come back", "error", err)

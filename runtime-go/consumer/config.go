@@ -41,11 +41,10 @@ type Config struct {
 	FetchSize int
 	// PerMessageTx runs every message in a transaction of its own. By
 	// default the messages of one fetch share one transaction (and one
-	// acknowledgement): one claim statement for all, then the handlers;
-	// when a handler fails the transaction is rolled back and the others
-	// run again, each inside a savepoint, so a failing message rolls back
-	// alone (its claim and writes go, nobody else's) and a handler may run
-	// twice, only one run's writes committing. A failed commit hands the
+	// acknowledgement): one claim statement for all, then the handlers,
+	// each inside a savepoint of its own, so a failing message rolls back
+	// alone (its writes and its claim go, nobody else's) and the others
+	// commit: a handler runs once per delivery attempt. A failed commit hands the
 	// whole fetch back. A fetch returns what is ready, so under light load
 	// a transaction holds one message and latency is that of PerMessageTx;
 	// under load the commits are shared. Handlers must not rely on being

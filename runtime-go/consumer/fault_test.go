@@ -27,7 +27,7 @@ type matrixEntry = struct {
 // matrix is every (database, transport) pair tests 1, 2, 3 and 7 run on;
 // -tags kafka and -tags mysql add theirs.
 // A batch entry runs the consumer in its default mode (one transaction per
-// fetch, savepoints after a failure); the others with PerMessageTx.
+// fetch, a savepoint per handler); the others with PerMessageTx.
 func matrix() []struct {
 	db    dbBackend
 	br    brokerKind

@@ -18,11 +18,14 @@ import (
 // leased; on a file opened otherwise the claims still decide, and a
 // consumer whose snapshot went stale fails its write and rolls back.
 //
-// Everything else first turns the fetch into an ordinary one (unfold:
-// roll back to the savepoint after the read, lease the rows, commit) and
-// goes on as handleFetch does: a delivery that does not decode, has no
-// handler or is not yet due, and a handler failure (after which the
-// others run again in savepoints). A failed begin or read waits
+// A handler that fails rolls back to its own savepoint (runBatch); its
+// delivery is leased in the transaction, which commits the others, and
+// is then retried or dead-lettered as an ordinary fetch's would be. No
+// handler runs twice. Everything else first turns the fetch into an
+// ordinary one (unfold: roll back to the savepoint after the read, lease
+// the rows, commit) and goes on as handleFetch does: a delivery that does
+// not decode, has no handler or is not yet due, the failure of a fetch's
+// only handler, and a database failure. A failed begin or read waits
 // InfraRetryDelay; a failed claim or commit leaves the rows unleased in
 // the queue, and the worker waits InfraRetryDelay before its next fetch.
 func (c *Consumer) handleFetchTx(ctx context.Context, sub transport.Subscription, tf transport.TxFetcher) {
@@ -60,17 +63,10 @@ func (c *Consumer) handleFetchTx(ctx context.Context, sub transport.Subscription
 		c.startSpan(ctx, it.log)
 	}
 	run := newTxRun(items)
-	if c.runOptimistic(ctx, sub, run, tx) {
-		if run.aborted {
-			sleep(ctx, c.cfg.InfraRetryDelay)
-		}
-		return
+	c.runBatch(ctx, sub, run, tx)
+	if run.aborted {
+		sleep(ctx, c.cfg.InfraRetryDelay)
 	}
-	// A handler failed: the fetch is leased and committed now; the others
-	// run again, each in a savepoint, as handleFetch would run them.
-	stop := c.keepLeased(sub, ds...)
-	defer stop()
-	c.runSavepoints(ctx, sub, run)
 }
 
 // unfold rolls tx back to the savepoint after the fetch, leases ds in it

@@ -18,8 +18,8 @@ import (
 )
 
 // A handler that times out inside a shared transaction rolls back to its
-// savepoint only. Message 3 fails first, which sends the batch to the
-// savepoint pass; there message 5 times out in the middle of a query. On
+// savepoint only. Message 3 fails first and rolls back to its savepoint;
+// then message 5 times out in the middle of a query. On
 // PostgreSQL the query is cancelled on the server (pgdb.Open), on MySQL
 // killed with KILL QUERY (mysqldb.Open), so the connection and the
 // transaction survive: the eight others commit in that

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
@@ -37,21 +36,19 @@ type txRun struct {
 // effect, claim and ack commit together. A failed begin, claim or commit
 // hands every unsettled item back to the transport.
 //
-// One item runs bare. Several (the default, see Config.PerMessageTx) first run optimistically: one
-// claim statement for all, the handlers, one commit. When a handler fails
-// that transaction is rolled back, and the others run again, each inside
-// its own savepoint, so a failing message rolls back to its savepoint
-// only (its claim and writes go, nobody else's). A batch's handlers may
-// thus run twice; only one run's writes commit.
+// Several items (the default, see Config.PerMessageTx) are claimed with
+// one statement, then each handler runs inside a savepoint of its own. A
+// handler that fails rolls back to its savepoint, which undoes its writes,
+// and its claim is deleted in the transaction; the others go on, and the
+// transaction commits once. A handler thus runs once per delivery attempt:
+// a batch-mate's failure never runs it again (the failed message's retry
+// is its next attempt). One item runs without a savepoint: its failure
+// rolls the transaction back.
 func (c *Consumer) runTx(ctx context.Context, sub transport.Subscription, items []*item) {
 	if len(items) == 0 {
 		return
 	}
-	run := newTxRun(items)
-	if len(items) > 1 && c.runOptimistic(ctx, sub, run, nil) {
-		return
-	}
-	c.runSavepoints(ctx, sub, run)
+	c.runBatch(ctx, sub, newTxRun(items), nil)
 }
 
 func newTxRun(items []*item) *txRun {
@@ -61,72 +58,31 @@ func newTxRun(items []*item) *txRun {
 	}
 }
 
-// runSavepoints runs run's items that are not yet failed in a new
-// transaction, each inside a savepoint when there are several.
-func (c *Consumer) runSavepoints(ctx context.Context, sub transport.Subscription, run *txRun) {
-	items := run.items
-	savepoints := len(items) > 1
-	tx, err := c.cfg.DB.BeginTx(ctx, nil)
-	if err != nil {
-		c.abort(ctx, sub, run, "begin transaction", err)
-		return
-	}
-	for i, it := range items {
-		if run.outcomes[i] == failed { // in the optimistic run
-			continue
-		}
-		sp := "mc_sp" + strconv.Itoa(i)
-		if savepoints {
-			if _, err := tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
-				c.rollbackAbort(ctx, sub, tx, run, "savepoint", err)
-				return
-			}
-		}
-		if step, err := c.runOne(ctx, tx, run, i); err != nil {
-			c.rollbackAbort(ctx, sub, tx, run, step, err)
-			return
-		}
-		if run.outcomes[i] == failed {
-			if !savepoints {
-				c.rollback(tx, it)
-				c.fail(ctx, sub, it.d, it.env, it.r, run.errs[i], it.log)
-				return
-			}
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+sp); err != nil {
-				c.rollbackAbort(ctx, sub, tx, run, "rollback to savepoint", err)
-				return
-			}
-		}
-		if savepoints {
-			if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT "+sp); err != nil {
-				c.rollbackAbort(ctx, sub, tx, run, "release savepoint", err)
-				return
-			}
-		}
-	}
-	c.finish(ctx, sub, tx, run)
-}
+// itemSavepoint is the savepoint each handler of a batch runs in.
+const itemSavepoint = "mc_item"
 
-// runOptimistic runs a batch without savepoints and settles it, returning
-// true, unless a handler fails: then it undoes the transaction, keeps the
-// failed item's outcome, resets the others and returns false.
+// runBatch runs run's items in one transaction and settles them (see
+// runTx).
 //
 // fetched, when not nil, is the transaction the items were read in by a
-// transport.TxFetcher (see handleFetchTx), with the savepoint
-// mc_fetched set after the read; it is used instead of a new one. Where a
-// new one would be rolled back, fetched is rolled back to mc_fetched, the
-// items are leased in it and it commits (unfold), so that from there on
-// everything goes as without it.
-func (c *Consumer) runOptimistic(ctx context.Context, sub transport.Subscription, run *txRun, fetched *sql.Tx) bool {
+// transport.TxFetcher (see handleFetchTx), with the savepoint mc_fetched
+// set after the read; it is used instead of a new one, and the items
+// whose handler failed are leased in it before it commits, so that they
+// are held as an ordinary fetch holds them while they are retried or
+// dead-lettered. Where a new transaction would be rolled back, fetched is
+// rolled back to mc_fetched, the items are leased in it and it commits
+// (unfold), so that from there on everything goes as without it.
+func (c *Consumer) runBatch(ctx context.Context, sub transport.Subscription, run *txRun, fetched *sql.Tx) {
 	tx := fetched
 	if tx == nil {
 		var err error
 		if tx, err = c.cfg.DB.BeginTx(ctx, nil); err != nil {
 			c.abort(ctx, sub, run, "begin transaction", err)
-			return true
+			return
 		}
 	}
-	// undo reports false when the items went back to the queue instead.
+	// undo ends tx with nothing of it kept; it reports false when the
+	// items went back to the queue instead.
 	undo := func() bool {
 		if fetched != nil {
 			return c.unfold(ctx, fetched, run.deliveries())
@@ -134,38 +90,72 @@ func (c *Consumer) runOptimistic(ctx context.Context, sub transport.Subscription
 		c.rollback(tx, run.items[0])
 		return true
 	}
+	dbFailed := func(step string, err error) {
+		undo()
+		c.abort(ctx, sub, run, step, err)
+	}
 	now := c.cfg.Now()
 	claims := make([]dedup.Claim, len(run.items))
 	for i, it := range run.items {
 		claims[i] = it.claim(now)
 	}
-	results, err := c.dedup.ClaimAll(ctx, tx, claims)
-	if err != nil {
-		undo()
-		c.abort(ctx, sub, run, "claim", err)
-		return true
+	var results []dedup.Result
+	var err error
+	if len(claims) == 1 {
+		results = make([]dedup.Result, 1)
+		results[0], err = c.dedup.Claim(ctx, tx, claims[0])
+	} else {
+		results, err = c.dedup.ClaimAll(ctx, tx, claims)
 	}
-	for i := range run.items {
-		if step, err := c.settleClaim(ctx, tx, run, i, results[i], now); err != nil {
-			undo()
-			c.abort(ctx, sub, run, step, err)
-			return true
+	if err != nil {
+		dbFailed("claim", err)
+		return
+	}
+	savepoints := len(run.items) > 1
+	var unclaimed map[[2]string]bool // keys whose claim a failed handler gave back
+	var failedDs []*transport.Delivery
+	for i, it := range run.items {
+		res := results[i]
+		if k := [2]string{claims[i].BizKey, claims[i].Handler}; !res.Claimed && unclaimed[k] {
+			// It lost its key to an earlier item of the batch, whose
+			// handler failed: the key is free again.
+			if res, err = c.dedup.Claim(ctx, tx, claims[i]); err != nil {
+				dbFailed("claim", err)
+				return
+			}
 		}
-		if run.outcomes[i] == failed {
+		if step, err := c.settleClaim(ctx, tx, run, i, res, now, savepoints); err != nil {
+			dbFailed(step, err)
+			return
+		}
+		if run.outcomes[i] != failed {
+			continue
+		}
+		if !savepoints {
 			if !undo() {
 				run.aborted = true
-				return true
+				return
 			}
-			for j := range run.outcomes {
-				if j != i {
-					run.outcomes[j], run.errs[j], run.priors[j] = pending, nil, nil
-				}
-			}
-			return false
+			c.fail(ctx, sub, it.d, it.env, it.r, run.errs[i], it.log)
+			return
+		}
+		if err := c.dedup.Unclaim(ctx, tx, claims[i]); err != nil {
+			dbFailed("unclaim", err)
+			return
+		}
+		if unclaimed == nil {
+			unclaimed = map[[2]string]bool{}
+		}
+		unclaimed[[2]string{claims[i].BizKey, claims[i].Handler}] = true
+		failedDs = append(failedDs, it.d)
+	}
+	if fetched != nil && len(failedDs) > 0 {
+		if err := c.fetcher.LeaseTx(ctx, tx, failedDs...); err != nil {
+			dbFailed("lease", err)
+			return
 		}
 	}
 	c.finish(ctx, sub, tx, run)
-	return true
 }
 
 // finish acknowledges the settled items in tx when the queue shares the
@@ -199,26 +189,21 @@ func (it *item) claim(now time.Time) dedup.Claim {
 		PayloadHash: it.hash, At: now}
 }
 
-// runOne claims item i and runs its handler, or records its conflict. An
-// error is a database failure in the step it names; a handler failure is
-// recorded in run.
-func (c *Consumer) runOne(ctx context.Context, tx *sql.Tx, run *txRun, i int) (string, error) {
-	now := c.cfg.Now()
-	res, err := c.dedup.Claim(ctx, tx, run.items[i].claim(now))
-	if err != nil {
-		return "claim", err
-	}
-	return c.settleClaim(ctx, tx, run, i, res, now)
-}
-
 // settleClaim runs item i's handler when res claimed its key, or records
-// its conflict when res lost the key to another payload.
+// its conflict when res lost the key to another payload. With savepoint
+// the handler runs inside one, released when it succeeds and rolled back
+// to (its writes undone) when it fails. An error is a database failure in
+// the step it names; a handler failure is recorded in run.
 func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i int, res dedup.Result,
-	now time.Time) (string, error) {
+	now time.Time, savepoint bool) (string, error) {
 	it := run.items[i]
 	if !res.Claimed {
-		run.outcomes[i], run.priors[i] = deduped, &res
+		o := Outcome{Kind: Duplicate}
 		if res.Conflict {
+			o.Kind = Conflict
+		}
+		run.outcomes[i], run.priors[i] = deduped, &res
+		if Decide(o, it.r.spec.Policy, 0).RecordConflict {
 			err := c.dedup.RecordConflict(ctx, tx, dedup.Conflict{
 				BizKey: it.env.GetBizKey(), Handler: it.r.name, MessageID: it.env.GetMessageId(), PayloadHash: it.hash,
 				PriorMessageID: res.PriorMessageID, PriorPayloadHash: res.PriorPayloadHash,
@@ -230,13 +215,28 @@ func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i in
 		}
 		return "", nil
 	}
+	if savepoint {
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT "+itemSavepoint); err != nil {
+			return "savepoint", err
+		}
+	}
 	start := time.Now()
 	herr := c.runHandler(ctx, tx, it.env, it.r, it.msg, it.log)
 	it.r.metrics.ObserveHandler(time.Since(start))
 	if herr != nil {
 		run.outcomes[i], run.errs[i] = failed, herr
+		if savepoint {
+			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+itemSavepoint); err != nil {
+				return "rollback to savepoint", err
+			}
+		}
 	} else {
 		run.outcomes[i] = processed
+	}
+	if savepoint {
+		if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT "+itemSavepoint); err != nil {
+			return "release savepoint", err
+		}
 	}
 	return "", nil
 }

@@ -470,6 +470,14 @@ func decode(c echo.Context, v any) error {
 // references, which it first pins (see pin); failures come back as API
 // errors.
 func (s *Server) parseRequest(ctx context.Context, g *compileGate, subject string, req *request) (*schema.Parsed, error) {
+	if !req.normalize {
+		// normalize=true in the config in force normalizes without the query.
+		conf, err := s.effectiveConfig(ctx, subject)
+		if err != nil {
+			return nil, storeErr(err, subject, "")
+		}
+		req.normalize = conf.Normalize != nil && *conf.Normalize
+	}
 	p, err := s.compileRequest(ctx, g, subject, req)
 	if err == nil && req.normalize {
 		p, err = s.normalized(ctx, g, subject, req, p)

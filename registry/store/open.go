@@ -30,7 +30,9 @@ CREATE TABLE IF NOT EXISTS schemas (
   schema_type TEXT NOT NULL,
   schema_text TEXT NOT NULL,
   refs        TEXT NOT NULL,
-  descriptor  BLOB
+  descriptor  BLOB,
+  metadata    TEXT NOT NULL DEFAULT '',
+  rule_set    TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS versions (
   subject   TEXT NOT NULL,
@@ -41,8 +43,9 @@ CREATE TABLE IF NOT EXISTS versions (
 );
 CREATE INDEX IF NOT EXISTS versions_schema ON versions(schema_id);
 CREATE TABLE IF NOT EXISTS config (
-  subject TEXT PRIMARY KEY,
-  level   TEXT NOT NULL
+  subject  TEXT PRIMARY KEY,
+  level    TEXT NOT NULL,
+  settings TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS modes (
   subject TEXT PRIMARY KEY,
@@ -59,7 +62,9 @@ CREATE TABLE IF NOT EXISTS schemas (
   schema_type TEXT NOT NULL,
   schema_text TEXT NOT NULL,
   refs        TEXT NOT NULL,
-  descriptor  BYTEA
+  descriptor  BYTEA,
+  metadata    TEXT NOT NULL DEFAULT '',
+  rule_set    TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS versions (
   subject   TEXT NOT NULL,
@@ -70,8 +75,9 @@ CREATE TABLE IF NOT EXISTS versions (
 );
 CREATE INDEX IF NOT EXISTS versions_schema ON versions(schema_id);
 CREATE TABLE IF NOT EXISTS config (
-  subject TEXT PRIMARY KEY,
-  level   TEXT NOT NULL
+  subject  TEXT PRIMARY KEY,
+  level    TEXT NOT NULL,
+  settings TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS modes (
   subject TEXT PRIMARY KEY,
@@ -106,7 +112,12 @@ func open(dsn, synchronous string) (*Store, error) {
 			db.Close()
 			return nil, fmt.Errorf("open registry store: %w", err)
 		}
-		return &Store{db: db, pg: true}, nil
+		st := &Store{db: db, pg: true}
+		if err := st.migrate(); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open registry store: %w", err)
+		}
+		return st, nil
 	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
@@ -122,7 +133,57 @@ func open(dsn, synchronous string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open registry store %s: %w", dsn, err)
 	}
-	return &Store{db: db}, nil
+	st := &Store{db: db}
+	if err := st.migrate(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open registry store %s: %w", dsn, err)
+	}
+	return st, nil
+}
+
+// added are the columns added to tables after their first release: a
+// store written before them gets them, empty, when opened, and keeps
+// every row.
+var added = []struct{ table, column, decl string }{
+	{"config", "settings", "TEXT NOT NULL DEFAULT ''"},
+	{"schemas", "metadata", "TEXT NOT NULL DEFAULT ''"},
+	{"schemas", "rule_set", "TEXT NOT NULL DEFAULT ''"},
+}
+
+// migrate adds the columns of added that the store's tables lack.
+func (s *Store) migrate() error {
+	for _, a := range added {
+		has, err := s.hasColumn(a.table, a.column)
+		if err != nil {
+			return err
+		}
+		if has {
+			continue
+		}
+		ifNot := ""
+		if s.pg {
+			ifNot = "IF NOT EXISTS "
+		}
+		if _, err := s.db.Exec(`ALTER TABLE ` + a.table + ` ADD COLUMN ` + ifNot + a.column + ` ` + a.decl); err != nil {
+			// Another process opening the store may have added it first.
+			if has, _ := s.hasColumn(a.table, a.column); !has {
+				return fmt.Errorf("add column %s.%s: %w", a.table, a.column, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Store) hasColumn(table, column string) (bool, error) {
+	var n int
+	var err error
+	if s.pg {
+		err = s.db.QueryRow(`SELECT COUNT(*) FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`, table, column).Scan(&n)
+	} else {
+		err = s.db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, table, column).Scan(&n)
+	}
+	return n > 0, err
 }
 
 // Shared reports whether other registry instances may write to the same

@@ -21,6 +21,8 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
@@ -50,7 +52,10 @@ func TestMain(m *testing.M) {
 // runChild is a consumer process. In "hang" mode its handler fails the
 // first attempt with a retryable code and blocks forever in the second,
 // after its business write, announcing "IN_HANDLER" on stdout. In
-// "normal" mode it writes the effect and commits.
+// "normal" mode it writes the effect and commits. In "fail" mode every
+// attempt fails with a retryable code; "die-after-retry" too, and the
+// process SIGKILLs itself as soon as its first retry copy is published,
+// before the delivery is settled (Fault 8).
 func runChild(mode string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -80,6 +85,9 @@ func runChild(mode string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	if mode == "die-after-retry" {
+		tr = &dyingSubscriber{Subscriber: tr}
+	}
 	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Group: "g",
 		Workers: 2, HandlerTimeout: time.Second})
 	if err != nil {
@@ -90,6 +98,9 @@ func runChild(mode string) int {
 	err = consumer.Register(c, handlerName, newSpec(fastPolicy), func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
 		func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
 			env, _ := consumer.EnvelopeFrom(ctx)
+			if mode == "fail" || mode == "die-after-retry" {
+				return classify.NewError(codeSystem, "never recovers")
+			}
 			if mode == "hang" && env.GetRetryCount() == 0 {
 				return classify.NewError(codeSystem, "first attempt fails")
 			}
@@ -356,5 +367,102 @@ func testFault6(t *testing.T, transportName string) {
 	}
 	if got := p.scalar(t, `SELECT count(*) FROM effects WHERE note = 'B'`); got != n-killedAt {
 		t.Errorf("the survivor did %d, want %d", got, n-killedAt)
+	}
+}
+
+// dyingSubscriber's subscriptions publish the first retry copy and then
+// SIGKILL their process before the delivery is settled: the crash between
+// a retry's publish and its commit.
+type dyingSubscriber struct{ transport.Subscriber }
+
+func (d *dyingSubscriber) Subscribe(ctx context.Context, group string, topics []string) (transport.Subscription, error) {
+	sub, err := d.Subscriber.Subscribe(ctx, group, topics)
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := d.Subscriber.(interface {
+		PublishRaw(ctx context.Context, topic string, body []byte) error
+	})
+	if !ok {
+		return nil, fmt.Errorf("die-after-retry: %T cannot publish raw envelopes", d.Subscriber)
+	}
+	return &dyingSubscription{Subscription: sub, ext: sub.(transport.Extender), raw: raw.PublishRaw}, nil
+}
+
+type dyingSubscription struct {
+	transport.Subscription
+	ext transport.Extender
+	raw func(ctx context.Context, topic string, body []byte) error
+}
+
+func (s *dyingSubscription) RetryMayFork()          {}
+func (s *dyingSubscription) Lease() time.Duration { return s.ext.Lease() }
+func (s *dyingSubscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
+	return s.ext.Extend(ctx, ds...)
+}
+
+func (s *dyingSubscription) Retry(ctx context.Context, d *transport.Delivery, env *envelopepb.Envelope) error {
+	body, err := envelope.Marshal(env)
+	if err != nil {
+		return err
+	}
+	if err := s.raw(ctx, topic, body); err != nil {
+		return err
+	}
+	fmt.Println("RETRY_PUBLISHED")
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {}
+}
+
+// Fault 8: a consumer process dies between a retry's publish and the
+// settle of the delivery it copies, which then comes again to another
+// process: two copies of the attempt exist, and still the message has one
+// retry chain and one dead letter (docs/DESIGN.md, "One retry chain per
+// message"). Only transports whose retry can fork.
+func TestFault8KilledBetweenRetryAndCommit(t *testing.T) {
+	t.Parallel()
+	for _, tn := range processTransports {
+		if tn == "sqlitequeue" {
+			continue // its retry and settle are one transaction
+		}
+		t.Run(tn, func(t *testing.T) {
+			t.Parallel()
+			testFault8(t, tn)
+		})
+	}
+}
+
+func testFault8(t *testing.T, transportName string) {
+	p := newProcessFixture(t, transportName)
+	p.publish(t, "order:8:a", "order:8:b", "order:8:c")
+	a := startChild(t, "die-after-retry", "A", p)
+	a.expect(t, "RETRY_PUBLISHED")
+	_ = a.cmd.Wait()
+	if ws, ok := a.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the child ended with %v, not by its SIGKILL: the fault did not happen", a.cmd.ProcessState)
+	}
+	startChild(t, "fail", "B", p)
+	var recs []dlq.Record
+	waitFor(t, "three dead letters, and nothing left", func() bool {
+		var err error
+		recs, err = p.deadLetters.List(context.Background(), dlqAll)
+		return err == nil && len(recs) >= 3 && p.drained()
+	})
+	time.Sleep(2 * childLease) // a second chain would dead-letter by now
+	recs, err := p.deadLetters.List(context.Background(), dlqAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, r := range recs {
+		per[r.BizKey]++
+	}
+	for _, k := range []string{"order:8:a", "order:8:b", "order:8:c"} {
+		if per[k] != 1 {
+			t.Errorf("%s dead-lettered %d times, want once", k, per[k])
+		}
+	}
+	if got := p.scalar(t, `SELECT count(*) FROM effects`); got != 0 {
+		t.Errorf("effects = %d, want 0", got)
 	}
 }

@@ -53,6 +53,15 @@ func Check(prev, next *model.Set, dirs Direction) []Violation {
 	return check(Prepare(prev), Prepare(next), dirs)
 }
 
+// CheckPrepared is Check over prepared schemas: with PrepareClosure's,
+// the definitions both import are compared too.
+func CheckPrepared(prev, next *Schema, dirs Direction) []Violation {
+	if dirs == 0 {
+		return nil
+	}
+	return check(prev, next, dirs)
+}
+
 // CheckLevel checks next against history (oldest first) at level: against
 // the latest version, or against every version for the _TRANSITIVE levels.
 // It prepares every set; a caller that checks many times against the same

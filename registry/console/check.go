@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/schema"
@@ -104,18 +103,20 @@ func (c *Console) check(w http.ResponseWriter, r *http.Request) {
 	if !d.Level.Transitive() {
 		hist = live[len(live)-1:]
 	}
-	sets := make([]*model.Set, len(hist))
+	// Closures, as the registry compares them: what the referenced
+	// versions define counts too.
+	sets := make([]*compat.Schema, len(hist))
 	for i, v := range hist {
 		p, err := c.compile(ctx, d.Subject, v.Schema)
 		if err != nil {
 			c.fail(w, http.StatusInternalServerError, "%v", err)
 			return
 		}
-		sets[i] = p.Set
+		sets[i] = compat.PrepareClosure(p.Set)
 		d.Against = append(d.Against, v.Version)
 	}
 	if d.Level != compat.None {
-		d.Violations = compat.CheckLevel(d.Level, sets, next.Set)
+		d.Violations = compat.CheckSchemas(d.Level, sets, compat.PrepareClosure(next.Set))
 		for i := range d.Violations {
 			d.Violations[i].Against = hist[d.Violations[i].Against].Version
 		}

@@ -114,7 +114,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	d.Violations = compat.Check(oldP.Set, newP.Set, d.Checked.Directions())
+	d.Violations = compat.CheckPrepared(compat.PrepareClosure(oldP.Set), compat.PrepareClosure(newP.Set), d.Checked.Directions())
 	d.Table.Lines, d.Elsewhere = diffLines(from.Schema.Text, to.Schema.Text, subjectref.FileName(name), d.Violations)
 	if r.URL.Query().Get("all") != "" {
 		d.Table.Lines = unfold(from.Schema.Text, to.Schema.Text, subjectref.FileName(name), d.Violations)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,5 +61,42 @@ func TestRunCountsShortResultsAsFailures(t *testing.T) {
 		[]conformance.Executor{{Lang: "go", Run: none}}, t.TempDir())
 	if sums[0].Failed != 1 {
 		t.Errorf("summary = %+v, output:\n%s", sums[0], out.String())
+	}
+}
+
+// LoadFile refuses a case whose expect is empty (it would pass whatever
+// an executor answered) and a decision or handler_calls case without what
+// it runs on.
+func TestLoadFileRejectsCasesThatCheckNothing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ cases, want string }{
+		{`{"name": "a", "kind": "classify", "message": "m.M", "code": 1, "expect": {}}`, `case "a" has an empty "expect"`},
+		{`{"name": "b", "kind": "classify", "message": "m.M", "code": 1}`, `case "b" has an empty "expect"`},
+		{`{"name": "c", "kind": "decision", "message": "m.M", "outcome": "maybe", "expect": {"decision": "ack"}}`,
+			`has outcome "maybe"`},
+		{`{"name": "d", "kind": "decision", "message": "m.M", "outcome": "ok", "chain": {"replay_count": 0, "attempt": 1, "delivery_id": "x"}, "expect": {"decision": "ack"}}`,
+			`has a chain but no "delivery_id"`},
+		{`{"name": "e", "kind": "handler_calls", "message": "m.M", "expect": {"handler_calls": []}}`,
+			`needs "message" and "batch"`},
+		{`{"name": "f", "kind": "handler_calls", "message": "m.M", "batch": ["ok", "flaky"], "expect": {"handler_calls": [1, 1]}}`,
+			`has batch member "flaky"`},
+	} {
+		path := filepath.Join(t.TempDir(), "v.json")
+		if err := os.WriteFile(path, []byte(`{"proto_root": "proto", "files": [], "cases": [`+tc.cases+`]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := conformance.LoadFile(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("LoadFile(%s) = %v, want an error containing %q", tc.cases, err, tc.want)
+		}
+	}
+	// An expect of an empty list still expects something.
+	path := filepath.Join(t.TempDir(), "v.json")
+	ok := `{"name": "g", "kind": "handler_calls", "message": "m.M", "batch": ["ok"], "expect": {"handler_calls": [1]}}`
+	if err := os.WriteFile(path, []byte(`{"proto_root": "proto", "files": [], "cases": [`+ok+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conformance.LoadFile(path); err != nil {
+		t.Errorf("LoadFile: %v", err)
 	}
 }

@@ -32,6 +32,28 @@ const (
 	// KindPayloadHash hashes a payload given as proto JSON (Input) or
 	// base64 binary (InputBinary), DESIGN.md "Payload hash".
 	KindPayloadHash = "payload_hash"
+	// KindDecision runs the language's decision step on an Outcome (with
+	// Code, RetryCount, U, and a retry chain: Chain, ReplayCount,
+	// DeliveryID) and reports the decision.
+	KindDecision = "decision"
+	// KindHandlerCalls runs Batch, one fetch or transaction of messages,
+	// through the language's consumer and counts each member's handler
+	// runs (HandlerCalls).
+	KindHandlerCalls = "handler_calls"
+)
+
+// Outcomes of a decision case.
+const (
+	OutcomeOK        = "ok"        // the handler succeeded
+	OutcomeDuplicate = "duplicate" // the key was claimed with the same payload
+	OutcomeConflict  = "conflict"  // the key was claimed with another payload
+	OutcomeError     = "error"     // the handler failed with Code (absent: no code)
+)
+
+// Members of a handler_calls batch.
+const (
+	MemberOK   = "ok"   // the handler succeeds
+	MemberFail = "fail" // the handler fails with Code (absent: no code) on its first attempt, then succeeds
 )
 
 // VectorFile is one JSON vector file.
@@ -55,17 +77,38 @@ type Case struct {
 	// InputBinary is the payload's binary encoding in base64
 	// (payload_hash); when set, Input is ignored.
 	InputBinary string `json:"input_binary,omitempty"`
-	// Code is the error code (classify); absent means an error with no
-	// code.
+	// Code is the error code (classify, and a failing handler's in
+	// decision and handler_calls); absent means an error with no code.
 	Code *int32 `json:"code,omitempty"`
 	// Retry (1-based) and U (in [0,1)) select a backoff delay.
 	Retry int     `json:"retry,omitempty"`
 	U     float64 `json:"u,omitempty"`
 	// Enum, From and To ask CanTransit (transition).
-	Enum   string `json:"enum,omitempty"`
-	From   string `json:"from,omitempty"`
-	To     string `json:"to,omitempty"`
-	Expect Result `json:"expect"`
+	Enum string `json:"enum,omitempty"`
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Outcome (decision) is one of the Outcome constants; RetryCount and
+	// ReplayCount are the delivered envelope's.
+	Outcome     string `json:"outcome,omitempty"`
+	RetryCount  int    `json:"retry_count,omitempty"`
+	ReplayCount int    `json:"replay_count,omitempty"`
+	// Chain (decision) is the message's retry-chain row, as the copy
+	// stored as DeliveryID finds it: the place of the copy that last went
+	// on to a retry or a dead letter (DESIGN.md "One retry chain per
+	// message").
+	Chain      *ChainRow `json:"chain,omitempty"`
+	DeliveryID string    `json:"delivery_id,omitempty"`
+	// Batch (handler_calls) lists the members of one batch, each a
+	// Member constant, all published before the consumer starts.
+	Batch  []string `json:"batch,omitempty"`
+	Expect Result   `json:"expect"`
+}
+
+// ChainRow is a retry-chain row: a copy's place in its message's chain.
+type ChainRow struct {
+	ReplayCount int    `json:"replay_count"`
+	Attempt     int    `json:"attempt"`
+	DeliveryID  string `json:"delivery_id"`
 }
 
 // Result is what generated code computed for a case; as an expectation,
@@ -80,6 +123,31 @@ type Result struct {
 	Result     *string `json:"result,omitempty"`
 	// PayloadHash is DESIGN.md's payload hash (payload_hash).
 	PayloadHash *string `json:"payload_hash,omitempty"`
+	// Decision (decision) is "ack", "retry" or "dead_letter".
+	// Deduplicated (ack) says the handler did not run or does not count;
+	// RetryCount and DelayMs (retry) are the retry copy's retry_count and
+	// its delay; Reason, Code and Attempts (dead_letter) the record's.
+	Decision     *string `json:"decision,omitempty"`
+	Deduplicated *bool   `json:"deduplicated,omitempty"`
+	RetryCount   *int    `json:"retry_count,omitempty"`
+	Reason       *string `json:"reason,omitempty"`
+	Code         *int32  `json:"code,omitempty"`
+	Attempts     *int    `json:"attempts,omitempty"`
+	// HandlerCalls (handler_calls) counts each batch member's handler
+	// runs, over every delivery attempt, in Batch's order.
+	HandlerCalls *[]int `json:"handler_calls,omitempty"`
+}
+
+// empty reports whether r has no field: as an expectation it would
+// compare nothing.
+func (r Result) empty() bool {
+	v := reflect.ValueOf(r)
+	for i := 0; i < v.NumField(); i++ {
+		if !v.Field(i).IsNil() {
+			return false
+		}
+	}
+	return true
 }
 
 func (r Result) String() string {
@@ -161,10 +229,34 @@ func LoadFile(path string) (*VectorFile, error) {
 			return nil, fmt.Errorf("%s: case name %q is used twice", path, c.Name)
 		}
 		seen[c.Name] = true
+		if c.Expect.empty() {
+			return nil, fmt.Errorf("%s: case %q has an empty \"expect\": it would check nothing", path, c.Name)
+		}
 		switch c.Kind {
 		case KindBizKey, KindClassify, KindBackoff, KindPayloadHash:
 			if c.Message == "" {
 				return nil, fmt.Errorf("%s: case %q (%s) needs \"message\"", path, c.Name, c.Kind)
+			}
+		case KindDecision:
+			switch {
+			case c.Message == "":
+				return nil, fmt.Errorf("%s: case %q (decision) needs \"message\"", path, c.Name)
+			case c.Outcome != OutcomeOK && c.Outcome != OutcomeDuplicate && c.Outcome != OutcomeConflict &&
+				c.Outcome != OutcomeError:
+				return nil, fmt.Errorf("%s: case %q (decision) has outcome %q; want ok, duplicate, conflict or error",
+					path, c.Name, c.Outcome)
+			case c.Chain != nil && c.DeliveryID == "":
+				return nil, fmt.Errorf("%s: case %q (decision) has a chain but no \"delivery_id\"", path, c.Name)
+			}
+		case KindHandlerCalls:
+			if c.Message == "" || len(c.Batch) == 0 {
+				return nil, fmt.Errorf("%s: case %q (handler_calls) needs \"message\" and \"batch\"", path, c.Name)
+			}
+			for _, m := range c.Batch {
+				if m != MemberOK && m != MemberFail {
+					return nil, fmt.Errorf("%s: case %q (handler_calls) has batch member %q; want ok or fail",
+						path, c.Name, m)
+				}
 			}
 		case KindTransition:
 			if c.Enum == "" {

@@ -7,15 +7,29 @@ import com.google.gson.JsonParser;
 import com.google.protobuf.Message;
 import io.msgcontract.support.BizKeyException;
 import io.msgcontract.support.Classification;
+import io.msgcontract.support.Consumer;
+import io.msgcontract.support.Decision;
 import io.msgcontract.support.DecodeException;
+import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.PayloadHash;
+import io.msgcontract.support.RetryChain;
 import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.support.StateMachine;
+import io.msgcontract.v1.Envelope;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The Java conformance executor: reads a JSON array of cases on standard
@@ -30,11 +44,13 @@ public final class Executor {
   public static void main(String[] args) throws Exception {
     JsonArray cases = JsonParser.parseReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).getAsJsonArray();
     JsonArray results = new JsonArray();
+    int n = 0;
     for (JsonElement c : cases) {
       JsonObject result;
+      n++;
       try {
-        result = run(c.getAsJsonObject());
-      } catch (RuntimeException e) {
+        result = run(c.getAsJsonObject(), n);
+      } catch (RuntimeException | SQLException e) {
         result = new JsonObject();
         result.addProperty("error", "EXCEPTION: " + e);
       }
@@ -44,7 +60,7 @@ public final class Executor {
     out.println(results);
   }
 
-  private static JsonObject run(JsonObject c) {
+  private static JsonObject run(JsonObject c, int index) throws SQLException {
     String kind = c.get("kind").getAsString();
     JsonObject r = new JsonObject();
     if (kind.equals("transition")) {
@@ -79,9 +95,159 @@ public final class Executor {
           r.addProperty("delay_ms", p.delayMs(n, u));
         }
       }
+      case "decision" -> decision(spec, c, index, r);
+      case "handler_calls" -> handlerCalls(spec, c, index, r);
       default -> r.addProperty("error", "UNKNOWN_KIND");
     }
     return r;
+  }
+
+  /** The exception a failing handler of case c throws: c's code, or none. */
+  private static Exception failure(EventSpec<?> spec, JsonObject c) {
+    return c.has("code") ? spec.rules().error(c.get("code").getAsInt(), "conformance") : new IllegalStateException("conformance");
+  }
+
+  /** An envelope of spec's event with an empty payload under bizKey. */
+  private static Envelope.Builder bare(EventSpec<?> spec, String bizKey) {
+    return Envelope.newBuilder()
+        .setMessageId(Envelopes.newMessageId())
+        .setBizKey(bizKey)
+        .setEventType(spec.eventType())
+        .setTopic(spec.topic())
+        .setContentType(Envelopes.CONTENT_TYPE_PROTO)
+        .setPayload(spec.defaultInstance().toByteString());
+  }
+
+  private static Connection memory() throws SQLException {
+    Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:");
+    DedupSql.migrate(conn);
+    return conn;
+  }
+
+  /** Puts a decision as the vectors spell it into r. */
+  private static void decisionResult(Decision d, JsonObject r) {
+    if (d instanceof Decision.Ack a) {
+      r.addProperty("decision", "ack");
+      r.addProperty("deduplicated", a.deduplicated());
+    } else if (d instanceof Decision.Retry rt) {
+      r.addProperty("decision", "retry");
+      r.addProperty("retry_count", rt.nextEnvelope().getRetryCount());
+      r.addProperty("delay_ms", rt.delayMs());
+    } else if (d instanceof Decision.DeadLetter dl) {
+      r.addProperty("decision", "dead_letter");
+      r.addProperty("reason", dl.reason());
+      r.addProperty("code", dl.code());
+      r.addProperty("attempts", dl.attempts());
+    } else {
+      r.addProperty("decision", "defer");
+    }
+  }
+
+  /**
+   * Runs c's outcome through Consumer.process, whose decision step decides, on an in-memory
+   * SQLite database: a duplicate or a conflict meets a committed claim of the key (the same
+   * payload hash, another one), an error is the handler throwing c's code, and the message's
+   * retry chain row is advanced to before the delivery arrives with its delivery id.
+   */
+  private static <M extends Message> void decision(EventSpec<M> spec, JsonObject c, int n, JsonObject r)
+      throws SQLException {
+    try (Connection conn = memory()) {
+      String handlerName = "case-" + n;
+      Envelope env = bare(spec, "decision:" + n)
+          .setRetryCount(c.has("retry_count") ? c.get("retry_count").getAsInt() : 0)
+          .setReplayCount(c.has("replay_count") ? c.get("replay_count").getAsInt() : 0)
+          .build();
+      String outcome = c.get("outcome").getAsString();
+      if (outcome.equals("duplicate") || outcome.equals("conflict")) {
+        String hash = outcome.equals("duplicate") ? PayloadHash.of(spec.defaultInstance()) : "0".repeat(64);
+        conn.setAutoCommit(false);
+        DedupSql.claim(conn, env.getBizKey(), handlerName, "prior", hash, 1);
+        conn.commit();
+        conn.setAutoCommit(true);
+      }
+      if (c.has("chain")) {
+        JsonObject ch = c.getAsJsonObject("chain");
+        RetryChain.Pos went = new RetryChain.Pos(ch.get("replay_count").getAsInt(), ch.get("attempt").getAsInt(),
+            ch.get("delivery_id").getAsString());
+        if (!RetryChain.advance(conn, handlerName, env.getMessageId(), went, 1).ok()) {
+          throw new IllegalStateException("the chain row was not written");
+        }
+      }
+      Exception err = outcome.equals("error") ? failure(spec, c) : null;
+      double u = c.has("u") ? c.get("u").getAsDouble() : 0;
+      Consumer<M> consumer = new Consumer<>(spec, handlerName, (tx, m, e) -> {
+        if (err != null) {
+          throw err;
+        }
+      }, () -> 1_000_000L, () -> u);
+      conn.setAutoCommit(false);
+      String deliveryId = c.has("delivery_id") ? c.get("delivery_id").getAsString() : null;
+      decisionResult(consumer.process(conn, Envelopes.encode(env), deliveryId), r);
+    }
+  }
+
+  /**
+   * Runs c's batch through Consumer.processShared, one shared transaction per round, as a
+   * transport hands the consumer a fetch; a round's retries are the next round's batch. Counts
+   * each member's handler runs.
+   */
+  private static <M extends Message> void handlerCalls(EventSpec<M> spec, JsonObject c, int n, JsonObject r)
+      throws SQLException {
+    try (Connection conn = memory()) {
+      try (Statement st = conn.createStatement()) {
+        st.execute("CREATE TABLE effects (biz_key TEXT NOT NULL)");
+      }
+      JsonArray batch = c.getAsJsonArray("batch");
+      int[] calls = new int[batch.size()];
+      Map<String, Integer> member = new HashMap<>();
+      Exception err = failure(spec, c);
+      long[] now = {1_000_000L};
+      Consumer<M> consumer = new Consumer<>(spec, "calls-" + n, (tx, m, e) -> {
+        int i = member.get(e.getBizKey());
+        calls[i]++;
+        try (var st = tx.prepareStatement("INSERT INTO effects (biz_key) VALUES (?)")) {
+          st.setString(1, e.getBizKey());
+          st.executeUpdate();
+        }
+        if (batch.get(i).getAsString().equals("fail") && e.getRetryCount() == 0) {
+          throw err;
+        }
+      }, () -> now[0], () -> 0.0);
+      List<byte[]> bodies = new ArrayList<>();
+      for (int i = 0; i < batch.size(); i++) {
+        Envelope env = bare(spec, "calls:" + n + ":" + i).build();
+        member.put(env.getBizKey(), i);
+        bodies.add(Envelopes.encode(env));
+      }
+      conn.setAutoCommit(false);
+      for (int round = 0; round < 10; round++) {
+        if (bodies.isEmpty()) {
+          JsonArray out = new JsonArray();
+          for (int k : calls) {
+            out.add(k);
+          }
+          r.add("handler_calls", out);
+          return;
+        }
+        List<Consumer.Pending> pending = new ArrayList<>();
+        for (byte[] b : bodies) {
+          pending.add(consumer.processShared(conn, b));
+        }
+        conn.commit();
+        bodies = new ArrayList<>();
+        for (Consumer.Pending p : pending) {
+          Decision d = p.committed();
+          if (d instanceof Decision.Retry rt) {
+            bodies.add(Envelopes.encode(rt.nextEnvelope()));
+            now[0] = Math.max(now[0], rt.nextEnvelope().getNotBefore());
+          } else if (d instanceof Decision.Defer) {
+            r.addProperty("error", "DEFERRED: " + d);
+            return;
+          }
+        }
+      }
+      r.addProperty("error", "RETRIES_NEVER_END");
+    }
   }
 
   private static <M extends Message> void bizKey(EventSpec<M> spec, JsonObject c, JsonObject r) {

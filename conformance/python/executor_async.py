@@ -11,6 +11,12 @@ register_<event>_handler_async created, on an in-memory aiosqlite database:
   error): retried or dead-lettered, and the range it names;
 - backoff: the decision after a retryable failure of retry n with the
   uniform sample u: its delay, or dead-lettering;
+- decision: the decision on an envelope whose claim meets a committed one
+  (duplicate, conflict), whose handler raises (error) or succeeds (ok),
+  with its retry chain's row advanced to beforehand;
+- handler_calls: a batch processed concurrently (one transaction per
+  delivery, as AsyncConsumer.run has them), its retries the next round's
+  batch, counting each member's handler runs;
 - transition: as executor.py (no consumer is involved).
 """
 
@@ -26,8 +32,10 @@ from typing import Any, Callable
 import msgcontract_runtime as support
 import msgcontract_conformance_executor as sync
 from msgcontract.v1 import envelope_pb2
-from msgcontract_runtime.aio import AsyncConsumer, Registry
+from msgcontract_runtime import payload_hash
+from msgcontract_runtime.aio import AsyncConsumer, Registry, advance
 from msgcontract_runtime.aio.sqlite import SQLiteDatabase
+from msgcontract_runtime.dedup import ChainPos, ChainStep
 
 Raise = Callable[[], None]
 
@@ -87,8 +95,12 @@ class Runner:
                   machines: dict[str, support.StateMachine]) -> dict[str, Any]:
         kind = c["kind"]
         spec = events.get(c.get("message", ""))
-        if kind not in ("biz_key", "payload_hash", "classify", "backoff") or spec is None:
+        if kind not in ("biz_key", "payload_hash", "classify", "backoff", "decision", "handler_calls") or spec is None:
             return sync.run(c, events, machines)
+        if kind == "decision":
+            return await self.decision(c, spec)
+        if kind == "handler_calls":
+            return await self.handler_calls(c, spec)
         if kind == "biz_key":
             try:
                 msg = spec.parse_json(json.dumps(c.get("input", {})))
@@ -133,6 +145,76 @@ class Runner:
             return {"dead_letter": False, "delay_ms": decision.delay_ms}
         assert isinstance(decision, support.DeadLetter) and decision.reason == "retries_exhausted", decision
         return {"dead_letter": True}
+
+
+    async def decision(self, c: dict[str, Any], spec: support.EventContract[Any]) -> dict[str, Any]:
+        """c's outcome through AsyncConsumer.process (see the module comment)."""
+        self.n += 1
+        handler_name = f"decision-{self.n}"
+        env = _bare(spec)
+        env.retry_count = int(c.get("retry_count", 0))
+        env.replay_count = int(c.get("replay_count", 0))
+        outcome = c["outcome"]
+        if outcome in ("duplicate", "conflict"):
+            h = payload_hash.of(spec.parse_binary(env.payload)) if outcome == "duplicate" else "0" * 64
+            tx = await self.db.begin()
+            try:
+                assert await tx.claim(env.biz_key, handler_name, "prior", h, 1)
+                await tx.commit()
+            finally:
+                await tx.close()
+        if "chain" in c:
+            ch = c["chain"]
+            ok, _ = await advance(self.db, ChainStep(handler_name, env.message_id, ChainPos(
+                int(ch["replay_count"]), int(ch["attempt"]), str(ch["delivery_id"])), 1))
+            assert ok
+        err = sync.failure(c) if outcome == "error" else None
+
+        async def handler(tx: Any, m: Any, e: envelope_pb2.Envelope) -> None:
+            if err is not None:
+                raise err
+
+        u = float(c.get("u", 0.0))
+        consumer = self.registrars[spec.full_name](Registry(), handler_name, handler)
+        consumer.clock_ms = lambda: 1_000_000
+        consumer.rand = lambda: u
+        return sync.decision_result(await consumer.process(self.db, support.encode(env), c.get("delivery_id")))
+
+    async def handler_calls(self, c: dict[str, Any], spec: support.EventContract[Any]) -> dict[str, Any]:
+        """c's batch through AsyncConsumer.process, concurrently (see the module comment)."""
+        self.n += 1
+        batch: list[str] = c["batch"]
+        calls = [0] * len(batch)
+        member: dict[str, int] = {}
+        err = sync.failure(c)
+
+        async def handler(tx: Any, m: Any, e: envelope_pb2.Envelope) -> None:
+            i = member[e.biz_key]
+            calls[i] += 1
+            if batch[i] == "fail" and e.retry_count == 0:
+                raise err
+
+        now = [1_000_000]
+        consumer = self.registrars[spec.full_name](Registry(), f"calls-{self.n}", handler)
+        consumer.clock_ms = lambda: now[0]
+        consumer.rand = lambda: 0.0
+        bodies = []
+        for i in range(len(batch)):
+            env = sync.bare(spec, f"calls:{self.n}:{i}")
+            member[env.biz_key] = i
+            bodies.append(support.encode(env))
+        for _ in range(10):
+            if not bodies:
+                return {"handler_calls": calls}
+            decisions = await asyncio.gather(*(consumer.process(self.db, b) for b in bodies))
+            bodies = []
+            for d in decisions:
+                if isinstance(d, support.Retry):
+                    bodies.append(support.encode(d.next_envelope))
+                    now[0] = max(now[0], d.next_envelope.not_before)
+                elif isinstance(d, support.Defer):
+                    return {"error": f"DEFERRED: {d}"}
+        return {"error": "RETRIES_NEVER_END"}
 
 
 def _bare(spec: support.EventContract[Any]) -> envelope_pb2.Envelope:

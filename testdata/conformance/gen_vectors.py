@@ -255,4 +255,110 @@ c = [
 ]
 write("aliases.json", ["conf/state/v1/alias.proto"], c)
 ntr += len(c)
-print(nkeys, npol, ncl, ntr, nkeys + npol + ncl + ntr)
+
+# ---------------------------------------------------------------- decisions
+# What becomes of a delivery once its outcome is known (DESIGN.md's consume
+# steps): ok is acknowledged; a duplicate and a key conflict are
+# acknowledged as deduplicated (runtime-go also records the conflict); a
+# failure is classified by the file's ranges (unclassified: RETRYABLE) and
+# retried as retry n = retry_count+1 while n <= max_retries, after
+# delay(n, u), else dead-lettered after n attempts. A retry copy or a
+# replay is looked up in its retry chain before its handler runs, and any
+# copy when it fails: a copy the chain row supersedes (a later replay, a
+# later attempt, or the same attempt under another delivery id) is
+# acknowledged as deduplicated and goes no further.
+PAY = "conf.decision.v1.Payment"
+PAYP = (1000, 2.0, 1000, 5000, 3)
+NRP = (1000, 2.0, 1000, 60000, 0)
+
+def de(name, outcome, expect, msg=PAY, code=None, retry_count=0, u=0.0, chain=None, delivery_id=None,
+       replay_count=0):
+    c = {"name": name, "kind": "decision", "message": msg, "outcome": outcome}
+    if code is not None:
+        c["code"] = code
+    if retry_count:
+        c["retry_count"] = retry_count
+    if replay_count:
+        c["replay_count"] = replay_count
+    if u:
+        c["u"] = u
+    if chain is not None:
+        c["chain"] = {"replay_count": chain[0], "attempt": chain[1], "delivery_id": chain[2]}
+    if delivery_id is not None:
+        c["delivery_id"] = delivery_id
+    c["expect"] = expect
+    return c
+
+def ack(dedup=False):
+    return {"decision": "ack", "deduplicated": dedup}
+
+def retry(pol, n, u):
+    return {"decision": "retry", "retry_count": n, "delay_ms": delay(pol, n, u)}
+
+def dead(reason, code, attempts):
+    return {"decision": "dead_letter", "reason": reason, "code": code, "attempts": attempts}
+
+c = [
+    de("ok-acks", "ok", ack()),
+    de("duplicate-acks-deduplicated", "duplicate", ack(True)),
+    de("conflict-acks-deduplicated", "conflict", ack(True)),
+    de("retryable-first-failure", "error", retry(PAYP, 1, 0.5), code=50001, u=0.5),
+    de("uncoded-is-unclassified-retryable", "error", retry(PAYP, 2, 0.0), retry_count=1),
+    de("outside-every-range-is-unclassified", "error", retry(PAYP, 1, 0.25), code=60000, u=0.25),
+    de("last-retry-capped-with-jitter", "error", retry(PAYP, 3, 0.999), code=59999, retry_count=2, u=0.999),
+    de("retries-exhausted", "error", dead("retries_exhausted", 50001, 4), code=50001, retry_count=3, u=0.5),
+    de("uncoded-retries-exhausted", "error", dead("retries_exhausted", 0, 4), retry_count=3),
+    de("non-retryable-first-attempt", "error", dead("non_retryable", 40001, 1), code=40001),
+    de("non-retryable-later-attempt", "error", dead("non_retryable", 49999, 3), code=49999, retry_count=2),
+    de("no-retry-policy-dead-letters-at-once", "error", dead("retries_exhausted", 50001, 1), msg="conf.decision.v1.NoRetry",
+       code=50001, u=0.5),
+    de("no-retry-policy-ok", "ok", ack(), msg="conf.decision.v1.NoRetry"),
+    # The retry chain.
+    de("retry-copy-behind-a-later-attempt", "ok", ack(True), retry_count=1, chain=(0, 2, "decision/0/9"),
+       delivery_id="decision/0/5"),
+    de("second-copy-of-an-attempt", "ok", ack(True), retry_count=1, chain=(0, 1, "decision/0/5"),
+       delivery_id="decision/0/6"),
+    de("copy-that-went-on-redelivered-goes-on", "error", retry(PAYP, 2, 0.0), code=50001, retry_count=1,
+       chain=(0, 1, "decision/0/5"), delivery_id="decision/0/5"),
+    de("first-delivery-is-not-looked-up", "ok", ack(), chain=(0, 2, "decision/0/9"), delivery_id="decision/0/1"),
+    de("first-delivery-failure-superseded", "error", ack(True), code=50001, chain=(0, 0, "decision/0/7"),
+       delivery_id="decision/0/1"),
+    de("first-delivery-failure-starts-the-chain", "error", dead("non_retryable", 40001, 1), code=40001,
+       chain=None, delivery_id="decision/0/1"),
+    de("replay-starts-afresh", "error", retry(PAYP, 1, 0.0), code=50001, replay_count=1,
+       chain=(0, 3, "decision/0/9"), delivery_id="decision/0/12"),
+    de("replay-behind-a-later-replay", "ok", ack(True), replay_count=1, chain=(2, 0, "decision/0/20"),
+       delivery_id="decision/0/12"),
+]
+write("decision.json", ["conf/decision/v1/decision.proto"], c)
+ndec = len(c)
+
+# ---------------------------------------------------------------- handler calls
+# A handler runs once per delivery attempt: a batch (one fetch, one shared
+# transaction) whose member fails rolls back that member alone and runs no
+# other handler again. A "fail" member fails on its first attempt only;
+# Ledger's retries are due at once (max_retries 2), so a retryable failure
+# runs the member's handler twice in all (two attempts) and a non-retryable
+# one once (dead-lettered).
+LEDGER = "conf.decision.v1.Ledger"
+
+def hc(name, batch, code=None):
+    retryable = code is None or 50000 <= code <= 59999  # the file's ranges; unclassified: RETRYABLE
+    c = {"name": name, "kind": "handler_calls", "message": LEDGER, "batch": batch}
+    if code is not None:
+        c["code"] = code
+    c["expect"] = {"handler_calls": [2 if m == "fail" and retryable else 1 for m in batch]}
+    return c
+
+c = [
+    hc("middle-member-fails-retryable", ["ok", "ok", "fail", "ok", "ok"], 50001),
+    hc("first-member-fails-non-retryable", ["fail", "ok", "ok"], 40001),
+    hc("last-member-fails-uncoded", ["ok", "ok", "ok", "fail"]),
+    hc("two-members-fail-non-retryable", ["ok", "fail", "ok", "fail", "ok", "ok"], 40001),
+    hc("every-member-fails-retryable", ["fail", "fail", "fail"], 50001),
+    hc("a-batch-of-one-fails", ["fail"], 50001),
+    hc("nobody-fails", ["ok", "ok", "ok"]),
+]
+write("calls.json", ["conf/decision/v1/decision.proto"], c)
+ndec += len(c)
+print(nkeys, npol, ncl, ntr, ndec, nkeys + npol + ncl + ntr + ndec)

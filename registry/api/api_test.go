@@ -246,7 +246,9 @@ func testEndpoints(t *testing.T, c *client) {
 	if fresh["is_compatible"] != true {
 		t.Fatalf("a subject without versions accepts anything: %v", fresh)
 	}
-	c.expect("POST", "/compatibility/subjects/nope/versions/1", reg(v1), 404, api.CodeSubjectNotFound)
+	// As Confluent: a numbered version that does not exist is 40402, whether
+	// or not the subject does.
+	c.expect("POST", "/compatibility/subjects/nope/versions/1", reg(v1), 404, api.CodeVersionNotFound)
 	c.expect("POST", "/compatibility/subjects/pay-value/versions/9", reg(v1), 404, api.CodeVersionNotFound)
 	// Incompatible registration: HTTP 409 for old clients, 40901 for new.
 	c.expect("POST", "/subjects/pay-value/versions", reg(newKey), 409, api.CodeIncompatible)

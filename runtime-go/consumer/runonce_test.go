@@ -43,16 +43,18 @@ func (a *attempts) twice() []string {
 	return out
 }
 
+// combo is a database and a transport a test runs on.
+type combo struct {
+	be dbBackend
+	bk brokerKind
+}
+
 // A handler runs once per delivery attempt in batch mode: a batch-mate's
 // failure rolls back that message's savepoint alone and runs no other
 // handler again, with the queue in a file of its own and with the fetch
 // read in the business transaction (sqlitequeue-shared).
 func TestBatchRunsEachHandlerOncePerAttempt(t *testing.T) {
 	t.Parallel()
-	type combo struct {
-		be dbBackend
-		bk brokerKind
-	}
 	combos := []combo{{sqliteBackend, sqliteBroker}, {sqliteBackend, sharedSQLiteBroker}, {postgresBackend, sqliteBroker}}
 	for _, be := range mysqlBackends() {
 		combos = append(combos, combo{be, sqliteBroker})
@@ -107,10 +109,11 @@ func TestBatchRunsEachHandlerOncePerAttempt(t *testing.T) {
 // duplicate, and the failed message's retry is deduplicated.
 func TestBatchDuplicateOfAFailedMessageClaimsAfresh(t *testing.T) {
 	t.Parallel()
-	for _, cb := range []struct {
-		be dbBackend
-		bk brokerKind
-	}{{sqliteBackend, sqliteBroker}, {sqliteBackend, sharedSQLiteBroker}, {postgresBackend, sqliteBroker}} {
+	combos := []combo{{sqliteBackend, sqliteBroker}, {sqliteBackend, sharedSQLiteBroker}, {postgresBackend, sqliteBroker}}
+	for _, be := range mysqlBackends() {
+		combos = append(combos, combo{be, sqliteBroker})
+	}
+	for _, cb := range combos {
 		t.Run(cb.be.name+"/"+cb.bk.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, cb.be, cb.bk, fastPolicy)

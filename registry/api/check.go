@@ -100,6 +100,9 @@ func (s *Server) checkAll(c echo.Context) error {
 	if err != nil && !errors.Is(err, store.ErrSubjectNotFound) {
 		return storeErr(err, subject, "")
 	}
+	if live, err = s.groupOf(ctx, subject, &req, live); err != nil {
+		return storeErr(err, subject, "")
+	}
 	level, err := s.level(ctx, subject)
 	if err != nil {
 		return storeErr(err, subject, "")

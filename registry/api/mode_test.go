@@ -68,8 +68,8 @@ func TestRefusedInput(t *testing.T) {
 		m[k] = v
 		return m
 	}
-	c.expect("POST", "/subjects/s/versions", withField("metadata", map[string]any{"properties": map[string]string{"owner": "x"}}), 422, api.CodeInvalidSchema)
-	c.expect("POST", "/subjects/s/versions", withField("ruleSet", map[string]any{"domainRules": []any{}}), 422, api.CodeInvalidSchema)
+	// Data contracts are stored (contract_test.go); an invalid rule set is 42210.
+	c.expect("POST", "/subjects/s/versions", withField("ruleSet", map[string]any{"domainRules": []any{map[string]any{"name": "r", "kind": "SOMETIMES", "type": "CEL"}}}), 422, api.CodeInvalidRuleSet)
 	c.expect("POST", "/subjects/s/versions", withField("metadata", nil), 200, 0)
 	for _, bad := range []string{"a\x00b", "line\nbreak", "\xff\xfe", strings.Repeat("x", 256), ":.ctx:", ":.no-colon"} {
 		c.expect("POST", "/subjects/"+url.PathEscape(bad)+"/versions", reg(v1), 422, api.CodeInvalidSubject)

@@ -23,6 +23,8 @@ func idParam(c echo.Context) (int64, error) {
 type schemaResponse struct {
 	SchemaType string                 `json:"schemaType"`
 	References []subjectref.Reference `json:"references,omitempty"`
+	Metadata   json.RawMessage        `json:"metadata,omitempty"`
+	RuleSet    json.RawMessage        `json:"ruleSet,omitempty"`
 	Schema     string                 `json:"schema"`
 }
 
@@ -39,7 +41,8 @@ func (s *Server) getSchemaByID(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, "", "")
 	}
-	b, err := json.Marshal(schemaResponse{SchemaType: schema.Type, References: sc.References, Schema: schemaText(c, sc)})
+	b, err := json.Marshal(schemaResponse{SchemaType: schema.Type, References: sc.References,
+		Metadata: rawJSON(sc.Metadata), RuleSet: rawJSON(sc.RuleSet), Schema: schemaText(c, sc)})
 	if err != nil {
 		return err
 	}
@@ -137,7 +140,8 @@ func (s *Server) listSchemas(c echo.Context) error {
 	out := make([]versionResponse, len(vs))
 	for i, v := range vs {
 		out[i] = versionResponse{Subject: v.Subject, Version: v.Version, ID: v.Schema.ID, SchemaType: schema.Type,
-			References: v.Schema.References, Schema: schemaText(c, v.Schema)}
+			References: v.Schema.References, Metadata: rawJSON(v.Schema.Metadata), RuleSet: rawJSON(v.Schema.RuleSet),
+			Schema: schemaText(c, v.Schema)}
 	}
 	page, err := paginate(c, out)
 	if err != nil {

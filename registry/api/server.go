@@ -24,6 +24,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/internal/lru"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
@@ -428,10 +429,11 @@ type request struct {
 	// ID and Version are honoured in IMPORT mode only.
 	ID      int64 `json:"id"`
 	Version int   `json:"version"`
-	// Metadata and RuleSet are Confluent data contracts, which this
-	// registry does not keep: refused rather than dropped.
-	Metadata json.RawMessage `json:"metadata"`
-	RuleSet  json.RawMessage `json:"ruleSet"`
+	// Metadata and RuleSet are the schema's Confluent data contract; nil
+	// when the request has none (a registration then keeps the previous
+	// version's), as opposed to empty ones.
+	Metadata *datacontract.Metadata `json:"metadata"`
+	RuleSet  *datacontract.RuleSet  `json:"ruleSet"`
 	// normalize is the query's normalize=true: the schema is replaced by
 	// its canonical form (schema.Normalized) before anything else.
 	normalize bool
@@ -549,11 +551,8 @@ func (s *Server) readSchemaRequest(c echo.Context) (request, error) {
 		req.SchemaType = schema.Type // the registry speaks only protobuf
 	}
 	req.normalize = boolQuery(c, "normalize")
-	for name, v := range map[string]json.RawMessage{"metadata": req.Metadata, "ruleSet": req.RuleSet} {
-		if len(v) > 0 && string(v) != "null" && string(v) != "{}" {
-			return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,
-				"Invalid schema: %q is not supported by this registry (data contracts are not stored); send the request without it", name)
-		}
+	if err := req.RuleSet.Validate(); err != nil {
+		return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidRuleSet, "Invalid rule set: %v", err)
 	}
 	if req.SchemaType != schema.Type {
 		return req, apiErr(http.StatusUnprocessableEntity, CodeInvalidSchema,

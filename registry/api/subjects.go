@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -231,11 +232,13 @@ func (s *Server) register(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if mode != ModeImport && (req.ID != 0 || req.Version != 0) {
+	if mode != ModeImport && req.ID != 0 {
 		return apiErr(http.StatusUnprocessableEntity, CodeOperationNotAllowed,
-			"Subject '%s' is not in IMPORT mode: a registration may give \"id\" or \"version\" only in IMPORT mode (PUT /mode/{subject} {\"mode\": \"IMPORT\"})", subject)
+			"Subject '%s' is not in IMPORT mode: a registration may give \"id\" only in IMPORT mode (PUT /mode/{subject} {\"mode\": \"IMPORT\"})", subject)
 	}
-	if req.ID < 0 || req.Version < 0 {
+	// Outside IMPORT mode a "version" is a compare-and-set, as in
+	// Confluent: the registration must make that version (-1: any).
+	if req.ID < 0 || req.Version < -1 || (mode == ModeImport && req.Version < 0) {
 		return apiErr(http.StatusUnprocessableEntity, CodeInvalidVersion, "\"id\" and \"version\" must be positive")
 	}
 	p, err := s.parseRequest(ctx, s.writeGate, subject, &req)
@@ -244,6 +247,9 @@ func (s *Server) register(c echo.Context) error {
 	}
 	sc := store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References}
 	if mode == ModeImport {
+		// As sent: an import copies another registry's versions.
+		sent := encodeContract(req.Metadata, req.RuleSet)
+		sc.Metadata, sc.RuleSet = sent.metadata, sent.ruleSet
 		// Importing copies another registry: its ids and versions, and no
 		// compatibility check (the source checked them).
 		reg, err := s.cfg.Store.Import(ctx, subject, sc, req.ID, req.Version)
@@ -255,9 +261,17 @@ func (s *Server) register(c echo.Context) error {
 		}
 		return reply(c, http.StatusOK, map[string]int64{"id": reg.ID})
 	}
-	reg, err := s.cfg.Store.Register(ctx, subject, sc, func(ctx context.Context, live []store.Version) error {
+	var final store.Schema
+	reg, err := s.cfg.Store.RegisterPrepared(ctx, subject, sc, s.prepareRegistration(subject, &req, &final), func(ctx context.Context, live []store.Version) error {
 		level, err := s.level(ctx, subject)
 		if err != nil {
+			return err
+		}
+		conf, err := s.effectiveConfig(ctx, subject)
+		if err != nil {
+			return err
+		}
+		if live, err = inGroup(conf, final, live); err != nil {
 			return err
 		}
 		vs, err := s.violations(ctx, subject, level, live, p, false)
@@ -356,6 +370,8 @@ type versionResponse struct {
 	ID         int64                  `json:"id"`
 	SchemaType string                 `json:"schemaType"`
 	References []subjectref.Reference `json:"references,omitempty"`
+	Metadata   json.RawMessage        `json:"metadata,omitempty"`
+	RuleSet    json.RawMessage        `json:"ruleSet,omitempty"`
 	Schema     string                 `json:"schema"`
 }
 
@@ -391,7 +407,8 @@ func (s *Server) getVersion(c echo.Context) error {
 	}
 	return reply(c, http.StatusOK, versionResponse{
 		Subject: v.Subject, Version: v.Version, ID: v.Schema.ID, SchemaType: schema.Type,
-		References: v.Schema.References, Schema: schemaText(c, v.Schema),
+		References: v.Schema.References, Metadata: rawJSON(v.Schema.Metadata), RuleSet: rawJSON(v.Schema.RuleSet),
+		Schema: schemaText(c, v.Schema),
 	})
 }
 
@@ -434,13 +451,14 @@ func (s *Server) lookup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.cfg.Store.Lookup(ctx, subject, store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References}, boolQuery(c, "deleted"))
+	v, err := s.lookupContract(ctx, subject, store.Schema{Type: schema.Type, Text: p.Text, Descriptor: p.Descriptor, References: req.References}, &req, boolQuery(c, "deleted"))
 	if err != nil {
 		return storeErr(err, subject, "")
 	}
 	return reply(c, http.StatusOK, versionResponse{
 		Subject: v.Subject, Version: v.Version, ID: v.Schema.ID, SchemaType: schema.Type,
-		References: v.Schema.References, Schema: schemaText(c, v.Schema),
+		References: v.Schema.References, Metadata: rawJSON(v.Schema.Metadata), RuleSet: rawJSON(v.Schema.RuleSet),
+		Schema: schemaText(c, v.Schema),
 	})
 }
 

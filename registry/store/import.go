@@ -75,8 +75,8 @@ func (s *Store) importSchema(ctx context.Context, tx *sql.Tx, sc Schema, fp stri
 		return fmt.Errorf("%w: id %d already holds another schema", ErrImportConflict, id)
 	}
 	refs, _ := json.Marshal(nonNil(sc.References))
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schemas (id, fingerprint, schema_type, schema_text, refs, descriptor) VALUES (?, ?, ?, ?, ?, ?)`),
-		id, fp, sc.Type, sc.Text, string(refs), sc.Descriptor); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schemas (id, fingerprint, schema_type, schema_text, refs, descriptor, metadata, rule_set) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+		id, fp, sc.Type, sc.Text, string(refs), sc.Descriptor, sc.Metadata, sc.RuleSet); err != nil {
 		return err
 	}
 	if s.pg {

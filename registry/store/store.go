@@ -45,6 +45,12 @@ type Schema struct {
 	// Descriptor is the serialized FileDescriptorProto of Text.
 	Descriptor []byte
 	References []subjectref.Reference
+	// Metadata and RuleSet are the version's data-contract metadata and
+	// rules as canonical JSON (datacontract.Encode), "" for none. They are
+	// part of the schema's identity, as in Confluent: the same text with
+	// other metadata is another schema, with another id.
+	Metadata string
+	RuleSet  string
 	// Context is the schema context the schema is registered in ("" or
 	// subjectref.DefaultContext for the default one). Schemas of different
 	// contexts are different rows with different ids, as in Confluent,
@@ -58,9 +64,24 @@ type Schema struct {
 
 // Fingerprint identifies a schema's content: type, text and references,
 // and its context unless that is the default one (so rows written before
-// contexts keep their fingerprints).
+// contexts keep their fingerprints), and its metadata and rule set when
+// it has them (so rows written before them keep theirs too).
 func (s Schema) Fingerprint() string {
 	if s.fingerprint != "" {
+		return s.fingerprint
+	}
+	fp := s.contentFingerprint()
+	if s.Metadata == "" && s.RuleSet == "" {
+		return fp
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00metadata\x00%s\x00ruleSet\x00%s", fp, s.Metadata, s.RuleSet)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// contentFingerprint is Fingerprint without metadata and rule set.
+func (s Schema) contentFingerprint() string {
+	if s.fingerprint != "" && s.Metadata == "" && s.RuleSet == "" {
 		return s.fingerprint
 	}
 	refs, _ := json.Marshal(nonNil(s.References))
@@ -90,10 +111,15 @@ func legacyFingerprint(sc Schema) string {
 // the base64 descriptor forms of one file, which differ only in layout and
 // comments).
 func Same(a, b Schema) bool {
+	return a.Metadata == b.Metadata && a.RuleSet == b.RuleSet && SameContent(a, b)
+}
+
+// SameContent is Same without comparing metadata and rule sets.
+func SameContent(a, b Schema) bool {
 	if a.Type != b.Type {
 		return false
 	}
-	if a.Fingerprint() == b.Fingerprint() {
+	if a.contentFingerprint() == b.contentFingerprint() {
 		return true
 	}
 	if len(a.Descriptor) == 0 || !bytes.Equal(a.Descriptor, b.Descriptor) {
@@ -134,6 +160,19 @@ type Registered struct {
 // is returned. check, when not nil, may veto the new version; its error is
 // returned unchanged.
 func (s *Store) Register(ctx context.Context, subject string, sc Schema, check CheckFunc) (Registered, error) {
+	return s.RegisterPrepared(ctx, subject, sc, nil, check)
+}
+
+// PrepareFunc decides, first in a registration's writer transaction, the
+// schema to register from the one sent (sc), the subject's live versions
+// (oldest first) and the number the new version would get: its metadata
+// and rule set may depend on them. It returns that schema and, when not
+// nil, the test that a live version already holds it (Same otherwise).
+type PrepareFunc func(ctx context.Context, sc Schema, live []Version, next int) (Schema, func(Version) bool, error)
+
+// RegisterPrepared is Register with prepare (when not nil) deciding the
+// schema to register.
+func (s *Store) RegisterPrepared(ctx context.Context, subject string, sc Schema, prepare PrepareFunc, check CheckFunc) (Registered, error) {
 	tx, done, err := s.begin(ctx, subject)
 	if err != nil {
 		return Registered{}, err
@@ -143,12 +182,22 @@ func (s *Store) Register(ctx context.Context, subject string, sc Schema, check C
 	if err != nil {
 		return Registered{}, err
 	}
+	var next int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE subject = ?`), subject).Scan(&next); err != nil {
+		return Registered{}, err
+	}
+	var held func(Version) bool
+	if prepare != nil {
+		if sc, held, err = prepare(ctx, sc, live, next); err != nil {
+			return Registered{}, err
+		}
+	}
 	sc.Context, _ = subjectref.Split(subject)
 	fp := sc.Fingerprint()
 	sc.fingerprint = fp
 	legacy := legacyFingerprint(sc)
 	for _, v := range live {
-		if Same(v.Schema, sc) || v.Schema.Fingerprint() == legacy {
+		if (held != nil && held(v)) || (held == nil && Same(v.Schema, sc)) || v.Schema.Fingerprint() == legacy {
 			return Registered{ID: v.Schema.ID, Version: v.Version, Existed: true}, nil
 		}
 	}
@@ -159,10 +208,6 @@ func (s *Store) Register(ctx context.Context, subject string, sc Schema, check C
 	}
 	id, err := s.schemaID(ctx, tx, sc, fp)
 	if err != nil {
-		return Registered{}, err
-	}
-	var next int
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE subject = ?`), subject).Scan(&next); err != nil {
 		return Registered{}, err
 	}
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)`), subject, next, id); err != nil {
@@ -186,8 +231,8 @@ func (s *Store) schemaID(ctx context.Context, tx *sql.Tx, sc Schema, fp string) 
 	}
 	refs, _ := json.Marshal(nonNil(sc.References))
 	if _, err := tx.ExecContext(ctx,
-		s.q(`INSERT INTO schemas (fingerprint, schema_type, schema_text, refs, descriptor) VALUES (?, ?, ?, ?, ?)
-		 ON CONFLICT(fingerprint) DO NOTHING`), fp, sc.Type, sc.Text, string(refs), sc.Descriptor); err != nil {
+		s.q(`INSERT INTO schemas (fingerprint, schema_type, schema_text, refs, descriptor, metadata, rule_set) VALUES (?, ?, ?, ?, ?, ?, ?)
+		 ON CONFLICT(fingerprint) DO NOTHING`), fp, sc.Type, sc.Text, string(refs), sc.Descriptor, sc.Metadata, sc.RuleSet); err != nil {
 		return 0, err
 	}
 	err = tx.QueryRowContext(ctx, s.q(`SELECT id FROM schemas WHERE fingerprint = ?`), fp).Scan(&id)
@@ -206,14 +251,14 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-const versionCols = `v.subject, v.version, v.deleted, s.id, s.schema_type, s.schema_text, s.refs, s.descriptor, s.fingerprint`
+const versionCols = `v.subject, v.version, v.deleted, s.id, s.schema_type, s.schema_text, s.refs, s.descriptor, s.fingerprint, s.metadata, s.rule_set`
 
 func scanVersion(sc interface{ Scan(...any) error }) (Version, error) {
 	var (
 		v    Version
 		refs string
 	)
-	if err := sc.Scan(&v.Subject, &v.Version, &v.Deleted, &v.Schema.ID, &v.Schema.Type, &v.Schema.Text, &refs, &v.Schema.Descriptor, &v.Schema.fingerprint); err != nil {
+	if err := sc.Scan(&v.Subject, &v.Version, &v.Deleted, &v.Schema.ID, &v.Schema.Type, &v.Schema.Text, &refs, &v.Schema.Descriptor, &v.Schema.fingerprint, &v.Schema.Metadata, &v.Schema.RuleSet); err != nil {
 		return Version{}, err
 	}
 	if err := json.Unmarshal([]byte(refs), &v.Schema.References); err != nil {
@@ -222,6 +267,7 @@ func scanVersion(sc interface{ Scan(...any) error }) (Version, error) {
 	if len(v.Schema.References) == 0 {
 		v.Schema.References = nil
 	}
+	v.Schema.Context, _ = subjectref.Split(v.Subject)
 	return v, nil
 }
 

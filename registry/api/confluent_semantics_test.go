@@ -78,7 +78,15 @@ func TestCompatibilityMissingVersion(t *testing.T) {
 // deleted still exists; its lists are empty, and deleted=true shows them.
 func TestSchemaIDListsAfterSoftDelete(t *testing.T) {
 	t.Parallel()
-	c := newServer(t, api.Config{})
+	testSchemaIDLists(t, newServer(t, api.Config{}))
+}
+
+func TestSchemaIDListsAfterSoftDeletePostgres(t *testing.T) {
+	t.Parallel()
+	testSchemaIDLists(t, newPostgresServer(t, api.Config{}))
+}
+
+func testSchemaIDLists(t *testing.T, c *client) {
 	c.expect("POST", "/subjects/pay-value/versions", reg(v1), 200, 0)
 	c.expect("DELETE", "/subjects/pay-value/versions/1", nil, 200, 0)
 	for path, want := range map[string]string{

@@ -121,6 +121,15 @@ func TestUnresolvedImportNamesTheReference(t *testing.T) {
 			t.Errorf("the message does not say %s: %q", want, msg)
 		}
 	}
+	// A reference under another name than the import: both are named.
+	c.expect("POST", "/subjects/dep/versions", reg(depV1), 200, 0)
+	r = c.expect("POST", "/subjects/main/versions", reg(mainText, subjectref.Reference{Name: "deps/dep.proto", Subject: "dep", Version: 1}), 422, api.CodeInvalidSchema)
+	msg = r.json(t).(map[string]any)["message"].(string)
+	for _, want := range []string{`import "dep.proto"`, `"deps/dep.proto"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message does not say %s: %q", want, msg)
+		}
+	}
 }
 
 // builtinUser imports every built-in dependency Confluent's serializers

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/jhump/protoreflect/desc"
@@ -164,9 +165,9 @@ func compile(ctx context.Context, name, raw string, refSources map[string]string
 	if err != nil {
 		var ce *model.CompileError
 		if errors.As(err, &ce) {
-			return nil, &InvalidError{Lines: unresolved(ce.Errors)}
+			return nil, &InvalidError{Lines: unresolved(ce.Errors, refSources)}
 		}
-		return nil, &InvalidError{Lines: unresolved([]string{err.Error()})}
+		return nil, &InvalidError{Lines: unresolved([]string{err.Error()}, refSources)}
 	}
 	if len(set.Diagnostics) > 0 {
 		lines := make([]string, len(set.Diagnostics))
@@ -193,15 +194,25 @@ const noImportPath = "\x00msgcontract-registry-no-disk"
 var missingImport = regexp.MustCompile(`^(.*?)could not resolve path "([^"]+)": file does not exist in import paths .*$`)
 
 // unresolved rewrites the compiler's reports of imports nothing supplies
-// for an HTTP client: which import, and the reference that supplies it,
-// without the compiler's import path (a sentinel) or its advice for the
-// command line.
-func unresolved(lines []string) []string {
+// for an HTTP client: which import, the reference that would supply it
+// and the names the references sent have (refs, by import path), without
+// the compiler's import path (a sentinel) or its advice for the command
+// line.
+func unresolved(lines []string, refs map[string]string) []string {
+	var names []string
+	for n := range refs {
+		names = append(names, strconv.Quote(n))
+	}
+	sort.Strings(names)
+	given := "no reference was sent"
+	if len(names) > 0 {
+		given = "the references sent name " + strings.Join(names, ", ")
+	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		if m := missingImport.FindStringSubmatch(l); m != nil {
-			l = fmt.Sprintf(`%simport %q does not resolve: no reference supplies it. Register that file under a subject, then send `+
-				`{"name": %q, "subject": "<that subject>", "version": <its version>} in the request's "references"`, m[1], m[2], m[2])
+			l = fmt.Sprintf(`%simport %q does not resolve: no reference supplies it (%s). Register that file under a subject, then send `+
+				`{"name": %q, "subject": "<that subject>", "version": <its version>} in the request's "references"`, m[1], m[2], given, m[2])
 		}
 		out[i] = strings.NewReplacer(noImportPath, "the request's references", "; add -I with the directory the import is relative to", "").Replace(l)
 	}
@@ -284,7 +295,7 @@ func printDescriptor(ctx context.Context, fdp *descriptorpb.FileDescriptorProto,
 		set, err := model.Load(ctx, model.Config{Sources: src, ImportPaths: []string{noImportPath}}, stub)
 		if err != nil {
 			return "", &InvalidError{Lines: append([]string{fmt.Sprintf("descriptor %s: its imports do not resolve; register them and send them as references:", fdp.GetName())},
-				unresolved(strings.Split(err.Error(), "\n"))...)}
+				unresolved(strings.Split(err.Error(), "\n"), sources)...)}
 		}
 		deps = set.Registry
 	}

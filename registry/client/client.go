@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
@@ -97,18 +98,45 @@ type schemaBody struct {
 	SchemaType string                 `json:"schemaType"`
 	Schema     string                 `json:"schema"`
 	References []subjectref.Reference `json:"references,omitempty"`
+	Metadata   *datacontract.Metadata `json:"metadata,omitempty"`
+	RuleSet    *datacontract.RuleSet  `json:"ruleSet,omitempty"`
 }
 
 // Register registers text under subject and returns its id and version.
 func (c *Client) Register(ctx context.Context, subject, text string, refs []subjectref.Reference) (id int64, version int, err error) {
+	return c.RegisterContract(ctx, subject, text, refs, nil, nil)
+}
+
+// RegisterContract is Register with a data contract: metadata and rules
+// (nil: the registry keeps the previous version's; empty: none).
+func (c *Client) RegisterContract(ctx context.Context, subject, text string, refs []subjectref.Reference, md *datacontract.Metadata, rs *datacontract.RuleSet) (id int64, version int, err error) {
 	var reg struct {
 		ID int64 `json:"id"`
 	}
-	if err := c.do(ctx, http.MethodPost, subjectPath(subject)+"/versions", schemaBody{"PROTOBUF", text, refs}, &reg); err != nil {
+	body := schemaBody{"PROTOBUF", text, refs, md, rs}
+	if err := c.do(ctx, http.MethodPost, subjectPath(subject)+"/versions", body, &reg); err != nil {
 		return 0, 0, err
 	}
-	v, err := c.Lookup(ctx, subject, text, refs)
-	return reg.ID, v, err
+	var v struct {
+		Version int `json:"version"`
+	}
+	err = c.do(ctx, http.MethodPost, subjectPath(subject), body, &v)
+	return reg.ID, v.Version, err
+}
+
+// Contract fetches one version's metadata and rules (subjectref.Latest
+// for the newest); nil for none.
+func (c *Client) Contract(ctx context.Context, subject string, version int) (*datacontract.Metadata, *datacontract.RuleSet, error) {
+	which := "latest"
+	if version != subjectref.Latest {
+		which = strconv.Itoa(version)
+	}
+	var v struct {
+		Metadata *datacontract.Metadata `json:"metadata"`
+		RuleSet  *datacontract.RuleSet  `json:"ruleSet"`
+	}
+	err := c.do(ctx, http.MethodGet, subjectPath(subject)+"/versions/"+which, nil, &v)
+	return v.Metadata, v.RuleSet, err
 }
 
 // Lookup returns the version of subject holding text.
@@ -116,7 +144,7 @@ func (c *Client) Lookup(ctx context.Context, subject, text string, refs []subjec
 	var v struct {
 		Version int `json:"version"`
 	}
-	err := c.do(ctx, http.MethodPost, subjectPath(subject), schemaBody{"PROTOBUF", text, refs}, &v)
+	err := c.do(ctx, http.MethodPost, subjectPath(subject), schemaBody{SchemaType: "PROTOBUF", Schema: text, References: refs}, &v)
 	return v.Version, err
 }
 
@@ -126,7 +154,7 @@ func (c *Client) Check(ctx context.Context, subject, text string, refs []subject
 		OK       bool     `json:"is_compatible"`
 		Messages []string `json:"messages"`
 	}
-	err := c.do(ctx, http.MethodPost, "/compatibility"+subjectPath(subject)+"/versions?verbose=true", schemaBody{"PROTOBUF", text, refs}, &out)
+	err := c.do(ctx, http.MethodPost, "/compatibility"+subjectPath(subject)+"/versions?verbose=true", schemaBody{SchemaType: "PROTOBUF", Schema: text, References: refs}, &out)
 	return out.OK, out.Messages, err
 }
 

@@ -238,19 +238,25 @@ func builtin(path string) bool {
 // text and its imports as references (registered first when push is set).
 // Its errors are usage errors (exit 2).
 func (f *registryFlags) request(cmd *cobra.Command, file string, push bool) (*client.Client, string, []subjectref.Reference, error) {
+	c, text, refs, _, err := f.requestSet(cmd, file, push)
+	return c, text, refs, err
+}
+
+// requestSet is request with the compiled contract.
+func (f *registryFlags) requestSet(cmd *cobra.Command, file string, push bool) (*client.Client, string, []subjectref.Reference, *model.Set, error) {
 	c, set, err := f.prepare(cmd, file)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
 	refs, err := f.references(cmd.Context(), c, set, push)
 	if err != nil {
-		return nil, "", nil, cli.UsageErr(err)
+		return nil, "", nil, nil, cli.UsageErr(err)
 	}
 	text, err := os.ReadFile(file)
 	if err != nil {
-		return nil, "", nil, cli.UsageErr(err)
+		return nil, "", nil, nil, cli.UsageErr(err)
 	}
-	return c, string(text), refs, nil
+	return c, string(text), refs, set, nil
 }
 
 func (f *registryFlags) source(path string) (string, error) {
@@ -324,6 +330,17 @@ except msgcontract/v1/options.proto and the well-known types, is pushed
 first under a subject named by its import path and sent as a reference,
 as Confluent's serializers do.
 
+The version carries a Confluent data contract derived from the contract:
+metadata properties naming each event's topic, event type, biz_key
+template and retry policy and the file's error ranges, and for each
+biz_key placeholder that can render empty (a string, a sub-message on a
+dotted path, an optional field) a CEL CONDITION rule on WRITE with
+onFailure ERROR, named msgcontract-bizkey-<path>, so that Confluent's
+serializers refuse such a record at produce time, as msgcontract's own
+producers do (EMPTY_FIELD). A placeholder not every event of the file has
+is listed as msgcontract.bizkey.unenforced instead: every rule of a
+subject runs on every record.
+
 Registering a schema the subject already has is a no-op that prints the
 existing id. A schema that breaks the subject's level is refused: push
 prints one violation per line and exits 1. Exit 2: usage errors, a file
@@ -333,11 +350,14 @@ that does not compile, or an unreachable registry.`,
 		Args: cli.ArgsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			c, text, refs, err := f.request(cmd, args[0], true)
+			c, text, refs, set, err := f.requestSet(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
-			id, version, err := c.Register(ctx, f.subject, text, refs)
+			// The contract's own rules and metadata go with it, so that
+			// Confluent's serializers enforce them when producing.
+			md, rs := contractData(set.Files[0])
+			id, version, err := c.RegisterContract(ctx, f.subject, text, refs, md, rs)
 			var ce *client.Error
 			if errors.As(err, &ce) && ce.Incompatible() {
 				// List the violations one per line rather than Confluent's

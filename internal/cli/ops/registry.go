@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/contracts"
 	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
 	"github.com/msgcontract/msgcontract/internal/httpserve"
@@ -287,6 +288,27 @@ func (f *registryFlags) references(ctx context.Context, c *client.Client, set *m
 		imps := fd.Imports()
 		for i := 0; i < imps.Len(); i++ {
 			dep := imps.Get(i).Path()
+			if push && dep == contracts.OptionsPath {
+				// The registry resolves it without a reference, but a
+				// Confluent client reading the version (use.latest.version,
+				// rule executors) needs it as one, as its own serializer
+				// registers it.
+				r, ok := done[dep]
+				if !ok {
+					text, err := contracts.Source(dep)
+					if err != nil {
+						return nil, err
+					}
+					_, version, err := c.Register(ctx, dep, string(text), nil)
+					if err != nil {
+						return nil, fmt.Errorf("import %s (subject %q): %w", dep, dep, err)
+					}
+					r = subjectref.Reference{Name: dep, Subject: dep, Version: version}
+					done[dep] = r
+				}
+				refs = append(refs, r)
+				continue
+			}
 			if builtin(dep) {
 				continue
 			}
@@ -326,9 +348,9 @@ func newRegistryPushCmd() *cobra.Command {
 		Use:   "push --subject SUBJECT [--url URL] [-I DIR]... FILE",
 		Short: "Register a contract (and its imports) with the registry",
 		Long: `push registers FILE as the next version of --subject. Every file it imports,
-except msgcontract/v1/options.proto and the well-known types, is pushed
-first under a subject named by its import path and sent as a reference,
-as Confluent's serializers do.
+except the well-known types, is pushed first under a subject named by its
+import path and sent as a reference, as Confluent's serializers do
+(msgcontract/v1/options.proto from the copy built into this program).
 
 The version carries a Confluent data contract derived from the contract:
 metadata properties naming each event's topic, event type, biz_key

@@ -107,9 +107,9 @@ func TestRegistryClientCommands(t *testing.T) {
 		code int
 		out  string
 	}{
-		{cmd("check", "prev"), 2, ""}, // its import is not registered yet
-		{cmd("push", "prev"), 0, "subject pay-value version 1, schema id 2"},
-		{cmd("push", "prev"), 0, "subject pay-value version 1, schema id 2"},
+		{cmd("check", "prev"), 2, ""},                                        // its import is not registered yet
+		{cmd("push", "prev"), 0, "subject pay-value version 1, schema id 3"}, // after options.proto and money.proto
+		{cmd("push", "prev"), 0, "subject pay-value version 1, schema id 3"}, // after options.proto and money.proto
 		{cmd("check", "compatible"), 0, ""},
 		{cmd("check", "breaking"), 1, filepath.Join(compatDir, "breaking", "shop", "pay", "v1", "pay.proto") + ":30:14: EVENT_BIZ_KEY_CHANGED:"},
 		{cmd("push", "breaking"), 1, "pay-value.proto:13:5: ERROR_CODE_RECLASSIFIED:"},

@@ -95,14 +95,17 @@ func (c *Consumer) runBatch(ctx context.Context, sub transport.Subscription, run
 		c.abort(ctx, sub, run, step, err)
 	}
 	now := c.cfg.Now()
-	claims := make([]dedup.Claim, len(run.items))
+	var oneClaim [1]dedup.Claim // one item (PerMessageTx, a fetch of one) allocates no slices
+	var oneResult [1]dedup.Result
+	claims, results := oneClaim[:], oneResult[:]
+	if len(run.items) > 1 {
+		claims = make([]dedup.Claim, len(run.items))
+	}
 	for i, it := range run.items {
 		claims[i] = it.claim(now)
 	}
-	var results []dedup.Result
 	var err error
 	if len(claims) == 1 {
-		results = make([]dedup.Result, 1)
 		results[0], err = c.dedup.Claim(ctx, tx, claims[0])
 	} else {
 		results, err = c.dedup.ClaimAll(ctx, tx, claims)

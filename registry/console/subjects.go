@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/store"
 	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
@@ -174,6 +175,34 @@ type versionData struct {
 	Previous   int
 	// Registered says the check form just registered this version.
 	Registered bool
+	// Metadata and Rules are the version's data contract.
+	Metadata *datacontract.Metadata
+	Rules    []ruleRow
+}
+
+// ruleRow is one rule of a version's rule set, with the list it is in.
+type ruleRow struct {
+	List string
+	datacontract.Rule
+}
+
+// contractRows reads a stored metadata and rule set for the version page;
+// unreadable ones (never written so) are shown as none.
+func contractRows(sc store.Schema) (*datacontract.Metadata, []ruleRow) {
+	md, _ := datacontract.Decode[datacontract.Metadata](sc.Metadata)
+	rs, _ := datacontract.Decode[datacontract.RuleSet](sc.RuleSet)
+	var rows []ruleRow
+	if rs != nil {
+		for _, l := range []struct {
+			name  string
+			rules []datacontract.Rule
+		}{{"domain", rs.DomainRules}, {"migration", rs.MigrationRules}, {"encoding", rs.EncodingRules}} {
+			for _, r := range l.rules {
+				rows = append(rows, ruleRow{l.name, r})
+			}
+		}
+	}
+	return md, rows
 }
 
 // version shows one version's schema, highlighted, with its references.
@@ -193,6 +222,7 @@ func (c *Console) version(w http.ResponseWriter, r *http.Request) {
 	for _, ref := range v.Schema.References {
 		d.References = append(d.References, refRow{ref.Name, ref.Subject, ref.Version})
 	}
+	d.Metadata, d.Rules = contractRows(v.Schema)
 	c.render(w, http.StatusOK, "version", name+" v"+strconv.Itoa(v.Version), "subjects", d)
 }
 

@@ -1,0 +1,42 @@
+package console_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestVersionShowsDataContract: the version page lists the version's
+// rules and metadata.
+func TestVersionShowsDataContract(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	body, _ := json.Marshal(map[string]any{
+		"schemaType": "PROTOBUF", "schema": paymentV1(t),
+		"metadata": map[string]any{"properties": map[string]string{"msgcontract.events": "shop.payment.v1.PaySuccess"}, "tags": map[string][]string{"PaySuccess.order_id": {"PII"}}},
+		"ruleSet":  map[string]any{"domainRules": []any{map[string]any{"name": "msgcontract-bizkey-order_id", "kind": "CONDITION", "mode": "WRITE", "type": "CEL", "expr": "message.order_id != ''", "onFailure": "ERROR"}}},
+	})
+	req, _ := http.NewRequest(http.MethodPost, f.URL+"/subjects/rules-value/versions", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("register: %d", resp.StatusCode)
+	}
+	code, page := get(t, f.URL+"/ui/version?s=rules-value&v=1")
+	if code != http.StatusOK {
+		t.Fatalf("version page: %d", code)
+	}
+	for _, want := range []string{"<h2>Rules</h2>", "msgcontract-bizkey-order_id", "message.order_id != &#39;&#39;", "CONDITION", "WRITE",
+		"<h2>Metadata</h2>", "msgcontract.events", "shop.payment.v1.PaySuccess", "PaySuccess.order_id", "PII"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the version page lacks %q", want)
+		}
+	}
+}

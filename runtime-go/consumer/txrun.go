@@ -8,6 +8,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
@@ -28,6 +29,9 @@ type txRun struct {
 	errs     []error
 	priors   []*dedup.Result // the existing claim, for deduplicated items
 	aborted  bool            // the database failed
+	// spOpen: the last handler's savepoint is still open (it succeeded);
+	// the next one's statement releases it, and the commit the last.
+	spOpen bool
 }
 
 // runTx runs steps 3-5 for items in one database transaction. Conflicts
@@ -60,6 +64,27 @@ func newTxRun(items []*item) *txRun {
 
 // itemSavepoint is the savepoint each handler of a batch runs in.
 const itemSavepoint = "mc_item"
+
+// Statements around a batch's handlers. A succeeding handler's savepoint
+// is released by the next handler's statement, in the same round trip
+// (SQLite and PostgreSQL run the two in one Exec without arguments:
+// pgx and lib/pq send it by the simple protocol; MySQL replaces a
+// savepoint of the same name itself), or by the commit: a batch costs a
+// statement a handler, and savepoints never nest.
+const (
+	openSavepoint     = "SAVEPOINT " + itemSavepoint
+	reopenSavepoint   = "RELEASE SAVEPOINT " + itemSavepoint + "; SAVEPOINT " + itemSavepoint
+	rollbackSavepoint = "ROLLBACK TO SAVEPOINT " + itemSavepoint
+	releaseSavepoint  = "RELEASE SAVEPOINT " + itemSavepoint
+)
+
+// savepointStmt is the statement that opens the next handler's savepoint.
+func (c *Consumer) savepointStmt(run *txRun) string {
+	if run.spOpen && c.cfg.Dialect != sqldb.MySQL {
+		return reopenSavepoint
+	}
+	return openSavepoint
+}
 
 // runBatch runs run's items in one transaction and settles them (see
 // runTx).
@@ -219,9 +244,10 @@ func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i in
 		return "", nil
 	}
 	if savepoint {
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT "+itemSavepoint); err != nil {
+		if _, err := tx.ExecContext(ctx, c.savepointStmt(run)); err != nil {
 			return "savepoint", err
 		}
+		run.spOpen = true
 	}
 	start := time.Now()
 	herr := c.runHandler(ctx, tx, it.env, it.r, it.msg, it.log)
@@ -229,17 +255,17 @@ func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i in
 	if herr != nil {
 		run.outcomes[i], run.errs[i] = failed, herr
 		if savepoint {
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+itemSavepoint); err != nil {
+			// ROLLBACK TO keeps the savepoint: release it too.
+			if _, err := tx.ExecContext(ctx, rollbackSavepoint); err != nil {
 				return "rollback to savepoint", err
 			}
+			if _, err := tx.ExecContext(ctx, releaseSavepoint); err != nil {
+				return "release savepoint", err
+			}
+			run.spOpen = false
 		}
 	} else {
 		run.outcomes[i] = processed
-	}
-	if savepoint {
-		if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT "+itemSavepoint); err != nil {
-			return "release savepoint", err
-		}
 	}
 	return "", nil
 }

@@ -40,3 +40,40 @@ func TestVersionShowsDataContract(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffShowsRuleChanges: the diff page lists rules and metadata
+// properties added, removed or changed between two versions.
+func TestDiffShowsRuleChanges(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	register := func(expr, owner string) {
+		t.Helper()
+		body, _ := json.Marshal(map[string]any{
+			"schemaType": "PROTOBUF", "schema": paymentV1(t),
+			"metadata": map[string]any{"properties": map[string]string{"owner": owner}},
+			"ruleSet":  map[string]any{"domainRules": []any{map[string]any{"name": "check", "kind": "CONDITION", "mode": "WRITE", "type": "CEL", "expr": expr}}},
+		})
+		req, _ := http.NewRequest(http.MethodPost, f.URL+"/subjects/rules-value/versions", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("register: %d", resp.StatusCode)
+		}
+	}
+	register("message.order_id != ''", "payments")
+	register("size(message.order_id) > 3", "billing")
+	code, page := get(t, f.URL+"/ui/diff?s=rules-value&from=1&to=2")
+	if code != http.StatusOK {
+		t.Fatalf("diff page: %d", code)
+	}
+	for _, want := range []string{"<h2>Data contract</h2>", "rule <code>check</code>", "changed", "size(message.order_id) &gt; 3", "property <code>owner</code>", "billing"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the diff page lacks %q", want)
+		}
+	}
+}

@@ -45,6 +45,9 @@ type diffData struct {
 	// Elsewhere are violations positioned outside the shown file.
 	Elsewhere []compat.Violation
 	Changed   bool
+	// Contract lists the differences of the versions' data-contract rules
+	// and metadata properties.
+	Contract []contractChange
 }
 
 // diff shows the line diff of two versions (?from=&to=, default the two
@@ -122,6 +125,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 		d.Table.AllURL = "/ui/diff?s=" + url.QueryEscape(name) + "&from=" + strconv.Itoa(d.From) + "&to=" + strconv.Itoa(d.To) + "&all=1"
 	}
 	d.Changed = from.Schema.Text != to.Schema.Text
+	d.Contract = contractChanges(from.Schema, to.Schema)
 	c.render(w, http.StatusOK, "diff", name+" v"+strconv.Itoa(d.From)+"→v"+strconv.Itoa(d.To), "subjects", d)
 }
 

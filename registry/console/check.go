@@ -14,6 +14,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/compat"
+	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 	"github.com/msgcontract/msgcontract/registry/subjectref"
@@ -149,7 +150,14 @@ func (c *Console) register(w http.ResponseWriter, r *http.Request) {
 		c.renderCheck(w, r, http.StatusUnprocessableEntity, d)
 		return
 	}
-	body, _ := json.Marshal(map[string]any{"schemaType": schema.Type, "schema": d.Schema, "references": refs})
+	reqBody := map[string]any{"schemaType": schema.Type, "schema": d.Schema, "references": refs}
+	// The data contract the contract implies goes with it, as `msgcontract
+	// registry push` sends it; a schema that does not compile is left to
+	// the registry to refuse.
+	if p, err := c.compileSent(r.Context(), d.Subject, d.Schema, refs); err == nil && p.Set != nil && len(p.Set.Files) > 0 {
+		reqBody["metadata"], reqBody["ruleSet"] = datacontract.FromContract(p.Set.Files[0])
+	}
+	body, _ := json.Marshal(reqBody)
 	req := httptest.NewRequestWithContext(r.Context(), http.MethodPost, "/subjects/"+url.PathEscape(d.Subject)+"/versions", bytes.NewReader(body))
 	req.Header.Set("Content-Type", api.ContentType)
 	if c.cfg.Token != "" {

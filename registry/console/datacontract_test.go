@@ -2,8 +2,10 @@ package console_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -75,5 +77,23 @@ func TestDiffShowsRuleChanges(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the diff page lacks %q", want)
 		}
+	}
+}
+
+// TestRegisterFormAttachesContractRules: registering from the check form
+// sends the data contract the contract implies, as registry push does.
+func TestRegisterFormAttachesContractRules(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	form := url.Values{"subject": {"form-value"}, "schema": {paymentV1(t)}, "confirm": {"yes"}, "token": {token}}
+	if status, body := post(t, f.URL+"/ui/register", f.URL, form); status != http.StatusSeeOther {
+		t.Fatalf("register: HTTP %d\n%s", status, body)
+	}
+	v, err := f.Store.Version(context.Background(), "form-value", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Schema.RuleSet, `"msgcontract-bizkey-order_id"`) || !strings.Contains(v.Schema.Metadata, `"msgcontract.events"`) {
+		t.Fatalf("registered without the contract's rules:\nruleSet %s\nmetadata %s", v.Schema.RuleSet, v.Schema.Metadata)
 	}
 }

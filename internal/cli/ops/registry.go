@@ -22,6 +22,7 @@ import (
 	"github.com/msgcontract/msgcontract/registry/client"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/console"
+	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/schema"
 	"github.com/msgcontract/msgcontract/registry/store"
 	"github.com/msgcontract/msgcontract/registry/subjectref"
@@ -378,7 +379,7 @@ that does not compile, or an unreachable registry.`,
 			}
 			// The contract's own rules and metadata go with it, so that
 			// Confluent's serializers enforce them when producing.
-			md, rs := contractData(set.Files[0])
+			md, rs := datacontract.FromContract(set.Files[0])
 			id, version, err := c.RegisterContract(ctx, f.subject, text, refs, md, rs)
 			var ce *client.Error
 			if errors.As(err, &ce) && ce.Incompatible() {

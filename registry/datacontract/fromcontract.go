@@ -1,4 +1,4 @@
-package ops
+package datacontract
 
 import (
 	"fmt"
@@ -9,10 +9,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/registry/datacontract"
 )
 
-// Metadata properties registry push attaches.
+// Metadata properties FromContract sets.
 const (
 	propEvents       = "msgcontract.events"
 	propErrorRanges  = "msgcontract.error_ranges"
@@ -21,7 +20,8 @@ const (
 	bizKeyRulePrefix = "msgcontract-bizkey-"
 )
 
-// contractData is the data contract file implies, for Confluent's
+// FromContract is the data contract a msgcontract contract file implies
+// (what `msgcontract registry push` and the console's register attach), for Confluent's
 // serializers to enforce at produce time: metadata describing its events
 // (topic, event type, biz_key template, retry policy) and error ranges,
 // and a CEL CONDITION on WRITE, onFailure ERROR, for each biz_key
@@ -32,9 +32,9 @@ const (
 // with the same fields; the others are listed under
 // msgcontract.bizkey.unenforced. Both are non-nil, so that pushing a
 // contract replaces what the previous version had.
-func contractData(f *model.File) (*datacontract.Metadata, *datacontract.RuleSet) {
-	md := &datacontract.Metadata{Properties: map[string]string{}}
-	rs := &datacontract.RuleSet{}
+func FromContract(f *model.File) (*Metadata, *RuleSet) {
+	md := &Metadata{Properties: map[string]string{}}
+	rs := &RuleSet{}
 	if len(f.Events) == 0 {
 		return md, rs
 	}
@@ -102,11 +102,11 @@ func contractData(f *model.File) (*datacontract.Metadata, *datacontract.RuleSet)
 			unenforced = append(unenforced, c.path)
 			continue
 		}
-		rs.DomainRules = append(rs.DomainRules, datacontract.Rule{
+		rs.DomainRules = append(rs.DomainRules, Rule{
 			Name: bizKeyRulePrefix + strings.ReplaceAll(c.path, ".", "-"),
 			Doc:  fmt.Sprintf("biz_key placeholder {%s} must not be empty (msgcontract: EMPTY_FIELD)", c.path),
-			Kind: datacontract.KindCondition, Mode: datacontract.ModeWrite, Type: "CEL",
-			Expr: c.expr, OnFailure: datacontract.ActionError,
+			Kind: KindCondition, Mode: ModeWrite, Type: "CEL",
+			Expr: c.expr, OnFailure: ActionError,
 		})
 	}
 	if len(unenforced) > 0 {

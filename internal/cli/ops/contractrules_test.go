@@ -40,6 +40,52 @@ message Cancelled {
 }
 `
 
+// statesProto has two events with a target state each and a state field
+// of the same name, mixedStatesProto two whose state fields are named
+// differently.
+const statesProto = `syntax = "proto3";
+package shop.states.v1;
+import "msgcontract/v1/options.proto";
+enum OrderState {
+  option (msgcontract.v1.state_machine) = {};
+  ORDER_STATE_UNSPECIFIED = 0;
+  PAYING = 1;
+  PAID = 2 [(msgcontract.v1.transition) = { from: ["PAYING"] }];
+  CANCELLED = 3 [(msgcontract.v1.transition) = { from: ["PAYING"] }];
+}
+message OrderPaid {
+  option (msgcontract.v1.event) = { topic: "order-state" event_type: "ORDER_PAID" biz_key: "{order_id}" target_state: "OrderState.PAID" };
+  string order_id = 1;
+  OrderState state = 2;
+}
+message OrderCancelled {
+  option (msgcontract.v1.event) = { topic: "order-state" event_type: "ORDER_CANCELLED" biz_key: "{order_id}" target_state: "OrderState.CANCELLED" };
+  string order_id = 1;
+  OrderState state = 2;
+}
+`
+
+const mixedStatesProto = `syntax = "proto3";
+package shop.mixed.v1;
+import "msgcontract/v1/options.proto";
+enum OrderState {
+  option (msgcontract.v1.state_machine) = {};
+  ORDER_STATE_UNSPECIFIED = 0;
+  PAYING = 1;
+  PAID = 2 [(msgcontract.v1.transition) = { from: ["PAYING"] }];
+}
+message OrderPaid {
+  option (msgcontract.v1.event) = { topic: "order-mixed" event_type: "ORDER_PAID" biz_key: "{seq}" target_state: "OrderState.PAID" };
+  int64 seq = 1;
+  OrderState state = 2;
+}
+message OrderPaidAgain {
+  option (msgcontract.v1.event) = { topic: "order-mixed" event_type: "ORDER_PAID_AGAIN" biz_key: "{seq}" target_state: "OrderState.PAID" };
+  int64 seq = 1;
+  OrderState status = 2;
+}
+`
+
 // TestRegistryPushAttachesContractRules pushes contracts to a registry and
 // reads back, from the latest version, the rules and metadata push
 // derived from them.
@@ -58,12 +104,18 @@ func TestRegistryPushAttachesContractRules(t *testing.T) {
 	defer ts.Close()
 	c := &client.Client{URL: ts.URL}
 	nestedDir := t.TempDir()
-	nested := filepath.Join(nestedDir, "shop", "nested", "v1", "nested.proto")
-	if err := os.MkdirAll(filepath.Dir(nested), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(nested, []byte(nestedProto), 0o644); err != nil {
-		t.Fatal(err)
+	for file, text := range map[string]string{
+		"shop/nested/v1/nested.proto": nestedProto,
+		"shop/states/v1/states.proto": statesProto,
+		"shop/mixed/v1/mixed.proto":   mixedStatesProto,
+	} {
+		path := filepath.Join(nestedDir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	type rule struct{ Name, Expr string }
 	for _, tc := range []struct {
@@ -96,6 +148,18 @@ func TestRegistryPushAttachesContractRules(t *testing.T) {
 			rules: []rule{{"msgcontract-bizkey-customer-id", "has(message.customer) && message.customer.id != ''"}},
 			props: map[string]string{"msgcontract.bizkey.unenforced": "coupon,reason"},
 		},
+		{
+			// Every event's state field holds one of the file's target states.
+			subject: "order-state-value", dir: nestedDir, file: "shop/states/v1/states.proto",
+			rules: []rule{{"msgcontract-bizkey-order_id", "message.order_id != ''"}, {"msgcontract-state-state", "message.state in [2, 3]"}},
+			props: map[string]string{"msgcontract.event.shop.states.v1.OrderCancelled.target_state": "CANCELLED"},
+		},
+		{
+			// State fields of different names: no rule fits every record.
+			subject: "order-mixed-value", dir: nestedDir, file: "shop/mixed/v1/mixed.proto",
+			rules: []rule{},
+			props: map[string]string{"msgcontract.state.unenforced": "state,status"},
+		},
 	} {
 		args := []string{"registry", "push", "--url", ts.URL, "--subject", tc.subject, "-I", tc.dir, filepath.Join(tc.dir, filepath.FromSlash(tc.file))}
 		for range 2 { // the same contract again is the same version
@@ -107,7 +171,10 @@ func TestRegistryPushAttachesContractRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []rule
+		got := []rule{}
+		if rs == nil { // none at all
+			rs = &datacontract.RuleSet{}
+		}
 		for _, r := range rs.DomainRules {
 			if r.Kind != datacontract.KindCondition || r.Mode != datacontract.ModeWrite || r.Type != "CEL" || r.OnFailure != datacontract.ActionError {
 				t.Errorf("%s: rule %+v is not a CEL CONDITION on WRITE failing with ERROR", tc.subject, r)

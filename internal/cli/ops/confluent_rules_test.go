@@ -2,8 +2,10 @@ package ops
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +25,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 	pygen "github.com/msgcontract/msgcontract/codegen/python"
 	inventoryv1 "github.com/msgcontract/msgcontract/examples/gen/go/shop/inventory/v1"
+	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/store"
@@ -56,6 +59,8 @@ func moduleRoot(t *testing.T) string {
 const proofProto = `syntax = "proto3";
 package shop.proof.v1;
 import "msgcontract/v1/options.proto";
+option java_package = "com.example.shop.proof.v1";
+option java_multiple_files = true;
 enum OrderState {
   option (msgcontract.v1.state_machine) = {};
   ORDER_STATE_UNSPECIFIED = 0;
@@ -147,16 +152,18 @@ type proofRecord struct {
 // rules). The Go runtime builds every record (the generated
 // NewStockDeductedEnvelope, event.NewEnvelope for proofProto), the Python
 // runtime (testdata/runtime_records.py: msgcontract_runtime.new_envelope
-// with the module codegen/python generates) builds them again: both must
-// give the same payload bytes and the same biz_key verdict. Then
+// with the module codegen/python generates) and the Java runtime
+// (testdata/JavaRecords.java: Envelopes.newEnvelope with the generated
+// contract classes) build them again: all must give the same payload
+// bytes and the same biz_key verdict. Then
 // confluent-kafka-python's ProtobufSerializer with its CEL rule executor
 // (.venv-registry/rules, scripts/setup-registry-client.sh) serializes each
 // payload of each runtime (testdata/confluent_rules.py), with the pushed
 // rules (onFailure ERROR) and with the same rules failing with DLQ (a
 // second subject), and its verdict must be msgcontract's: refused where
 // the biz_key does not render (EMPTY_FIELD) or CheckState fails, routed
-// to the DLQ there when the rule says DLQ. Under CI a missing client
-// fails the test.
+// to the DLQ there when the rule says DLQ. Under CI a missing client or
+// runtime fails the test.
 func TestConfluentRuleExecution(t *testing.T) {
 	t.Parallel()
 	root := moduleRoot(t)
@@ -328,6 +335,26 @@ func TestConfluentRuleExecution(t *testing.T) {
 		}
 	}
 
+	// The Java runtime's records: the same bytes, the same biz_key verdict.
+	runtimes := []string{"Go", "Python"}
+	if javaRecs := javaRecords(ctx, t, set, []string{examplesDir, proofDir}, groups); javaRecs != nil {
+		runtimes = append(runtimes, "Java")
+		n := 0
+		for _, g := range groups {
+			for i := range g.Records {
+				jr := javaRecs[n]
+				n++
+				if jr.fail != g.keyFails[i] || (jr.fail && jr.code != "EMPTY_FIELD") {
+					t.Errorf("%s record %d %s: the Java runtime refuses it: %v %s, the Go runtime's biz_key fails: %v", g.Subject, i, jsonOf(g.Records[i].JSON), jr.fail, jr.code, g.keyFails[i])
+				}
+				if string(jr.payload) != string(g.goPayloads[i]) {
+					t.Errorf("%s record %d %s: payload %x from Java, %x from Go", g.Subject, i, jsonOf(g.Records[i].JSON), jr.payload, g.goPayloads[i])
+				}
+				g.Records[i].Payloads = append(g.Records[i].Payloads, jr.payload)
+			}
+		}
+	}
+
 	// Confluent's verdicts, on each runtime's bytes.
 	in = filepath.Join(tmp, "confluent.json")
 	writeJSONFile(t, in, map[string]any{"groups": groups})
@@ -352,7 +379,10 @@ func TestConfluentRuleExecution(t *testing.T) {
 			t.Fatalf("%s: %d verdicts, want %d", g.Subject, len(got[gi]), len(g.Records))
 		}
 		for i, r := range g.Records {
-			for pi, runtime := range []string{"Go", "Python"} {
+			if len(got[gi][i]) != len(runtimes) {
+				t.Fatalf("%s record %d: %d verdicts, want one for each of %v", g.Subject, i, len(got[gi][i]), runtimes)
+			}
+			for pi, runtime := range runtimes {
 				v := got[gi][i][pi]
 				verdict, rule, _ := strings.Cut(v[0], ":")
 				routed, dlqRule, _ := strings.Cut(v[1], ":")
@@ -369,7 +399,7 @@ func TestConfluentRuleExecution(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d records, %d refused by msgcontract and by Confluent's serializer, %d routed to the DLQ", total, fails, dlqs)
+	t.Logf("%d records built by the %v runtimes, %d refused by msgcontract and by Confluent's serializer, %d routed to the DLQ", total, runtimes, fails, dlqs)
 }
 
 // add records one vector: m, the Go runtime's envelope (or its error:
@@ -443,4 +473,67 @@ func writeJSONFile(t *testing.T, path string, v any) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+type javaRecord struct {
+	fail    bool
+	code    string
+	payload []byte
+}
+
+// javaRecords builds every group's records with msgcontract's Java runtime
+// (testdata/JavaRecords.java: the generated contract classes and
+// Envelopes.newEnvelope), in group order, or returns nil when the Java
+// toolchain (a JDK, Maven, make runtime-java) is missing outside CI.
+func javaRecords(ctx context.Context, t *testing.T, set *model.Set, importPaths []string, groups []*proofGroup) []javaRecord {
+	t.Helper()
+	tools, err := javabuild.Resolve(ctx)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the Java runtime is missing under CI: %v", err)
+		}
+		t.Logf("no records from the Java runtime: %v", err)
+		return nil
+	}
+	defer tools.Close()
+	src, err := os.ReadFile(filepath.Join("testdata", "JavaRecords.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tools.Compile(ctx, set, importPaths, t.TempDir(), map[string]string{"io/msgcontract/proof/JavaRecords.java": string(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in strings.Builder
+	for gi, g := range groups {
+		for _, r := range g.Records {
+			fmt.Fprintf(&in, "%d\t%s\n", gi, jsonOf(r.JSON))
+		}
+	}
+	cmd := exec.CommandContext(ctx, tools.Java, "-cp", b.Classpath(), "-XX:TieredStopAtLevel=1", "-Xshare:auto", "io.msgcontract.proof.JavaRecords")
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("JavaRecords: %v\n%s", err, out)
+	}
+	var recs []javaRecord
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		var r javaRecord
+		switch {
+		case len(f) == 2 && f[0] == "pass":
+		case len(f) == 3 && f[0] == "fail":
+			r.fail, r.code = true, f[1]
+		default:
+			t.Fatalf("JavaRecords printed %q", line)
+		}
+		if r.payload, err = base64.StdEncoding.DecodeString(f[len(f)-1]); err != nil {
+			t.Fatalf("JavaRecords printed %q: %v", line, err)
+		}
+		recs = append(recs, r)
+	}
+	if n := len(groups[0].Records) + len(groups[1].Records); len(recs) != n {
+		t.Fatalf("JavaRecords built %d records, want %d", len(recs), n)
+	}
+	return recs
 }

@@ -32,6 +32,9 @@ type txRun struct {
 	// spOpen: the last handler's savepoint is still open (it succeeded);
 	// the next one's statement releases it, and the commit the last.
 	spOpen bool
+	// sp is SQLite's SAVEPOINT, prepared once for the transaction's
+	// handlers (see savepoint).
+	sp *sql.Stmt
 }
 
 // runTx runs steps 3-5 for items in one database transaction. Conflicts
@@ -65,12 +68,15 @@ func newTxRun(items []*item) *txRun {
 // itemSavepoint is the savepoint each handler of a batch runs in.
 const itemSavepoint = "mc_item"
 
-// Statements around a batch's handlers. A succeeding handler's savepoint
-// is released by the next handler's statement, in the same round trip
-// (SQLite and PostgreSQL run the two in one Exec without arguments:
-// pgx and lib/pq send it by the simple protocol; MySQL replaces a
-// savepoint of the same name itself), or by the commit: a batch costs a
-// statement a handler, and savepoints never nest.
+// Statements around a batch's handlers: a statement a handler. On
+// PostgreSQL a succeeding handler's savepoint is released by the next
+// handler's statement, in the same round trip (pgx and lib/pq send an
+// Exec without arguments by the simple protocol), so that savepoints never
+// nest: each nested one holds a subtransaction, and past 64 they spill.
+// MySQL replaces a savepoint of the same name itself. SQLite nests them
+// (a nested savepoint is a journal mark, and ROLLBACK TO and RELEASE act
+// on the innermost of the name, this handler's), which spares it parsing
+// a RELEASE a handler; the commit releases them all.
 const (
 	openSavepoint     = "SAVEPOINT " + itemSavepoint
 	reopenSavepoint   = "RELEASE SAVEPOINT " + itemSavepoint + "; SAVEPOINT " + itemSavepoint
@@ -78,12 +84,28 @@ const (
 	releaseSavepoint  = "RELEASE SAVEPOINT " + itemSavepoint
 )
 
-// savepointStmt is the statement that opens the next handler's savepoint.
-func (c *Consumer) savepointStmt(run *txRun) string {
-	if run.spOpen && c.cfg.Dialect != sqldb.MySQL {
-		return reopenSavepoint
+// savepoint opens the next handler's savepoint in tx. On SQLite the
+// statement is prepared once a transaction: parsing it again for each
+// handler cost about as much as running it.
+func (c *Consumer) savepoint(ctx context.Context, tx *sql.Tx, run *txRun) error {
+	switch {
+	case c.cfg.Dialect == sqldb.SQLite:
+		if run.sp == nil {
+			sp, err := tx.PrepareContext(ctx, openSavepoint)
+			if err != nil {
+				return err
+			}
+			run.sp = sp // closed with tx
+		}
+		_, err := run.sp.ExecContext(ctx)
+		return err
+	case run.spOpen && c.cfg.Dialect == sqldb.Postgres:
+		_, err := tx.ExecContext(ctx, reopenSavepoint)
+		return err
+	default:
+		_, err := tx.ExecContext(ctx, openSavepoint)
+		return err
 	}
-	return openSavepoint
 }
 
 // runBatch runs run's items in one transaction and settles them (see
@@ -244,7 +266,7 @@ func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i in
 		return "", nil
 	}
 	if savepoint {
-		if _, err := tx.ExecContext(ctx, c.savepointStmt(run)); err != nil {
+		if err := c.savepoint(ctx, tx, run); err != nil {
 			return "savepoint", err
 		}
 		run.spOpen = true

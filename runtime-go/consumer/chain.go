@@ -29,7 +29,8 @@ func chainPos(d *transport.Delivery, env *envelopepb.Envelope) dedup.ChainPos {
 // before its handler runs. A failed look-up lets it run: advanceChain
 // decides again.
 func (c *Consumer) superseded(ctx context.Context, it *item) (dedup.ChainPos, bool) {
-	if !c.chains || (it.env.GetRetryCount() == 0 && it.env.GetReplayCount() == 0) {
+	pos := chainPos(it.d, it.env)
+	if !c.chains || !pos.Continues() {
 		return dedup.ChainPos{}, false
 	}
 	went, found, err := c.dedup.ChainRow(ctx, it.r.name, it.env.GetMessageId())
@@ -37,7 +38,7 @@ func (c *Consumer) superseded(ctx context.Context, it *item) (dedup.ChainPos, bo
 		it.log.get().Warn("msgcontract: retry chain look-up failed; running the handler", "error", err)
 		return went, false
 	}
-	return went, found && dedup.Superseded(went, chainPos(it.d, it.env))
+	return went, found && dedup.Superseded(went, pos)
 }
 
 // advanceChain moves env's chain forward before d's failure goes on to a
@@ -52,18 +53,13 @@ func (c *Consumer) advanceChain(ctx context.Context, sub transport.Subscription,
 	ok, went, err := c.dedup.Advance(ctx, dedup.ChainStep{
 		Handler: r.name, MessageID: env.GetMessageId(), Pos: chainPos(d, env), At: now,
 	})
+	it := &item{d: d, env: env, r: r, log: log}
 	if err != nil {
-		log.get().Error("msgcontract: database failure, message handed back", "step", "advance retry chain",
-			"error", err, "delay", c.cfg.InfraRetryDelay)
-		r.metrics.IncHandedBack()
-		tracing.End(log.span, "handed_back", err)
-		if derr := sub.Defer(ctx, d, now.Add(c.cfg.InfraRetryDelay)); derr != nil {
-			log.get().Error("msgcontract: defer failed", "error", derr)
-		}
+		c.infraFailure(ctx, sub, it, "advance retry chain", err)
 		return false
 	}
 	if !ok {
-		c.dropSuperseded(ctx, sub, &item{d: d, env: env, r: r, log: log}, went)
+		c.dropSuperseded(ctx, sub, it, went)
 	}
 	return ok
 }

@@ -46,7 +46,7 @@ type forkingSubscription struct {
 	f   *forkingSubscriber
 }
 
-func (s *forkingSubscription) RetryMayFork()          {}
+func (s *forkingSubscription) RetryMayFork()        {}
 func (s *forkingSubscription) Lease() time.Duration { return s.ext.Lease() }
 func (s *forkingSubscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
 	return s.ext.Extend(ctx, ds...)

@@ -114,7 +114,7 @@ func Decide(o Outcome, p backoff.Policy, u float64) Decision {
 	case NoHandler:
 		return Decision{Action: ActDeadLetter, Reason: dlq.ReasonNoHandler, Code: CodeNoHandler}
 	}
-	lookedUp := o.Kind == Failed || o.Pos.Attempt > 0 || o.Pos.ReplayCount > 0
+	lookedUp := o.Kind == Failed || o.Pos.Continues()
 	if o.Chain != nil && lookedUp && dedup.Superseded(*o.Chain, o.Pos) {
 		return Decision{Action: ActAck, Deduplicated: true, Superseded: true}
 	}

@@ -29,4 +29,6 @@ func openKafkaProcess(t *testing.T, _ *processFixture) {
 
 func kafkaChildTransport(context.Context) (transport.Subscriber, bool, error) { return nil, false, nil }
 
-func kafkaForkingBrokers() []func(*testing.T, func() time.Time) (*broker, *forkingSubscriber) { return nil }
+func kafkaForkingBrokers() []func(*testing.T, func() time.Time) (*broker, *forkingSubscriber) {
+	return nil
+}

@@ -395,7 +395,7 @@ type dyingSubscription struct {
 	raw func(ctx context.Context, topic string, body []byte) error
 }
 
-func (s *dyingSubscription) RetryMayFork()          {}
+func (s *dyingSubscription) RetryMayFork()        {}
 func (s *dyingSubscription) Lease() time.Duration { return s.ext.Lease() }
 func (s *dyingSubscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
 	return s.ext.Extend(ctx, ds...)

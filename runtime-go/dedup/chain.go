@@ -43,6 +43,11 @@ type ChainPos struct {
 	DeliveryID string
 }
 
+// Continues reports whether the copy at p continues a chain that may have
+// gone on without it: a retry copy or a replay. Such copies are looked up
+// before their handler runs; a first delivery, the common case, is not.
+func (p ChainPos) Continues() bool { return p.Attempt > 0 || p.ReplayCount > 0 }
+
 // Superseded reports whether the copy at c must stop because the copy at
 // went, the chain row's, went on: a later replay, a later attempt of the
 // same replay, or the same attempt under another delivery id. It is the

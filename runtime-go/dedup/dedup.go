@@ -90,7 +90,7 @@ func (c *Config) Validate() error {
 type Store struct {
 	cfg                       Config
 	insert, lookup, deleteOld string
-	insertMany                string
+	insertMany, unclaim       string
 	manyText                  sync.Map // rows -> insertRows's text
 	conflict                  conflictSQL
 	chain                     chainSQL
@@ -114,6 +114,7 @@ func New(cfg Config) (*Store, error) {
 		conflict:   newConflictSQL(d, cfg.ConflictTable),
 		chain:      newChainSQL(d, cfg.ChainTable),
 		insertMany: "INSERT INTO " + t + " (biz_key, handler, message_id, payload_hash, created_at) VALUES ",
+		unclaim:    "DELETE FROM " + t + " WHERE biz_key = $1 AND handler = $2 AND message_id = $3",
 	}, nil
 }
 

@@ -11,8 +11,7 @@ import (
 // while others in tx go on: the claim then never commits, and the retry
 // claims the key afresh. A key claimed by another message is left alone.
 func (s *Store) Unclaim(ctx context.Context, tx *sql.Tx, c Claim) error {
-	q := "DELETE FROM " + s.cfg.Table + " WHERE biz_key = $1 AND handler = $2 AND message_id = $3"
-	if _, err := tx.ExecContext(ctx, q, c.BizKey, c.Handler, c.MessageID); err != nil {
+	if _, err := tx.ExecContext(ctx, s.unclaim, c.BizKey, c.Handler, c.MessageID); err != nil {
 		return fmt.Errorf("dedup: unclaim: %w", err)
 	}
 	return nil

@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -25,7 +24,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka/kafkatest"
 )
@@ -53,26 +51,8 @@ func TestRetryChainPythonDiesGoTakesOver(t *testing.T) {
 const chainRetries = 3
 
 func pythonDiesGoTakesOver(t *testing.T, when string) {
-	base := os.Getenv("MSGCONTRACT_PG_DSN")
-	if base == "" {
-		t.Fatal("MSGCONTRACT_PG_DSN is not set: run under scripts/with-postgres.sh (make test-kafka-python)")
-	}
 	ns := kafkatest.Namespace()
-	schema := "kc_" + strings.NewReplacer(".", "", "-", "_").Replace(ns)
-	admin, err := pgdb.Open(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
-	}
-	dsn := withOptions(t, base, "-csearch_path="+schema)
-	db, err := pgdb.Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, dsn := schemaDB(t, "kc_", ns)
 	tr, err := kafka.New(context.Background(), kafka.Config{Brokers: kafkatest.Brokers(t), Namespace: ns,
 		Partitions: 2, SessionTimeout: 6 * time.Second})
 	if err != nil {

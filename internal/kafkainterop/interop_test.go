@@ -294,27 +294,9 @@ func TestGoAndPythonShareGroup(t *testing.T) { shareGroup(t, "member") }
 func TestGoAndPythonAsyncShareGroup(t *testing.T) { shareGroup(t, "member-async") }
 
 func shareGroup(t *testing.T, member string) {
-	base := os.Getenv("MSGCONTRACT_PG_DSN")
-	if base == "" {
-		t.Fatal("MSGCONTRACT_PG_DSN is not set: run under scripts/with-postgres.sh (make test-kafka-python)")
-	}
 	reg, _ := startRegistry(t)
 	ns := kafkatest.Namespace()
-	schema := "ki_" + strings.NewReplacer(".", "", "-", "_").Replace(ns)
-	admin, err := pgdb.Open(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
-	}
-	dsn := withOptions(t, base, "-csearch_path="+schema)
-	db, err := pgdb.Open(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, dsn := schemaDB(t, "ki_", ns)
 	if _, err := db.Exec(`CREATE TABLE effects (biz_key TEXT NOT NULL, who TEXT NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
@@ -452,6 +434,34 @@ func TestPythonDeadLettersInGoStore(t *testing.T) {
 	if got, err := tr.Get(ctx, ref.ID); err != nil || got.ReplayCount != 1 {
 		t.Fatalf("after replay: %+v, %v", got, err)
 	}
+}
+
+// schemaDB makes a PostgreSQL schema of the test's own (prefix and the
+// namespace ns) on MSGCONTRACT_PG_DSN: the business database the test's Go
+// and Python members share. It returns the database, closed when the test
+// ends, and the DSN the Python member opens it by.
+func schemaDB(t *testing.T, prefix, ns string) (*sql.DB, string) {
+	t.Helper()
+	base := os.Getenv("MSGCONTRACT_PG_DSN")
+	if base == "" {
+		t.Fatal("MSGCONTRACT_PG_DSN is not set: run under scripts/with-postgres.sh (make test-kafka-python)")
+	}
+	schema := prefix + strings.NewReplacer(".", "", "-", "_").Replace(ns)
+	admin, err := pgdb.Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		t.Fatal(err)
+	}
+	dsn := withOptions(t, base, "-csearch_path="+schema)
+	db, err := pgdb.Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, dsn
 }
 
 func withOptions(t *testing.T, dsn, opts string) string {

@@ -35,25 +35,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 )
 
-// moduleRoot finds the module root above the test's directory.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
 // proofProto is an event with a biz_key and a state field: the state
 // rule's vectors.
 const proofProto = `syntax = "proto3";
@@ -166,7 +147,10 @@ type proofRecord struct {
 // runtime fails the test.
 func TestConfluentRuleExecution(t *testing.T) {
 	t.Parallel()
-	root := moduleRoot(t)
+	root, err := filepath.Abs(filepath.Join("..", "..", "..")) // the module root, above internal/cli/ops
+	if err != nil {
+		t.Fatal(err)
+	}
 	python := filepath.Join(root, ".venv-registry", "bin", "python")
 	rules := filepath.Join(root, ".venv-registry", "rules")
 	runtimePython := filepath.Join(root, ".venv", "bin", "python")

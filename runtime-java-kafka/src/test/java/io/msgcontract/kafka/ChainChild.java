@@ -23,11 +23,7 @@ public final class ChainChild {
    * @param args NAMESPACE DB READY
    */
   public static void main(String[] args) throws Exception {
-    KafkaConfig cfg = new KafkaConfig();
-    cfg.brokers = Fixture.brokers();
-    cfg.namespace = args[0];
-    cfg.partitions = 3;
-    cfg.sessionTimeoutMs = 6000;
+    KafkaConfig cfg = Fixture.config(args[0]);
     Path db = Path.of(args[1]);
     Path ready = Path.of(args[2]);
     KafkaConsumerLoop loop = new KafkaConsumerLoop(cfg, Fixture.GROUP, () -> Fixture.open(db));

@@ -90,12 +90,18 @@ final class Fixture implements AutoCloseable {
     return v;
   }
 
-  KafkaConfig config() {
+  /** The tests' loop configuration in namespace, as a child process takes it too. */
+  static KafkaConfig config(String namespace) {
     KafkaConfig c = new KafkaConfig();
     c.brokers = brokers();
     c.namespace = namespace;
     c.partitions = 3;
     c.sessionTimeoutMs = 6000;
+    return c;
+  }
+
+  KafkaConfig config() {
+    KafkaConfig c = config(namespace);
     // A bound against hangs on a loaded test machine, not a figure anything asserts.
     c.publishTimeoutMs = WAIT.toMillis();
     return c;

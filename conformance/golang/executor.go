@@ -1,5 +1,5 @@
 // Package golang is the conformance executor for generated Go: it writes a
-// vector file's generated code into a module with internal/toolchain/golang,
+// vector file's generated code into a module with conformance/toolchain/golang,
 // adds a program that runs every case through the generated code, builds it
 // and runs it.
 package golang
@@ -20,7 +20,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	codegen "github.com/msgcontract/msgcontract/codegen/golang"
 	"github.com/msgcontract/msgcontract/conformance"
-	gobuild "github.com/msgcontract/msgcontract/internal/toolchain/golang"
+	gobuild "github.com/msgcontract/msgcontract/conformance/toolchain/golang"
 )
 
 //go:embed executor_main.go.txt

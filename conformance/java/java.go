@@ -1,5 +1,5 @@
 // Package java is the conformance executor for generated Java: it builds
-// the contract classes for a vector file's protos with internal/toolchain/java
+// the contract classes for a vector file's protos with conformance/toolchain/java
 // and runs every case in one JVM through a small executor program.
 package java
 
@@ -15,7 +15,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/java"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/conformance"
-	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
+	javabuild "github.com/msgcontract/msgcontract/conformance/toolchain/java"
 )
 
 //go:embed Executor.java

@@ -1,6 +1,6 @@
 // Package python is the conformance executor for generated Python: it
 // builds the contract modules for a vector file's protos with
-// internal/toolchain/python and runs every case in one interpreter through a
+// conformance/toolchain/python and runs every case in one interpreter through a
 // small executor script.
 package python
 
@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/msgcontract/msgcontract/conformance"
-	pybuild "github.com/msgcontract/msgcontract/internal/toolchain/python"
+	pybuild "github.com/msgcontract/msgcontract/conformance/toolchain/python"
 )
 
 //go:embed executor.py

@@ -18,7 +18,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/corpus"
-	"github.com/msgcontract/msgcontract/internal/toolchain/python"
+	"github.com/msgcontract/msgcontract/conformance/toolchain/python"
 )
 
 // parseServer is a long-running parser of one language (see testdata):

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/msgcontract/msgcontract/internal/toolchain/java"
+	"github.com/msgcontract/msgcontract/conformance/toolchain/java"
 )
 
 // javaTools is the Java toolchain every corpus test shares: resolving it

@@ -20,7 +20,7 @@ import (
 	"github.com/msgcontract/msgcontract/conformance/golang"
 	"github.com/msgcontract/msgcontract/conformance/java"
 	"github.com/msgcontract/msgcontract/conformance/python"
-	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
+	javabuild "github.com/msgcontract/msgcontract/conformance/toolchain/java"
 )
 
 func main() {

@@ -25,7 +25,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 	pygen "github.com/msgcontract/msgcontract/codegen/python"
 	inventoryv1 "github.com/msgcontract/msgcontract/examples/gen/go/shop/inventory/v1"
-	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
+	javabuild "github.com/msgcontract/msgcontract/conformance/toolchain/java"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/store"

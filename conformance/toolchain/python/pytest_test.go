@@ -11,7 +11,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/testsummary"
-	"github.com/msgcontract/msgcontract/internal/toolchain/python"
+	"github.com/msgcontract/msgcontract/conformance/toolchain/python"
 )
 
 //go:embed testdata/test_payment_contract.py

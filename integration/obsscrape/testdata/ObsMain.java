@@ -1,4 +1,4 @@
-// The Java side of internal/obsscrape: the scenario every language runs
+// The Java side of integration/obsscrape: the scenario every language runs
 // (handled, duplicate, a retry then handled, an envelope that does not
 // decode) on runtime-java's Consumer with io.msgcontract.observe, then
 // /metrics on an ephemeral loopback port, printed as "port N", until stdin

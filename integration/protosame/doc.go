@@ -5,5 +5,5 @@
 // source info), the shape of their options (extension or unknown field,
 // generated or dynamic message) and every error and warning to goldens.
 // Changes to the patched protocompile in third_party must keep them equal;
-// `go test ./internal/protosame -update` rewrites the goldens.
+// `go test ./integration/protosame -update` rewrites the goldens.
 package protosame

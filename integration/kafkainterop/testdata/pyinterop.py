@@ -1,4 +1,4 @@
-"""The Python side of internal/kafkainterop's tests, run by the Go tests with the project's .venv.
+"""The Python side of integration/kafkainterop's tests, run by the Go tests with the project's .venv.
 
   pyinterop.py publish REGISTRY BROKERS NS GEN N   KafkaPublisher (confluent-kafka's ProtobufSerializer):
                                                   N PaySuccess events, each published twice

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/toolchain/java"
+	"github.com/msgcontract/msgcontract/conformance/toolchain/java"
 )
 
 // TestDeprecatedCompilesCleanly compiles the contracts of

@@ -74,7 +74,7 @@ func startRegistry(t *testing.T, root string) string {
 	t.Helper()
 	c := registrytest.Start(t)
 	registrytest.Register(t, c, "order-event-value", filepath.Join(root, "examples/proto/shop/payment/v1/payment.proto"))
-	registrytest.Register(t, c, "orders-value", filepath.Join(root, "internal/javakafka/testdata/orders.proto"))
+	registrytest.Register(t, c, "orders-value", filepath.Join(root, "integration/javakafka/testdata/orders.proto"))
 	return c.URL
 }
 

@@ -1,4 +1,4 @@
-"""The Python side of internal/obsscrape: the scenario every language runs
+"""The Python side of integration/obsscrape: the scenario every language runs
 (handled, duplicate, a retry then handled, an envelope that does not decode)
 on msgcontract_runtime's Consumer with msgcontract_runtime.observe, then
 /metrics on an ephemeral loopback port, printed as "port N", until stdin

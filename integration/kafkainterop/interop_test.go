@@ -64,7 +64,7 @@ func python(t *testing.T, args ...string) *exec.Cmd {
 	if _, err := os.Stat(py); err != nil {
 		t.Fatalf("%s: %v (make test-kafka-python installs it)", py, err)
 	}
-	cmd := exec.Command(py, append([]string{filepath.Join(root, "internal/kafkainterop/testdata/pyinterop.py")}, args...)...)
+	cmd := exec.Command(py, append([]string{filepath.Join(root, "integration/kafkainterop/testdata/pyinterop.py")}, args...)...)
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+filepath.Join(root, "runtime-python/tests_kafka")+
 		string(os.PathListSeparator)+filepath.Join(root, "runtime-python/src"))
 	cmd.Stderr = os.Stderr

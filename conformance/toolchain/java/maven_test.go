@@ -14,7 +14,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/testsummary"
-	"github.com/msgcontract/msgcontract/internal/toolchain/java"
+	"github.com/msgcontract/msgcontract/conformance/toolchain/java"
 )
 
 //go:embed testdata/ConsumerTest.java

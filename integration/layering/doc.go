@@ -8,6 +8,8 @@
 //  3. registry/...: the schema registry, built on the model;
 //  4. conformance/... and internal/...: the CLI, the harnesses, the tools;
 //  5. cmd/..., examples/..., bench/...: programs, which nothing imports;
+//     integration/...: tests across parts and processes (real brokers,
+//     databases, the JVM and Python), which nothing imports;
 //     ops/: the operations files and their test.
 //
 // A package may import its own layer and lower ones, never internal/...

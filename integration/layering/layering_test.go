@@ -25,7 +25,7 @@ func layer(rel string) int {
 		return 3
 	case "conformance", "internal":
 		return 4
-	case "cmd", "examples", "bench", "ops":
+	case "cmd", "examples", "bench", "ops", "integration":
 		return 5
 	}
 	return -1

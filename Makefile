@@ -84,15 +84,15 @@ test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-
 	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.1.3 aiomysql==0.3.2
 	cd runtime-python && MYPYPATH=tests_mysql ../.venv/bin/python -m mypy --no-error-summary tests_mysql
 	cd runtime-go && $(GO) vet -tags mysql ./...
-	$(GO) vet -tags mysql ./internal/cli/... ./internal/mysqlit
+	$(GO) vet -tags mysql ./internal/cli/... ./integration/mysqlit
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ./dedup ./outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ./consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./internal/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
+	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ./dedup ./outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ./consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./integration/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
 .PHONY: test-obs
-test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a Go, a Java and a Python consumer: the same metric series, labels, counts and buckets from each (internal/obsscrape)
+test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a Go, a Java and a Python consumer: the same metric series, labels, counts and buckets from each (integration/obsscrape)
 	command -v prometheus >/dev/null || bash scripts/setup.sh
-	$(GO) vet -tags obs ./internal/obsscrape
+	$(GO) vet -tags obs ./integration/obsscrape
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	$(GO) test -json -tags obs -count=1 ./internal/obsscrape | $(TESTSUMMARY) -suite obs -dir $(SUMMARY)
+	$(GO) test -json -tags obs -count=1 ./integration/obsscrape | $(TESTSUMMARY) -suite obs -dir $(SUMMARY)
 
 .PHONY: test-trace jaeger-background
 test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v1.75.0 (scripts/with-jaeger.sh; in-memory, OTLP on loopback): one order's trace holds the Java producer, relay, Go consumer (retry included) and Python consumer spans
@@ -105,15 +105,15 @@ test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v
 test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
 	bash scripts/setup-python.sh >/dev/null
 	cd runtime-python && MYPYPATH=tests_kafka ../.venv/bin/python -m mypy --no-error-summary tests_kafka
-	$(GO) vet -tags kafka ./internal/kafkainterop
+	$(GO) vet -tags kafka ./integration/kafkainterop
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-postgres.sh bash scripts/with-kafka.sh $(GO) test -json -tags kafka -count=1 ./internal/kafkainterop | $(TESTSUMMARY) -suite kafka-python -dir $(SUMMARY)
+	bash scripts/with-postgres.sh bash scripts/with-kafka.sh $(GO) test -json -tags kafka -count=1 ./integration/kafkainterop | $(TESTSUMMARY) -suite kafka-python -dir $(SUMMARY)
 
 .PHONY: test-java-kafka
 test-java-kafka: runtime-java ## the Java Kafka loop, outbox and relay (runtime-java-kafka, JUnit count checked) on a real broker, with a Go member in the group, the dlq CLI and the Confluent wire format between Java and Go
-	$(GO) vet -tags kafka ./internal/javakafka
+	$(GO) vet -tags kafka ./integration/javakafka
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 15m ./internal/javakafka' | $(TESTSUMMARY) -suite java-kafka -dir $(SUMMARY)
+	bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 15m ./integration/javakafka' | $(TESTSUMMARY) -suite java-kafka -dir $(SUMMARY)
 
 test-demo-kafka: runtime-java runtime-python ## the demo on a real Kafka broker (Java outbox -> Confluent-framed relay -> Go and Python consumers); asserts the verdict
 	bash scripts/setup-java.sh

@@ -7,7 +7,7 @@
 # Safe to re-run; later runs only check the local repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pom=internal/toolchain/java/pom.xml
+pom=conformance/toolchain/java/pom.xml
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) classifier=linux-x86_64 ;;
   Linux-aarch64) classifier=linux-aarch_64 ;;

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	gorun "github.com/msgcontract/msgcontract/internal/toolchain/golang"
+	gorun "github.com/msgcontract/msgcontract/conformance/toolchain/golang"
 )
 
 // TestEndToEnd compiles the generated code for the examples and the edge

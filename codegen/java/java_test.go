@@ -44,7 +44,7 @@ func TestGolden(t *testing.T) {
 }
 
 // TestDeprecationMarks: for the contracts of
-// internal/toolchain/java/testdata/deprecated (which that package compiles
+// conformance/toolchain/java/testdata/deprecated (which that package compiles
 // with javac -Xlint:all -Werror), a contract class is @Deprecated exactly
 // where the proto element it stands for is (a file, a message or an enum,
 // or a message enclosing it), and @SuppressWarnings("deprecation") sits on

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	pybuild "github.com/msgcontract/msgcontract/internal/toolchain/python"
+	pybuild "github.com/msgcontract/msgcontract/conformance/toolchain/python"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"

@@ -19,8 +19,8 @@ import (
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
-	javabuild "github.com/msgcontract/msgcontract/internal/toolchain/java"
-	pybuild "github.com/msgcontract/msgcontract/internal/toolchain/python"
+	javabuild "github.com/msgcontract/msgcontract/conformance/toolchain/java"
+	pybuild "github.com/msgcontract/msgcontract/conformance/toolchain/python"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"

@@ -7,7 +7,7 @@ dies at the first retry copy it publishes of a record whose retry_count is at
 least MIN_ATTEMPT: WHEN "published" right after the broker acknowledged the
 copy (before the record's offset is committed), "advanced" just before
 publishing it (the retry chain already records the record). It exits 1 if no
-such retry came within 120 s. internal/kafkainterop's pyinterop.py uses
+such retry came within 120 s. integration/kafkainterop's pyinterop.py uses
 die_at_retry and fail for its PostgreSQL member.
 """
 

@@ -1,7 +1,7 @@
 """A schema registry that cannot answer holds Confluent-framed records back, never dead-letters them.
 
 The records are framed against the real registry (msgcontract's, started by
-internal/kafkainterop's TestPythonKafkaSuite with the example payment
+integration/kafkainterop's TestPythonKafkaSuite with the example payment
 contract as order-event-value); the consumers ask it through a proxy that
 answers 503 to the first three schema-id look-ups, as a registry does while
 it restarts, and passes the rest through.

@@ -16,7 +16,7 @@ import (
 // A Confluent-framed record reaching a transport without Config.Confluent
 // cannot be checked: it is dead-lettered with reason schema, its bytes as
 // delivered, and the plain record behind it is handed out. (The registry
-// checks themselves run in internal/kafkainterop, against msgcontract's
+// checks themselves run in integration/kafkainterop, against msgcontract's
 // registry.)
 func TestFramedWithoutRegistryIsDeadLettered(t *testing.T) {
 	t.Parallel()

@@ -67,26 +67,31 @@ test-go: ## vet and test the tool module under the race detector (generators, re
 	CGO_ENABLED=1 bash scripts/with-postgres.sh $(GO) test -race -json ./... | $(TESTSUMMARY) -suite go -dir $(SUMMARY)
 	$(GO) test -tags stress -count=1 -run '^TestLoadManyImports1000$$' ./codegen/model
 
-test-runtime: ## vet and test runtime-go under the race detector, with a throwaway PostgreSQL for its PostgreSQL tests
-	cd runtime-go && $(GO) vet ./...
+# runtime-go is a core module and one module per broker or optional store
+# (go.work ties them for development); ./... stops at a module's edge, so
+# each is named.
+RUNTIME_GO_PKGS := ./... ./transport/kafka/... ./transport/natsjs/... ./sqldb/mysqldb/... ./dedup/redisfilter/... ./bench/...
+
+test-runtime: ## vet and test runtime-go's modules under the race detector, with a throwaway PostgreSQL for its PostgreSQL tests
+	cd runtime-go && $(GO) vet $(RUNTIME_GO_PKGS)
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	CGO_ENABLED=1 bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test -race -json ./...' | $(TESTSUMMARY) -suite runtime-go -dir $(SUMMARY)
+	CGO_ENABLED=1 bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test -race -json $(RUNTIME_GO_PKGS)' | $(TESTSUMMARY) -suite runtime-go -dir $(SUMMARY)
 
 .PHONY: test-kafka
 test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka
-	cd runtime-go && $(GO) vet -tags kafka ./...
-	$(GO) vet -tags kafka ./internal/cli/...
+	cd runtime-go && $(GO) vet -tags kafka $(RUNTIME_GO_PKGS)
+	$(GO) vet -tags kafka ./internal/cli/... ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka" ./consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
+	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
 test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null
 	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.1.3 aiomysql==0.3.2
 	cd runtime-python && MYPYPATH=tests_mysql ../.venv/bin/python -m mypy --no-error-summary tests_mysql
-	cd runtime-go && $(GO) vet -tags mysql ./...
-	$(GO) vet -tags mysql ./internal/cli/... ./integration/mysqlit
+	cd runtime-go && $(GO) vet -tags mysql $(RUNTIME_GO_PKGS)
+	$(GO) vet -tags mysql ./internal/cli/... ./integration/mysqlit ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ./dedup ./outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ./consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./integration/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
+	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ../integration/runtime/dedup ../integration/runtime/outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./integration/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
 .PHONY: test-obs
 test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a Go, a Java and a Python consumer: the same metric series, labels, counts and buckets from each (integration/obsscrape)
 	command -v prometheus >/dev/null || bash scripts/setup.sh

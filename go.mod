@@ -41,12 +41,9 @@ require (
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
-	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
-	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
-	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
@@ -69,15 +66,29 @@ require (
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/msgcontract/msgcontract/runtime-go v0.0.0
+	github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb v0.0.0
+	github.com/msgcontract/msgcontract/runtime-go/transport/kafka v0.0.0
+	github.com/msgcontract/msgcontract/runtime-go/transport/natsjs v0.0.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/spf13/cobra v1.10.2
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
+	go.opentelemetry.io/otel/sdk v1.47.0
 	google.golang.org/protobuf v1.36.12
 )
 
-replace github.com/msgcontract/msgcontract/runtime-go => ./runtime-go
+// runtime-go's modules from this checkout; make dist writes released
+// go.mod files with versions and without these lines.
+replace (
+	github.com/msgcontract/msgcontract/runtime-go => ./runtime-go
+	github.com/msgcontract/msgcontract/runtime-go/dedup/redisfilter => ./runtime-go/dedup/redisfilter
+	github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb => ./runtime-go/sqldb/mysqldb
+	github.com/msgcontract/msgcontract/runtime-go/transport/kafka => ./runtime-go/transport/kafka
+	github.com/msgcontract/msgcontract/runtime-go/transport/natsjs => ./runtime-go/transport/natsjs
+)
 
 replace github.com/bufbuild/protocompile => ./third_party/protocompile

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/dedup/deduptest"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 )
 
@@ -42,7 +43,7 @@ func TestSuperseded(t *testing.T) {
 func TestAdvance(t *testing.T) {
 	t.Parallel()
 	s, _ := newStore(t)
-	testAdvance(t, s)
+	deduptest.Advance(t, s)
 }
 
 func TestAdvancePostgres(t *testing.T) {
@@ -61,54 +62,5 @@ func TestAdvancePostgres(t *testing.T) {
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	testAdvance(t, s)
-}
-
-// testAdvance walks one message's chain through a fork: two copies of
-// attempt 1, the redelivery of the one that went on, a late copy of an
-// earlier attempt, a replay and cleanup. s has a retention of an hour.
-func testAdvance(t *testing.T, s *dedup.Store) {
-	ctx := context.Background()
-	now := time.UnixMilli(1_900_000_000_000)
-	pos := func(replays, attempt int, id string) dedup.ChainPos {
-		return dedup.ChainPos{ReplayCount: replays, Attempt: attempt, DeliveryID: id}
-	}
-	step := func(p dedup.ChainPos, wantOK bool, want dedup.ChainPos) {
-		t.Helper()
-		ok, went, err := s.Advance(ctx, dedup.ChainStep{Handler: "h", MessageID: "m1", Pos: p, At: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok != wantOK || went != want {
-			t.Fatalf("Advance(%+v) = %v %+v, want %v %+v", p, ok, went, wantOK, want)
-		}
-	}
-	if _, found, err := s.ChainRow(ctx, "h", "m1"); err != nil || found {
-		t.Fatalf("ChainRow before any step: found %v, %v", found, err)
-	}
-	step(pos(0, 0, "T/0/1"), true, pos(0, 0, "T/0/1"))
-	step(pos(0, 0, "T/0/1"), true, pos(0, 0, "T/0/1"))  // redelivered: the same values
-	step(pos(0, 0, "T/1/3"), false, pos(0, 0, "T/0/1")) // a producer's duplicate
-	step(pos(0, 1, "R/0/4"), true, pos(0, 1, "R/0/4"))
-	step(pos(0, 1, "R/0/5"), false, pos(0, 1, "R/0/4")) // the fork stops
-	step(pos(0, 1, "R/0/4"), true, pos(0, 1, "R/0/4"))  // the copy that went on, again
-	step(pos(0, 0, "T/0/1"), false, pos(0, 1, "R/0/4")) // the first delivery, after its retry went on
-	step(pos(0, 2, "R/0/9"), true, pos(0, 2, "R/0/9"))
-	step(pos(0, 1, "R/0/4"), false, pos(0, 2, "R/0/9")) // overtaken
-	// Another message's chain is its own.
-	if ok, _, err := s.Advance(ctx, dedup.ChainStep{Handler: "h", MessageID: "m2", Pos: pos(0, 1, "R/0/5"), At: now}); err != nil || !ok {
-		t.Fatalf("another message: %v %v", ok, err)
-	}
-	step(pos(1, 0, "R/1/2"), true, pos(1, 0, "R/1/2")) // a replay starts afresh
-	step(pos(0, 3, "R/0/11"), false, pos(1, 0, "R/1/2"))
-	step(pos(1, 1, "R/1/3"), true, pos(1, 1, "R/1/3"))
-	if went, found, err := s.ChainRow(ctx, "h", "m1"); err != nil || !found || went != pos(1, 1, "R/1/3") {
-		t.Fatalf("ChainRow = %+v %v %v", went, found, err)
-	}
-	if _, err := s.Cleanup(ctx, now.Add(2*time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if _, found, err := s.ChainRow(ctx, "h", "m1"); err != nil || found {
-		t.Fatalf("ChainRow after cleanup: found %v, %v", found, err)
-	}
+	deduptest.Advance(t, s)
 }

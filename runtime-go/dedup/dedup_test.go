@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/dedup/deduptest"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/pgdb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
@@ -57,55 +58,7 @@ func contains(s, sub string) bool {
 func TestClaim(t *testing.T) {
 	t.Parallel()
 	s, db := newStore(t)
-	testClaim(t, s, db)
-}
-
-// testClaim claims one key through rollback, commit, duplicate, conflict
-// and cleanup; s has a retention of an hour.
-func testClaim(t *testing.T, s *dedup.Store, db *sql.DB) {
-	ctx := context.Background()
-	now := time.UnixMilli(1_700_000_000_000)
-	claim := func(id, payload string, commit bool) dedup.Result {
-		t.Helper()
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := s.Claim(ctx, tx, dedup.Claim{BizKey: "k", Handler: "h", MessageID: id, PayloadHash: "hash-" + payload, At: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if commit {
-			err = tx.Commit()
-		} else {
-			err = tx.Rollback()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	if r := claim("m0", "p", false); !r.Claimed {
-		t.Fatalf("first claim: %+v", r)
-	}
-	if r := claim("m1", "p", true); !r.Claimed {
-		t.Fatalf("claim after rollback must succeed: %+v", r)
-	}
-	if r := claim("m2", "p", true); r.Claimed || r.Conflict || r.PriorMessageID != "m1" {
-		t.Fatalf("duplicate: %+v", r)
-	}
-	if r := claim("m3", "other", true); r.Claimed || !r.Conflict || r.PriorMessageID != "m1" {
-		t.Fatalf("conflict: %+v", r)
-	}
-	if n, err := s.Cleanup(ctx, now.Add(30*time.Minute)); err != nil || n != 0 {
-		t.Fatalf("cleanup inside retention: %d %v", n, err)
-	}
-	if n, err := s.Cleanup(ctx, now.Add(2*time.Hour)); err != nil || n != 1 {
-		t.Fatalf("cleanup after retention: %d %v", n, err)
-	}
-	if r := claim("m4", "p", true); !r.Claimed {
-		t.Fatalf("claim after cleanup: %+v", r)
-	}
+	deduptest.Claim(t, s, db)
 }
 
 // openPG opens MSGCONTRACT_PG_DSN for the test, or skips it when unset.

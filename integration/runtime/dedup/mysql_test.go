@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/dedup/deduptest"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb/mysqltest"
 )
@@ -32,7 +33,7 @@ func newMySQLStore(t *testing.T) (*dedup.Store, *sql.DB) {
 func TestMySQLClaim(t *testing.T) {
 	t.Parallel()
 	s, db := newMySQLStore(t)
-	testClaim(t, s, db)
+	deduptest.Claim(t, s, db)
 }
 
 // ClaimAll on MySQL: the mixed batch takes the one-by-one path, a batch
@@ -40,7 +41,7 @@ func TestMySQLClaim(t *testing.T) {
 func TestMySQLClaimAll(t *testing.T) {
 	t.Parallel()
 	s, db := newMySQLStore(t)
-	testClaimAll(t, s, db)
+	deduptest.ClaimAll(t, s, db)
 	ctx := context.Background()
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -142,7 +143,7 @@ func TestMySQLConcurrentMigrate(t *testing.T) {
 func TestMySQLAdvance(t *testing.T) {
 	t.Parallel()
 	s, _ := newMySQLStore(t)
-	testAdvance(t, s)
+	deduptest.Advance(t, s)
 }
 
 // Delivery ids are compared as bytes: Kafka topics "T" and "t" differ.

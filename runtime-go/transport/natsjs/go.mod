@@ -1,0 +1,28 @@
+module github.com/msgcontract/msgcontract/runtime-go/transport/natsjs
+
+go 1.26.8
+
+require (
+	github.com/msgcontract/msgcontract/runtime-go v0.0.0
+	github.com/nats-io/nats-server/v2 v2.15.3
+	github.com/nats-io/nats.go v1.55.0
+)
+
+require (
+	github.com/antithesishq/antithesis-sdk-go v0.9.0-default-no-op // indirect
+	github.com/google/go-tpm v0.9.8 // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/minio/highwayhash v1.0.4 // indirect
+	github.com/nats-io/jwt/v2 v2.8.3 // indirect
+	github.com/nats-io/nkeys v0.4.17 // indirect
+	github.com/nats-io/nuid v1.0.1 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
+
+// Development: the sibling modules of this checkout (go.work at the
+// repository root does the same). A module that requires this one
+// ignores these lines; released go.mod files carry versions instead.
+replace github.com/msgcontract/msgcontract/runtime-go => ../..

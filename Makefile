@@ -115,7 +115,7 @@ test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + Po
 	bash scripts/with-postgres.sh bash scripts/with-kafka.sh $(GO) test -json -tags kafka -count=1 ./integration/kafkainterop | $(TESTSUMMARY) -suite kafka-python -dir $(SUMMARY)
 
 .PHONY: test-java-kafka
-test-java-kafka: runtime-java ## the Java Kafka loop, outbox and relay (runtime-java-kafka, JUnit count checked) on a real broker, with a Go member in the group, the dlq CLI and the Confluent wire format between Java and Go
+test-java-kafka: runtime-java ## the Java Kafka loop, outbox and relay (runtime-java/kafka, JUnit count checked) on a real broker, with a Go member in the group, the dlq CLI and the Confluent wire format between Java and Go
 	$(GO) vet -tags kafka ./integration/javakafka
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 15m ./integration/javakafka' | $(TESTSUMMARY) -suite java-kafka -dir $(SUMMARY)

@@ -15,7 +15,7 @@ case "$(uname -s)-$(uname -m)" in
   Darwin-arm64) classifier=osx-aarch_64 ;;
   *) echo "setup-java: no protoc on Maven Central for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
 esac
-# The harness depends on io.msgcontract:msgcontract-runtime (runtime-java/);
+# The harness depends on io.msgcontract:msgcontract-runtime (runtime-java/core);
 # `make runtime-java` installs it, and so does this script when it is missing.
 if ! compgen -G "$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/0.1.0/*.jar" >/dev/null; then
   bash scripts/install-runtime-java.sh

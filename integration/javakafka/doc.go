@@ -1,4 +1,4 @@
-// Package javakafka holds the test that runs runtime-java-kafka's JUnit
+// Package javakafka holds the test that runs runtime-java/kafka's JUnit
 // suite (io.msgcontract:msgcontract-runtime-kafka) against a real broker:
 // it builds the msgcontract CLI and the Go consumer the suite starts
 // (runtime-go/bench/kafkapeer), serves msgcontract's registry in-process and

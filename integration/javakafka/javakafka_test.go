@@ -40,7 +40,7 @@ func TestJavaKafka(t *testing.T) {
 	run(t, root, "go", "build", "-o", filepath.Join(bin, "msgcontract-ops"), "./cmd/msgcontract-ops")
 	run(t, filepath.Join(root, "runtime-go"), "go", "build", "-tags", "kafka", "-o", filepath.Join(bin, "kafkapeer"), "./bench/kafkapeer")
 
-	mod := filepath.Join(root, "runtime-java-kafka")
+	mod := filepath.Join(root, "runtime-java", "kafka")
 	reports := filepath.Join(mod, "target", "surefire-reports")
 	if err := os.RemoveAll(reports); err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestJavaKafka(t *testing.T) {
 		"MSGCONTRACT_KAFKA_GO_FRAMED_N="+strconv.Itoa(framedByGo))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("mvn install in runtime-java-kafka: %v\n%s", err, tail(out, 80))
+		t.Fatalf("mvn install in runtime-java/kafka: %v\n%s", err, tail(out, 80))
 	}
 	// Surefire's reports count what ran: a test class Maven did not find
 	// would otherwise pass as "nothing failed".

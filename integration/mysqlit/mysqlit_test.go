@@ -22,7 +22,7 @@ var root = filepath.Join("..", "..")
 // TestJavaDedupSqlOnMySQL runs runtime-java's DedupSqlMySqlIT.
 func TestJavaDedupSqlOnMySQL(t *testing.T) {
 	needServer(t)
-	dir := filepath.Join(root, "runtime-java")
+	dir := filepath.Join(root, "runtime-java", "core")
 	reports := filepath.Join(dir, "target", "surefire-reports")
 	_ = os.RemoveAll(reports)
 	cmd := exec.Command("mvn", "-B", "-q", "-Dstyle.color=never", "test", "-Dtest=DedupSqlMySqlIT")

@@ -113,10 +113,10 @@ func need(t *testing.T, path, hint string) {
 
 func javaClasspath(t *testing.T) string {
 	t.Helper()
-	need(t, filepath.Join(root, "runtime-java/target/classes/io/msgcontract/observe/PrometheusMetrics.class"),
+	need(t, filepath.Join(root, "runtime-java/core/target/classes/io/msgcontract/observe/PrometheusMetrics.class"),
 		"make runtime-java builds it")
 	cpFile := filepath.Join(t.TempDir(), "cp.txt")
-	out, err := exec.Command("mvn", "-B", "-q", "-f", filepath.Join(root, "runtime-java/pom.xml"),
+	out, err := exec.Command("mvn", "-B", "-q", "-f", filepath.Join(root, "runtime-java/core/pom.xml"),
 		"dependency:build-classpath", "-Dmdep.includeScope=test", "-Dmdep.outputFile="+cpFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("mvn dependency:build-classpath: %v\n%s", err, out)
@@ -125,7 +125,7 @@ func javaClasspath(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	classes, err := filepath.Abs(filepath.Join(root, "runtime-java/target/classes"))
+	classes, err := filepath.Abs(filepath.Join(root, "runtime-java/core/target/classes"))
 	if err != nil {
 		t.Fatal(err)
 	}

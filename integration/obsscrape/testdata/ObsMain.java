@@ -1,8 +1,8 @@
 // The Java side of integration/obsscrape: the scenario every language runs
 // (handled, duplicate, a retry then handled, an envelope that does not
-// decode) on runtime-java's Consumer with io.msgcontract.observe, then
+// decode) on runtime-java/core's Consumer with io.msgcontract.observe, then
 // /metrics on an ephemeral loopback port, printed as "port N", until stdin
-// closes. Run as a single-file source program on runtime-java's classpath.
+// closes. Run as a single-file source program on runtime-java/core's classpath.
 import io.msgcontract.observe.JsonLog;
 import io.msgcontract.observe.PrometheusMetrics;
 import io.msgcontract.support.BizKeyBuilder;

@@ -1,7 +1,7 @@
 //go:build kafka
 
 // Command kafkapeer is the Go member of a consumer group that a test shares
-// with consumers in other languages (runtime-java-kafka's JUnit tests): it
+// with consumers in other languages (runtime-java/kafka's JUnit tests): it
 // runs runtime-go's consumer on the kafka transport for one event whose
 // payload is a google.protobuf.StringValue, and inserts (biz_key, -note)
 // into the SQLite table effects for each message it handles. It runs until

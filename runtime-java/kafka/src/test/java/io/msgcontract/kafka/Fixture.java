@@ -53,7 +53,7 @@ final class Fixture implements AutoCloseable {
   static final RetryPolicy POLICY = new RetryPolicy(200, 2.0, 100, 2000, 3);
   static final ErrorRules RULES = new ErrorRules(List.of(new ErrorRange(40000, 49999, false, "business"),
       new ErrorRange(50000, 59999, true, "system")), true);
-  /** OrderNote is generated from internal/javakafka/testdata/orders.proto, the schema of subject orders-value. */
+  /** OrderNote is generated from integration/javakafka/testdata/orders.proto, the schema of subject orders-value. */
   static final EventSpec<OrderNote> SPEC = new EventSpec<>("msgcontract.javakafka.v1.OrderNote", TOPIC, EVENT_TYPE,
       "{value}", POLICY, RULES, "", OrderNote.getDefaultInstance(), OrderNote::getValue);
   /** A bound against hangs only; nothing asserts how fast anything is. */

@@ -26,7 +26,7 @@ class GoldenFramesTest {
 
   @SuppressWarnings("unchecked")
   private static Map<String, Object> golden() throws Exception {
-    Path p = Path.of("..", "testdata", "kafka-wire", "frames.json");
+    Path p = Path.of("..", "..", "testdata", "kafka-wire", "frames.json");
     return (Map<String, Object>) Json.parse(Files.readString(p, StandardCharsets.UTF_8));
   }
 

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Confluent wire format between Java and Go on the real broker, with
- * msgcontract's registry that internal/javakafka's Go test serves
+ * msgcontract's registry that integration/javakafka's Go test serves
  * (MSGCONTRACT_REGISTRY_URL; subjects orders-value and order-event-value).
  */
 class WireTest extends BrokerTest {

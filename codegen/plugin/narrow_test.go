@@ -327,8 +327,7 @@ func pbgoWithImports(set *model.Set) []protoreflect.FileDescriptor {
 // descriptorsOf is fd and every descriptor declared in it.
 func descriptorsOf(fd protoreflect.FileDescriptor) []protoreflect.Descriptor {
 	out := []protoreflect.Descriptor{fd}
-	var enums func(es protoreflect.EnumDescriptors)
-	enums = func(es protoreflect.EnumDescriptors) {
+	enums := func(es protoreflect.EnumDescriptors) {
 		for i := 0; i < es.Len(); i++ {
 			out = append(out, es.Get(i))
 			for j := 0; j < es.Get(i).Values().Len(); j++ {

@@ -32,8 +32,7 @@ func Check(set *model.Set) model.Diagnostics {
 			"%s %s is a Python keyword; protoc's Python stub (.pyi) for this file would not parse, so mypy cannot check code using it; rename it (e.g. %s_)",
 			what, d.Name(), d.Name())})
 	}
-	var enums func(protoreflect.EnumDescriptors)
-	enums = func(es protoreflect.EnumDescriptors) {
+	enums := func(es protoreflect.EnumDescriptors) {
 		for i := 0; i < es.Len(); i++ {
 			e := es.Get(i)
 			if keywords[string(e.Name())] && e.Name() != "print" {

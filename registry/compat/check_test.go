@@ -15,9 +15,6 @@ package t.v1;
 import "msgcontract/v1/options.proto";
 `
 
-const proto2Header = `syntax = "proto2";
-package t.v1;
-`
 
 // load compiles one schema held in memory; a body without a syntax line
 // gets the proto3 header.

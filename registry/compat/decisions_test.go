@@ -29,7 +29,7 @@ func message(t *testing.T, set *model.Set, name string) protoreflect.MessageDesc
 
 // writeRead writes value into field a under old, and reads the bytes and
 // the JSON back under new.
-func writeRead(t *testing.T, old, new protoreflect.MessageDescriptor, value protoreflect.Value) (binary protoreflect.Value, jsonErr error, wire []byte) {
+func writeRead(t *testing.T, old, new protoreflect.MessageDescriptor, value protoreflect.Value) (binary protoreflect.Value, wire []byte, jsonErr error) {
 	t.Helper()
 	w := dynamicpb.NewMessage(old)
 	w.Set(old.Fields().ByName("a"), value)
@@ -45,7 +45,7 @@ func writeRead(t *testing.T, old, new protoreflect.MessageDescriptor, value prot
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.Get(new.Fields().ByName("a")), protojson.Unmarshal(js, dynamicpb.NewMessage(new)), wire
+	return r.Get(new.Fields().ByName("a")), wire, protojson.Unmarshal(js, dynamicpb.NewMessage(new))
 }
 
 // TestSignChangeBreaksReaders: Confluent and buf's WIRE_JSON accept int32
@@ -70,7 +70,7 @@ func TestSignChangeBreaksReaders(t *testing.T) {
 			t.Parallel()
 			old := load(t, "message M { "+tc.oldType+" a = 1; }")
 			new := load(t, "message M { "+tc.newType+" a = 1; }")
-			got, jsonErr, _ := writeRead(t, message(t, old, "t.v1.M"), message(t, new, "t.v1.M"), tc.value)
+			got, _, jsonErr := writeRead(t, message(t, old, "t.v1.M"), message(t, new, "t.v1.M"), tc.value)
 			if got.Interface() != tc.want {
 				t.Errorf("binary: read %v, want %v", got.Interface(), tc.want)
 			}
@@ -93,11 +93,11 @@ func TestOneofMoveInvisibleToReaders(t *testing.T) {
 	t.Parallel()
 	old := load(t, "message M { optional string a = 1; }")
 	new := load(t, "message M { oneof o { string a = 1; } }")
-	got, jsonErr, wire := writeRead(t, message(t, old, "t.v1.M"), message(t, new, "t.v1.M"), protoreflect.ValueOfString("x"))
+	got, wire, jsonErr := writeRead(t, message(t, old, "t.v1.M"), message(t, new, "t.v1.M"), protoreflect.ValueOfString("x"))
 	if got.String() != "x" || jsonErr != nil {
 		t.Fatalf("read %v, JSON error %v", got, jsonErr)
 	}
-	back, _, wire2 := writeRead(t, message(t, new, "t.v1.M"), message(t, old, "t.v1.M"), protoreflect.ValueOfString("x"))
+	back, wire2, _ := writeRead(t, message(t, new, "t.v1.M"), message(t, old, "t.v1.M"), protoreflect.ValueOfString("x"))
 	if back.String() != "x" || !bytes.Equal(wire, wire2) {
 		t.Fatalf("old reader read %v; bytes %x vs %x", back, wire, wire2)
 	}

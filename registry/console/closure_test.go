@@ -28,7 +28,7 @@ func TestCheckFollowsReferences(t *testing.T) {
 	f.register(t, "dep", strings.Replace(dep, "string s = 1;", "int32 s = 1;", 1))
 	status, body := post(t, f.URL+"/ui/check", "", url.Values{"subject": {"main"}, "schema": {mainText}, "refs": {"dep.proto dep 1"}})
 	if status != http.StatusOK {
-		t.Fatalf("check main v1: HTTP %d", status)
+		t.Fatalf("check main v1: HTTP %d\n%.500s", status, body)
 	}
 	status, body = post(t, f.URL+"/ui/register", "", url.Values{"subject": {"main"}, "schema": {mainText}, "refs": {"dep.proto dep 1"}, "confirm": {"yes"}, "token": {token}})
 	if status != http.StatusSeeOther {

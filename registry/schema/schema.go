@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	//lint:ignore SA1019 protoprint (the one printer of descriptors that keeps comments and options as written) takes desc's descriptors; nothing else of v1 is used.
 	"github.com/jhump/protoreflect/desc"
 	"github.com/jhump/protoreflect/desc/protoprint"
 	"google.golang.org/protobuf/proto"

@@ -172,7 +172,7 @@ func testOneTrace(t *testing.T, queueInBusinessFile bool) {
 			tracing.KeyEventType: "ORDER_PAID", tracing.KeyOutcome: wantOutcome[i],
 		}
 		for k, v := range want {
-			if got := attrs[k].Emit(); got != v {
+			if got := attrs[k].String(); got != v {
 				t.Errorf("attempt %d: %s = %q, want %q", i, k, got, v)
 			}
 		}

@@ -28,16 +28,8 @@ type matrixEntry = struct {
 // -tags kafka and -tags mysql add theirs.
 // A batch entry runs the consumer in its default mode (one transaction per
 // fetch, a savepoint per handler); the others with PerMessageTx.
-func matrix() []struct {
-	db    dbBackend
-	br    brokerKind
-	batch bool
-} {
-	return append([]struct {
-		db    dbBackend
-		br    brokerKind
-		batch bool
-	}{
+func matrix() []matrixEntry {
+	return append([]matrixEntry{
 		{sqliteBackend, sqliteBroker, false},
 		{sqliteBackend, sqliteBroker, true},
 		{sqliteBackend, sharedSQLiteBroker, true},

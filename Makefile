@@ -37,6 +37,32 @@ setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chrom
 test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus fuzz-smoke conformance services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
+# The fast tier: what a change should pass before it is pushed, in under
+# four minutes on two cores. No broker, no JVM or Python subprocess tests,
+# no race detector (make test has them all); PostgreSQL (a throwaway
+# cluster, seconds to start) for the stores' PostgreSQL tests.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+LINT_TAGS   := kafka,mysql,obs,trace,stress
+CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./contracts/... ./integration/layering ./integration/protosame ./integration/modules
+
+.PHONY: check check-go check-java check-python
+check: check-go check-java check-python ## the fast tier (< 4 min): go vet and staticcheck on every module and build tag, Go unit tests (-short), the Java core's tests built with -Xlint:all -Werror, ruff, mypy --strict and the Python runtime's tests
+	@echo "check: passed"
+
+check-go: ## go vet, staticcheck and the Go unit tests (-short) of the tool and runtime-go's core
+	$(GO) vet -tags $(LINT_TAGS) ./...
+	cd runtime-go && $(GO) vet -tags $(LINT_TAGS) $(RUNTIME_GO_PKGS)
+	GOFLAGS= $(GO) run $(STATICCHECK) -tags $(LINT_TAGS) ./...
+	cd runtime-go && GOFLAGS= $(GO) run $(STATICCHECK) -tags $(LINT_TAGS) $(RUNTIME_GO_PKGS)
+	bash scripts/with-postgres.sh bash -c '$(GO) test -short -count=1 $(CHECK_GO_PKGS) && cd runtime-go && $(GO) test -short -count=1 ./...'
+
+check-java: ## the Java runtime's core: compiled with -Xlint:all -Werror, its unit tests
+	bash scripts/setup-java.sh >/dev/null
+	cd runtime-java && mvn -o -q -pl core -am test
+
+check-python: ## ruff, mypy --strict and the Python runtime's unit tests
+	bash scripts/check-python.sh
+
 jaeger-background: ## start building Jaeger v1.75.0 (for test-trace) at the lowest CPU priority, unless it is built; returns at once
 	bash scripts/install-jaeger.sh --background
 

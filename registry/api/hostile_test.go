@@ -48,6 +48,9 @@ func oneLineSchema(size int) string {
 // and a registration afterwards must too. The read latencies and slowest
 // answer are logged, not asserted: make bench-registry prints them.
 func TestHostileSchemasBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (make check): eight seconds of attack; make test runs it")
+	}
 	const attackFor, slots = 8 * time.Second, 1
 	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
 	if err != nil {

@@ -19,6 +19,9 @@ import (
 // status, content type and body schema. Under CI a missing schemathesis
 // fails the test.
 func TestOpenAPISchemathesis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (make check): schemathesis takes half a minute; make test runs it")
+	}
 	t.Parallel()
 	bin := filepath.Join(repoRoot(t), ".venv-registry", "bin", "schemathesis")
 	if _, err := os.Stat(bin); err != nil {

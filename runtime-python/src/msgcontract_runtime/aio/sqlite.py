@@ -18,10 +18,8 @@ import aiosqlite
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.aio import DeadLetterRecord, Delivery, SQLTransaction, shielded
-from msgcontract_runtime.dedup import (
-    CREATE_CHAIN_INDEX, CREATE_CHAIN_TABLE, CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE, ChainPos, ChainStep, chain_sql,
-    dedup_insert_sql,
-)
+from msgcontract_runtime import ddl
+from msgcontract_runtime.dedup import ChainPos, ChainStep, chain_sql, dedup_insert_sql
 from msgcontract_runtime.envelope import encode, new_message_id
 
 _CHAIN = chain_sql("qmark")
@@ -108,7 +106,7 @@ class SQLiteDatabase:
             db._pool.put_nowait(c)
         c = await db._pool.get()
         try:
-            for stmt in (CREATE_DEDUP_TABLE, CREATE_DEDUP_INDEX, CREATE_CHAIN_TABLE, CREATE_CHAIN_INDEX):
+            for stmt in ddl.statements(ddl.SQLITE, *ddl.DEDUP_TABLES):
                 await c.execute(stmt)
         finally:
             db._pool.put_nowait(c)

@@ -60,3 +60,41 @@ CREATE TABLE IF NOT EXISTS {{msg_outbox_lock}} (
   name TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL);
 INSERT INTO {{msg_outbox_lock}} (name, owner, lease_until) VALUES ('relay', '', 0)
   ON CONFLICT (name) DO NOTHING;
+
+-- The embedded SQLite transport's queue (runtime-go's transport/sqlitequeue,
+-- Python's msgcontract_runtime.aio.sqlite), in its own file or in the
+-- business database's: SQLite only, so the other dialects' files lack it.
+
+-- table: mc_queue
+-- The messages of each subscribed group, leased to one consumer at a time.
+CREATE TABLE IF NOT EXISTS {{mc_queue}} (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  msg_id TEXT NOT NULL,
+  topic TEXT NOT NULL,
+  grp TEXT NOT NULL,
+  body BLOB NOT NULL,
+  not_before INTEGER NOT NULL,
+  lease_owner TEXT NOT NULL DEFAULT '',
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  deliveries INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS {{mc_queue}}_grp ON {{mc_queue}} (grp, id);
+
+-- table: mc_subscriptions
+-- Which groups receive each topic.
+CREATE TABLE IF NOT EXISTS {{mc_subscriptions}} (
+  topic TEXT NOT NULL, grp TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY (topic, grp));
+
+-- table: mc_dead_letter
+-- The transport's dead-letter store.
+CREATE TABLE IF NOT EXISTS {{mc_dead_letter}} (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  topic TEXT NOT NULL, grp TEXT NOT NULL, handler TEXT NOT NULL,
+  event_type TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL,
+  envelope BLOB NOT NULL, reason TEXT NOT NULL, code INTEGER NOT NULL,
+  error TEXT NOT NULL, attempts INTEGER NOT NULL,
+  first_failed_at INTEGER NOT NULL, last_failed_at INTEGER NOT NULL,
+  dead_at INTEGER NOT NULL,
+  replay_count INTEGER NOT NULL DEFAULT 0,
+  last_replayed_at INTEGER NOT NULL DEFAULT 0);

@@ -10,9 +10,11 @@ import pytest
 
 import msgcontract_runtime as mc
 from msgcontract_runtime import ddl, outbox
-from msgcontract_runtime.aio.sqlite import SQLiteDatabase
+from msgcontract_runtime.aio.sqlite import SQLiteDatabase, SQLiteQueue
 
 TABLES = ["msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock"]
+QUEUE_TABLES = ["mc_queue", "mc_subscriptions", "mc_dead_letter"]
+"""The embedded SQLite transport's tables, in SQLite's file only."""
 
 
 def contracts_sql() -> Path:
@@ -40,7 +42,7 @@ def test_the_package_holds_the_files_with_every_table(dialect: str) -> None:
 
     got = importlib.resources.files("msgcontract_runtime").joinpath("sql", f"{dialect}.sql").read_text("utf-8")
     assert got == (contracts_sql() / f"{dialect}.sql").read_text("utf-8")
-    assert [s.table for s in ddl.file(dialect)] == TABLES
+    assert [s.table for s in ddl.file(dialect)] == TABLES + (QUEUE_TABLES if dialect == ddl.SQLITE else [])
     stmts = "\n".join(ddl.statements(dialect, *TABLES, names={"msg_dedup": "claims"}))
     assert "{{" not in stmts
     assert "CREATE TABLE IF NOT EXISTS claims (" in stmts and "claims_created_at" in stmts
@@ -93,10 +95,12 @@ def test_async_sqlite_creates_what_the_file_says(tmp_path: Path) -> None:
     async def main() -> None:
         db = await SQLiteDatabase.open(str(tmp_path / "aio.db"), 1)
         await db.close()
+        q = await SQLiteQueue.open(str(tmp_path / "aio.db"))
+        await q.close()
 
     asyncio.run(main())
     got = schema(sqlite3.connect(tmp_path / "aio.db"))
-    assert got == from_file(tmp_path / "file.db", "msg_dedup", "msg_dedup_chain")
+    assert got == from_file(tmp_path / "file.db", "msg_dedup", "msg_dedup_chain", *QUEUE_TABLES)
 
 
 def test_dialect_by_driver() -> None:

@@ -15,10 +15,15 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/ddl"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
-// The tables every dialect's file creates, in file order.
-var tables = []string{"msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock"}
+// The tables every dialect's file creates, in file order; SQLite's file
+// then has the embedded transport's queue.
+var (
+	tables      = []string{"msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock"}
+	queueTables = []string{"mc_queue", "mc_subscriptions", "mc_dead_letter"}
+)
 
 func TestParse(t *testing.T) {
 	secs, err := ddl.Parse("-- a comment\n\n-- table: a\n-- about a\nCREATE TABLE a (\n  x TEXT);\nCREATE INDEX i\n  ON a (x);\n-- table: b\nINSERT INTO b VALUES (1);\n")
@@ -56,8 +61,12 @@ func TestEveryDialectHasEveryTable(t *testing.T) {
 				t.Errorf("%v: section %s does not start by creating {{%s}}: %q", d, s.Table, s.Table, s.Statements)
 			}
 		}
-		if !slices.Equal(got, tables) {
-			t.Errorf("%v: tables %q, want %q", d, got, tables)
+		want := tables
+		if d == sqldb.SQLite {
+			want = append(slices.Clip(tables), queueTables...)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%v: tables %q, want %q", d, got, want)
 		}
 		stmts, err := ddl.Statements(d, map[string]string{"msg_dedup": "claims"}, tables...)
 		if err != nil {
@@ -73,9 +82,10 @@ func TestEveryDialectHasEveryTable(t *testing.T) {
 	}
 }
 
-// TestRuntimeMigratesTheFile: dedup.Migrate and outbox.Migrate create on
-// a fresh SQLite database exactly the tables, columns and indexes that
-// running contracts/sql/sqlite.sql's statements creates, under the names
+// TestRuntimeMigratesTheFile: dedup.Migrate, outbox.Migrate and the
+// embedded transport (sqlitequeue.New) create on a fresh SQLite database
+// exactly the tables, columns and indexes that running
+// contracts/sql/sqlite.sql's statements creates, under the names
 // dedup.Config gives them.
 func TestRuntimeMigratesTheFile(t *testing.T) {
 	ctx := context.Background()
@@ -94,8 +104,14 @@ func TestRuntimeMigratesTheFile(t *testing.T) {
 		if err := outbox.Migrate(ctx, runtime, sqldb.SQLite); err != nil {
 			t.Fatal(err)
 		}
+		q, err := sqlitequeue.New(ctx, sqlitequeue.Config{DB: runtime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Close()
+		all := append(slices.Clip(tables), queueTables...)
 		file := open(t)
-		stmts, err := ddl.Statements(sqldb.SQLite, names, tables...)
+		stmts, err := ddl.Statements(sqldb.SQLite, names, all...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +125,7 @@ func TestRuntimeMigratesTheFile(t *testing.T) {
 			t.Errorf("the runtime created\n%s\nthe file\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		var wantTables []string
-		for _, tb := range tables {
+		for _, tb := range all {
 			if n, ok := names[tb]; ok {
 				tb = n
 			}

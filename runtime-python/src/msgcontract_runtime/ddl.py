@@ -27,6 +27,9 @@ DEDUP_TABLES = ("msg_dedup", "msg_dedup_chain")
 OUTBOX_TABLES = ("msg_outbox", "msg_outbox_lock")
 """The sections outbox.migrate creates: the outbox and its relays' lock."""
 
+QUEUE_TABLES = ("mc_queue", "mc_subscriptions", "mc_dead_letter")
+"""The embedded SQLite transport's tables (aio.sqlite.SQLiteQueue), in SQLite's file only."""
+
 _HEADER = "-- table: "
 _PLACEHOLDER = re.compile(r"\{\{([A-Za-z0-9_]*)\}\}")
 

@@ -55,7 +55,11 @@ class DdlTest {
       try (InputStream in = Ddl.class.getResourceAsStream("/io/msgcontract/sql/" + d + ".sql")) {
         assertEquals(want, new String(in.readAllBytes(), StandardCharsets.UTF_8), d);
       }
-      assertEquals(TABLES, Ddl.file(d).stream().map(Ddl.Section::table).toList(), d);
+      List<String> tables = new ArrayList<>(TABLES);
+      if (d.equals(Ddl.SQLITE)) {
+        tables.addAll(List.of("mc_queue", "mc_subscriptions", "mc_dead_letter")); // the embedded transport's, SQLite only
+      }
+      assertEquals(tables, Ddl.file(d).stream().map(Ddl.Section::table).toList(), d);
       String all = String.join("\n", Ddl.statements(d, TABLES.toArray(String[]::new)));
       assertFalse(all.contains("{{"), all);
       assertTrue(all.contains("CREATE TABLE IF NOT EXISTS msg_dedup ("), all);

@@ -13,7 +13,7 @@ BIN   := bin
 SUMMARY := .build/test-summary
 TESTSUMMARY := $(BIN)/testsummary
 
-.PHONY: all build setup runtime-java runtime-python services test summary-reset test-go test-runtime test-mysql test-corpus fuzz-smoke conformance demo proto golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-java-kafka bench-registry clean help
+.PHONY: all build setup runtime-java runtime-python services test summary-reset test-go test-runtime test-mysql test-corpus fuzz-smoke conformance demo proto sql golden examples-gen lint-examples chaos bench-runtime bench-codegen bench-java-kafka bench-registry clean help
 .PHONY: compat-corpus compare-buf bench-breaking rules-doc
 
 all: build ## the default: build bin/msgcontract
@@ -240,6 +240,9 @@ console-shots: ## run the web console's browser test (headless Chromium) and kee
 
 proto: ## regenerate the Go of msgcontract's own protos (no protoc needed)
 	$(GO) run ./internal/tools/genproto
+
+sql: ## copy the runtime's DDL (contracts/sql/*.sql) into runtime-go/sqldb/ddl/ddl_gen.go
+	$(GO) run ./internal/tools/gensql
 
 golden: ## refresh golden files after an intended output change
 	$(GO) test ./internal/cli -run TestLintGolden -update

@@ -20,7 +20,7 @@ bash scripts/setup-python.sh >/dev/null
 py=.venv/bin/python
 src=runtime-python/src
 stamp=.venv/.msgcontract-runtime.sha256
-sources="$(cat contracts/msgcontract/v1/*.proto runtime-python/pyproject.toml \
+sources="$(cat contracts/msgcontract/v1/*.proto contracts/sql/*.sql runtime-python/pyproject.toml \
   $(find "$src" runtime-python/tests -type f -not -path '*egg-info*' -not -path '*__pycache__*' | sort) |
   sha256sum | cut -d' ' -f1)"
 if [[ "$(cat "$stamp" 2>/dev/null || true)" == "$sources" ]] && $py -c 'import msgcontract_runtime' 2>/dev/null; then

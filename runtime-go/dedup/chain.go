@@ -66,30 +66,12 @@ type ChainStep struct {
 	At                 time.Time
 }
 
-// deliveryIDType is the delivery_id column's type: text compared as bytes,
-// as Kafka compares topic names (MySQL's default collation would fold
-// case).
-func deliveryIDType(d sqldb.Dialect) string {
-	if d == sqldb.MySQL {
-		return "TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-	}
-	return "TEXT"
-}
-
 type chainSQL struct {
-	ddl                                []string
 	insert, advance, lookup, deleteOld string
 }
 
 func newChainSQL(d sqldb.Dialect, t string) chainSQL {
 	return chainSQL{
-		ddl: []string{
-			"CREATE TABLE IF NOT EXISTS " + t + " (" +
-				"handler " + d.Key(MaxNameBytes) + " NOT NULL, message_id " + d.Key(MaxNameBytes) + " NOT NULL, " +
-				"replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id " + deliveryIDType(d) + " NOT NULL, " +
-				"updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id))",
-			d.CreateIndex(t+"_updated_at", t, "updated_at"),
-		},
 		insert: "INSERT INTO " + t + " (handler, message_id, replay_count, attempt, delivery_id, updated_at) " +
 			"VALUES ($1, $2, $3, $4, $5, $6)" + d.OnConflictDoNothing("handler, message_id"),
 		// Superseded's complement, as a condition on the row. SQLite

@@ -32,22 +32,12 @@ type Conflict struct {
 }
 
 type conflictSQL struct {
-	ddl                     []string
 	insert, list, deleteOld string
 }
 
 func newConflictSQL(d sqldb.Dialect, t string) conflictSQL {
 	const cols = "biz_key, handler, message_id, payload_hash, prior_message_id, prior_payload_hash, prior_claimed_at, seen_at"
 	return conflictSQL{
-		ddl: []string{
-			"CREATE TABLE IF NOT EXISTS " + t + " (" +
-				"biz_key " + d.Key(MaxBizKeyBytes) + " NOT NULL, handler " + d.Key(MaxNameBytes) + " NOT NULL, " +
-				"message_id " + d.Key(MaxNameBytes) + " NOT NULL, payload_hash TEXT NOT NULL, " +
-				"prior_message_id TEXT NOT NULL, prior_payload_hash TEXT NOT NULL, " +
-				"prior_claimed_at BIGINT NOT NULL, seen_at BIGINT NOT NULL, " +
-				"PRIMARY KEY (biz_key, handler, message_id))",
-			d.CreateIndex(t+"_seen_at", t, "seen_at"),
-		},
 		// A redelivery of the same losing message records nothing new.
 		insert: "INSERT INTO " + t + " (" + cols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)" +
 			d.OnConflictDoNothing("biz_key, handler, message_id"),

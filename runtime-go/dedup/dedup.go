@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/ddl"
 )
 
 // DefaultTable is the claim table's name.
@@ -118,8 +119,8 @@ func New(cfg Config) (*Store, error) {
 	}, nil
 }
 
-// Key column limits on MySQL, where a key is VARBINARY (see
-// sqldb.Dialect.Key): a biz_key of at most MaxBizKeyBytes bytes and a
+// Key column limits on MySQL, where a key is VARBINARY
+// (contracts/sql/mysql.sql): a biz_key of at most MaxBizKeyBytes bytes and a
 // handler name or message id of at most MaxNameBytes. The conflict
 // table's key (biz_key, handler, message_id) is then 1534 bytes, within
 // InnoDB's 3072. SQLite and PostgreSQL take any length.
@@ -129,17 +130,17 @@ const (
 )
 
 // Migrate creates the claim, conflict and chain tables and their indexes
-// if they do not exist.
+// if they do not exist, by the statements of contracts/sql (sqldb/ddl)
+// under the configured table names.
 func (s *Store) Migrate(ctx context.Context) error {
-	t, d := s.cfg.Table, s.cfg.Dialect
-	stmts := []string{
-		"CREATE TABLE IF NOT EXISTS " + t + " (" +
-			"biz_key " + d.Key(MaxBizKeyBytes) + " NOT NULL, handler " + d.Key(MaxNameBytes) + " NOT NULL, " +
-			"message_id TEXT NOT NULL, payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, " +
-			"PRIMARY KEY (biz_key, handler))" + d.ClusteredKey(),
-		d.CreateIndex(t+"_created_at", t, "created_at"),
+	stmts, err := ddl.Statements(s.cfg.Dialect, map[string]string{
+		DefaultTable:               s.cfg.Table,
+		DefaultTable + "_conflict": s.cfg.ConflictTable,
+		DefaultTable + "_chain":    s.cfg.ChainTable,
+	}, DefaultTable, DefaultTable+"_conflict", DefaultTable+"_chain")
+	if err == nil {
+		err = sqldb.Migrate(ctx, s.cfg.DB, s.cfg.Dialect, stmts...)
 	}
-	err := sqldb.Migrate(ctx, s.cfg.DB, s.cfg.Dialect, append(append(stmts, s.conflict.ddl...), s.chain.ddl...)...)
 	if err != nil {
 		return fmt.Errorf("dedup: migrate: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/ddl"
 	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 )
 
@@ -49,21 +50,16 @@ func Write(ctx context.Context, tx *sql.Tx, env *envelopepb.Envelope) error {
 	return nil
 }
 
-// Migrate creates the outbox tables in db if they do not exist.
+// Migrate creates the outbox tables in db if they do not exist, by the
+// statements of contracts/sql (sqldb/ddl).
 func Migrate(ctx context.Context, db *sql.DB, d sqldb.Dialect) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
-	err := sqldb.Migrate(ctx, db, d,
-		`CREATE TABLE IF NOT EXISTS `+Table+` (
-			id `+d.Serial()+`,
-			topic TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL,
-			envelope `+d.Blob()+` NOT NULL,
-			created_at BIGINT NOT NULL, sent_at BIGINT NOT NULL DEFAULT 0)`,
-		d.CreateIndex(Table+`_pending`, Table, `sent_at, id`),
-		`CREATE TABLE IF NOT EXISTS `+lockTable+` (
-			name `+d.Key(64)+` PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL)`,
-		`INSERT INTO `+lockTable+` (name, owner, lease_until) VALUES ('relay', '', 0)`+d.OnConflictDoNothing(`name`))
+	stmts, err := ddl.Statements(d, nil, Table, lockTable)
+	if err == nil {
+		err = sqldb.Migrate(ctx, db, d, stmts...)
+	}
 	if err != nil {
 		return fmt.Errorf("outbox: migrate: %w", err)
 	}

@@ -7,9 +7,10 @@
 // driver adapter (sqldb/mysqldb) rewrites to ? with the arguments
 // reordered. SQLite numbers "$N" parameters by first appearance, not by
 // N, so a shared statement must mention $1, $2, ... first in that order.
-// SQLite-only statements use ?N, which SQLite binds by N. DDL, "insert
-// unless the key exists" and locking reads differ by dialect: see the
-// Dialect methods.
+// SQLite-only statements use ?N, which SQLite binds by N. "Insert unless
+// the key exists" and locking reads differ by dialect: see the Dialect
+// methods. The runtime's DDL differs too; it lives in contracts/sql, served
+// by sqldb/ddl.
 package sqldb
 
 import (
@@ -52,52 +53,6 @@ func (d Dialect) Validate() error {
 	return nil
 }
 
-// Blob is the binary column type of the dialect.
-func (d Dialect) Blob() string {
-	switch d {
-	case Postgres:
-		return "BYTEA"
-	case MySQL:
-		return "LONGBLOB"
-	}
-	return "BLOB"
-}
-
-// Serial is the auto-increment primary key column of the dialect.
-func (d Dialect) Serial() string {
-	switch d {
-	case Postgres:
-		return "BIGSERIAL PRIMARY KEY"
-	case MySQL:
-		return "BIGINT AUTO_INCREMENT PRIMARY KEY"
-	}
-	return "INTEGER PRIMARY KEY AUTOINCREMENT"
-}
-
-// ClusteredKey is the table option that stores rows in primary key order
-// where the dialect needs one: SQLite's WITHOUT ROWID, which saves a
-// second B-tree (and its pages in every commit) for tables with a
-// composite key.
-func (d Dialect) ClusteredKey() string {
-	if d == SQLite {
-		return " WITHOUT ROWID"
-	}
-	return ""
-}
-
-// Key is the type of a text column that is part of a key, at most n
-// bytes long. SQLite and PostgreSQL index TEXT of any length; InnoDB
-// indexes at most 3072 bytes per key (DYNAMIC row format, the default
-// since MySQL 5.7 and MariaDB 10.2), so on MySQL it is VARBINARY(n):
-// bytes compared as bytes, as on the other dialects (no collation folds
-// case or pads spaces), with n chosen so a whole key fits.
-func (d Dialect) Key(n int) string {
-	if d == MySQL {
-		return fmt.Sprintf("VARBINARY(%d)", n)
-	}
-	return "TEXT"
-}
-
 // OnConflictDoNothing is the clause that makes an INSERT keep an existing
 // row with the same key (cols, the key's columns) and affect no row. On
 // MySQL it is ON DUPLICATE KEY UPDATE with a no-op assignment (not INSERT
@@ -124,16 +79,6 @@ func (d Dialect) LockingRead() string {
 	return ""
 }
 
-// CreateIndex is the statement that creates an index if it does not
-// exist. MySQL has no CREATE INDEX IF NOT EXISTS: Migrate skips the
-// statement there when the index exists.
-func (d Dialect) CreateIndex(name, table, cols string) string {
-	if d == MySQL {
-		return "CREATE INDEX " + name + " ON " + table + " (" + cols + ")"
-	}
-	return "CREATE INDEX IF NOT EXISTS " + name + " ON " + table + " (" + cols + ")"
-}
-
 // Rebind rewrites a statement written with $1, $2, ... placeholders for
 // the dialect. Every dialect takes it as it is: on MySQL the driver
 // adapter (mysqldb) rewrites it.
@@ -144,8 +89,9 @@ func (d Dialect) Rebind(q string) string { return q }
 // CREATE ... IF NOT EXISTS from several starting processes can otherwise
 // fail with a unique violation in the catalog. On MySQL, where DDL
 // commits implicitly, it runs the statements on one connection holding a
-// named lock (GET_LOCK) instead, and skips a CREATE INDEX (see
-// CreateIndex) whose index exists.
+// named lock (GET_LOCK) instead, and skips a "CREATE INDEX <name> ON
+// <table> (...)" whose index exists (MySQL has no CREATE INDEX IF NOT
+// EXISTS; the runtime's own tables declare their indexes inline).
 func Migrate(ctx context.Context, db *sql.DB, d Dialect, stmts ...string) error {
 	if d == MySQL {
 		return migrateMySQL(ctx, db, stmts)
@@ -183,7 +129,7 @@ func migrateMySQL(ctx context.Context, db *sql.DB, stmts []string) error {
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `DO RELEASE_LOCK('msgcontract_migrate')`)
 	for _, s := range stmts {
-		// CREATE INDEX <name> ON <table> (...), as CreateIndex writes it.
+		// CREATE INDEX <name> ON <table> (...)
 		if f := strings.Fields(s); len(f) > 4 && f[0] == "CREATE" && f[1] == "INDEX" && f[3] == "ON" {
 			var n int
 			err := conn.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.statistics

@@ -370,18 +370,3 @@ def test_backlog_never_sees_a_retry_half_done(arun: Run, tmp_path: Path) -> None
             await q.close()
 
     arun(main)
-
-
-def test_queue_schema_is_the_go_runtimes() -> None:
-    """SQLiteQueue's tables are runtime-go's sqlitequeue tables, statement for statement."""
-    import re
-
-    from msgcontract_runtime.aio.sqlite import _QUEUE_SCHEMA
-
-    go = (Path(__file__).parents[2] / "runtime-go/transport/sqlitequeue/transport.go").read_text(encoding="utf-8")
-    go_stmts = [s for s in re.findall(r"`([^`]*)`", go) if s.lstrip().startswith("CREATE ")]
-
-    def norm(s: str) -> str:
-        return " ".join(s.split())
-
-    assert [norm(s) for s in _QUEUE_SCHEMA] == [norm(s) for s in go_stmts]

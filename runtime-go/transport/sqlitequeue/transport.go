@@ -23,6 +23,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/ddl"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
@@ -150,40 +152,25 @@ func (t *Transport) wakeChan() (<-chan struct{}, bool) {
 	return t.wake, t.closed
 }
 
+// migrate creates the queue's tables by the statements of
+// contracts/sql/sqlite.sql (sqldb/ddl), which Python's asyncio SQLite
+// transport runs too.
 func (t *Transport) migrate(ctx context.Context) error {
-	for _, stmt := range []string{
-		`CREATE TABLE IF NOT EXISTS mc_queue (
-			id INTEGER PRIMARY KEY AUTOINCREMENT,
-			msg_id TEXT NOT NULL,
-			topic TEXT NOT NULL,
-			grp TEXT NOT NULL,
-			body BLOB NOT NULL,
-			not_before INTEGER NOT NULL,
-			lease_owner TEXT NOT NULL DEFAULT '',
-			lease_until INTEGER NOT NULL DEFAULT 0,
-			deliveries INTEGER NOT NULL DEFAULT 0,
-			created_at INTEGER NOT NULL)`,
-		`CREATE INDEX IF NOT EXISTS mc_queue_grp ON mc_queue (grp, id)`,
-		`CREATE TABLE IF NOT EXISTS mc_subscriptions (
-			topic TEXT NOT NULL, grp TEXT NOT NULL, created_at INTEGER NOT NULL,
-			PRIMARY KEY (topic, grp))`,
-		`CREATE TABLE IF NOT EXISTS mc_dead_letter (
-			id INTEGER PRIMARY KEY AUTOINCREMENT,
-			topic TEXT NOT NULL, grp TEXT NOT NULL, handler TEXT NOT NULL,
-			event_type TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL,
-			envelope BLOB NOT NULL, reason TEXT NOT NULL, code INTEGER NOT NULL,
-			error TEXT NOT NULL, attempts INTEGER NOT NULL,
-			first_failed_at INTEGER NOT NULL, last_failed_at INTEGER NOT NULL,
-			dead_at INTEGER NOT NULL,
-			replay_count INTEGER NOT NULL DEFAULT 0,
-			last_replayed_at INTEGER NOT NULL DEFAULT 0)`,
-	} {
+	stmts, err := ddl.Statements(sqldb.SQLite, nil, queueTables...)
+	if err != nil {
+		return fmt.Errorf("sqlitequeue: migrate: %w", err)
+	}
+	for _, stmt := range stmts {
 		if _, err := t.db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("sqlitequeue: migrate: %w", err)
 		}
 	}
 	return nil
 }
+
+// queueTables are the transport's tables, as contracts/sql/sqlite.sql
+// names them.
+var queueTables = []string{"mc_queue", "mc_subscriptions", "mc_dead_letter"}
 
 // Backlog counts group's rows not yet acknowledged, leased or not,
 // including rows published before any group subscribed (the first group

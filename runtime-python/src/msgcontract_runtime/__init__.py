@@ -54,8 +54,6 @@ from msgcontract_runtime.consumer import (
     failed,
 )
 from msgcontract_runtime.dedup import (
-    CREATE_DEDUP_INDEX,
-    CREATE_DEDUP_TABLE,
     DEDUP_TABLE,
     claim,
     dedup_insert_sql,
@@ -83,8 +81,6 @@ __all__ = [
     "CODE_DECODE",
     "CONTENT_TYPE_JSON",
     "CONTENT_TYPE_PROTO",
-    "CREATE_DEDUP_INDEX",
-    "CREATE_DEDUP_TABLE",
     "DEDUP_TABLE",
     "MAX_ERROR_MESSAGE",
     "MAX_KEY_LEN",

@@ -18,28 +18,10 @@ import dataclasses
 import re
 from typing import Any, Optional
 
+from msgcontract_runtime import ddl
+
 DEDUP_TABLE = "msg_dedup"
 """The claim table, shared with the Go and Java runtimes."""
-
-CREATE_DEDUP_TABLE = (
-    "CREATE TABLE IF NOT EXISTS msg_dedup ("
-    "biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, "
-    "payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, "
-    "PRIMARY KEY (biz_key, handler))"
-)
-CREATE_DEDUP_INDEX = "CREATE INDEX IF NOT EXISTS msg_dedup_created_at ON msg_dedup (created_at)"
-
-CREATE_DEDUP_TABLE_MYSQL = (
-    "CREATE TABLE IF NOT EXISTS msg_dedup ("
-    "biz_key VARBINARY(1024) NOT NULL, handler VARBINARY(255) NOT NULL, message_id TEXT NOT NULL, "
-    "payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, "
-    "PRIMARY KEY (biz_key, handler), INDEX msg_dedup_created_at (created_at))"
-)
-"""The claim table on MySQL/MariaDB (InnoDB), as the Go and Java runtimes create it.
-
-Keys are VARBINARY (compared as bytes, within InnoDB's 3072-byte key
-limit); the index is inline because MySQL has no CREATE INDEX IF NOT EXISTS.
-"""
 
 DEDUP_INSERT_MYSQL = (
     "INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at) "
@@ -82,14 +64,14 @@ def dedup_insert_sql(paramstyle: str = "qmark") -> str:
 
 
 def migrate(conn: Any) -> None:
-    """Creates the claim and retry chain tables and their indexes on a DB-API connection, and commits."""
+    """Creates the claim and retry chain tables and their indexes on a DB-API connection, and commits.
+
+    The statements are contracts/sql's (ddl.statements), for the dialect of
+    conn's driver (ddl.dialect).
+    """
     cur = conn.cursor()
-    if is_mysql(conn):
-        cur.execute(CREATE_DEDUP_TABLE_MYSQL)
-        cur.execute(CREATE_CHAIN_TABLE_MYSQL)
-    else:
-        for stmt in (CREATE_DEDUP_TABLE, CREATE_DEDUP_INDEX, CREATE_CHAIN_TABLE, CREATE_CHAIN_INDEX):
-            cur.execute(stmt)
+    for stmt in ddl.statements(ddl.dialect(conn), *ddl.DEDUP_TABLES):
+        cur.execute(stmt)
     conn.commit()
 
 
@@ -122,22 +104,6 @@ def claim(
 
 CHAIN_TABLE = DEDUP_TABLE + "_chain"
 """Each message's retry chain, shared with the Go and Java runtimes (the claim table's name + "_chain")."""
-
-CREATE_CHAIN_TABLE = (
-    "CREATE TABLE IF NOT EXISTS msg_dedup_chain ("
-    "handler TEXT NOT NULL, message_id TEXT NOT NULL, "
-    "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT NOT NULL, "
-    "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id))"
-)
-CREATE_CHAIN_INDEX = "CREATE INDEX IF NOT EXISTS msg_dedup_chain_updated_at ON msg_dedup_chain (updated_at)"
-
-CREATE_CHAIN_TABLE_MYSQL = (
-    "CREATE TABLE IF NOT EXISTS msg_dedup_chain ("
-    "handler VARBINARY(255) NOT NULL, message_id VARBINARY(255) NOT NULL, "
-    "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, "
-    "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id), INDEX msg_dedup_chain_updated_at (updated_at))"
-)
-"""The chain table on MySQL/MariaDB, as the Go runtime creates it (its index inline, as the claim table's)."""
 
 # The chain statements as runtime-go/dedup/chain.go writes them, with $n
 # placeholders; chain_sql renders them for a driver.

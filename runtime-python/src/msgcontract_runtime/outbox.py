@@ -23,6 +23,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
+from msgcontract_runtime import ddl
 from msgcontract_runtime.dedup import is_mysql
 from msgcontract_runtime.envelope import decode, encode
 
@@ -53,33 +54,14 @@ def _now_ms() -> int:
 def migrate(conn: Any, postgres: bool = False) -> None:
     """Creates msg_outbox and the relay's lock table (with its one row) if missing, and commits.
 
-    A MySQL connection is recognized by its driver; postgres=True selects PostgreSQL's types.
+    The statements are contracts/sql's (ddl.statements). A MySQL connection
+    is recognized by its driver; postgres=True selects PostgreSQL's, else
+    SQLite's.
     """
+    d = ddl.MYSQL if is_mysql(conn) else ddl.POSTGRES if postgres else ddl.SQLITE
     cur = conn.cursor()
-    if is_mysql(conn):
-        cur.execute(
-            f"CREATE TABLE IF NOT EXISTS {TABLE} (id BIGINT AUTO_INCREMENT PRIMARY KEY, topic TEXT NOT NULL, "
-            "biz_key TEXT NOT NULL, message_id TEXT NOT NULL, envelope LONGBLOB NOT NULL, "
-            f"created_at BIGINT NOT NULL, sent_at BIGINT NOT NULL DEFAULT 0, INDEX {TABLE}_pending (sent_at, id))"
-        )
-        cur.execute(f"CREATE TABLE IF NOT EXISTS {LOCK_TABLE} (name VARBINARY(64) PRIMARY KEY, owner TEXT NOT NULL, "
-                    "lease_until BIGINT NOT NULL)")
-        cur.execute(f"INSERT INTO {LOCK_TABLE} (name, owner, lease_until) VALUES ('relay', '', 0) "
-                    "ON DUPLICATE KEY UPDATE name = name")
-        conn.commit()
-        return
-    serial = "BIGSERIAL PRIMARY KEY" if postgres else "INTEGER PRIMARY KEY AUTOINCREMENT"
-    blob = "BYTEA" if postgres else "BLOB"
-    cur.execute(
-        f"CREATE TABLE IF NOT EXISTS {TABLE} (id {serial}, topic TEXT NOT NULL, biz_key TEXT NOT NULL, "
-        f"message_id TEXT NOT NULL, envelope {blob} NOT NULL, created_at BIGINT NOT NULL, "
-        "sent_at BIGINT NOT NULL DEFAULT 0)"
-    )
-    cur.execute(f"CREATE INDEX IF NOT EXISTS {TABLE}_pending ON {TABLE} (sent_at, id)")
-    cur.execute(f"CREATE TABLE IF NOT EXISTS {LOCK_TABLE} (name TEXT PRIMARY KEY, owner TEXT NOT NULL, "
-                "lease_until BIGINT NOT NULL)")
-    cur.execute(f"INSERT INTO {LOCK_TABLE} (name, owner, lease_until) VALUES ('relay', '', 0) "
-                "ON CONFLICT (name) DO NOTHING")
+    for stmt in ddl.statements(d, *ddl.OUTBOX_TABLES):
+        cur.execute(stmt)
     conn.commit()
 
 

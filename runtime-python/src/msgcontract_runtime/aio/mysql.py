@@ -25,10 +25,8 @@ import aiomysql
 import pymysql
 
 from msgcontract_runtime.aio import shielded
-from msgcontract_runtime.dedup import (
-    CREATE_CHAIN_TABLE_MYSQL, CREATE_DEDUP_TABLE_MYSQL, DEDUP_INSERT_MYSQL, ChainPos, ChainStep, chain_sql,
-    is_duplicate_key,
-)
+from msgcontract_runtime import ddl
+from msgcontract_runtime.dedup import DEDUP_INSERT_MYSQL, ChainPos, ChainStep, chain_sql, is_duplicate_key
 
 log = logging.getLogger("msgcontract_runtime.aio.mysql")
 
@@ -118,8 +116,8 @@ class MySQLDatabase:
         pool = await aiomysql.create_pool(minsize=size, maxsize=size, autocommit=False, **kw)
         async with pool.acquire() as c:
             async with c.cursor() as cur:
-                await cur.execute(CREATE_DEDUP_TABLE_MYSQL)
-                await cur.execute(CREATE_CHAIN_TABLE_MYSQL)
+                for stmt in ddl.statements(ddl.MYSQL, *ddl.DEDUP_TABLES):
+                    await cur.execute(stmt)
             await c.commit()
         return cls(pool, kw)
 

@@ -14,9 +14,8 @@ from typing import Any, Optional
 import asyncpg
 
 from msgcontract_runtime.aio import SQLTransaction, shielded
-from msgcontract_runtime.dedup import (
-    CREATE_CHAIN_INDEX, CREATE_CHAIN_TABLE, CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE, ChainPos, ChainStep, chain_sql,
-)
+from msgcontract_runtime import ddl
+from msgcontract_runtime.dedup import ChainPos, ChainStep, chain_sql
 
 RELEASE_TIMEOUT_S = 10.0
 """How long a connection's rollback and release may take before it is terminated."""
@@ -80,7 +79,7 @@ class PostgresDatabase:
         )
         assert pool is not None
         async with pool.acquire() as c:
-            for stmt in (CREATE_DEDUP_TABLE, CREATE_DEDUP_INDEX, CREATE_CHAIN_TABLE, CREATE_CHAIN_INDEX):
+            for stmt in ddl.statements(ddl.POSTGRES, *ddl.DEDUP_TABLES):
                 await c.execute(stmt)
         return cls(pool)
 

@@ -18,10 +18,8 @@ import aiosqlite
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.aio import DeadLetterRecord, Delivery, SQLTransaction, shielded
-from msgcontract_runtime.dedup import (
-    CREATE_CHAIN_INDEX, CREATE_CHAIN_TABLE, CREATE_DEDUP_INDEX, CREATE_DEDUP_TABLE, ChainPos, ChainStep, chain_sql,
-    dedup_insert_sql,
-)
+from msgcontract_runtime import ddl
+from msgcontract_runtime.dedup import ChainPos, ChainStep, chain_sql, dedup_insert_sql
 from msgcontract_runtime.envelope import encode, new_message_id
 
 _CHAIN = chain_sql("qmark")
@@ -108,7 +106,7 @@ class SQLiteDatabase:
             db._pool.put_nowait(c)
         c = await db._pool.get()
         try:
-            for stmt in (CREATE_DEDUP_TABLE, CREATE_DEDUP_INDEX, CREATE_CHAIN_TABLE, CREATE_CHAIN_INDEX):
+            for stmt in ddl.statements(ddl.SQLITE, *ddl.DEDUP_TABLES):
                 await c.execute(stmt)
         finally:
             db._pool.put_nowait(c)
@@ -145,36 +143,6 @@ class SQLiteDatabase:
         self._all.clear()
 
 
-_QUEUE_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS mc_queue (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        msg_id TEXT NOT NULL,
-        topic TEXT NOT NULL,
-        grp TEXT NOT NULL,
-        body BLOB NOT NULL,
-        not_before INTEGER NOT NULL,
-        lease_owner TEXT NOT NULL DEFAULT '',
-        lease_until INTEGER NOT NULL DEFAULT 0,
-        deliveries INTEGER NOT NULL DEFAULT 0,
-        created_at INTEGER NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS mc_queue_grp ON mc_queue (grp, id)",
-    """CREATE TABLE IF NOT EXISTS mc_subscriptions (
-        topic TEXT NOT NULL, grp TEXT NOT NULL, created_at INTEGER NOT NULL,
-        PRIMARY KEY (topic, grp))""",
-    """CREATE TABLE IF NOT EXISTS mc_dead_letter (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        topic TEXT NOT NULL, grp TEXT NOT NULL, handler TEXT NOT NULL,
-        event_type TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL,
-        envelope BLOB NOT NULL, reason TEXT NOT NULL, code INTEGER NOT NULL,
-        error TEXT NOT NULL, attempts INTEGER NOT NULL,
-        first_failed_at INTEGER NOT NULL, last_failed_at INTEGER NOT NULL,
-        dead_at INTEGER NOT NULL,
-        replay_count INTEGER NOT NULL DEFAULT 0,
-        last_replayed_at INTEGER NOT NULL DEFAULT 0)""",
-)
-"""The Go runtime's sqlitequeue schema (runtime-go/transport/sqlitequeue), statement for statement."""
-
-
 @dataclasses.dataclass(frozen=True)
 class _Handle:
     row: int
@@ -194,7 +162,8 @@ class SQLiteQueue:
     async def open(cls, path: str, lease_ms: int = 60_000) -> SQLiteQueue:
         """Opens (and creates) the queue tables in path; lease_ms is how long a fetched delivery stays leased."""
         conn = await connect(path)
-        for stmt in _QUEUE_SCHEMA:
+        # contracts/sql/sqlite.sql's queue tables, which Go's sqlitequeue creates too.
+        for stmt in ddl.statements(ddl.SQLITE, *ddl.QUEUE_TABLES):
             await conn.execute(stmt)
         return cls(conn, lease_ms)
 

@@ -3,7 +3,6 @@ package io.msgcontract.support;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * The dedup claim table shared with the Go runtime: one row per
@@ -16,16 +15,6 @@ public final class DedupSql {
   /** The claim table's default name. */
   public static final String TABLE = "msg_dedup";
 
-  /** Creates the claim table if it does not exist (SQLite and PostgreSQL). */
-  public static final String CREATE_TABLE = "CREATE TABLE IF NOT EXISTS " + TABLE + " ("
-      + "biz_key TEXT NOT NULL, handler TEXT NOT NULL, message_id TEXT NOT NULL, "
-      + "payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, "
-      + "PRIMARY KEY (biz_key, handler))";
-
-  /** Creates the index that retention cleanup uses. */
-  public static final String CREATE_INDEX =
-      "CREATE INDEX IF NOT EXISTS " + TABLE + "_created_at ON " + TABLE + " (created_at)";
-
   /**
    * Claims (biz_key, handler). An existing row leaves the statement a no-op
    * with update count 0: a duplicate. ON CONFLICT keeps a PostgreSQL
@@ -34,16 +23,6 @@ public final class DedupSql {
   public static final String INSERT = "INSERT INTO " + TABLE
       + " (biz_key, handler, message_id, payload_hash, created_at) VALUES (?, ?, ?, ?, ?)"
       + " ON CONFLICT (biz_key, handler) DO NOTHING";
-
-  /**
-   * Creates the claim table on MySQL and MariaDB (InnoDB), as the Go runtime
-   * does: keys as VARBINARY (compared as bytes, within InnoDB's 3072-byte key
-   * limit), the index inline because MySQL has no CREATE INDEX IF NOT EXISTS.
-   */
-  public static final String MYSQL_CREATE_TABLE = "CREATE TABLE IF NOT EXISTS " + TABLE + " ("
-      + "biz_key VARBINARY(1024) NOT NULL, handler VARBINARY(255) NOT NULL, message_id TEXT NOT NULL, "
-      + "payload_hash TEXT NOT NULL, created_at BIGINT NOT NULL, "
-      + "PRIMARY KEY (biz_key, handler), INDEX " + TABLE + "_created_at (created_at))";
 
   /**
    * Claims (biz_key, handler) on MySQL and MariaDB. A duplicate fails with
@@ -74,17 +53,10 @@ public final class DedupSql {
 
   /**
    * Creates the claim table and its index, and the retry chain table ({@link RetryChain#migrate})
-   * (SQLite, PostgreSQL, MySQL, MariaDB).
+   * (SQLite, PostgreSQL, MySQL, MariaDB), by the statements of contracts/sql ({@link Ddl}).
    */
   public static void migrate(Connection conn) throws SQLException {
-    try (Statement st = conn.createStatement()) {
-      if (isMySql(conn)) {
-        st.execute(MYSQL_CREATE_TABLE);
-      } else {
-        st.execute(CREATE_TABLE);
-        st.execute(CREATE_INDEX);
-      }
-    }
+    Ddl.migrate(conn, Ddl.dialect(conn), TABLE);
     RetryChain.migrate(conn);
   }
 

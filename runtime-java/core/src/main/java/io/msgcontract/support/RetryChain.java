@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * One retry chain per message (docs/DESIGN.md, "One retry chain per message"), as runtime-go's
@@ -34,26 +33,6 @@ import java.sql.Statement;
 public final class RetryChain {
   /** The chain table's default name: the claim table's + "_chain". */
   public static final String TABLE = DedupSql.TABLE + "_chain";
-
-  /** Creates the chain table if it does not exist (SQLite and PostgreSQL). */
-  public static final String CREATE_TABLE = "CREATE TABLE IF NOT EXISTS " + TABLE + " ("
-      + "handler TEXT NOT NULL, message_id TEXT NOT NULL, "
-      + "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT NOT NULL, "
-      + "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id))";
-
-  /** Creates the index that retention cleanup uses (SQLite and PostgreSQL). */
-  public static final String CREATE_INDEX =
-      "CREATE INDEX IF NOT EXISTS " + TABLE + "_updated_at ON " + TABLE + " (updated_at)";
-
-  /**
-   * Creates the chain table on MySQL and MariaDB, as the Go runtime does: keys as
-   * VARBINARY(255), the index inline (MySQL has no CREATE INDEX IF NOT EXISTS).
-   */
-  public static final String MYSQL_CREATE_TABLE = "CREATE TABLE IF NOT EXISTS " + TABLE + " ("
-      + "handler VARBINARY(255) NOT NULL, message_id VARBINARY(255) NOT NULL, "
-      + "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, "
-      + "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id), "
-      + "INDEX " + TABLE + "_updated_at (updated_at))";
 
   /**
    * Records a place where the message has none; an existing row leaves it a no-op with update
@@ -128,16 +107,12 @@ public final class RetryChain {
         || (went.attempt() == c.attempt() && !went.deliveryId().equals(c.deliveryId()));
   }
 
-  /** Creates the chain table and its index (SQLite, PostgreSQL, MySQL, MariaDB); {@link DedupSql#migrate} calls it. */
+  /**
+   * Creates the chain table and its index (SQLite, PostgreSQL, MySQL, MariaDB) by the statements of contracts/sql
+   * ({@link Ddl}); {@link DedupSql#migrate} calls it.
+   */
   public static void migrate(Connection conn) throws SQLException {
-    try (Statement st = conn.createStatement()) {
-      if (DedupSql.isMySql(conn)) {
-        st.execute(MYSQL_CREATE_TABLE);
-        return;
-      }
-      st.execute(CREATE_TABLE);
-      st.execute(CREATE_INDEX);
-    }
+    Ddl.migrate(conn, Ddl.dialect(conn), TABLE);
   }
 
   /**

@@ -1,12 +1,12 @@
 package io.msgcontract.kafka;
 
 import io.msgcontract.observe.Tracing;
+import io.msgcontract.support.Ddl;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.v1.Envelope;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * The producer's transactional outbox, the same tables as runtime-go's
@@ -30,20 +30,12 @@ public final class Outbox {
 
   private Outbox() {}
 
-  /** Creates the outbox tables if they do not exist, and commits when conn is not in auto-commit. */
+  /**
+   * Creates the outbox tables if they do not exist, by the statements of contracts/sql ({@link Ddl}), and commits when
+   * conn is not in auto-commit.
+   */
   public static void migrate(Connection conn, Dialect d) throws SQLException {
-    String serial = d == Dialect.POSTGRES ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT";
-    String blob = d == Dialect.POSTGRES ? "BYTEA" : "BLOB";
-    try (Statement st = conn.createStatement()) {
-      st.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (id " + serial
-          + ", topic TEXT NOT NULL, biz_key TEXT NOT NULL, message_id TEXT NOT NULL, envelope " + blob
-          + " NOT NULL, created_at BIGINT NOT NULL, sent_at BIGINT NOT NULL DEFAULT 0)");
-      st.execute("CREATE INDEX IF NOT EXISTS " + TABLE + "_pending ON " + TABLE + " (sent_at, id)");
-      st.execute("CREATE TABLE IF NOT EXISTS " + LOCK_TABLE
-          + " (name TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL)");
-      st.execute("INSERT INTO " + LOCK_TABLE
-          + " (name, owner, lease_until) VALUES ('relay', '', 0) ON CONFLICT (name) DO NOTHING");
-    }
+    Ddl.migrate(conn, d == Dialect.POSTGRES ? Ddl.POSTGRES : Ddl.SQLITE, TABLE, LOCK_TABLE);
     if (!conn.getAutoCommit()) {
       conn.commit();
     }

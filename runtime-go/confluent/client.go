@@ -35,9 +35,16 @@ type Client struct {
 	base string
 	http *http.Client
 
-	mu       sync.Mutex
-	ids      map[string]int32   // "subject\x00version" -> id
-	subjects map[int32][]string // id -> subjects holding it
+	mu      sync.Mutex
+	ids     map[string]int32           // "subject\x00version" -> id
+	holders map[int32][]SubjectVersion // id -> the subject versions holding it
+}
+
+// SubjectVersion is a subject's version that holds a schema id, as
+// `GET /schemas/ids/{id}/versions` lists them.
+type SubjectVersion struct {
+	Subject string `json:"subject"`
+	Version int32  `json:"version"`
 }
 
 // NewClient returns a client of the registry at baseURL. httpc nil means a
@@ -47,7 +54,7 @@ func NewClient(baseURL string, httpc *http.Client) *Client {
 		httpc = &http.Client{Timeout: 10 * time.Second}
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), http: httpc,
-		ids: map[string]int32{}, subjects: map[int32][]string{}}
+		ids: map[string]int32{}, holders: map[int32][]SubjectVersion{}}
 }
 
 // ID returns the schema id of subject's version (0: the latest), cached:
@@ -77,43 +84,63 @@ func (c *Client) ID(ctx context.Context, subject string, version int32) (int32, 
 	return out.ID, nil
 }
 
-// Subjects returns the subjects that hold schema id, cached.
-func (c *Client) Subjects(ctx context.Context, id int32) ([]string, error) {
+// Versions returns the subject versions that hold schema id, cached: an
+// id never changes its schema, so the answer is kept for the client's
+// lifetime.
+func (c *Client) Versions(ctx context.Context, id int32) ([]SubjectVersion, error) {
 	c.mu.Lock()
-	s, ok := c.subjects[id]
+	out, ok := c.holders[id]
 	c.mu.Unlock()
 	if ok {
-		return s, nil
-	}
-	var out []struct {
-		Subject string `json:"subject"`
+		return out, nil
 	}
 	if err := c.get(ctx, "/schemas/ids/"+strconv.Itoa(int(id))+"/versions", &out); err != nil {
 		return nil, fmt.Errorf("confluent: subjects of schema id %d: %w", id, err)
 	}
-	for _, o := range out {
-		if !slices.Contains(s, o.Subject) {
-			s = append(s, o.Subject)
+	c.mu.Lock()
+	c.holders[id] = out
+	c.mu.Unlock()
+	return out, nil
+}
+
+// Subjects returns the subjects that hold schema id, cached.
+func (c *Client) Subjects(ctx context.Context, id int32) ([]string, error) {
+	vs, err := c.Versions(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var s []string
+	for _, v := range vs {
+		if !slices.Contains(s, v.Subject) {
+			s = append(s, v.Subject)
 		}
 	}
-	c.mu.Lock()
-	c.subjects[id] = s
-	c.mu.Unlock()
 	return s, nil
 }
 
-// CheckSubject returns nil when id belongs to subject, a *RefusedError
-// (wrapped) when it does not or the registry refuses the id, and another
-// error when the registry cannot be asked.
-func (c *Client) CheckSubject(ctx context.Context, id int32, subject string) error {
-	subs, err := c.Subjects(ctx, id)
+// CheckSubject returns subject's version that holds id (0 when the
+// registry's answer names no version) and nil when id belongs to subject;
+// a *RefusedError (wrapped) when it does not or the registry refuses the
+// id, and another error when the registry cannot be asked.
+func (c *Client) CheckSubject(ctx context.Context, id int32, subject string) (int32, error) {
+	vs, err := c.Versions(ctx, id)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if !slices.Contains(subs, subject) {
-		return &RefusedError{Message: fmt.Sprintf("schema id %d belongs to %v, not to the event's subject %s", id, subs, subject)}
+	found, version := false, int32(0)
+	for _, v := range vs {
+		if v.Subject == subject {
+			// An id is held by one version of a subject unless it was
+			// registered again after a deletion; any of them is the
+			// same schema, and the newest is taken.
+			found, version = true, max(version, v.Version)
+		}
 	}
-	return nil
+	if !found {
+		subs, _ := c.Subjects(ctx, id)
+		return 0, &RefusedError{Message: fmt.Sprintf("schema id %d belongs to %v, not to the event's subject %s", id, subs, subject)}
+	}
+	return version, nil
 }
 
 func (c *Client) get(ctx context.Context, path string, out any) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -38,16 +39,19 @@ type ConfluentConfig struct {
 
 // wire frames and unframes records for one Transport.
 type wire struct {
-	reg   *confluent.Client
-	mu    sync.Mutex
-	descs map[[2]string]protoreflect.MessageDescriptor // (topic, event type) -> payload message
+	reg       *confluent.Client
+	log       *slog.Logger
+	noVersion sync.Once // logs the first answer that names no version
+	mu        sync.Mutex
+	descs     map[[2]string]protoreflect.MessageDescriptor // (topic, event type) -> payload message
 }
 
-func newWire(c *ConfluentConfig) *wire {
+func newWire(c *ConfluentConfig, log *slog.Logger) *wire {
 	if c == nil {
 		return nil
 	}
-	return &wire{reg: confluent.NewClient(c.RegistryURL, c.HTTPClient), descs: map[[2]string]protoreflect.MessageDescriptor{}}
+	return &wire{reg: confluent.NewClient(c.RegistryURL, c.HTTPClient), log: log,
+		descs: map[[2]string]protoreflect.MessageDescriptor{}}
 }
 
 // subject is the registry subject the event's schema is under: the
@@ -122,7 +126,11 @@ var errSchema = errors.New("schema")
 
 // unframe returns the envelope of a framed record: the header's envelope
 // with the frame's payload, after checking that the frame's schema id
-// belongs to the event's subject. An error wrapping errSchema condemns the
+// belongs to the event's subject. An envelope that names no subject or no
+// version is given the subject and the version the frame's id is
+// registered as (the registry's answer to the check), so the handler and
+// a dead letter know the schema the payload was written with; a version
+// the producer named is kept. An error wrapping errSchema condemns the
 // record; any other error is the registry's trouble, worth another try.
 func (w *wire) unframe(ctx context.Context, r *kgo.Record, topic string) ([]byte, *envelopepb.Envelope, error) {
 	var head []byte
@@ -145,11 +153,25 @@ func (w *wire) unframe(ctx context.Context, r *kgo.Record, topic string) ([]byte
 	if err := proto.Unmarshal(head, env); err != nil {
 		return nil, nil, fmt.Errorf("%w: %s header: %v", errSchema, HeaderEnvelope, err)
 	}
-	if err := w.reg.CheckSubject(ctx, id, subject(env, topic)); err != nil {
+	subj := subject(env, topic)
+	version, err := w.reg.CheckSubject(ctx, id, subj)
+	if err != nil {
 		if confluent.IsRefused(err) {
 			return nil, env, fmt.Errorf("%w: %v", errSchema, err)
 		}
 		return nil, env, err
+	}
+	if env.SchemaSubject == "" {
+		env.SchemaSubject = subj
+	}
+	if env.SchemaVersion == 0 {
+		env.SchemaVersion = version
+		if version == 0 {
+			w.noVersion.Do(func() {
+				w.log.Warn("msgcontract: the schema registry names no version for a schema id; "+
+					"envelopes that name none keep schema_version 0", "subject", subj, "id", id)
+			})
+		}
 	}
 	env.Payload = payload
 	if env.ContentType == "" {

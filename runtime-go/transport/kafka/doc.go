@@ -98,7 +98,12 @@
 // back into the envelope after checking that the id belongs to that
 // subject; a record that fails the check is dead-lettered with
 // dlq.ReasonSchema, and one the registry cannot be asked about waits a
-// second. Retry and dead-letter records stay plain envelopes.
+// second. An envelope that names no schema_subject or schema_version (a
+// generated producer's names no version) is given the subject and the
+// version the id is registered as, from the same answer, so handlers and
+// dead letters name the schema the payload was written with; a version
+// the producer named is kept. Retry and dead-letter records stay plain
+// envelopes.
 //
 // # Metrics
 //

@@ -67,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	t := &Transport{cfg: cfg, cl: cl, adm: kadm.NewClient(cl), wire: newWire(cfg.Confluent)}
+	t := &Transport{cfg: cfg, cl: cl, adm: kadm.NewClient(cl), wire: newWire(cfg.Confluent, cfg.Logger)}
 	if err := t.ping(ctx); err != nil {
 		cl.Close()
 		return nil, err

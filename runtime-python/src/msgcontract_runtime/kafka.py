@@ -114,16 +114,18 @@ class RegistryUnavailable(Exception):
 
 
 class Registry:
-    """The registry look-ups a consumer needs, cached for the process, as runtime-go/confluent."""
+    """The registry look-ups a consumer needs, cached for the process (ids are immutable), as runtime-go/confluent."""
 
     def __init__(self, url: str, timeout_s: float = 10.0) -> None:
         self.url = url.rstrip("/")
         self.timeout_s = timeout_s
-        self._subjects: Dict[int, List[str]] = {}
+        self._versions: Dict[int, List[Tuple[str, int]]] = {}
+        self._no_version_logged = False
 
-    def subjects(self, schema_id: int) -> List[str]:
-        if schema_id in self._subjects:
-            return self._subjects[schema_id]
+    def versions(self, schema_id: int) -> List[Tuple[str, int]]:
+        """The (subject, version) pairs holding schema_id (version 0: the answer names none)."""
+        if schema_id in self._versions:
+            return self._versions[schema_id]
         req = urllib.request.Request(
             f"{self.url}/schemas/ids/{schema_id}/versions",
             headers={"Accept": "application/vnd.schemaregistry.v1+json"},
@@ -137,17 +139,31 @@ class Registry:
             raise RegistryUnavailable(f"schema registry: HTTP {e.code}") from e
         except (urllib.error.URLError, OSError) as e:
             raise RegistryUnavailable(f"schema registry: {e}") from e
+        out = [(v["subject"], int(v.get("version") or 0)) for v in body]
+        self._versions[schema_id] = out
+        return out
+
+    def subjects(self, schema_id: int) -> List[str]:
         subs: List[str] = []
-        for v in body:
-            if v["subject"] not in subs:
-                subs.append(v["subject"])
-        self._subjects[schema_id] = subs
+        for s, _ in self.versions(schema_id):
+            if s not in subs:
+                subs.append(s)
         return subs
 
-    def check_subject(self, schema_id: int, subject: str) -> None:
-        subs = self.subjects(schema_id)
-        if subject not in subs:
-            raise SchemaRefused(f"schema id {schema_id} belongs to {subs}, not to the event's subject {subject}")
+    def check_subject(self, schema_id: int, subject: str) -> int:
+        """subject's version holding schema_id (0 if the answer names none); SchemaRefused if none holds it."""
+        held = [v for s, v in self.versions(schema_id) if s == subject]
+        if not held:
+            raise SchemaRefused(f"schema id {schema_id} belongs to {self.subjects(schema_id)}, "
+                                f"not to the event's subject {subject}")
+        # An id is held by one version of a subject unless it was registered again after a
+        # deletion; any of them is the same schema, and the newest is taken (as in Go).
+        version = max(held)
+        if version == 0 and not self._no_version_logged:
+            self._no_version_logged = True
+            log.warning("msgcontract: the schema registry names no version for schema id %d of %s; envelopes "
+                        "that name none keep schema_version 0", schema_id, subject)
+        return version
 
 
 def subject_of(env: _envelope_pb2.Envelope, topic: str) -> str:
@@ -244,7 +260,11 @@ def dlq_headers(meta: Dict[str, Any]) -> List[Tuple[str, bytes]]:
 
 
 def unframe(registry: Optional[Registry], topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
-    """The envelope of a Confluent-framed record, its schema id checked against the event's subject."""
+    """The envelope of a Confluent-framed record, its schema id checked against the event's subject.
+
+    An envelope that names no subject or no version is given the subject and the version the id is
+    registered as (the check's answer), so handlers and dead letters name the schema the payload was
+    written with; a version the producer named is kept."""
     if registry is None:
         raise SchemaRefused("a Confluent-framed record, and no registry_url is set")
     try:
@@ -254,7 +274,12 @@ def unframe(registry: Optional[Registry], topic: str, value: bytes, head: Option
     if head is None:
         raise SchemaRefused(f"no {wire.HEADER_ENVELOPE} header: the biz_key and event type are the producer's to set")
     env = wire.join(head, payload)
-    registry.check_subject(schema_id, subject_of(env, topic))
+    subject = subject_of(env, topic)
+    version = registry.check_subject(schema_id, subject)
+    if not env.schema_subject:
+        env.schema_subject = subject
+    if env.schema_version == 0:
+        env.schema_version = version
     return env
 
 

@@ -80,7 +80,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *   <li>With {@link KafkaConfig#registryUrl} set, a record in the Confluent
  *       wire format (first byte 0) is joined back into its envelope after
  *       the registry confirms its schema id belongs to the event's subject;
- *       a foreign or refused id, a bad frame or a missing
+ *       an envelope naming no schema_subject or schema_version (a generated
+ *       producer's names no version) is given the subject and the version
+ *       the id is registered as, a version it names is kept; a foreign or
+ *       refused id, a bad frame or a missing
  *       msgcontract.envelope header goes to T.dlq with reason schema (code
  *       -5); a registry that cannot be asked holds the record back a second.
  *   <li>A database failure is not the message's fault: the delivery runs

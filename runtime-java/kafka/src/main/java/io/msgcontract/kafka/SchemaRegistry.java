@@ -12,13 +12,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A Confluent-compatible schema registry client with the two lookups the
  * wire format needs, both cached for the life of the client (ids are
  * immutable): a subject version's id (producers; they never register, like
- * runtime-go's and runtime-python's) and the subjects that hold an id
- * (consumers). Safe for concurrent use.
+ * runtime-go's and runtime-python's) and the subject versions that hold
+ * an id (consumers). Safe for concurrent use.
  */
 public final class SchemaRegistry {
   /** The registry turned the request down (HTTP 4xx) or the id is not the subject's: the record is at fault. */
@@ -43,7 +46,12 @@ public final class SchemaRegistry {
   private final HttpClient http;
   private final Duration timeout;
   private final Map<String, Integer> ids = new ConcurrentHashMap<>();
-  private final Map<Integer, List<String>> subjects = new ConcurrentHashMap<>();
+  private final Map<Integer, List<SubjectVersion>> versions = new ConcurrentHashMap<>();
+  private final AtomicBoolean noVersionLogged = new AtomicBoolean();
+  private static final Logger LOG = Logger.getLogger(SchemaRegistry.class.getName());
+
+  /** A subject's version that holds a schema id, as {@code GET /schemas/ids/{id}/versions} lists them. */
+  public record SubjectVersion(String subject, int version) {}
 
   /**
    * Returns a client of the registry at baseUrl.
@@ -74,38 +82,67 @@ public final class SchemaRegistry {
     return n.intValue();
   }
 
-  /** The subjects that hold schema id. */
-  public List<String> subjects(int id) {
-    List<String> s = subjects.get(id);
+  /**
+   * The subject versions that hold schema id (version 0: the answer names none), cached: an id never
+   * changes its schema.
+   */
+  public List<SubjectVersion> versions(int id) {
+    List<SubjectVersion> s = versions.get(id);
     if (s != null) {
       return s;
     }
     Object o = get("/schemas/ids/" + id + "/versions", "subjects of schema id " + id);
-    List<String> out = new ArrayList<>();
+    List<SubjectVersion> out = new ArrayList<>();
     if (o instanceof List<?> l) {
       for (Object x : l) {
-        if (x instanceof Map<?, ?> m && m.get("subject") instanceof String sub && !out.contains(sub)) {
-          out.add(sub);
+        if (x instanceof Map<?, ?> m && m.get("subject") instanceof String sub) {
+          out.add(new SubjectVersion(sub, m.get("version") instanceof Long v ? v.intValue() : 0));
         }
       }
     }
     out = List.copyOf(out);
-    subjects.put(id, out);
+    versions.put(id, out);
     return out;
+  }
+
+  /** The subjects that hold schema id. */
+  public List<String> subjects(int id) {
+    List<String> out = new ArrayList<>();
+    for (SubjectVersion v : versions(id)) {
+      if (!out.contains(v.subject())) {
+        out.add(v.subject());
+      }
+    }
+    return List.copyOf(out);
   }
 
   /**
    * Checks that id belongs to subject.
    *
+   * @return subject's version that holds id; 0 when the registry's answer names none (logged once)
    * @throws RefusedException when it does not, or the registry refuses the id
    * @throws UnavailableException when the registry cannot be asked
    */
-  public void checkSubject(int id, String subject) {
-    List<String> subs = subjects(id);
-    if (!subs.contains(subject)) {
-      throw new RefusedException("schema registry refused: schema id " + id + " belongs to " + subs
+  public int checkSubject(int id, String subject) {
+    boolean found = false;
+    int version = 0;
+    for (SubjectVersion v : versions(id)) {
+      if (v.subject().equals(subject)) {
+        // An id is held by one version of a subject unless it was registered again after a deletion; any
+        // of them is the same schema, and the newest is taken (as in Go and Python).
+        found = true;
+        version = Math.max(version, v.version());
+      }
+    }
+    if (!found) {
+      throw new RefusedException("schema registry refused: schema id " + id + " belongs to " + subjects(id)
           + ", not to the event's subject " + subject);
     }
+    if (version == 0 && noVersionLogged.compareAndSet(false, true)) {
+      LOG.log(Level.WARNING, "msgcontract: the schema registry names no version for schema id " + id + " of "
+          + subject + "; envelopes that name none keep schema_version 0");
+    }
+    return version;
   }
 
   private Object get(String path, String what) {

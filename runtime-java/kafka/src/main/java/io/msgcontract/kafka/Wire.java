@@ -111,7 +111,9 @@ final class Wire {
 
   /**
    * Joins a framed record back into its envelope, encoded, after checking that the frame's id belongs to
-   * the event's subject.
+   * the event's subject. An envelope that names no subject or no version is given the subject and the
+   * version the id is registered as (the check's answer), so handlers and dead letters name the schema the
+   * payload was written with; a version the producer named is kept.
    *
    * @param value the record value, framed
    * @param header the msgcontract.envelope header's value, or null
@@ -140,11 +142,20 @@ final class Wire {
     } catch (InvalidProtocolBufferException e) {
       throw new SchemaException(HEADER_ENVELOPE + " header: " + e.getMessage(), null);
     }
+    String subject = subject(env, topic);
+    int version;
     try {
-      registry.checkSubject(f.schemaId(), subject(env, topic));
+      version = registry.checkSubject(f.schemaId(), subject);
     } catch (SchemaRegistry.RefusedException e) {
       throw new SchemaException(e.getMessage(), env);
     }
-    return Envelopes.encode(join(env, f.payload()));
+    Envelope.Builder b = env.toBuilder();
+    if (b.getSchemaSubject().isEmpty()) {
+      b.setSchemaSubject(subject);
+    }
+    if (b.getSchemaVersion() == 0) {
+      b.setSchemaVersion(version);
+    }
+    return Envelopes.encode(join(b.build(), f.payload()));
   }
 }

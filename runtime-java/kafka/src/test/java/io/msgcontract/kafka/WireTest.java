@@ -11,6 +11,7 @@ import io.msgcontract.kafka.testpb.OrderNote;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.Handler;
+import io.msgcontract.support.NonRetryableException;
 import io.msgcontract.v1.Envelope;
 import java.io.File;
 import java.net.InetSocketAddress;
@@ -23,6 +24,7 @@ import java.nio.file.Files;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -222,5 +224,83 @@ class WireTest extends BrokerTest {
       assertTrue(((String) m.get("error")).startsWith("schema: "), what + ": " + meta);
       assertTrue(bad.containsKey(what), what);
     }
+  }
+
+  /** text as a JSON string. */
+  private static String quote(String text) {
+    StringBuilder b = new StringBuilder("\"");
+    for (char c : text.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        b.append('\\').append(c);
+      } else if (c < 0x20) {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.append('"').toString();
+  }
+
+  /** POSTs schema text to the registry's path (under /subjects/) and returns the answer's field. */
+  private static long post(String path, String text, String field) throws Exception {
+    String body = "{\"schemaType\":\"PROTOBUF\",\"schema\":" + quote(text) + "}";
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create(registryUrl() + "/subjects/" + path)).header("Content-Type", "application/vnd.schemaregistry.v1+json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), path + ": " + r.body());
+    return (Long) ((Map<?, ?>) Json.parse(r.body())).get(field);
+  }
+
+  /**
+   * A generated producer names no schema_version and frames with the id of the subject's latest version at
+   * the time (v1). Consumed after v2 was registered, the envelope the handler gets and the dead letter name
+   * v1, the version the frame's id is registered as, not 0 (which the console reads as "latest", v2). A
+   * version the producer's envelope names is kept, even when the frame's id is another version's.
+   */
+  @Test
+  void aDeadLetterNamesTheVersionItsFrameIdIsRegisteredAs() throws Exception {
+    // A subject of the test's own: v1 is orders-value's schema, v2 adds a field.
+    String subject = fx.namespace.replace(".", "") + "-notes-value";
+    HttpResponse<String> got = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create(registryUrl() + "/subjects/orders-value/versions/1")).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    String v1 = (String) ((Map<?, ?>) Json.parse(got.body())).get("schema");
+    int v1Id = (int) post(subject + "/versions", v1, "id");
+    assertEquals(1L, post(subject, v1, "version"));
+    String topic = fx.namespace + Fixture.TOPIC;
+    Map<String, Integer> said = Map.of("unnamed", 0, "named", 2);
+    List<ProducerRecord<byte[], byte[]>> recs = new ArrayList<>();
+    for (Map.Entry<String, Integer> e : said.entrySet()) {
+      Envelope env = Fixture.envelope(e.getKey()).toBuilder().setSchemaSubject(subject)
+          .setSchemaVersion(e.getValue()).build();
+      recs.add(KafkaPublisher.record(topic, e.getKey(), ConfluentFraming.frame(v1Id, List.of(0),
+          env.getPayload().toByteArray()), List.of(new RecordHeader(Wire.HEADER_ENVELOPE, Wire.header(env)))));
+    }
+    KafkaPublisher pub = new KafkaPublisher(config()).describe(Fixture.SPEC);
+    toClose.add(pub);
+    pub.topics().ensure(pub.topics().subscriptionTopics(Fixture.GROUP, Fixture.TOPIC));
+    pub.sendAll(recs);
+    String v2 = v1.replace("string value = 1;", "string value = 1;\n  string note = 2;");
+    assertTrue(!v2.equals(v1), "orders-value's schema no longer has string value = 1");
+    assertTrue(post(subject + "/versions", v2, "id") != v1Id, "v2 got v1's id");
+    assertEquals(2L, post(subject, v2, "version"));
+
+    List<String> seen = Collections.synchronizedList(new ArrayList<>());
+    KafkaConsumerLoop l = loop(config(), Fixture.GROUP, Fixture.SPEC, (tx, m, env) -> {
+      seen.add(m.getValue() + " " + env.getSchemaSubject() + " v" + env.getSchemaVersion());
+      throw new NonRetryableException(40001, "business", "order unknown");
+    });
+    Fixture.waitFor("two dead letters", () -> l.deadLettered() >= 2);
+    List<String> want = List.of("named " + subject + " v2", "unnamed " + subject + " v1");
+    assertEquals(want, seen.stream().sorted().toList(), "what the handler saw");
+    List<String> dead = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : Fixture.readAll(topic + ".dlq")) {
+      String meta = new String(r.headers().lastHeader(Topics.HEADER_DLQ).value(), StandardCharsets.UTF_8);
+      assertTrue(meta.contains("\"non_retryable\""), meta);
+      Envelope e = Envelopes.decode(r.value());
+      dead.add(OrderNote.parseFrom(e.getPayload()).getValue() + " " + e.getSchemaSubject() + " v"
+          + e.getSchemaVersion());
+    }
+    assertEquals(want, dead.stream().sorted().toList(), "the dead letters");
   }
 }

@@ -7,7 +7,7 @@ is registered as, so the handler and the dead letter name it even after a
 newer version was registered; a version the producer's envelope names is
 kept, even when the frame's id is another version's. Run against
 msgcontract's registry (MSGCONTRACT_REGISTRY_URL, started by
-internal/kafkainterop's TestPythonKafkaSuite), on a subject of the test's own.
+integration/kafkainterop's TestPythonKafkaSuite), on a subject of the test's own.
 """
 
 from __future__ import annotations

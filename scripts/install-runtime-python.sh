@@ -7,7 +7,9 @@
 #      runtime-python/setup.py's generate_pb2, which a wheel build runs too;
 #      the package's proto/ links to contracts/, so the wheel ships the
 #      .proto files for protoc's -I;
-#   2. mypy --strict on the package and its tests, then pytest under
+#   2. mypy --strict on the package and its tests (ruff, before, on every run:
+#      the package, conformance/python, examples/ and the generated Python's
+#      goldens), then pytest under
 #      scripts/with-postgres.sh (the asyncio consumer's PostgreSQL tests),
 #      with a nats-server built from go.mod (its NATS JetStream tests);
 #      prints "python-runtime: N passed" and fails on any skipped test;
@@ -19,6 +21,16 @@ cd "$(dirname "$0")/.."
 bash scripts/setup-python.sh >/dev/null
 py=.venv/bin/python
 src=runtime-python/src
+# ruff takes a second, so it runs even when the package is up to date: it also
+# checks Python outside the package's sources. One configuration,
+# runtime-python/pyproject.toml's; the goldens are checked as a service's
+# project sees generated code: its own packages (shop) first-party, the
+# runtime's third-party.
+(cd runtime-python && ../$py -m ruff check --quiet .)
+$py -m ruff check --quiet --config runtime-python/pyproject.toml conformance examples
+$py -m ruff check --quiet --config runtime-python/pyproject.toml \
+  --config 'lint.isort.known-first-party = ["shop"]' \
+  --config 'lint.isort.known-third-party = ["msgcontract", "msgcontract_runtime"]' testdata/golden/python
 stamp=.venv/.msgcontract-runtime.sha256
 sources="$(cat contracts/msgcontract/v1/*.proto runtime-python/pyproject.toml \
   runtime-python/setup.py \

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Optional
+from typing import Any
 
 DEDUP_TABLE = "msg_dedup"
 """The claim table, shared with the Go and Java runtimes."""
@@ -134,7 +134,8 @@ CREATE_CHAIN_INDEX = "CREATE INDEX IF NOT EXISTS msg_dedup_chain_updated_at ON m
 CREATE_CHAIN_TABLE_MYSQL = (
     "CREATE TABLE IF NOT EXISTS msg_dedup_chain ("
     "handler VARBINARY(255) NOT NULL, message_id VARBINARY(255) NOT NULL, "
-    "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, delivery_id TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, "
+    "replay_count INTEGER NOT NULL, attempt INTEGER NOT NULL, "
+    "delivery_id TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, "
     "updated_at BIGINT NOT NULL, PRIMARY KEY (handler, message_id), INDEX msg_dedup_chain_updated_at (updated_at))"
 )
 """The chain table on MySQL/MariaDB, as the Go runtime creates it (its index inline, as the claim table's)."""
@@ -249,7 +250,7 @@ def is_duplicate_key(e: BaseException) -> bool:
     return e.args[:1] == (_MYSQL_DUPLICATE_KEY,)
 
 
-def went_on(went: Optional[ChainPos], step: ChainStep) -> tuple[bool, ChainPos]:
+def went_on(went: ChainPos | None, step: ChainStep) -> tuple[bool, ChainPos]:
     """advance's last step, when neither statement changed a row: step goes on only if the row read back holds
     its place (MySQL counts changed rows only, so a row that already held exactly this place changed none);
     otherwise went is the place of the copy that went on.
@@ -289,7 +290,7 @@ def _write(conn: Any, sql: str, args: tuple[Any, ...], mysql_insert: bool = Fals
     return n
 
 
-def chain_row(conn: Any, handler: str, message_id: str, paramstyle: str = "qmark") -> Optional[ChainPos]:
+def chain_row(conn: Any, handler: str, message_id: str, paramstyle: str = "qmark") -> ChainPos | None:
     """The place of the copy of (handler, message_id) that last went on (runtime-go's Store.ChainRow), read in a
     transaction of its own; None when there is none."""
     q = _chain(conn, paramstyle)

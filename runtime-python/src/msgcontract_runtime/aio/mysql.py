@@ -19,14 +19,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import urllib.parse
-from typing import Any, Optional
+from typing import Any
 
 import aiomysql
 import pymysql
 
 from msgcontract_runtime.aio import shielded
 from msgcontract_runtime.dedup import (
-    CREATE_CHAIN_TABLE_MYSQL, CREATE_DEDUP_TABLE_MYSQL, DEDUP_INSERT_MYSQL, ChainPos, ChainStep, chain_sql,
+    CREATE_CHAIN_TABLE_MYSQL,
+    CREATE_DEDUP_TABLE_MYSQL,
+    DEDUP_INSERT_MYSQL,
+    ChainPos,
+    ChainStep,
+    chain_sql,
     is_duplicate_key,
 )
 
@@ -78,7 +83,7 @@ class _MySQLTransaction:
             await cur.execute(_CHAIN.advance.sql, _CHAIN.advance_args(step))
             return bool(cur.rowcount == 1)
 
-    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+    async def chain_row(self, handler: str, message_id: str) -> ChainPos | None:
         async with self._conn.cursor() as cur:
             await cur.execute(_CHAIN.lookup.sql, _CHAIN.lookup_args(handler, message_id))
             r = await cur.fetchone()

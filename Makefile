@@ -110,7 +110,7 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
-test-mysql: ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
+test-mysql: runtime-python ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null
 	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.1.3 aiomysql==0.3.2
 	cd runtime-python && MYPYPATH=tests_mysql ../.venv/bin/python -m mypy --no-error-summary tests_mysql
@@ -133,7 +133,7 @@ test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v
 	bash scripts/with-jaeger.sh $(GO) test -json -tags trace -count=1 -run TestTraceEndToEnd ./examples/demo | $(TESTSUMMARY) -suite trace -dir $(SUMMARY)
 
 .PHONY: test-kafka-python test-demo-kafka
-test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
+test-kafka-python: runtime-python ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
 	bash scripts/setup-python.sh >/dev/null
 	cd runtime-python && MYPYPATH=tests_kafka ../.venv/bin/python -m mypy --no-error-summary tests_kafka
 	$(GO) vet -tags kafka ./integration/kafkainterop

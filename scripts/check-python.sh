@@ -1,17 +1,38 @@
 #!/usr/bin/env bash
-# The Python part of `make check`: mypy --strict on the runtime package and
-# its tests, then its unit tests (PostgreSQL ones on a throwaway cluster).
-# No install: the tests import the sources (PYTHONPATH=src), after the
-# envelope and options modules are generated from contracts/.
+# Checks the Python runtime's sources without installing them; `make check`
+# runs it, and scripts/install-runtime-python.sh before it installs:
+#   1. ruff on the package, conformance/python, examples/ and the generated
+#      Python's goldens (one configuration, runtime-python/pyproject.toml's;
+#      the goldens are checked as a service's project sees generated code:
+#      its own packages (shop) first-party, the runtime's third-party);
+#   2. msgcontract/v1/*_pb2.py (+ .pyi), git-ignored build outputs,
+#      generated from contracts/ by runtime-python/setup.py's generate_pb2,
+#      which a wheel build runs too;
+#   3. mypy --strict on the package, its tests and benchmarks;
+#   4. pytest (PYTHONPATH=src) under scripts/with-postgres.sh (the asyncio
+#      consumer's PostgreSQL tests), with a nats-server built from go.mod's
+#      version (its NATS JetStream tests); fails on any skipped test and
+#      ends with pytest's summary line ("N passed in ...").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-python.sh >/dev/null
 py=.venv/bin/python
-src=runtime-python/src
-wkt="$($py -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')"
-$py -m grpc_tools.protoc -Icontracts -I"$wkt" --python_out="$src" --pyi_out="$src" \
-  contracts/msgcontract/v1/options.proto contracts/msgcontract/v1/envelope.proto
+(cd runtime-python && ../$py -m ruff check --quiet .)
+$py -m ruff check --quiet --config runtime-python/pyproject.toml conformance examples
+$py -m ruff check --quiet --config runtime-python/pyproject.toml \
+  --config 'lint.isort.known-first-party = ["shop"]' \
+  --config 'lint.isort.known-third-party = ["msgcontract", "msgcontract_runtime"]' testdata/golden/python
+(cd runtime-python && ../$py -B -c 'import setup; setup.generate_pb2()')
 (cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests bench)
 "${GO:-go}" build -o .build/bin/nats-server github.com/nats-io/nats-server/v2
 export MSGCONTRACT_NATS_SERVER="$PWD/.build/bin/nats-server"
-bash scripts/with-postgres.sh bash -c "cd runtime-python && PYTHONPATH=src ../$py -m pytest -q -p no:cacheprovider -x"
+out="$(bash scripts/with-postgres.sh bash -c "cd runtime-python && PYTHONPATH=src ../$py -m pytest -q -p no:cacheprovider -rs" 2>&1)" || {
+  echo "$out" >&2
+  exit 1
+}
+if grep -qE '[0-9]+ skipped' <<<"$out"; then
+  echo "$out" >&2
+  echo "check-python: tests were skipped" >&2
+  exit 1
+fi
+tail -1 <<<"$out"

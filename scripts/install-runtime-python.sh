@@ -2,16 +2,10 @@
 # Builds the Python runtime msgcontract-runtime (runtime-python/), checks it
 # and installs it into the project virtualenv .venv, where generated Python,
 # the conformance suite and the demo import it:
-#   1. generates msgcontract/v1/*_pb2.py (+ .pyi) from contracts/ with the
-#      pinned protoc (grpcio-tools); the package's proto/ links to contracts/,
-#      so the wheel ships the .proto files for protoc's -I;
-#      in a git checkout, a difference from the committed files fails: run
-#      this script and commit the result;
-#   2. mypy --strict on the package and its tests, then pytest under
-#      scripts/with-postgres.sh (the asyncio consumer's PostgreSQL tests),
-#      with a nats-server built from go.mod (its NATS JetStream tests);
-#      prints "python-runtime: N passed" and fails on any skipped test;
-#   3. pip install of the package (protobuf is its only dependency; the
+#   1. scripts/check-python.sh: ruff, the generated msgcontract/v1/*_pb2.py,
+#      mypy --strict and pytest (no test may be skipped), whose count this
+#      script prints as "python-runtime: N passed";
+#   2. pip install of the package (protobuf is its only dependency; the
 #      asyncio drivers are the extras [aiosqlite], [asyncpg] and [nats]).
 # Skipped when the installed package was built from the same sources.
 set -euo pipefail
@@ -21,41 +15,22 @@ py=.venv/bin/python
 src=runtime-python/src
 stamp=.venv/.msgcontract-runtime.sha256
 sources="$(cat contracts/msgcontract/v1/*.proto contracts/sql/*.sql runtime-python/pyproject.toml \
-  $(find "$src" runtime-python/tests -type f -not -path '*egg-info*' -not -path '*__pycache__*' | sort) |
+  runtime-python/setup.py \
+  $(find "$src" runtime-python/tests -type f -not -path '*egg-info*' -not -path '*__pycache__*' \
+    -not -name '*_pb2.py' -not -name '*_pb2.pyi' | sort) |
   sha256sum | cut -d' ' -f1)"
-if [[ "$(cat "$stamp" 2>/dev/null || true)" == "$sources" ]] && $py -c 'import msgcontract_runtime' 2>/dev/null; then
+if [[ "$(cat "$stamp" 2>/dev/null || true)" == "$sources" ]] && $py -c 'import msgcontract_runtime' 2>/dev/null &&
+  [[ -f "$src/msgcontract/v1/envelope_pb2.py" ]]; then
   echo "python-runtime: up to date ($(cat .venv/.msgcontract-runtime.tests 2>/dev/null || echo '?') at install)"
   exit 0
 fi
-echo "runtime-python: protoc msgcontract/v1/*.proto, mypy --strict, pytest, pip install msgcontract-runtime into .venv"
+echo "runtime-python: ruff, protoc msgcontract/v1/*.proto, mypy --strict, pytest, pip install msgcontract-runtime into .venv"
 ver="$(sed -n 's/^version = "\(.*\)"/\1/p' runtime-python/pyproject.toml)"
 if ! grep -q "^RUNTIME_VERSION = \"$ver\"" "$src/msgcontract_runtime/version.py"; then
   echo "runtime-python: RUNTIME_VERSION differs from pyproject.toml's version $ver" >&2
   exit 1
 fi
-wkt="$($py -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')"
-$py -m grpc_tools.protoc -Icontracts -I"$wkt" --python_out="$src" --pyi_out="$src" \
-  contracts/msgcontract/v1/options.proto contracts/msgcontract/v1/envelope.proto
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
-  ! git diff --quiet -- "$src/msgcontract"; then
-  git --no-pager diff --stat -- "$src/msgcontract" >&2
-  echo "runtime-python: the committed msgcontract/v1 Python is stale; commit what this script regenerated" >&2
-  exit 1
-fi
-(cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests bench)
-# The asyncio consumer's tests need PostgreSQL (a throwaway one per run) and
-# a nats-server: the one the Go tests embed, built from go.mod's version.
-"${GO:-go}" build -o .build/bin/nats-server github.com/nats-io/nats-server/v2
-export MSGCONTRACT_NATS_SERVER="$PWD/.build/bin/nats-server"
-out="$(bash scripts/with-postgres.sh bash -c "cd runtime-python && PYTHONPATH=src ../$py -m pytest -q -p no:cacheprovider -rs" 2>&1)" || {
-  echo "$out" >&2
-  exit 1
-}
-if grep -qE '[0-9]+ skipped' <<<"$out"; then
-  echo "$out" >&2
-  echo "runtime-python: tests were skipped" >&2
-  exit 1
-fi
+out="$(bash scripts/check-python.sh)"
 $py -m pip install --quiet --disable-pip-version-check ./runtime-python
 passed="$(grep -oE '[0-9]+ passed' <<<"$out" | tail -1)"
 echo "$passed" >.venv/.msgcontract-runtime.tests

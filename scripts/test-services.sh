@@ -3,7 +3,9 @@
 # way a new user would: copied to a directory outside this repository, with
 # only the commands README.md documents for it (the ```sh block after
 # "<!-- steps:<lang> -->"), msgcontract's bin/ on PATH and MSGCONTRACT set to
-# this checkout. A step missing from the README fails here.
+# this checkout. A step missing from the README fails here. The services
+# hold no copy of the example contract: their steps read examples/proto
+# through MSGCONTRACT.
 # Needs `make build runtime-java runtime-python` first (make services does it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,14 +22,6 @@ for lang in "${langs[@]}"; do
     inside { print }' README.md)"
   if [[ -z "$steps" ]]; then
     echo "services: README.md has no <!-- steps:$lang --> block" >&2
-    exit 1
-  fi
-  # The copies of the example contract must not drift from it (Go's differs
-  # in go_package only).
-  want="$(grep -v '^option go_package' examples/proto/shop/payment/v1/payment.proto)"
-  got="$(grep -v '^option go_package' "$(find "examples/services/$lang" -name payment.proto)")"
-  if [[ "$want" != "$got" ]]; then
-    echo "services: examples/services/$lang's payment.proto differs from examples/proto's" >&2
     exit 1
   fi
   cp -r "examples/services/$lang" "$work/$lang"

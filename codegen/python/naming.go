@@ -55,7 +55,7 @@ func localName(d protoreflect.Descriptor) string {
 // are not derived from an event or state machine.
 var moduleNames = []string{
 	"DEFAULT_RETRY", "RULES", "EVENTS", "STATE_MACHINES", "classify", "classify_no_code", "error",
-	"annotations", "Any", "Awaitable", "Callable", "Union", "importlib", "_mc", "_mc_aio", "_mc_envelope_pb2", "_pb",
+	"annotations", "Any", "Awaitable", "Callable", "importlib", "_mc", "_mc_aio", "_mc_envelope_pb2", "_pb",
 }
 
 // itemNames are the module-level names of one event or state machine:
@@ -124,21 +124,22 @@ func OutputPath(m, suffix string) string {
 	return strings.ReplaceAll(m, ".", "/") + suffix + ".py"
 }
 
-// pbImport is the import statement binding the file's _pb2 module to _pb.
-// A module path holding a keyword or a part that is no identifier (a file
+// pbImport is the statement binding the file's _pb2 module to _pb. A
+// module path holding a keyword or a part that is no identifier (a file
 // named 2fa.proto) cannot be written in an import statement; importlib
-// loads it then, as protoc's own output does.
-func pbImport(protoPath string) string {
+// loads it then, as protoc's own output does, and usesImportlib is true:
+// the template imports importlib with the other standard modules.
+func pbImport(protoPath string) (stmt string, usesImportlib bool) {
 	mod := ModulePath(protoPath) + "_pb2"
 	for _, part := range strings.Split(mod, ".") {
 		if keywords[part] || !identifier(part) {
-			return "import importlib\n\n_pb: Any = importlib.import_module(" + String(mod) + ")"
+			return "_pb: Any = importlib.import_module(" + String(mod) + ")", true
 		}
 	}
 	if i := strings.LastIndex(mod, "."); i >= 0 {
-		return "from " + mod[:i] + " import " + mod[i+1:] + " as _pb"
+		return "from " + mod[:i] + " import " + mod[i+1:] + " as _pb", false
 	}
-	return "import " + mod + " as _pb"
+	return "import " + mod + " as _pb", false
 }
 
 // ClassRef is the expression naming a message or enum class through the

@@ -25,8 +25,11 @@ func TestNamesAndLiterals(t *testing.T) {
 	if got := ModulePath("a-b/c-d.proto"); got != "a_b.c_d" {
 		t.Errorf("ModulePath = %s", got)
 	}
-	if got := pbImport("x/import/y.proto"); got != "import importlib\n\n_pb: Any = importlib.import_module(\"x.import.y_pb2\")" {
-		t.Errorf("pbImport = %s", got)
+	if got, lib := pbImport("x/import/y.proto"); got != "_pb: Any = importlib.import_module(\"x.import.y_pb2\")" || !lib {
+		t.Errorf("pbImport = %s, %v", got, lib)
+	}
+	if got, lib := pbImport("x/y.proto"); got != "from x import y_pb2 as _pb" || lib {
+		t.Errorf("pbImport = %s, %v", got, lib)
 	}
 	if got := String("é😀\x01\""); got != `"\u00e9\U0001f600\x01\""` {
 		t.Errorf("String = %s", got)

@@ -65,6 +65,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 
 type contractFile struct {
 	Version, Source, PbModule, PbImport, DefaultRetry string
+	PbImportlib                                       bool // PbImport needs importlib
 	RuntimeAPI                                        int
 	Ranges                                            []errorRange
 	UnclassifiedRetryable                             string
@@ -107,10 +108,10 @@ func contractData(f *model.File, version string) *contractFile {
 		RuntimeAPI:            RuntimeAPI,
 		Source:                f.Path,
 		PbModule:              ModulePath(f.Path) + "_pb2",
-		PbImport:              pbImport(f.Path),
 		DefaultRetry:          policy(f.Defaults.Policy),
 		UnclassifiedRetryable: pyBool(f.Defaults.Rules.UnclassifiedRetryable),
 	}
+	d.PbImport, d.PbImportlib = pbImport(f.Path)
 	for _, r := range f.Defaults.Rules.Ranges {
 		d.Ranges = append(d.Ranges, errorRange{From: r.From, To: r.To, Retryable: pyBool(r.Retryable), Name: String(r.Name)})
 	}
@@ -177,7 +178,9 @@ func contractData(f *model.File, version string) *contractFile {
 }
 
 func policy(p backoff.Policy) string {
-	return fmt.Sprintf("_mc.RetryPolicy(base_ms=%d, multiplier=%s, jitter_ms=%d, max_delay_ms=%d, max_retries=%d)",
+	// One argument line, so that a long constant name before it cannot
+	// make the line too long for linters (ruff's E501 at 120).
+	return fmt.Sprintf("_mc.RetryPolicy(\n    base_ms=%d, multiplier=%s, jitter_ms=%d, max_delay_ms=%d, max_retries=%d\n)",
 		p.BaseMs, Float(p.Multiplier), p.JitterMs, p.MaxDelayMs, p.MaxRetries)
 }
 

@@ -12,7 +12,7 @@ import importlib
 import json
 import sqlite3
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import msgcontract_runtime as support
 from msgcontract.v1 import envelope_pb2
@@ -148,7 +148,7 @@ def decision(c: dict[str, Any], spec: support.EventContract[Any], n: int) -> dic
         u = float(c.get("u", 0.0))
         consumer = support.Consumer(spec, handler_name, handler, clock_ms=lambda: 1_000_000, rand=lambda: u)
         body = support.encode(env)
-        delivery_id: Optional[str] = c.get("delivery_id")
+        delivery_id: str | None = c.get("delivery_id")
         if delivery_id is not None and consumer.drop_superseded(conn, body, delivery_id):
             return decision_result(support.Ack(deduplicated=True))
         return decision_result(consumer.process(conn, body, delivery_id))

@@ -27,10 +27,12 @@ import base64
 import importlib
 import json
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
+
+import msgcontract_conformance_executor as sync
 
 import msgcontract_runtime as support
-import msgcontract_conformance_executor as sync
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import payload_hash
 from msgcontract_runtime.aio import AsyncConsumer, Registry, advance

@@ -33,7 +33,7 @@ import base64
 import dataclasses
 import json
 import time
-from typing import Any, Optional
+from typing import Any
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -114,7 +114,7 @@ class JetStreamQueue:
             return []
         return [Delivery(m, topic_of(m.subject), m.data) for m in msgs]
 
-    async def settle(self, d: Delivery, decision: mc.Decision, handler: str, env: Optional[Any]) -> None:
+    async def settle(self, d: Delivery, decision: mc.Decision, handler: str, env: Any | None) -> None:
         """Carries out the consumer's decision for d (env: the decoded envelope, if it decoded)."""
         if isinstance(decision, mc.Ack):
             await self.ack(d)
@@ -148,7 +148,7 @@ class JetStreamQueue:
         await self._publish(_retry_subject(self.group, env.topic or d.topic), mc.encode(env), STREAM)
         await self.ack(d)
 
-    async def dead_letter(self, d: Delivery, handler: str, env: Optional[Any], dl: mc.DeadLetter) -> None:
+    async def dead_letter(self, d: Delivery, handler: str, env: Any | None, dl: mc.DeadLetter) -> None:
         """Stores a dead-letter record for d in the dead-letter stream, then acks d.
 
         The record is Go's dlq.Record in its JSON form: snake_case names,

@@ -42,11 +42,12 @@ import signal
 import sqlite3
 import sys
 import time
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
+
+from shop.payment.v1 import payment_msgcontract as contract, payment_pb2 as pb
 
 import msgcontract_runtime as mc
-from shop.payment.v1 import payment_msgcontract as contract
-from shop.payment.v1 import payment_pb2 as pb
 
 GROUP = "reconciliation"
 CODE_ILLEGAL_TRANSITION = 40901
@@ -71,10 +72,10 @@ class Verdict:
 
     decision: mc.Decision
     handler: str  # the handler's name, recorded with a dead letter
-    env: Optional[Any]  # the decoded envelope; None when the body did not decode
+    env: Any | None  # the decoded envelope; None when the body did not decode
 
     @property
-    def outcome(self) -> Optional[str]:
+    def outcome(self) -> str | None:
         """The recon_stats counter the decision adds to; None for a Defer."""
         if isinstance(self.decision, mc.Ack):
             return "deduped" if self.decision.deduplicated else "processed"
@@ -127,7 +128,7 @@ class Queue:
             self.conn.execute("ROLLBACK")
             raise
 
-    def settle(self, d: Delivery, decision: mc.Decision, handler: str, env: Optional[Any]) -> None:
+    def settle(self, d: Delivery, decision: mc.Decision, handler: str, env: Any | None) -> None:
         """Carries out the consumer's decision for d (env: the decoded envelope, if it decoded)."""
         if isinstance(decision, mc.Ack):
             self.ack(d)
@@ -154,7 +155,7 @@ class Queue:
             (mc.new_message_id(), env.topic or d.topic, self.group, mc.encode(env), env.not_before, now_ms()),
         )
 
-    def dead_letter(self, d: Delivery, handler: str, env: Optional[Any], dl: mc.DeadLetter) -> None:
+    def dead_letter(self, d: Delivery, handler: str, env: Any | None, dl: mc.DeadLetter) -> None:
         now = now_ms()
         first = env.first_failed_at if env is not None and env.first_failed_at else now
         self._settle(
@@ -175,7 +176,7 @@ class Queue:
 class Reconciliation:
     """The business side: per-order paid and refunded sums, kept in the service's own database."""
 
-    def __init__(self, path: str, retry: Optional[mc.RetryPolicy], tracer: Optional[mc.DeliveryTracer] = None) -> None:
+    def __init__(self, path: str, retry: mc.RetryPolicy | None, tracer: mc.DeliveryTracer | None = None) -> None:
         self.conn = sqlite3.connect(path, timeout=30)
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA busy_timeout = 30000")
@@ -261,7 +262,7 @@ class Reconciliation:
         JetStreamQueue.settle) and only after that is it counted.
         """
         try:
-            env: Optional[Any] = mc.decode(body)
+            env: Any | None = mc.decode(body)
         except mc.DecodeError:
             env = None
         if env is None:
@@ -308,7 +309,7 @@ async def consume_nats(url: str, recon: Reconciliation, stopping: Callable[[], b
         await q.close()
 
 
-def consume_kafka(brokers: str, namespace: str, registry: Optional[str], recon: Reconciliation,
+def consume_kafka(brokers: str, namespace: str, registry: str | None, recon: Reconciliation,
                   stopping: Callable[[], bool]) -> None:
     """The consume loop on Kafka, until stopping() is true: KafkaLoop runs the same generated consumers.
 
@@ -325,13 +326,14 @@ def consume_kafka(brokers: str, namespace: str, registry: Optional[str], recon: 
     for name, value in (("processed", c.processed), ("deduped", c.deduped), ("retried", c.retried),
                         ("dead_lettered", c.dead_lettered)):
         recon.conn.execute(
-            "INSERT INTO recon_stats (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            "INSERT INTO recon_stats (name, value) VALUES (?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
             (name, value),
         )
     recon.conn.commit()
 
 
-def start_tracing(system: str) -> tuple[Optional[mc.DeliveryTracer], Callable[[], None]]:
+def start_tracing(system: str) -> tuple[mc.DeliveryTracer | None, Callable[[], None]]:
     """Spans over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT as service "reconciliation"; none when it is unset.
 
     system is messaging.system, the transport's name. The second value

@@ -22,7 +22,8 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import msgcontract_runtime as mc
 from msgcontract.v1 import envelope_pb2
@@ -32,7 +33,6 @@ from msgcontract_runtime.aio.sqlite import SQLiteDatabase
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 from aio_support import SPEC  # noqa: E402  (the tests' event; its topic and policy do not matter here)
-
 
 APPLIED = "CREATE TABLE IF NOT EXISTS bench_applied (biz_key TEXT NOT NULL, message_id TEXT NOT NULL)"
 
@@ -88,9 +88,11 @@ def sync_rate(connect: Callable[[], Any], paramstyle: str, threads: int, work: l
 async def async_rate(db: AsyncDatabase, tasks: int, work: list[bytes]) -> float:
     async def handler(tx: Any, m: envelope_pb2.LastError, env: envelope_pb2.Envelope) -> None:
         if isinstance(db, PostgresDatabase):
-            await tx.execute("INSERT INTO bench_applied (biz_key, message_id) VALUES ($1, $2)", env.biz_key, env.message_id)
+            await tx.execute("INSERT INTO bench_applied (biz_key, message_id) VALUES ($1, $2)",
+                             env.biz_key, env.message_id)
         else:
-            await tx.execute("INSERT INTO bench_applied (biz_key, message_id) VALUES (?, ?)", (env.biz_key, env.message_id))
+            await tx.execute("INSERT INTO bench_applied (biz_key, message_id) VALUES (?, ?)",
+                             (env.biz_key, env.message_id))
 
     c = AsyncConsumer(SPEC, "bench", handler)
     it = iter(work)
@@ -165,8 +167,8 @@ async def main() -> int:
                               file=sys.stderr)
                         return 2
                     s, a = await bench_postgres(args.n, k, dsn)
-                print(f"{dbname:8} concurrency={k:<3} sync {s:8.0f} msg/s  async {a:8.0f} msg/s  ratio async/sync={a / s:.2f}",
-                      flush=True)
+                print(f"{dbname:8} concurrency={k:<3} sync {s:8.0f} msg/s  async {a:8.0f} msg/s  "
+                      f"ratio async/sync={a / s:.2f}", flush=True)
     print(f"bench-python-async: load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 

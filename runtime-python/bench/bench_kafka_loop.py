@@ -121,7 +121,7 @@ def main() -> None:
                 mode = "batch 64" if size == 64 else "per-record"
                 print(f"round {r}: {mode:10s} {timed / secs:8.0f} msg/s  {cpu * 1e6 / timed:7.1f} us CPU a message "
                       f"({secs:.2f} s)")
-    ratios = sorted(b / s for b, s in zip(rates[64], rates[1]))
+    ratios = sorted(b / s for b, s in zip(rates[64], rates[1], strict=True))
     print(f"ratio batch/per-record={statistics.median(ratios):.2f} (msg/s, median of the rounds' own ratios; "
           f"{ratios[0]:.2f}-{ratios[-1]:.2f})")
     print(f"cpu per message: batch {statistics.median(cpus[64]):.1f} us, "

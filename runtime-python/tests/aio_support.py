@@ -40,7 +40,8 @@ def envelope(key: str) -> envelope_pb2.Envelope:
 
 
 async def open_db(kind: str, where: str, size: int = 4, fresh: bool = True) -> Database:
-    """The business database: where is a SQLite path, a PostgreSQL or a MySQL DSN; fresh empties applied and msg_dedup."""
+    """The business database: where is a SQLite path, a PostgreSQL or a MySQL DSN; fresh empties applied
+    and msg_dedup."""
     if kind == "mysql":
         from msgcontract_runtime.aio.mysql import MySQLDatabase
 
@@ -69,7 +70,8 @@ async def apply(tx: Any, m: envelope_pb2.LastError, env: envelope_pb2.Envelope) 
         await tx.execute("INSERT INTO applied (biz_key, message_id) VALUES ($1, $2)", env.biz_key, env.message_id)
     elif _is_aiomysql(tx):
         async with tx.cursor() as cur:
-            await cur.execute("INSERT INTO applied (biz_key, message_id) VALUES (%s, %s)", (env.biz_key, env.message_id))
+            await cur.execute("INSERT INTO applied (biz_key, message_id) VALUES (%s, %s)",
+                              (env.biz_key, env.message_id))
     else:
         await tx.execute("INSERT INTO applied (biz_key, message_id) VALUES (?, ?)", (env.biz_key, env.message_id))
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import outbox
@@ -14,7 +15,7 @@ class Recorder:
     """A publisher that records each message id it is given, slowly enough for two relays to overlap,
     and hands the envelope on to inner when set (a real broker)."""
 
-    def __init__(self, inner: Optional[outbox.Publisher] = None, delay_s: float = 0.002) -> None:
+    def __init__(self, inner: outbox.Publisher | None = None, delay_s: float = 0.002) -> None:
         self.inner = inner
         self.delay_s = delay_s
         self.ids: list[str] = []
@@ -40,7 +41,7 @@ def two_relays_at_once(conns: Sequence[Any], publishers: Sequence[outbox.Publish
                        limit_s: float = 120) -> list[int]:
     """Runs one Relay per connection, each in its own thread, started together, until no row is
     pending; returns how many rows each relay published."""
-    relays = [outbox.Relay(c, p, paramstyle, batch_size=20) for c, p in zip(conns, publishers)]
+    relays = [outbox.Relay(c, p, paramstyle, batch_size=20) for c, p in zip(conns, publishers, strict=True)]
     sent = [0] * len(relays)
     errors: list[BaseException] = []
     start = threading.Barrier(len(relays))

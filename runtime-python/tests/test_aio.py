@@ -16,13 +16,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
 import msgcontract_runtime as mc
-from aio_support import SPEC, Database, apply, applied, claims, envelope, open_db
+from aio_support import SPEC, Database, applied, apply, claims, envelope, open_db
 from conftest import pg_dsn
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime.aio import AsyncConsumer

@@ -13,18 +13,26 @@ import os
 import socket
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import nats
 import pytest
 
 import msgcontract_runtime as mc
-from aio_support import SPEC, apply, applied, claims, envelope, open_db
+from aio_support import SPEC, applied, apply, claims, envelope, open_db
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime.aio import AsyncConsumer, Delivery
-from msgcontract_runtime.aio.nats import (DLQ_STREAM, STREAM, JetStreamSubscription, _publish, create_streams, publish,
-                                          retry_subject)
+from msgcontract_runtime.aio.nats import (
+    DLQ_STREAM,
+    STREAM,
+    JetStreamSubscription,
+    _publish,
+    create_streams,
+    publish,
+    retry_subject,
+)
 
 Run = Callable[..., Any]
 
@@ -33,8 +41,8 @@ Run = Callable[..., Any]
 def nats_url(tmp_path: Path) -> Iterator[str]:
     binary = os.environ.get("MSGCONTRACT_NATS_SERVER", "")
     if not binary or not os.access(binary, os.X_OK):
-        pytest.fail("MSGCONTRACT_NATS_SERVER names no nats-server binary (scripts/install-runtime-python.sh builds one)",
-                    pytrace=False)
+        pytest.fail("MSGCONTRACT_NATS_SERVER names no nats-server binary "
+                    "(scripts/install-runtime-python.sh builds one)", pytrace=False)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -46,9 +54,9 @@ def nats_url(tmp_path: Path) -> Iterator[str]:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
-            except OSError:
+            except OSError as e:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("nats-server did not start")
+                    raise AssertionError("nats-server did not start") from e
                 time.sleep(0.05)
         yield f"nats://127.0.0.1:{port}"
     finally:

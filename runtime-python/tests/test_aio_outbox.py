@@ -5,7 +5,8 @@ from __future__ import annotations
 import pathlib
 import sqlite3
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import aiosqlite
 import asyncpg
@@ -15,12 +16,12 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
 import msgcontract_runtime as mc
+from conftest import pg_dsn
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import outbox
 from msgcontract_runtime.aio import outbox as aio_outbox
 from msgcontract_runtime.aio.sqlite import connect
 from msgcontract_runtime.dedup import driver
-from conftest import pg_dsn
 from outbox_support import Recorder
 from test_runtime import SPEC
 

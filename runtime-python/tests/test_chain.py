@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 import psycopg
 import pytest
 
 import msgcontract_runtime as mc
-from aio_support import SPEC as ASYNC_SPEC
-from aio_support import Database, envelope, open_db
+from aio_support import SPEC as ASYNC_SPEC, Database, envelope, open_db
 from conftest import pg_dsn
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import aio
@@ -116,7 +116,7 @@ def walk() -> tuple[str, list[tuple[ChainStep, tuple[bool, ChainPos], str]]]:
 
 
 def check_walk(adv: Callable[[ChainStep], tuple[bool, ChainPos]],
-               read: Callable[[str, str], Optional[ChainPos]]) -> None:
+               read: Callable[[str, str], ChainPos | None]) -> None:
     """Runs WALK through adv and checks every answer and the rows left."""
     sfx, steps = walk()
     assert read("h", "m1" + sfx) is None

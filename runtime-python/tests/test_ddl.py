@@ -57,7 +57,8 @@ def schema(conn: sqlite3.Connection) -> list[str]:
     for typ, name, table, sql in objs:
         if typ == "table":
             out.append(f"table {name} without_rowid={'WITHOUT ROWID' in sql}")
-            for col in conn.execute("SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", (name,)):
+            info = conn.execute('SELECT cid, name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)', (name,))
+            for col in info:
                 out.append(f"column {name} {col}")
             if name.endswith("_lock"):
                 out += [f"row {name} {r}" for r in conn.execute(f"SELECT * FROM {name}")]

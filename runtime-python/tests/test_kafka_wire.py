@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-
 from typing import Any
 
 import pytest
@@ -49,7 +48,9 @@ def test_golden_frames(case: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [b"", b"\x00\x00\x00\x00\x01", b"\x01\x00\x00\x00\x01\x00", b"\x00\x00\x00\x00\x01\x01", b"\x00\x00\x00\x00\x01\x04\x02"]
+    "value",
+    [b"", b"\x00\x00\x00\x00\x01", b"\x01\x00\x00\x00\x01\x00", b"\x00\x00\x00\x00\x01\x01",
+     b"\x00\x00\x00\x00\x01\x04\x02"],
 )
 def test_unframe_rejects(value: bytes) -> None:
     with pytest.raises(wire.FrameError):

@@ -82,7 +82,8 @@ def _scrape(reg: CollectorRegistry) -> list[str]:
     """The registry's samples, handler_duration's sum left out (wall-clock time)."""
     text = prometheus_client.generate_latest(reg).decode()
     return sorted(line for line in text.splitlines()
-                  if line and not line.startswith("#") and not line.startswith("msgcontract_handler_duration_seconds_sum")
+                  if line and not line.startswith("#")
+                  and not line.startswith("msgcontract_handler_duration_seconds_sum")
                   and not line.startswith("msgcontract_handler_duration_seconds_bucket"))
 
 
@@ -103,7 +104,8 @@ def test_async_consumer_series_equal_the_sync_ones(tmp_path: Path) -> None:
     late = mc.new_envelope(SPEC, envelope_pb2.LastError(range="late"), occurred_at_ms=1)
     late.not_before = 10**15
     bodies = [ok, ok, b"not an envelope", mc.encode(garbled), mc.encode(late)] + [
-        mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range=r), occurred_at_ms=1)) for r in ("fail", "refused")]
+        mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range=r), occurred_at_ms=1))
+        for r in ("fail", "refused")]
 
     sync_reg, sync_lines = CollectorRegistry(), list[str]()
     conn = sqlite3.connect(":memory:")

@@ -10,11 +10,10 @@ import asyncio
 import sys
 from typing import Any
 
-from msgcontract_runtime.aio import AsyncConsumer
-from msgcontract_runtime.aio.kafka import KafkaSubscription
-
 from aiokafkahelp import Outcomes, effects, record_effect, sqlite_db
 from conftest import pay_success_spec
+from msgcontract_runtime.aio import AsyncConsumer
+from msgcontract_runtime.aio.kafka import KafkaSubscription
 
 
 async def main(brokers: str, ns: str, db_path: str, gen: str, n: int) -> None:
@@ -32,7 +31,8 @@ async def main(brokers: str, ns: str, db_path: str, gen: str, n: int) -> None:
     sub = await KafkaSubscription.open(brokers, "recon", [spec], namespace=ns, partitions=2, commit_interval_s=2.0,
                                        session_timeout_ms=3000)
     stop = asyncio.Event()
-    task = asyncio.create_task(AsyncConsumer(spec, "recon.pay", handler, concurrency=8, observer=seen).run(sub, db, stop))
+    consumer = AsyncConsumer(spec, "recon.pay", handler, concurrency=8, observer=seen)
+    task = asyncio.create_task(consumer.run(sub, db, stop))
     while effects(db_path)[0] < n and not task.done():
         await asyncio.sleep(0.05)
     stop.set()

@@ -6,7 +6,9 @@ import asyncio
 import collections
 import sqlite3
 import time
-from typing import Any, Awaitable, Callable, Counter, TypeVar
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime.aio.sqlite import SQLiteDatabase, connect
@@ -75,7 +77,9 @@ class Outcomes:
         return self.counts[label]
 
 
-async def until(cond: Callable[[], bool], what: str, limit_s: float = 120, task: "asyncio.Task[Any] | None" = None) -> None:
+async def until(
+    cond: Callable[[], bool], what: str, limit_s: float = 120, task: asyncio.Task[Any] | None = None
+) -> None:
     """Waits for cond; fails naming what after limit_s, or at once when task ended."""
     end = time.monotonic() + limit_s
     while not cond():

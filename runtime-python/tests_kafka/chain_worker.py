@@ -17,13 +17,13 @@ import os
 import signal
 import sys
 import time
-from typing import Any, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import msgcontract_runtime as mc
-from msgcontract_runtime import kafka as mk
-
 from conftest import pay_success_spec
 from kafkahelp import sqlite_db
+from msgcontract_runtime import kafka as mk
 
 
 def fail(conn: Any, m: Any, env: Any) -> None:
@@ -39,7 +39,7 @@ def die_at_retry(loop: mk.KafkaLoop, topic: str, when: str, min_attempt: int) ->
     name = mk.retry_topic(loop.namespace, topic, loop.group)
     inner = loop._producer.produce
 
-    def produce(t: str, key: bytes, value: bytes, headers: Sequence[Tuple[str, bytes]]) -> None:
+    def produce(t: str, key: bytes, value: bytes, headers: Sequence[tuple[str, bytes]]) -> None:
         if t != name or mc.decode(value).retry_count <= min_attempt:
             inner(t, key, value, headers)
             return

@@ -12,7 +12,8 @@ import pathlib
 import subprocess
 import sys
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -40,8 +41,9 @@ def generate_payment(out: pathlib.Path) -> pathlib.Path:
 
     wkt = pathlib.Path(grpc_tools.__file__).parent / "_proto"
     out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{ROOT / 'examples/proto'}", f"-I{ROOT / 'contracts'}",
-                    f"-I{wkt}", f"--python_out={out}", "shop/payment/v1/payment.proto"], check=True)
+    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{ROOT / 'examples/proto'}",
+                    f"-I{ROOT / 'contracts'}", f"-I{wkt}", f"--python_out={out}", "shop/payment/v1/payment.proto"],
+                   check=True)
     for d in ("shop", "shop/payment", "shop/payment/v1"):
         (out / d / "__init__.py").touch()
     return out
@@ -56,7 +58,7 @@ def pb(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return payment_pb2
 
 
-def pay_success_spec(pb: Any, base_ms: int = 200, max_retries: int = 3) -> "mc.EventContract[Any]":
+def pay_success_spec(pb: Any, base_ms: int = 200, max_retries: int = 3) -> mc.EventContract[Any]:
     """PaySuccess's contract as generated Python declares it, with a short retry policy for tests."""
     return mc.EventContract(
         full_name="shop.payment.v1.PaySuccess", topic="order-event", event_type="PAY_SUCCESS",
@@ -70,7 +72,7 @@ def pay_success_spec(pb: Any, base_ms: int = 200, max_retries: int = 3) -> "mc.E
 
 
 @pytest.fixture
-def spec(pb: Any) -> "mc.EventContract[Any]":
+def spec(pb: Any) -> mc.EventContract[Any]:
     return pay_success_spec(pb)
 
 

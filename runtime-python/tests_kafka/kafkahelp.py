@@ -7,7 +7,8 @@ import os
 import sqlite3
 import time
 import uuid
-from typing import Any, Callable, Dict, List
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -61,14 +62,14 @@ def wait(cond: Callable[[], bool], step: Callable[[], None], what: str, limit_s:
         step()
 
 
-def read_topic(brokers: str, name: str, min_records: int = 0, limit_s: float = 60) -> List[Any]:
+def read_topic(brokers: str, name: str, min_records: int = 0, limit_s: float = 60) -> list[Any]:
     """Every record of topic name from its start, waiting for at least min_records."""
     c = Consumer({"bootstrap.servers": brokers, "group.id": "reader-" + uuid.uuid4().hex,
                   "enable.auto.commit": False, "auto.offset.reset": "earliest", "enable.partition.eof": True})
     try:
         md = c.list_topics(name, timeout=10)
         parts = list(md.topics[name].partitions)
-        out: List[Any] = []
+        out: list[Any] = []
         end = time.monotonic() + limit_s
         while True:
             c.assign([TopicPartition(name, p, 0) for p in parts])
@@ -91,7 +92,7 @@ def read_topic(brokers: str, name: str, min_records: int = 0, limit_s: float = 6
         c.close()
 
 
-def dlq_meta(m: Any) -> Dict[str, Any]:
+def dlq_meta(m: Any) -> dict[str, Any]:
     return dict(json.loads(dict(m.headers())[mk.HEADER_DLQ]))
 
 

@@ -13,23 +13,28 @@ import asyncio
 import os
 import pathlib
 import threading
-from typing import Any, Awaitable, Callable, Dict, Optional
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 import msgcontract_runtime as mc
-from msgcontract_runtime import kafka as mk
-from msgcontract_runtime import wire
+from aiokafkahelp import CREATE_EFFECTS, Outcomes, effects, record_effect, run, sqlite_db, until
+from conftest import brokers
+from kafkahelp import (
+    dlq_meta,
+    publish_orders,
+    publish_pay,
+    publish_poison,
+    read_topic,
+    sqlite_db as sync_sqlite_db,
+    wait as sync_wait,
+)
+from msgcontract_runtime import kafka as mk, wire
 from msgcontract_runtime.aio import AsyncConsumer, AsyncDatabase, AsyncHandler
 from msgcontract_runtime.aio.kafka import KafkaSubscription
 from msgcontract_runtime.aio.postgres import PostgresDatabase
-
-from aiokafkahelp import CREATE_EFFECTS, Outcomes, effects, record_effect, run, sqlite_db, until
-from conftest import brokers
-from kafkahelp import dlq_meta, publish_orders, publish_pay, publish_poison, read_topic
-from kafkahelp import sqlite_db as sync_sqlite_db
-from kafkahelp import wait as sync_wait
 
 
 def consumer(spec: Any, handler: AsyncHandler[Any], outcomes: Outcomes, concurrency: int = 8) -> AsyncConsumer[Any]:
@@ -37,7 +42,7 @@ def consumer(spec: Any, handler: AsyncHandler[Any], outcomes: Outcomes, concurre
 
 
 async def consume_until(c: AsyncConsumer[Any], sub: KafkaSubscription, db: AsyncDatabase, cond: Any, what: str,
-                        meanwhile: Optional[Callable[["asyncio.Task[None]"], Awaitable[None]]] = None) -> None:
+                        meanwhile: Callable[[asyncio.Task[None]], Awaitable[None]] | None = None) -> None:
     """Runs c on sub (and meanwhile, given the run's task) until cond holds, then stops it gracefully and closes sub."""
     stop = asyncio.Event()
     task = asyncio.create_task(c.run(sub, db, stop))
@@ -53,7 +58,7 @@ async def consume_until(c: AsyncConsumer[Any], sub: KafkaSubscription, db: Async
         await sub.close()
 
 
-def committed(b: str, group: str, topic: str) -> Dict[int, int]:
+def committed(b: str, group: str, topic: str) -> dict[int, int]:
     """The group's committed offsets of topic, by partition (-1001: none)."""
     c = Consumer({"bootstrap.servers": b, "group.id": group})
     try:
@@ -88,7 +93,7 @@ def test_async_retry_then_success(tmp_path: pathlib.Path, spec: Any, pb: Any, ns
     publish_pay(pub, spec, pb, "flaky")
     publish_pay(pub, spec, pb, "steady")
     pub.close()
-    calls: Dict[str, int] = {}
+    calls: dict[str, int] = {}
     path = str(tmp_path / "biz.db")
     seen = Outcomes()
 
@@ -162,7 +167,7 @@ def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.P
     finally:
         loop.close()
 
-    def metas(group: str) -> list[Dict[str, Any]]:
+    def metas(group: str) -> list[dict[str, Any]]:
         out = []
         for m in read_topic(b, mk.dlq_topic(ns, "order-event"), 10):
             meta = dlq_meta(m)
@@ -178,7 +183,8 @@ def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.P
     assert [(x["reason"], x["code"]) for x in got] == [
         ("decode", -3), ("decode", -3), ("no_handler", -4), ("non_retryable", 40001), ("schema", -5)]
     refused = got[3]
-    assert (refused["handler"], refused["attempts"], refused["biz_key"]) == ("recon.pay", 1, "order_id:refused:PAY_SUCCESS")
+    assert (refused["handler"], refused["attempts"], refused["biz_key"]) == (
+        "recon.pay", 1, "order_id:refused:PAY_SUCCESS")
     assert got == metas("sync")
 
 
@@ -209,7 +215,7 @@ def test_async_member_and_sync_loop_share_one_group(tmp_path: pathlib.Path, spec
         db = await sqlite_db(path)
         sub = await KafkaSubscription.open(b, "recon", [spec], namespace=ns, partitions=4)
 
-        async def publish_when_both_hold(task: "asyncio.Task[None]") -> None:
+        async def publish_when_both_hold(task: asyncio.Task[None]) -> None:
             await until(lambda: bool(sub.assigned) and bool(loop.assigned), "both members hold partitions", task=task)
             assert not set(sub.assigned) & set(loop.assigned)
             await asyncio.to_thread(publish_orders, b, ns, 4, spec, pb, 40, 2)
@@ -241,7 +247,7 @@ def test_async_duplicate_to_two_members_at_once(tmp_path: pathlib.Path, spec: An
         subs = [await KafkaSubscription.open(b, g, [spec], namespace=ns, partitions=2) for g in ("recon-a", "recon-b")]
         await asyncio.gather(*(consume_until(consumer(spec, record_effect, o), s, db,
                                              lambda o=o: o["handled"] + o["deduplicated"] >= 80, "80 deliveries")
-                               for s, o in zip(subs, seen)))
+                               for s, o in zip(subs, seen, strict=True)))
         await db.close()
 
     run(main)
@@ -283,7 +289,8 @@ def test_async_postgres_32_handlers(spec: Any, pb: Any, ns: str) -> None:
 
 
 def test_async_cancelled_mid_handler_is_redelivered(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
-    """A run cancelled with every handler in flight applies nothing and commits nothing; the next run applies all once."""
+    """A run cancelled with every handler in flight applies nothing and commits nothing; the next run
+    applies all once."""
     b = brokers()
     n = 6
     publish_orders(b, ns, 2, spec, pb, n)
@@ -343,7 +350,7 @@ def test_async_revocation_with_handlers_in_flight(
     path = str(tmp_path / "biz.db")
     publish_orders(b, ns, 4, spec, pb, n)
     seen = [Outcomes(), Outcomes()]
-    revoked: list[Optional[int]] = []
+    revoked: list[int | None] = []
 
     async def slow(tx: Any, m: Any, env: Any) -> None:
         await record_effect(tx, m, env)
@@ -354,8 +361,8 @@ def test_async_revocation_with_handlers_in_flight(
         first = await KafkaSubscription.open(b, "recon", [spec], namespace=ns, partitions=4)
         stop = asyncio.Event()
         t1 = asyncio.create_task(consumer(spec, slow, seen[0], concurrency=8).run(first, db, stop))
-        second: Optional[KafkaSubscription] = None
-        t2: Optional[asyncio.Task[None]] = None
+        second: KafkaSubscription | None = None
+        t2: asyncio.Task[None] | None = None
         try:
             await until(lambda: seen[0]["handled"] >= 5, "the first member is busy", task=t1)
             second = await KafkaSubscription.open(b, "recon", [spec], namespace=ns, partitions=4)

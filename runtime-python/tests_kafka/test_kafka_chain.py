@@ -19,18 +19,17 @@ import pathlib
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Sequence, Tuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import msgcontract_runtime as mc
-from msgcontract_runtime import kafka as mk
-from msgcontract_runtime.aio import AsyncConsumer
-from msgcontract_runtime.aio.kafka import KafkaSubscription
-
-from aiokafkahelp import Outcomes, run, until
-from aiokafkahelp import sqlite_db as async_sqlite_db
+from aiokafkahelp import Outcomes, run, sqlite_db as async_sqlite_db, until
 from chain_worker import fail
 from conftest import brokers, generate_payment
 from kafkahelp import dlq_meta, publish_orders, read_topic, sqlite_db, wait
+from msgcontract_runtime import kafka as mk
+from msgcontract_runtime.aio import AsyncConsumer
+from msgcontract_runtime.aio.kafka import KafkaSubscription
 
 N = 6
 RETRIES = 3  # pay_success_spec's max_retries
@@ -120,7 +119,7 @@ def test_async_retry_copy_published_twice(tmp_path: pathlib.Path, spec: Any, pb:
         inner = sub._producer.produce
         twice = [True]
 
-        async def produce(t: str, key: bytes, value: bytes, headers: Sequence[Tuple[str, bytes]]) -> None:
+        async def produce(t: str, key: bytes, value: bytes, headers: Sequence[tuple[str, bytes]]) -> None:
             await inner(t, key, value, headers)
             if t == mk.retry_topic(ns, "order-event", "recon") and twice[0]:
                 twice[0] = False

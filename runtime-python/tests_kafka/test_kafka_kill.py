@@ -1,4 +1,5 @@
-"""A KafkaLoop process, and an AsyncConsumer one, SIGKILLed mid-batch and restarted: nothing applied twice, nothing lost."""
+"""A KafkaLoop process, and an AsyncConsumer one, SIGKILLed mid-batch and restarted: nothing applied twice,
+nothing lost."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ import sys
 import time
 from typing import Any
 
-from msgcontract_runtime import kafka as mk
-
 from conftest import brokers, generate_payment
 from kafkahelp import effects, publish_pay, sqlite_db
+from msgcontract_runtime import kafka as mk
 
 N = 300
 
@@ -38,7 +38,8 @@ def kill_and_restart(worker: str, tmp_path: pathlib.Path, spec: Any, pb: Any, ns
         publish_pay(pub, spec, pb, f"o-{i}")
     pub.close()
     here = pathlib.Path(__file__).parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(here), str(here.parent / "src"), os.environ.get("PYTHONPATH", "")]))
+    path = [str(here), str(here.parent / "src"), os.environ.get("PYTHONPATH", "")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     cmd = [sys.executable, str(here / worker), b, ns, db_path, str(gen), str(N)]
 
     first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)

@@ -6,17 +6,15 @@ import asyncio
 import collections
 import pathlib
 import sys
-from typing import Any, Optional
+from typing import Any
 
 from prometheus_client import CollectorRegistry
 
 import msgcontract_runtime as mc
-from msgcontract_runtime import kafka as mk
-from msgcontract_runtime import outbox
-from msgcontract_runtime.observe import PrometheusMetrics
-
 from conftest import ROOT, brokers
 from kafkahelp import pg_schema, publish_pay, read_topic, record_effect, sqlite_db, wait
+from msgcontract_runtime import kafka as mk, outbox
+from msgcontract_runtime.observe import PrometheusMetrics
 
 sys.path.insert(0, str(ROOT / "runtime-python" / "tests"))
 from outbox_support import Recorder, two_relays_at_once  # noqa: E402
@@ -32,11 +30,11 @@ def test_lag_is_reported_after_each_fetch(tmp_path: pathlib.Path, spec: Any, pb:
         publish_pay(pub, spec, pb, f"o-{i}")
     pub.close()
     reg = CollectorRegistry()
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)], sqlite_db(str(tmp_path / "biz.db")),
-                        namespace=ns, partitions=1, lag=PrometheusMetrics(reg))
+    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)],
+                        sqlite_db(str(tmp_path / "biz.db")), namespace=ns, partitions=1, lag=PrometheusMetrics(reg))
     labels = {"group": "recon", "topic": ns + "order-event", "partition": "0"}
 
-    def lag() -> Optional[float]:
+    def lag() -> float | None:
         return reg.get_sample_value("msgcontract_consumer_lag_messages", labels)
 
     try:
@@ -83,11 +81,9 @@ def test_async_subscription_reports_lag_as_the_loop_does(tmp_path: pathlib.Path,
                                                          ns: str) -> None:
     """KafkaSubscription(lag=...) sets the same gauge: the partition's end minus the records fetched, 0 once
     everything is fetched and handled, gone when the member leaves."""
+    from aiokafkahelp import Outcomes, record_effect, run, sqlite_db as async_sqlite_db, until
     from msgcontract_runtime.aio import AsyncConsumer
     from msgcontract_runtime.aio.kafka import KafkaSubscription
-
-    from aiokafkahelp import Outcomes, record_effect, run, until
-    from aiokafkahelp import sqlite_db as async_sqlite_db
 
     b = brokers()
     n = 150
@@ -98,7 +94,7 @@ def test_async_subscription_reports_lag_as_the_loop_does(tmp_path: pathlib.Path,
     reg = CollectorRegistry()
     labels = {"group": "recon", "topic": ns + "order-event", "partition": "0"}
 
-    def lag() -> Optional[float]:
+    def lag() -> float | None:
         return reg.get_sample_value("msgcontract_consumer_lag_messages", labels)
 
     seen = Outcomes()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pathlib
 import sqlite3
 import threading
-from typing import Any, Dict
+from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -13,12 +13,19 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 import msgcontract_runtime as mc
-from msgcontract_runtime import kafka as mk
-from msgcontract_runtime import outbox, tracing
-
 from conftest import brokers
-from kafkahelp import (dlq_meta, effects, pg_schema, publish_pay, publish_poison, read_topic, record_effect,
-                       sqlite_db, wait)
+from kafkahelp import (
+    dlq_meta,
+    effects,
+    pg_schema,
+    publish_pay,
+    publish_poison,
+    read_topic,
+    record_effect,
+    sqlite_db,
+    wait,
+)
+from msgcontract_runtime import kafka as mk, outbox, tracing
 
 
 def test_duplicates_apply_once_sqlite(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
@@ -43,7 +50,7 @@ def test_retry_then_success(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str)
     publish_pay(pub, spec, pb, "flaky")
     publish_pay(pub, spec, pb, "steady")
     pub.close()
-    calls: Dict[str, int] = {}
+    calls: dict[str, int] = {}
 
     def handler(conn: Any, m: Any, env: Any) -> None:
         calls[m.order_id] = calls.get(m.order_id, 0) + 1
@@ -102,7 +109,7 @@ def test_traced_loop_keeps_the_producers_trace_across_the_retry_topic(
     assert [a[tracing.OUTCOME] for a in got] == ["retry_scheduled", "handled"]
     assert [a[tracing.RETRY_COUNT] for a in got] == [0, 1]
     assert float(got[0][tracing.RETRY_DELAY]) > 0  # type: ignore[arg-type]
-    for s, a in zip(spans, got):
+    for s, a in zip(spans, got, strict=True):
         assert s.context is not None and s.context.trace_id == app.get_span_context().trace_id
         assert (a[tracing.SYSTEM], a[tracing.DESTINATION], a[tracing.CONSUMER_GROUP]) == ("kafka", spec.topic, "recon")
         assert (a[tracing.BIZ_KEY], a[tracing.MESSAGE_ID]) == (env.biz_key, env.message_id)
@@ -260,7 +267,7 @@ def twelve_keys_one_failing_once(tmp_path: pathlib.Path, spec: Any, pb: Any, ns:
     for i in range(12):
         publish_pay(pub, spec, pb, f"o-{i}")
     pub.close()
-    runs: Dict[str, int] = {}
+    runs: dict[str, int] = {}
 
     def handler(conn: Any, m: Any, env: Any) -> None:
         runs[m.order_id] = runs.get(m.order_id, 0) + 1

@@ -16,21 +16,25 @@ import pathlib
 import threading
 import urllib.error
 import urllib.request
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 import msgcontract_runtime as mc
+from aiokafkahelp import (
+    Outcomes,
+    effects as aio_effects,
+    record_effect as aio_record_effect,
+    run,
+    sqlite_db as aio_sqlite_db,
+    until,
+)
+from conftest import brokers
+from kafkahelp import effects, publish_pay, record_effect, sqlite_db, wait
 from msgcontract_runtime import kafka as mk
 from msgcontract_runtime.aio import AsyncConsumer
 from msgcontract_runtime.aio.kafka import KafkaSubscription
-
-from aiokafkahelp import Outcomes, run, until
-from aiokafkahelp import effects as aio_effects
-from aiokafkahelp import record_effect as aio_record_effect
-from aiokafkahelp import sqlite_db as aio_sqlite_db
-from conftest import brokers
-from kafkahelp import effects, publish_pay, record_effect, sqlite_db, wait
 
 REFUSALS = 3
 

@@ -16,26 +16,23 @@ import asyncio
 import json
 import pathlib
 import urllib.request
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import msgcontract_runtime as mc
-from msgcontract_runtime import kafka as mk
-from msgcontract_runtime import wire
-from msgcontract_runtime.aio import AsyncConsumer
-from msgcontract_runtime.aio.kafka import KafkaSubscription
-
-from aiokafkahelp import Outcomes, run, until
-from aiokafkahelp import sqlite_db as aio_sqlite_db
+from aiokafkahelp import Outcomes, run, sqlite_db as aio_sqlite_db, until
 from conftest import ROOT, brokers
 from kafkahelp import dlq_meta, read_topic, sqlite_db, wait
+from msgcontract_runtime import kafka as mk, wire
+from msgcontract_runtime.aio import AsyncConsumer
+from msgcontract_runtime.aio.kafka import KafkaSubscription
 from test_kafka_registry import registry_url
 
 PROTO = ROOT / "examples/proto/shop/payment/v1/payment.proto"
 
 
-def register(subject: str, text: str) -> Tuple[int, int]:
+def register(subject: str, text: str) -> tuple[int, int]:
     """Registers text under subject; returns (schema id, version)."""
-    def post(path: str) -> Dict[str, Any]:
+    def post(path: str) -> dict[str, Any]:
         req = urllib.request.Request(
             f"{registry_url()}/subjects/{subject}{path}", method="POST",
             data=json.dumps({"schema": text, "schemaType": "PROTOBUF"}).encode(),
@@ -86,14 +83,14 @@ def check_dead_letters(ns: str, group: str, subject: str) -> None:
     assert got == {k: (subject, v) for k, v in WANT.items()}
 
 
-def refuse(seen: List[Tuple[str, str, int]], env: Any) -> None:
+def refuse(seen: list[tuple[str, str, int]], env: Any) -> None:
     seen.append((env.biz_key, env.schema_subject, env.schema_version))
     raise mc.NonRetryableError(40001, "business", "order unknown")
 
 
 def test_loop_names_the_framed_version(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
     subject = publish(ns, spec, pb)
-    seen: List[Tuple[str, str, int]] = []
+    seen: list[tuple[str, str, int]] = []
     loop = mk.KafkaLoop(brokers(), "recon", [mc.Consumer(spec, "recon.pay", lambda c, m, env: refuse(seen, env))],
                         sqlite_db(str(tmp_path / "biz.db")), namespace=ns, registry_url=registry_url(), partitions=1)
     try:
@@ -106,7 +103,7 @@ def test_loop_names_the_framed_version(tmp_path: pathlib.Path, spec: Any, pb: An
 
 def test_async_subscription_names_the_framed_version(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
     subject = publish(ns, spec, pb)
-    seen: List[Tuple[str, str, int]] = []
+    seen: list[tuple[str, str, int]] = []
     outcomes = Outcomes()
 
     async def handler(tx: Any, m: Any, env: Any) -> None:

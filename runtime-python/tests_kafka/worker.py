@@ -11,10 +11,9 @@ import time
 from typing import Any
 
 import msgcontract_runtime as mc
-from msgcontract_runtime import kafka as mk
-
 from conftest import pay_success_spec
 from kafkahelp import effects, sqlite_db
+from msgcontract_runtime import kafka as mk
 
 
 def main() -> None:

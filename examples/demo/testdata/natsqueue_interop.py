@@ -17,8 +17,9 @@ import json
 import sys
 import time
 
-import msgcontract_runtime as mc
 from natsqueue import Delivery, JetStreamQueue
+
+import msgcontract_runtime as mc
 
 DELAY_MS = 300
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
+from shop.payment.v1 import payment_msgcontract as contract, payment_pb2
+
 import msgcontract_runtime as mc
-from shop.payment.v1 import payment_msgcontract as contract
-from shop.payment.v1 import payment_pb2
 
 
 def record_payment(tx: sqlite3.Connection, m: payment_pb2.PaySuccess, env: object) -> None:

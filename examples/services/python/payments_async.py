@@ -7,12 +7,11 @@ import pathlib
 import tempfile
 
 import aiosqlite
+from shop.payment.v1 import payment_msgcontract as contract, payment_pb2
 
 import msgcontract_runtime as mc
 from msgcontract_runtime.aio import Registry
 from msgcontract_runtime.aio.sqlite import SQLiteDatabase, connect
-from shop.payment.v1 import payment_msgcontract as contract
-from shop.payment.v1 import payment_pb2
 
 
 async def record_payment(tx: aiosqlite.Connection, m: payment_pb2.PaySuccess, env: object) -> None:

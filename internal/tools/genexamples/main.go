@@ -1,6 +1,6 @@
 // Command genexamples writes the Go code of the example contracts under
-// examples/gen (protoc-gen-go's and msgcontract's), with no protoc. Run it
-// from the repository root through `make examples-gen`.
+// examples/gen/go (protoc-gen-go's and msgcontract's), with no protoc. Run
+// it from the repository root through `make examples-gen`.
 package main
 
 import (
@@ -19,14 +19,15 @@ func main() {
 		os.Exit(1)
 	}
 	for _, f := range files {
-		if err := os.MkdirAll(filepath.Dir(f.Name), 0o755); err != nil {
+		name := filepath.Join(examplegen.OutDir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, "genexamples:", err)
 			os.Exit(1)
 		}
-		if err := os.WriteFile(f.Name, f.Content, 0o644); err != nil {
+		if err := os.WriteFile(name, f.Content, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "genexamples:", err)
 			os.Exit(1)
 		}
-		fmt.Println("wrote", f.Name)
+		fmt.Println("wrote", filepath.ToSlash(name))
 	}
 }

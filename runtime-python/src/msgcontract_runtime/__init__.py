@@ -26,6 +26,7 @@ The message classes of msgcontract's own protos ship beside it as
 names protoc's Python output uses for them.
 """
 
+from msgcontract_runtime import payload_hash
 from msgcontract_runtime.backoff import RetryPolicy
 from msgcontract_runtime.bizkey import MAX_KEY_LEN, BizKeyBuilder, BizKeyError, escape
 from msgcontract_runtime.classify import (
@@ -59,7 +60,6 @@ from msgcontract_runtime.dedup import (
     dedup_insert_sql,
     migrate,
 )
-from msgcontract_runtime import payload_hash
 from msgcontract_runtime.envelope import (
     CONTENT_TYPE_JSON,
     CONTENT_TYPE_PROTO,

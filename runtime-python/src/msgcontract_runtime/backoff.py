@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+
 @dataclasses.dataclass(frozen=True)
 class RetryPolicy:
     """A resolved retry policy.

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from google.protobuf import descriptor as _descriptor
 
 MAX_KEY_LEN = 512
@@ -50,7 +48,7 @@ class BizKeyBuilder:
 
     def __init__(self) -> None:
         self._parts: list[str] = []
-        self._failed: Optional[str] = None
+        self._failed: str | None = None
 
     def literal(self, s: str) -> None:
         """Appends template text as written."""

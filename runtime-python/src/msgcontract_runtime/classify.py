@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from collections.abc import Sequence
+
 
 @dataclasses.dataclass(frozen=True)
 class ErrorRange:

@@ -9,11 +9,12 @@ import math
 import random as _random
 import sqlite3
 import time
-from typing import Any, Callable, ContextManager, Generic, Iterator, Optional, Protocol, Union
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, Protocol
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.classify import ContractError
 from msgcontract_runtime import payload_hash
+from msgcontract_runtime.classify import ContractError
 from msgcontract_runtime.dedup import ChainPos, ChainStep, advance, chain_row, claim
 from msgcontract_runtime.envelope import decode, payload
 from msgcontract_runtime.event import DecodeError, EventContract, M
@@ -58,10 +59,10 @@ class DeadLetter:
     # the decoded envelope (None when the body did not decode): what a
     # transport's dead-letter record holds; not part of equality.
     range_name: str = dataclasses.field(default="", compare=False)
-    envelope: Optional[_envelope_pb2.Envelope] = dataclasses.field(default=None, compare=False, repr=False)
+    envelope: _envelope_pb2.Envelope | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
-Decision = Union[Ack, Defer, Retry, DeadLetter]
+Decision = Ack | Defer | Retry | DeadLetter
 """What the transport must do with a delivery; the caller publishes it."""
 
 CODE_DECODE = -3
@@ -83,12 +84,12 @@ class Outcome:
     handler: str
     topic: str
     event_type: str
-    envelope: Optional[_envelope_pb2.Envelope]
+    envelope: _envelope_pb2.Envelope | None
     decision: Decision
     handler_seconds: float
 
     @property
-    def label(self) -> Optional[str]:
+    def label(self) -> str | None:
         """The outcome label: handled, deduplicated, retry_scheduled, dead_lettered; None when deferred."""
         d = self.decision
         if isinstance(d, Ack):
@@ -104,7 +105,7 @@ Observer = Callable[[Outcome], None]
 """Told every final outcome: msgcontract_runtime.observe has metrics and JSON logs."""
 
 
-def observe(observer: Optional[Observer], handler_name: str, spec: EventContract[M], body: bytes,
+def observe(observer: Observer | None, handler_name: str, spec: EventContract[M], body: bytes,
             run: dict[str, Any], d: Decision) -> None:
     """Tells observer d's outcome, as Consumer and aio.AsyncConsumer both do: every decision but Defer.
 
@@ -118,10 +119,8 @@ def observe(observer: Optional[Observer], handler_name: str, spec: EventContract
         return
     env = run["env"]
     if env is None and isinstance(d, DeadLetter):
-        try:
+        with contextlib.suppress(DecodeError):
             env = decode(body)
-        except DecodeError:
-            pass
     observer(Outcome(
         handler_name if env is not None else "", spec.topic,
         env.event_type if env is not None else "", env, d, run["seconds"],
@@ -131,10 +130,10 @@ def observe(observer: Optional[Observer], handler_name: str, spec: EventContract
 class TracedDelivery(Protocol):
     """One delivery's span, as a DeliveryTracer starts it."""
 
-    def activate(self) -> ContextManager[None]:
+    def activate(self) -> contextlib.AbstractContextManager[None]:
         """Makes the span current while the consumer claims and runs the handler."""
 
-    def end(self, decision: Optional[Decision], error: Optional[BaseException]) -> None:
+    def end(self, decision: Decision | None, error: BaseException | None) -> None:
         """Records the outcome (decision None: the database failed, handed back) and ends the span."""
 
 
@@ -146,8 +145,8 @@ class DeliveryTracer(Protocol):
 
 
 def start_span(
-    tracer: Optional[DeliveryTracer], topic: str, handler: str, body: bytes,
-) -> tuple[Optional[TracedDelivery], Optional[_envelope_pb2.Envelope]]:
+    tracer: DeliveryTracer | None, topic: str, handler: str, body: bytes,
+) -> tuple[TracedDelivery | None, _envelope_pb2.Envelope | None]:
     """tracer's span for body and the envelope it decoded, which admit then reuses.
 
     Both are None without a tracer or when the envelope does not decode (as
@@ -163,7 +162,7 @@ def start_span(
 
 
 @contextlib.contextmanager
-def spanned(span: Optional[TracedDelivery], out: list[Decision]) -> Iterator[None]:
+def spanned(span: TracedDelivery | None, out: list[Decision]) -> Iterator[None]:
     """Runs the body inside span (when there is one) and ends it with the decision the body appends to out.
 
     An exception (a database failure, a cancellation) ends it as handed back.
@@ -197,8 +196,8 @@ class Admitted(Generic[M]):
 
 
 def admit(
-    spec: EventContract[M], body: bytes, now_ms: int, env: Optional[_envelope_pb2.Envelope] = None,
-) -> Union[Admitted[M], DeadLetter, Defer]:
+    spec: EventContract[M], body: bytes, now_ms: int, env: _envelope_pb2.Envelope | None = None,
+) -> Admitted[M] | DeadLetter | Defer:
     """The first decision on a delivered body, shared by Consumer and aio.AsyncConsumer.
 
     A body that does not decode is dead-lettered (never retried); one whose
@@ -317,8 +316,8 @@ class Consumer(Generic[M]):
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         rand: Callable[[], float] = _random.random,
         paramstyle: str = "qmark",
-        observer: Optional[Observer] = None,
-        tracer: Optional[DeliveryTracer] = None,
+        observer: Observer | None = None,
+        tracer: DeliveryTracer | None = None,
     ) -> None:
         self.spec = spec
         self.tracer = tracer
@@ -329,7 +328,7 @@ class Consumer(Generic[M]):
         self.paramstyle = paramstyle
         self.observer = observer
 
-    def process(self, conn: Any, body: bytes, delivery_id: Optional[str] = None) -> Decision:
+    def process(self, conn: Any, body: bytes, delivery_id: str | None = None) -> Decision:
         """Processes one delivered body; the consumer commits or rolls back conn.
 
         A database error propagates: the message is not at fault and the
@@ -343,7 +342,7 @@ class Consumer(Generic[M]):
         return p.decision
 
     def drop_superseded(self, conn: Any, body: bytes, delivery_id: str,
-                        env: Optional[_envelope_pb2.Envelope] = None) -> bool:
+                        env: _envelope_pb2.Envelope | None = None) -> bool:
         """Whether body, stored as delivery_id, is a copy that another copy of its message already went on past
         (superseded); it is then settled like a duplicate: observed and traced as Ack(deduplicated=True) and
         logged, and its handler must not run.
@@ -380,7 +379,7 @@ class Consumer(Generic[M]):
         observe(self.observer, self.handler_name, self.spec, body, {"env": env, "seconds": math.nan}, d)
         return True
 
-    def process_shared(self, conn: Any, body: bytes, delivery_id: Optional[str] = None) -> Pending:
+    def process_shared(self, conn: Any, body: bytes, delivery_id: str | None = None) -> Pending:
         """Processes one delivered body inside conn's open transaction, which other deliveries share.
 
         As runtime-go's consumer shares one transaction among a fetch's
@@ -399,7 +398,7 @@ class Consumer(Generic[M]):
         """
         return self._run(conn, body, _Savepoint(conn), delivery_id)
 
-    def _run(self, conn: Any, body: bytes, scope: _Scope, delivery_id: Optional[str]) -> Pending:
+    def _run(self, conn: Any, body: bytes, scope: _Scope, delivery_id: str | None) -> Pending:
         """The delivery's steps in scope, inside its span when there is a tracer (no tracing call at all
         without one); the outcome is reported when the caller settles the returned Pending."""
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
@@ -442,7 +441,7 @@ class Consumer(Generic[M]):
         log_superseded(self.handler_name, env, went)
         return Ack(deduplicated=True)
 
-    def _decide(self, conn: Any, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope],
+    def _decide(self, conn: Any, body: bytes, run: dict[str, Any], env: _envelope_pb2.Envelope | None,
                 scope: _Scope) -> Decision:
         """The delivery's steps, its claim and handler inside scope: a transaction of its own or a savepoint."""
         now = self.clock_ms()

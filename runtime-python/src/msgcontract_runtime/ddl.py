@@ -15,7 +15,8 @@ import dataclasses
 import functools
 import importlib.resources
 import re
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 SQLITE = "sqlite"
 POSTGRES = "postgres"
@@ -66,7 +67,7 @@ def parse(text: str) -> list[Section]:
     return [Section(t, tuple(s)) for t, s in secs]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def file(dialect: str) -> tuple[Section, ...]:
     """The sections of a dialect's file (SQLITE, POSTGRES or MYSQL), read from the package."""
     if dialect not in (SQLITE, POSTGRES, MYSQL):
@@ -75,7 +76,7 @@ def file(dialect: str) -> tuple[Section, ...]:
     return tuple(parse(text))
 
 
-def statements(dialect: str, *tables: str, names: Optional[Mapping[str, str]] = None) -> list[str]:
+def statements(dialect: str, *tables: str, names: Mapping[str, str] | None = None) -> list[str]:
     """The statements that create tables (by default name) on dialect, in order, ready to run.
 
     names maps a table's default name to the name to give it; a table not in

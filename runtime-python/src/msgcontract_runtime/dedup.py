@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Optional
+from typing import Any
 
 from msgcontract_runtime import ddl
 
@@ -215,7 +215,7 @@ def is_duplicate_key(e: BaseException) -> bool:
     return e.args[:1] == (_MYSQL_DUPLICATE_KEY,)
 
 
-def went_on(went: Optional[ChainPos], step: ChainStep) -> tuple[bool, ChainPos]:
+def went_on(went: ChainPos | None, step: ChainStep) -> tuple[bool, ChainPos]:
     """advance's last step, when neither statement changed a row: step goes on only if the row read back holds
     its place (MySQL counts changed rows only, so a row that already held exactly this place changed none);
     otherwise went is the place of the copy that went on.
@@ -255,7 +255,7 @@ def _write(conn: Any, sql: str, args: tuple[Any, ...], mysql_insert: bool = Fals
     return n
 
 
-def chain_row(conn: Any, handler: str, message_id: str, paramstyle: str = "qmark") -> Optional[ChainPos]:
+def chain_row(conn: Any, handler: str, message_id: str, paramstyle: str = "qmark") -> ChainPos | None:
     """The place of the copy of (handler, message_id) that last went on (runtime-go's Store.ChainRow), read in a
     transaction of its own; None when there is none."""
     q = _chain(conn, paramstyle)

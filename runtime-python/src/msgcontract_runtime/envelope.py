@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Optional, Union
 
-from google.protobuf import json_format as _json_format
-from google.protobuf import message as _message
+from google.protobuf import json_format as _json_format, message as _message
 from google.protobuf.message import DecodeError as _ProtoDecodeError
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
@@ -28,7 +26,7 @@ def new_message_id() -> str:
 
 
 def new_envelope(
-    spec: EventContract[M], message: M, occurred_at_ms: Optional[int] = None, json: bool = False
+    spec: EventContract[M], message: M, occurred_at_ms: int | None = None, json: bool = False
 ) -> _envelope_pb2.Envelope:
     """Wraps message in a new envelope: random message id, rendered biz_key, event type, topic.
 
@@ -78,7 +76,7 @@ def encode_json(env: _envelope_pb2.Envelope) -> str:
     return to_json(env)
 
 
-def decode_json(text: Union[str, bytes]) -> _envelope_pb2.Envelope:
+def decode_json(text: str | bytes) -> _envelope_pb2.Envelope:
     """Decodes a proto JSON envelope; both field-name forms are accepted."""
     env = _envelope_pb2.Envelope()
     try:

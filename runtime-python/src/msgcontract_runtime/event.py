@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Generic, TypeVar, Union
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
-from google.protobuf import json_format as _json_format
-from google.protobuf import message as _message
+from google.protobuf import json_format as _json_format, message as _message
 from google.protobuf.message import DecodeError as _ProtoDecodeError
 
 from msgcontract_runtime.backoff import RetryPolicy
 from msgcontract_runtime.classify import ErrorRules
+
 
 class DecodeError(Exception):
     """An envelope or payload that cannot be decoded; it is never retried."""
@@ -37,7 +38,7 @@ class EventContract(Generic[M]):
         """Renders the biz_key of message; raises BizKeyError."""
         return self.key_function(message)
 
-    def parse_json(self, text: Union[str, bytes]) -> M:
+    def parse_json(self, text: str | bytes) -> M:
         """Parses a payload in proto JSON (either field-name form)."""
         m = self.message_type()
         try:

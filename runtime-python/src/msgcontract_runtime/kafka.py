@@ -40,10 +40,15 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Callable, Deque, Dict, Generic, Iterable, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import (
+    Any,
+    Generic,
+    Protocol,
+    TypeVar,
+)
 
-from confluent_kafka import Consumer as _KConsumer
-from confluent_kafka import KafkaError, KafkaException, Message, Producer, TopicPartition
+from confluent_kafka import Consumer as _KConsumer, KafkaError, KafkaException, Message, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
@@ -119,10 +124,10 @@ class Registry:
     def __init__(self, url: str, timeout_s: float = 10.0) -> None:
         self.url = url.rstrip("/")
         self.timeout_s = timeout_s
-        self._versions: Dict[int, List[Tuple[str, int]]] = {}
+        self._versions: dict[int, list[tuple[str, int]]] = {}
         self._no_version_logged = False
 
-    def versions(self, schema_id: int) -> List[Tuple[str, int]]:
+    def versions(self, schema_id: int) -> list[tuple[str, int]]:
         """The (subject, version) pairs holding schema_id (version 0: the answer names none)."""
         if schema_id in self._versions:
             return self._versions[schema_id]
@@ -135,7 +140,8 @@ class Registry:
                 body = json.loads(resp.read())
         except urllib.error.HTTPError as e:
             if 400 <= e.code < 500:
-                raise SchemaRefused(f"schema registry refused: HTTP {e.code}: {e.read().decode(errors='replace')}") from e
+                body = e.read().decode(errors="replace")
+                raise SchemaRefused(f"schema registry refused: HTTP {e.code}: {body}") from e
             raise RegistryUnavailable(f"schema registry: HTTP {e.code}") from e
         except (urllib.error.URLError, OSError) as e:
             raise RegistryUnavailable(f"schema registry: {e}") from e
@@ -143,8 +149,8 @@ class Registry:
         self._versions[schema_id] = out
         return out
 
-    def subjects(self, schema_id: int) -> List[str]:
-        subs: List[str] = []
+    def subjects(self, schema_id: int) -> list[str]:
+        subs: list[str] = []
         for s, _ in self.versions(schema_id):
             if s not in subs:
                 subs.append(s)
@@ -171,8 +177,8 @@ def subject_of(env: _envelope_pb2.Envelope, topic: str) -> str:
     return env.schema_subject or f"{topic}-value"
 
 
-def _producer_config(brokers: str, extra: Optional[Dict[str, Any]]) -> Dict[str, Any]:
-    conf: Dict[str, Any] = {
+def _producer_config(brokers: str, extra: dict[str, Any] | None) -> dict[str, Any]:
+    conf: dict[str, Any] = {
         "bootstrap.servers": brokers,
         "enable.idempotence": True,
         "acks": "all",
@@ -184,10 +190,10 @@ def _producer_config(brokers: str, extra: Optional[Dict[str, Any]]) -> Dict[str,
 
 
 def ensure_topics(brokers: str, names: Iterable[str], partitions: int = 6,
-                  configs: Optional[Dict[str, Dict[str, str]]] = None, timeout_s: float = 10.0,
-                  extra: Optional[Dict[str, Any]] = None) -> None:
+                  configs: dict[str, dict[str, str]] | None = None, timeout_s: float = 10.0,
+                  extra: dict[str, Any] | None = None) -> None:
     """Creates the missing topics of names; an existing topic is left as it is."""
-    conf: Dict[str, Any] = {"bootstrap.servers": brokers}
+    conf: dict[str, Any] = {"bootstrap.servers": brokers}
     conf.update(extra or {})
     admin = AdminClient(conf)
     try:
@@ -210,9 +216,9 @@ def ensure_topics(brokers: str, names: Iterable[str], partitions: int = 6,
 
 
 def consumer_config(brokers: str, group_id: str, session_timeout_ms: int,
-                    extra: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+                    extra: dict[str, Any] | None) -> dict[str, Any]:
     """A group member's configuration: manual commits, earliest, runtime-go's cooperative-sticky assignor."""
-    conf: Dict[str, Any] = {
+    conf: dict[str, Any] = {
         "bootstrap.servers": brokers,
         "group.id": group_id,
         "enable.auto.commit": False,
@@ -226,9 +232,9 @@ def consumer_config(brokers: str, group_id: str, session_timeout_ms: int,
     return conf
 
 
-def origins(namespace: str, group: str, topics: Iterable[str]) -> Dict[str, str]:
+def origins(namespace: str, group: str, topics: Iterable[str]) -> dict[str, str]:
     """The Kafka topics a group reads (each topic and its retry topic) mapped to the user's topic."""
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for t in topics:
         out[namespace + t] = t
         out[retry_topic(namespace, t, group)] = t
@@ -236,7 +242,7 @@ def origins(namespace: str, group: str, topics: Iterable[str]) -> Dict[str, str]
 
 
 def ensure_group_topics(brokers: str, namespace: str, topics: Sequence[str], names: Sequence[str], partitions: int,
-                        extra: Optional[Dict[str, Any]]) -> None:
+                        extra: dict[str, Any] | None) -> None:
     """Creates a group's topics (names) and its topics' dead-letter topics, kept DLQ_RETENTION_MS."""
     ensure_topics(brokers, list(names) + [dlq_topic(namespace, t) for t in topics], partitions,
                   configs={dlq_topic(namespace, t): {"retention.ms": str(DLQ_RETENTION_MS)} for t in topics},
@@ -244,7 +250,7 @@ def ensure_group_topics(brokers: str, namespace: str, topics: Sequence[str], nam
 
 
 def dlq_meta(topic: str, group: str, handler: str, event_type: str, biz_key: str, message_id: str, reason: str,
-             code: int, error: str, attempts: int, first_failed_ms: int, now_ms: int) -> Dict[str, Any]:
+             code: int, error: str, attempts: int, first_failed_ms: int, now_ms: int) -> dict[str, Any]:
     """The ``msgcontract.dlq`` header's dlq.Record metadata, as runtime-go writes it."""
     return {
         "topic": topic, "group": group, "handler": handler, "event_type": event_type, "biz_key": biz_key,
@@ -254,12 +260,12 @@ def dlq_meta(topic: str, group: str, handler: str, event_type: str, biz_key: str
     }
 
 
-def dlq_headers(meta: Dict[str, Any]) -> List[Tuple[str, bytes]]:
+def dlq_headers(meta: dict[str, Any]) -> list[tuple[str, bytes]]:
     """The headers of a dead letter with metadata meta."""
     return [(HEADER_DLQ, json.dumps(meta).encode("utf-8")), (HEADER_TOPIC, meta["topic"].encode("utf-8"))]
 
 
-def unframe(registry: Optional[Registry], topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
+def unframe(registry: Registry | None, topic: str, value: bytes, head: bytes | None) -> _envelope_pb2.Envelope:
     """The envelope of a Confluent-framed record, its schema id checked against the event's subject.
 
     An envelope that names no subject or no version is given the subject and the version the id is
@@ -302,12 +308,12 @@ class Refused:
 
     topic: str
     body: bytes
-    env: Optional[_envelope_pb2.Envelope]
+    env: _envelope_pb2.Envelope | None
     dead: DeadLetter
 
 
-def route(value: bytes, headers: Dict[str, bytes], topic: str, routes: Dict[Tuple[str, str], T], group: str,
-          registry: Optional[Registry]) -> Union[Routed[T], Refused]:
+def route(value: bytes, headers: dict[str, bytes], topic: str, routes: dict[tuple[str, str], T], group: str,
+          registry: Registry | None) -> Routed[T] | Refused:
     """Where a record goes: topic is its user topic (the ``msgcontract.topic`` header wins), routes are by
     (topic, event type). Raises RegistryUnavailable: the record waits and is tried again."""
     if HEADER_TOPIC in headers:
@@ -332,7 +338,7 @@ def route(value: bytes, headers: Dict[str, bytes], topic: str, routes: Dict[Tupl
     return Routed(topic, body, env, target)
 
 
-def take_in(parts: Dict[Tuple[str, int], Offsets], m: Message) -> Optional[Tuple[Offsets, bytes]]:
+def take_in(parts: dict[tuple[str, int], Offsets], m: Message) -> tuple[Offsets, bytes] | None:
     """Counts m as seen in its partition's offsets; returns them and m's ordering key (its record key).
 
     None for a fetch error (logged; librdkafka retries) or a partition no longer held.
@@ -348,11 +354,11 @@ def take_in(parts: Dict[Tuple[str, int], Offsets], m: Message) -> Optional[Tuple
     return ps, m.key() or ("\x00" + delivery_id(m)).encode()
 
 
-def report_lag(c: _KConsumer, group: str, held: Dict[Tuple[str, int], Offsets], lag: LagObserver,
-               msgs: List[Message]) -> None:
+def report_lag(c: _KConsumer, group: str, held: dict[tuple[str, int], Offsets], lag: LagObserver,
+               msgs: list[Message]) -> None:
     """Reports, for each held partition msgs came from, its cached high watermark minus the offset after the last
     record fetched; on the consumer's thread, right after the fetch."""
-    last: Dict[Tuple[str, int], int] = {}
+    last: dict[tuple[str, int], int] = {}
     for m in msgs:
         if m.error() is None:
             k = (m.topic(), m.partition())
@@ -371,13 +377,13 @@ def report_lag(c: _KConsumer, group: str, held: Dict[Tuple[str, int], Offsets], 
 class _SyncProducer:
     """A producer whose produce waits for the broker's acknowledgement."""
 
-    def __init__(self, conf: Dict[str, Any], timeout_s: float) -> None:
+    def __init__(self, conf: dict[str, Any], timeout_s: float) -> None:
         self._p = Producer(conf)
         self.timeout_s = timeout_s
 
-    def produce(self, topic: str, key: bytes, value: bytes, headers: Sequence[Tuple[str, bytes]]) -> None:
-        errs: List[Any] = []
-        delivered: List[bool] = []
+    def produce(self, topic: str, key: bytes, value: bytes, headers: Sequence[tuple[str, bytes]]) -> None:
+        errs: list[Any] = []
+        delivered: list[bool] = []
 
         def done(err: Any, _msg: Any) -> None:
             delivered.append(True)
@@ -407,8 +413,8 @@ class KafkaPublisher:
     the payload classes to frame with, by (topic, event type).
     """
 
-    def __init__(self, brokers: str, namespace: str = "", registry_url: Optional[str] = None,
-                 specs: Sequence[EventContract[Any]] = (), config: Optional[Dict[str, Any]] = None,
+    def __init__(self, brokers: str, namespace: str = "", registry_url: str | None = None,
+                 specs: Sequence[EventContract[Any]] = (), config: dict[str, Any] | None = None,
                  partitions: int = 6, create_topics: bool = True, timeout_s: float = 30.0) -> None:
         self.brokers = brokers
         self.namespace = namespace
@@ -418,7 +424,7 @@ class KafkaPublisher:
         self._p = _SyncProducer(_producer_config(brokers, config), timeout_s)
         self._specs = {(s.topic, s.event_type): s for s in specs}
         self._sr = SchemaRegistryClient({"url": registry_url}) if registry_url else None
-        self._serializers: Dict[Tuple[type, str], ProtobufSerializer] = {}
+        self._serializers: dict[tuple[type, str], ProtobufSerializer] = {}
         self._known: set[str] = set()
 
     def _ensure(self, name: str) -> None:
@@ -427,7 +433,7 @@ class KafkaPublisher:
                 ensure_topics(self.brokers, [name], self.partitions, extra=self._extra)
             self._known.add(name)
 
-    def record(self, topic: str, env: _envelope_pb2.Envelope) -> Tuple[bytes, List[Tuple[str, bytes]]]:
+    def record(self, topic: str, env: _envelope_pb2.Envelope) -> tuple[bytes, list[tuple[str, bytes]]]:
         """The value and headers of env's record on topic (framed when a registry is set)."""
         if self._sr is None:
             return encode(env), []
@@ -435,7 +441,8 @@ class KafkaPublisher:
         if spec is None:
             raise ValueError(f"kafka: no spec for event {env.event_type} on topic {topic}: pass it in specs")
         if env.content_type not in ("", "application/protobuf"):
-            raise ValueError(f"kafka: the Confluent wire format needs a binary protobuf payload, not {env.content_type}")
+            raise ValueError(
+                f"kafka: the Confluent wire format needs a binary protobuf payload, not {env.content_type}")
         kafka_topic = self.namespace + topic
         subject = subject_of(env, topic)
         if not env.schema_subject:  # the header names it, so consumers check the id against it
@@ -521,10 +528,10 @@ class KafkaLoop:
     """
 
     def __init__(self, brokers: str, group: str, consumers: Sequence[Consumer[Any]], conn: Any,
-                 namespace: str = "", registry_url: Optional[str] = None, config: Optional[Dict[str, Any]] = None,
+                 namespace: str = "", registry_url: str | None = None, config: dict[str, Any] | None = None,
                  partitions: int = 6, commit_interval_s: float = 0.2, session_timeout_ms: int = 10000,
                  clock_ms: Callable[[], int] = _now_ms, create_topics: bool = True,
-                 lag: Optional[LagObserver] = None, batch_size: int = 64) -> None:
+                 lag: LagObserver | None = None, batch_size: int = 64) -> None:
         if batch_size < 1:
             raise ValueError(f"kafka: batch_size {batch_size} must be at least 1 (1: a transaction per record)")
         self.batch_size = batch_size
@@ -544,33 +551,33 @@ class KafkaLoop:
         self._registry = Registry(registry_url) if registry_url else None
         self._producer = _SyncProducer(_producer_config(brokers, config), 30.0)
         self._c = _KConsumer(consumer_config(brokers, namespace + group, session_timeout_ms, config))
-        self._parts: Dict[Tuple[str, int], Offsets] = {}
-        self._waiting: Dict[bytes, Deque[Message]] = {}  # keys whose head record is deferred
-        self._deferred: List[Tuple[int, int, bytes]] = []  # (due ms, seq, key)
+        self._parts: dict[tuple[str, int], Offsets] = {}
+        self._waiting: dict[bytes, collections.deque[Message]] = {}  # keys whose head record is deferred
+        self._deferred: list[tuple[int, int, bytes]] = []  # (due ms, seq, key)
         self._seq = 0
         self._last_commit = time.monotonic()
         self._closed = False
         self._c.subscribe(names, on_assign=self._on_assign, on_revoke=self._on_revoke, on_lost=self._on_lost)
 
     @property
-    def assigned(self) -> List[Tuple[str, int]]:
+    def assigned(self) -> list[tuple[str, int]]:
         """The (topic, partition) pairs this member holds now."""
         return sorted(self._parts)
 
     # Partition bookkeeping.
 
-    def _on_assign(self, _c: Any, parts: List[TopicPartition]) -> None:
+    def _on_assign(self, _c: Any, parts: list[TopicPartition]) -> None:
         for p in parts:
             self._parts[(p.topic, p.partition)] = Offsets()
 
-    def _on_revoke(self, _c: Any, parts: List[TopicPartition]) -> None:
+    def _on_revoke(self, _c: Any, parts: list[TopicPartition]) -> None:
         self.commit({(p.topic, p.partition) for p in parts})
         self._drop(parts)
 
-    def _on_lost(self, _c: Any, parts: List[TopicPartition]) -> None:
+    def _on_lost(self, _c: Any, parts: list[TopicPartition]) -> None:
         self._drop(parts)
 
-    def _drop(self, parts: List[TopicPartition]) -> None:
+    def _drop(self, parts: list[TopicPartition]) -> None:
         gone = {(p.topic, p.partition) for p in parts}
         for k in gone:
             if self._parts.pop(k, None) is not None and self._lag is not None:
@@ -587,7 +594,7 @@ class KafkaLoop:
         if ps is not None:
             ps.pending.discard(m.offset())
 
-    def commit(self, only: Optional[set[Tuple[str, int]]] = None) -> None:
+    def commit(self, only: set[tuple[str, int]] | None = None) -> None:
         """Commits every partition's settled prefix that moved since its last commit, synchronously."""
         offs = []
         for k, ps in self._parts.items():
@@ -619,7 +626,7 @@ class KafkaLoop:
         msgs = self._c.consume(100, poll_timeout_s)
         if self._lag is not None:
             report_lag(self._c, self.group, self._parts, self._lag, msgs)
-        queues: Dict[bytes, Deque[Message]] = {}
+        queues: dict[bytes, collections.deque[Message]] = {}
         for m in msgs:
             seen = take_in(self._parts, m)
             if seen is None:
@@ -639,7 +646,7 @@ class KafkaLoop:
 
     def _run_due(self) -> None:
         now = self.clock_ms()
-        due: Dict[bytes, Deque[Message]] = {}
+        due: dict[bytes, collections.deque[Message]] = {}
         while self._deferred and self._deferred[0][0] <= now:
             _, _, key = heapq.heappop(self._deferred)
             q = self._waiting.pop(key, None)
@@ -647,13 +654,13 @@ class KafkaLoop:
                 due[key] = q
         self._run_keys(due)
 
-    def _run_keys(self, queues: Dict[bytes, Deque[Message]]) -> None:
+    def _run_keys(self, queues: dict[bytes, collections.deque[Message]]) -> None:
         """Handles the queues' records, each key's in order: the heads of up to batch_size keys at a time
         (one transaction when several need the database), until every queue is empty or waits."""
         while queues:
             heads = list(queues.items())[:self.batch_size]
             untils = self._run_batch([q[0] for _, q in heads])
-            for (key, q), until in zip(heads, untils):
+            for (key, q), until in zip(heads, untils, strict=True):
                 if until is not None:
                     del queues[key]
                     self._waiting[key] = q  # the rest of the key waits with it
@@ -665,12 +672,12 @@ class KafkaLoop:
                     del queues[key]
             self._commit_due()
 
-    def _run_batch(self, msgs: List[Message]) -> List[Optional[int]]:
+    def _run_batch(self, msgs: list[Message]) -> list[int | None]:
         """Carries out the decisions on msgs (of distinct keys); for each, the time to try it again when it
         is not settled, else None. Those that reach a handler share one transaction, each in a savepoint
         (Consumer.process_shared), when there are several; a failed transaction hands them all back."""
-        untils: List[Optional[int]] = [None] * len(msgs)
-        todo: List[Tuple[int, Routed[Consumer[Any]]]] = []
+        untils: list[int | None] = [None] * len(msgs)
+        todo: list[tuple[int, Routed[Consumer[Any]]]] = []
         for i, m in enumerate(msgs):
             try:
                 r = route(m.value() or b"", dict(m.headers() or []), self._origin.get(m.topic(), m.topic()),
@@ -689,7 +696,7 @@ class KafkaLoop:
             todo.append((i, r))
         if not todo:
             return untils
-        decisions: List[Optional[Decision]] = []
+        decisions: list[Decision | None] = []
         try:
             if len(todo) == 1:
                 i, r = todo[0]
@@ -708,7 +715,7 @@ class KafkaLoop:
             for i, _ in todo:
                 untils[i] = self.clock_ms() + INFRA_RETRY_MS
             return untils
-        for (i, routed), d in zip(todo, decisions):
+        for (i, routed), d in zip(todo, decisions, strict=True):
             if d is None:  # its retry chain could not be advanced
                 self.counts.handed_back += 1
                 untils[i] = self.clock_ms() + INFRA_RETRY_MS
@@ -716,11 +723,11 @@ class KafkaLoop:
             untils[i] = self._published(self._decided, msgs[i], routed, d)
         return untils
 
-    def _shared(self, routed: List[Tuple[Routed[Consumer[Any]], str]]) -> List[Optional[Decision]]:
+    def _shared(self, routed: list[tuple[Routed[Consumer[Any]], str]]) -> list[Decision | None]:
         """Runs routed's deliveries (with their delivery ids) in one transaction of self.conn and commits it;
         raises when it failed, leaving the rollback to the caller. Then each failure advances its retry
         chain, on its own: None for a delivery whose advance the database failed, handed back alone."""
-        pending: List[Pending] = []
+        pending: list[Pending] = []
         try:
             begin(self.conn)
             for r, did in routed:
@@ -730,7 +737,7 @@ class KafkaLoop:
             for p in pending:
                 p.lost(e)
             raise
-        out: List[Optional[Decision]] = []
+        out: list[Decision | None] = []
         for p in pending:
             try:
                 p.committed()
@@ -741,7 +748,7 @@ class KafkaLoop:
             out.append(p.decision)
         return out
 
-    def _published(self, act: Callable[..., Optional[int]], *args: Any) -> Optional[int]:
+    def _published(self, act: Callable[..., int | None], *args: Any) -> int | None:
         """Runs act(*args), which may publish a retry copy or a dead letter; when the broker did not
         acknowledge it, the record stays unsettled and comes again."""
         try:
@@ -750,7 +757,7 @@ class KafkaLoop:
             log.error("msgcontract: kafka publish failed; the record comes again: %s", e)
             return self.clock_ms() + INFRA_RETRY_MS
 
-    def _decided(self, m: Message, r: Routed[Consumer[Any]], d: Decision) -> Optional[int]:
+    def _decided(self, m: Message, r: Routed[Consumer[Any]], d: Decision) -> int | None:
         """Carries out d, the committed decision on m; returns the time to try it again when it waits."""
         if isinstance(d, Ack):
             if d.deduplicated:
@@ -769,7 +776,7 @@ class KafkaLoop:
             self._dead_letter(m, r.topic, r.body, r.env, r.target.handler_name, d)
         return None
 
-    def _dead_letter(self, m: Message, topic: str, body: bytes, env: Optional[_envelope_pb2.Envelope],
+    def _dead_letter(self, m: Message, topic: str, body: bytes, env: _envelope_pb2.Envelope | None,
                      handler: str, d: DeadLetter) -> None:
         now = self.clock_ms()
         attempts = env.retry_count + 1 if env is not None and d.reason not in ("decode", "no_handler", "schema") else 0

@@ -11,12 +11,15 @@ needs nothing. Pass one, or ``fan_out(a, b)``, as ``Consumer(observer=...)``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import math
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from msgcontract_runtime.consumer import DeadLetter, Observer, Outcome, Retry
+
 
 def _exponential(start: float, factor: float, count: int) -> tuple[float, ...]:
     b = [start]
@@ -42,16 +45,17 @@ class PrometheusMetrics:
     on the first ``lag`` report, so a service without Kafka exposes none.
     """
 
-    def __init__(self, registry: Optional[Any] = None) -> None:
+    def __init__(self, registry: Any | None = None) -> None:
         import prometheus_client as pc
 
         pc.disable_created_metrics()  # type: ignore[no-untyped-call]
         reg = registry if registry is not None else pc.REGISTRY
         self._registry = reg
-        self._lag: Optional[Any] = None
+        self._lag: Any | None = None
         self.processed = pc.Counter(
             "msgcontract_messages_processed_total",
-            "Deliveries that reached a final outcome: handled, deduplicated, retry_scheduled, dead_lettered or conflict.",
+            "Deliveries that reached a final outcome: handled, deduplicated, retry_scheduled, dead_lettered "
+            "or conflict.",
             ["handler", "event_type", "outcome"], registry=reg,
         )
         self.handler_duration = pc.Histogram(
@@ -91,13 +95,11 @@ class PrometheusMetrics:
 
     def forget(self, group: str, topic: str, partition: int) -> None:
         """Drops a partition's lag series: the member let it go."""
-        try:
+        with contextlib.suppress(KeyError):  # KeyError: never reported
             self._lag_gauge().remove(group, topic, str(partition))
-        except KeyError:
-            pass  # never reported
 
 
-def trace_ids(traceparent: str) -> Optional[tuple[str, str]]:
+def trace_ids(traceparent: str) -> tuple[str, str] | None:
     """The trace and span ids of a W3C traceparent, None for anything else."""
     tp = traceparent
     if len(tp) < 55 or tp[2] != "-" or tp[35] != "-" or tp[52] != "-":

@@ -20,7 +20,8 @@ import logging
 import sys
 import time
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import ddl
@@ -112,7 +113,7 @@ class Relay:
 
     def __init__(self, conn: Any, publisher: Publisher, paramstyle: str = "qmark", lease_s: float = 15.0,
                  batch_size: int = 100, clock_ms: Callable[[], int] = _now_ms,
-                 tracer: Optional[Tracing] = None) -> None:
+                 tracer: Tracing | None = None) -> None:
         if lease_s <= 0 or batch_size <= 0:
             raise ValueError("outbox: lease_s and batch_size must be positive")
         self.conn = conn
@@ -167,7 +168,7 @@ class Relay:
         rows = cur.fetchall()
         self.conn.commit()
         blocked: set[str] = set()
-        first: Optional[Exception] = None
+        first: Exception | None = None
         sent = 0
         for row_id, topic, key, body in rows:
             if key in blocked:
@@ -209,7 +210,7 @@ class Relay:
 
 
 def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit: int = 100,
-               tracer: Optional[Tracing] = None) -> int:
+               tracer: Tracing | None = None) -> int:
     """One pass of a one-off Relay that releases the lock afterwards; 0 when another relay holds it."""
     r = Relay(conn, publisher, paramstyle, batch_size=limit, tracer=tracer)
     try:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Mapping, Optional, Sequence, Union
+from collections.abc import Mapping, Sequence
 
 from google.protobuf import descriptor as _descriptor
+
 
 class Transit(str, enum.Enum):
     """The answer of can_transit, identical in every language."""
@@ -25,11 +26,11 @@ class StateMachine:
 
     full_name: str
     predecessors: Mapping[str, Sequence[str]]
-    enum_type: Optional[_descriptor.EnumDescriptor] = None
+    enum_type: _descriptor.EnumDescriptor | None = None
     aliases: Mapping[str, str] = dataclasses.field(default_factory=dict)
     """allow_alias names mapped to the canonical name of their number."""
 
-    def can_transit(self, from_state: Union[str, int], to_state: Union[str, int]) -> Transit:
+    def can_transit(self, from_state: str | int, to_state: str | int) -> Transit:
         """Answers whether an entity in from_state may move to to_state.
 
         States are value names or numbers, compared by number: allow_alias
@@ -45,7 +46,7 @@ class StateMachine:
             return Transit.DUPLICATE
         return Transit.ALLOWED if f in target else Transit.ILLEGAL
 
-    def _name(self, state: Union[str, int]) -> str:
+    def _name(self, state: str | int) -> str:
         if isinstance(state, str):
             return self.aliases.get(state, state)
         if self.enum_type is not None:

@@ -19,10 +19,9 @@ tracing call: the rest of the runtime never imports this module.
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
-from opentelemetry import context as otel_context
-from opentelemetry import trace
+from opentelemetry import context as otel_context, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
@@ -48,7 +47,7 @@ DEAD_LETTER_REASON = "msgcontract.dead_letter_reason"
 _propagator = TraceContextTextMapPropagator()
 
 
-def inject(env: _envelope_pb2.Envelope, ctx: Optional[otel_context.Context] = None) -> None:
+def inject(env: _envelope_pb2.Envelope, ctx: otel_context.Context | None = None) -> None:
     """Writes ctx's (default: the current) span into env's trace field, unless env has one or there is no valid span."""
     if env.trace.traceparent or not trace.get_current_span(ctx).get_span_context().is_valid:
         return
@@ -58,7 +57,7 @@ def inject(env: _envelope_pb2.Envelope, ctx: Optional[otel_context.Context] = No
     env.trace.tracestate = carrier.get("tracestate", "")
 
 
-def extract(env: _envelope_pb2.Envelope, ctx: Optional[otel_context.Context] = None) -> otel_context.Context:
+def extract(env: _envelope_pb2.Envelope, ctx: otel_context.Context | None = None) -> otel_context.Context:
     """ctx (default: an empty context) with env's trace context as its remote parent."""
     base = ctx if ctx is not None else otel_context.Context()
     if not env.trace.traceparent:
@@ -80,7 +79,7 @@ class _Delivery:
         with trace.use_span(self.span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
             yield
 
-    def end(self, decision: Optional[Decision], error: Optional[BaseException]) -> None:
+    def end(self, decision: Decision | None, error: BaseException | None) -> None:
         """Records decision (None: the database failed, the delivery is handed back) and ends the span."""
         s = self.span
         msg = ""
@@ -117,7 +116,7 @@ class Tracing:
     messaging.consumer.group.name of the consumer spans.
     """
 
-    def __init__(self, tracer_provider: Optional[trace.TracerProvider] = None, system: str = "msgcontract_sqlite",
+    def __init__(self, tracer_provider: trace.TracerProvider | None = None, system: str = "msgcontract_sqlite",
                  group: str = "") -> None:
         self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
         self.system = system

@@ -19,7 +19,7 @@ def require_version(level: int, module: str = "a generated contract module") -> 
     Generated contract modules call it with the API level they were generated
     for and their own name.
     """
-    if API_LEVEL < level:
+    if level > API_LEVEL:
         raise ImportError(
             f"{module} was generated for msgcontract-runtime API level {level}, but the "
             f"installed msgcontract-runtime {RUNTIME_VERSION} provides level {API_LEVEL}; "

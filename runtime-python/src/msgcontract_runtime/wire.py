@@ -11,10 +11,8 @@ Golden bytes: testdata/kafka-wire/frames.json, checked by Go and Python.
 from __future__ import annotations
 
 import struct
-from typing import List, Optional, Tuple
 
-from google.protobuf import descriptor as _descriptor
-from google.protobuf import descriptor_pb2 as _descriptor_pb2
+from google.protobuf import descriptor as _descriptor, descriptor_pb2 as _descriptor_pb2
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 
@@ -42,7 +40,7 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def _read_varint(b: bytes, pos: int) -> Tuple[int, int]:
+def _read_varint(b: bytes, pos: int) -> tuple[int, int]:
     shift = z = 0
     while True:
         if pos >= len(b) or shift > 63:
@@ -55,7 +53,7 @@ def _read_varint(b: bytes, pos: int) -> Tuple[int, int]:
             return (z >> 1) ^ -(z & 1), pos
 
 
-def frame(schema_id: int, index: List[int], payload: bytes) -> bytes:
+def frame(schema_id: int, index: list[int], payload: bytes) -> bytes:
     """Returns payload framed with schema_id and its message-index path."""
     head = struct.pack(">bI", MAGIC_BYTE, schema_id)
     if index == [0]:
@@ -65,7 +63,7 @@ def frame(schema_id: int, index: List[int], payload: bytes) -> bytes:
     return head + payload
 
 
-def unframe(value: bytes) -> Tuple[int, List[int], bytes]:
+def unframe(value: bytes) -> tuple[int, list[int], bytes]:
     """Splits a framed value into schema id, message-index path and payload."""
     if len(value) < 6 or value[0] != MAGIC_BYTE:
         raise FrameError(f"not a Confluent Protobuf frame: {len(value)} bytes")
@@ -89,15 +87,15 @@ def is_framed(value: bytes) -> bool:
     return len(value) > 0 and value[0] == MAGIC_BYTE
 
 
-def message_index(d: _descriptor.Descriptor) -> List[int]:
+def message_index(d: _descriptor.Descriptor) -> list[int]:
     """d's path in its file: index among the top-level messages, then among nested ones."""
     fdp = _descriptor_pb2.FileDescriptorProto.FromString(d.file.serialized_pb)
-    names: List[str] = []
-    cur: Optional[_descriptor.Descriptor] = d
+    names: list[str] = []
+    cur: _descriptor.Descriptor | None = d
     while cur is not None:
         names.insert(0, cur.name)
         cur = cur.containing_type
-    path: List[int] = []
+    path: list[int] = []
     level = list(fdp.message_type)
     for name in names:
         i = [m.name for m in level].index(name)
@@ -106,7 +104,7 @@ def message_index(d: _descriptor.Descriptor) -> List[int]:
     return path
 
 
-def split(env: _envelope_pb2.Envelope) -> Tuple[bytes, bytes]:
+def split(env: _envelope_pb2.Envelope) -> tuple[bytes, bytes]:
     """Returns (header bytes: the envelope without payload, payload)."""
     head = _envelope_pb2.Envelope()
     head.CopyFrom(env)

@@ -6,11 +6,10 @@ import sqlite3
 from typing import Any
 
 import pytest
+from shop.payment.v1 import payment_msgcontract as contract, payment_pb2
 
 import msgcontract_runtime as support
 from msgcontract.v1 import envelope_pb2
-from shop.payment.v1 import payment_msgcontract as contract
-from shop.payment.v1 import payment_pb2
 
 NOW = 1_700_000_000_000
 

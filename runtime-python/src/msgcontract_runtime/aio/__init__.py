@@ -32,12 +32,29 @@ import logging
 import math
 import random as _random
 import time
-from typing import Any, Awaitable, Callable, Coroutine, Generic, Optional, Protocol, Sequence, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.consumer import (
-    Ack, Admitted, DeadLetter, Decision, Defer, DeliveryTracer, Observer, Retry, admit, advances_chain, chain_pos,
-    failed, log_superseded, looked_up, observe, spanned, start_span, superseded,
+    Ack,
+    Admitted,
+    DeadLetter,
+    Decision,
+    Defer,
+    DeliveryTracer,
+    Observer,
+    Retry,
+    admit,
+    advances_chain,
+    chain_pos,
+    failed,
+    log_superseded,
+    looked_up,
+    observe,
+    spanned,
+    start_span,
+    superseded,
 )
 from msgcontract_runtime.dedup import ChainPos, ChainStep, went_on
 from msgcontract_runtime.event import EventContract, M
@@ -66,7 +83,7 @@ class AsyncTransaction(Protocol):
     async def chain_update(self, step: ChainStep) -> bool:
         """Moves the message's chain row to step's place where it does not supersede it; True when a row changed."""
 
-    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+    async def chain_row(self, handler: str, message_id: str) -> ChainPos | None:
         """The place in the chain row of (handler, message_id), None when there is none."""
 
     async def commit(self) -> None:
@@ -125,7 +142,7 @@ class Delivery:
     body: bytes
     attempt: int
     handle: Any
-    delivery_id: Optional[str] = None
+    delivery_id: str | None = None
 
 
 class Subscription(Protocol):
@@ -183,7 +200,7 @@ async def _alone(db: AsyncDatabase, stmt: Callable[[AsyncTransaction], Awaitable
         await shielded(tx.close())
 
 
-async def chain_row(db: AsyncDatabase, handler: str, message_id: str) -> Optional[ChainPos]:
+async def chain_row(db: AsyncDatabase, handler: str, message_id: str) -> ChainPos | None:
     """dedup.chain_row on an AsyncDatabase: the place in the chain row of (handler, message_id), read on its own."""
     return await _alone(db, lambda tx: tx.chain_row(handler, message_id))
 
@@ -221,8 +238,8 @@ class AsyncConsumer(Generic[M]):
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         rand: Callable[[], float] = _random.random,
         database_retry_ms: int = 1000,
-        observer: Optional[Observer] = None,
-        tracer: Optional[DeliveryTracer] = None,
+        observer: Observer | None = None,
+        tracer: DeliveryTracer | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency {concurrency} must be at least 1")
@@ -236,7 +253,7 @@ class AsyncConsumer(Generic[M]):
         self.observer = observer
         self.tracer = tracer
 
-    async def process(self, db: AsyncDatabase, body: bytes, delivery_id: Optional[str] = None) -> Decision:
+    async def process(self, db: AsyncDatabase, body: bytes, delivery_id: str | None = None) -> Decision:
         """Like _process, inside the tracer's span (msgcontract_runtime.tracing) when there is one."""
         if self.tracer is None:  # no tracing call at all without a tracer
             return await self._process(db, body, None, delivery_id)
@@ -247,8 +264,8 @@ class AsyncConsumer(Generic[M]):
         return out[0]
 
     async def _process(
-        self, db: AsyncDatabase, body: bytes, env: Optional[_envelope_pb2.Envelope] = None,
-        delivery_id: Optional[str] = None,
+        self, db: AsyncDatabase, body: bytes, env: _envelope_pb2.Envelope | None = None,
+        delivery_id: str | None = None,
     ) -> Decision:
         """Processes one delivered body in a transaction of db; the same decisions as Consumer.process.
 
@@ -294,8 +311,8 @@ class AsyncConsumer(Generic[M]):
         return Ack(deduplicated=True)
 
     async def _decide(
-        self, db: AsyncDatabase, body: bytes, run: dict[str, Any], env: Optional[_envelope_pb2.Envelope],
-        delivery_id: Optional[str],
+        self, db: AsyncDatabase, body: bytes, run: dict[str, Any], env: _envelope_pb2.Envelope | None,
+        delivery_id: str | None,
     ) -> Decision:
         now = self.clock_ms()
         a = admit(self.spec, body, now, env)
@@ -343,7 +360,7 @@ class AsyncConsumer(Generic[M]):
             dead_at=now,
         )
 
-    async def handle(self, sub: Subscription, db: AsyncDatabase, d: Delivery) -> Optional[Decision]:
+    async def handle(self, sub: Subscription, db: AsyncDatabase, d: Delivery) -> Decision | None:
         """Processes d and settles it on sub; None when a database error handed it back.
 
         Cancelled before the decision is settled, d is released unacknowledged.
@@ -371,7 +388,7 @@ class AsyncConsumer(Generic[M]):
         self,
         sub: Subscription,
         db: AsyncDatabase,
-        stop: Optional[asyncio.Event] = None,
+        stop: asyncio.Event | None = None,
         poll_s: float = 0.05,
     ) -> None:
         """Consumes sub until stop is set (in-flight handlers finish) or the task is cancelled.
@@ -381,9 +398,9 @@ class AsyncConsumer(Generic[M]):
         delivery released; run returns only after that cleanup.
         """
         sem = asyncio.Semaphore(self.concurrency)
-        tasks: set[asyncio.Task[Optional[Decision]]] = set()
+        tasks: set[asyncio.Task[Decision | None]] = set()
 
-        def done(t: asyncio.Task[Optional[Decision]]) -> None:
+        def done(t: asyncio.Task[Decision | None]) -> None:
             tasks.discard(t)
             sem.release()
             if not t.cancelled() and t.exception() is not None:
@@ -418,7 +435,7 @@ class AsyncConsumer(Generic[M]):
                 await shielded(_wait_all(pending))
 
 
-async def _wait_all(tasks: set[asyncio.Task[Optional[Decision]]]) -> None:
+async def _wait_all(tasks: set[asyncio.Task[Decision | None]]) -> None:
     await asyncio.wait(tasks)
 
 
@@ -451,8 +468,8 @@ def register(
     handler_name: str,
     handler: AsyncHandler[M],
     concurrency: int = 1,
-    observer: Optional[Observer] = None,
-    tracer: Optional[DeliveryTracer] = None,
+    observer: Observer | None = None,
+    tracer: DeliveryTracer | None = None,
 ) -> AsyncConsumer[M]:
     """Registers an async handler of spec's event; what generated register_*_handler_async calls."""
     return registry.add(AsyncConsumer(

@@ -29,16 +29,17 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import heapq
 import logging
 import threading
 import time
-from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from confluent_kafka import Consumer as _KConsumer
-from confluent_kafka import KafkaException, Message, Producer, TopicPartition
+from confluent_kafka import Consumer as _KConsumer, KafkaException, Message, Producer, TopicPartition
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
@@ -46,15 +47,32 @@ from msgcontract_runtime.aio import DeadLetterRecord, Delivery
 from msgcontract_runtime.envelope import encode
 from msgcontract_runtime.event import EventContract
 from msgcontract_runtime.kafka import (
-    HEADER_TOPIC, INFRA_RETRY_MS, Offsets, Refused, Registry, RegistryUnavailable, _now_ms, _producer_config,
-    consumer_config, delivery_id, dlq_headers, dlq_meta, dlq_topic, ensure_group_topics, LagObserver, origins,
-    report_lag, retry_topic, route, take_in,
+    HEADER_TOPIC,
+    INFRA_RETRY_MS,
+    LagObserver,
+    Offsets,
+    Refused,
+    Registry,
+    RegistryUnavailable,
+    _now_ms,
+    _producer_config,
+    consumer_config,
+    delivery_id,
+    dlq_headers,
+    dlq_meta,
+    dlq_topic,
+    ensure_group_topics,
+    origins,
+    report_lag,
+    retry_topic,
+    route,
+    take_in,
 )
 
 log = logging.getLogger("msgcontract_runtime.aio.kafka")
 
 R = TypeVar("R")
-TP = Tuple[str, int]
+TP = tuple[str, int]
 
 
 class AsyncProducer:
@@ -64,7 +82,7 @@ class AsyncProducer:
     record's future on the event loop.
     """
 
-    def __init__(self, conf: Dict[str, Any], timeout_s: float = 30.0) -> None:
+    def __init__(self, conf: dict[str, Any], timeout_s: float = 30.0) -> None:
         self._p = Producer(conf)
         self.timeout_s = timeout_s
         self._stop = threading.Event()
@@ -75,16 +93,14 @@ class AsyncProducer:
         while not self._stop.is_set():
             self._p.poll(0.05)
 
-    async def produce(self, topic: str, key: bytes, value: bytes, headers: Sequence[Tuple[str, bytes]]) -> None:
+    async def produce(self, topic: str, key: bytes, value: bytes, headers: Sequence[tuple[str, bytes]]) -> None:
         """Publishes one record; raises RuntimeError when the broker refuses it or does not answer in time."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
 
         def report(err: Any, _msg: Any) -> None:  # on the producer's thread
-            try:
+            with contextlib.suppress(RuntimeError):  # RuntimeError: the loop is gone; nobody waits any more
                 loop.call_soon_threadsafe(_resolve, fut, err)
-            except RuntimeError:  # the loop is gone; nobody waits any more
-                pass
 
         self._p.produce(topic, key=key, value=value, headers=list(headers), on_delivery=report)
         try:
@@ -114,8 +130,8 @@ class _Rec:
     part: Offsets
     key: bytes
     topic: str = ""  # the user's topic, once routed
-    body: Optional[bytes] = None  # the envelope bytes (unframed), once routed
-    env: Optional[_envelope_pb2.Envelope] = None  # its envelope, once routed
+    body: bytes | None = None  # the envelope bytes (unframed), once routed
+    env: _envelope_pb2.Envelope | None = None  # its envelope, once routed
     attempt: int = 0
     inflight: bool = False
     dropped: bool = False
@@ -144,9 +160,9 @@ class KafkaSubscription:
     """
 
     def __init__(self, brokers: str, group: str, specs: Sequence[EventContract[Any]], namespace: str,
-                 registry_url: Optional[str], config: Optional[Dict[str, Any]], commit_interval_s: float,
+                 registry_url: str | None, config: dict[str, Any] | None, commit_interval_s: float,
                  session_timeout_ms: int, revoke_wait_s: float, max_buffered: int, clock_ms: Callable[[], int],
-                 lag: Optional[LagObserver]) -> None:
+                 lag: LagObserver | None) -> None:
         self.group = group
         self._lag = lag
         self.namespace = namespace
@@ -162,10 +178,10 @@ class KafkaSubscription:
         self._c = _KConsumer(consumer_config(brokers, namespace + group, session_timeout_ms, config))
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="msgcontract-kafka")
         self._loop = asyncio.get_running_loop()
-        self._parts: Dict[TP, Offsets] = {}
-        self._keys: Dict[bytes, Deque[_Rec]] = {}  # head: handed out, ready or deferred; the rest wait
-        self._ready: Deque[_Rec] = collections.deque()
-        self._deferred: List[Tuple[int, int, _Rec]] = []
+        self._parts: dict[TP, Offsets] = {}
+        self._keys: dict[bytes, collections.deque[_Rec]] = {}  # head: handed out, ready or deferred; the rest wait
+        self._ready: collections.deque[_Rec] = collections.deque()
+        self._deferred: list[tuple[int, int, _Rec]] = []
         self._out: set[_Rec] = set()
         self._seq = 0
         self._last_commit = time.monotonic()
@@ -174,10 +190,10 @@ class KafkaSubscription:
 
     @classmethod
     async def open(cls, brokers: str, group: str, specs: Sequence[EventContract[Any]], namespace: str = "",
-                   registry_url: Optional[str] = None, config: Optional[Dict[str, Any]] = None, partitions: int = 6,
+                   registry_url: str | None = None, config: dict[str, Any] | None = None, partitions: int = 6,
                    commit_interval_s: float = 0.2, session_timeout_ms: int = 10000, revoke_wait_s: float = 30.0,
                    max_buffered: int = 10_000, create_topics: bool = True,
-                   clock_ms: Callable[[], int] = _now_ms, lag: Optional[LagObserver] = None) -> KafkaSubscription:
+                   clock_ms: Callable[[], int] = _now_ms, lag: LagObserver | None = None) -> KafkaSubscription:
         """Creates the group's missing topics (as KafkaLoop does) and joins the group.
 
         lag (e.g. observe.PrometheusMetrics) sees each held partition's consumer lag after every fetch, as
@@ -194,7 +210,7 @@ class KafkaSubscription:
         return sub
 
     @property
-    def assigned(self) -> List[TP]:
+    def assigned(self) -> list[TP]:
         """The (topic, partition) pairs this member holds now."""
         return sorted(self._parts)
 
@@ -207,28 +223,28 @@ class KafkaSubscription:
     def _on_loop(self, coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
-    def _on_assign(self, _c: Any, parts: List[TopicPartition]) -> None:
+    def _on_assign(self, _c: Any, parts: list[TopicPartition]) -> None:
         self._on_loop(self._assigned([(p.topic, p.partition) for p in parts]))
 
-    def _on_revoke(self, _c: Any, parts: List[TopicPartition]) -> None:
+    def _on_revoke(self, _c: Any, parts: list[TopicPartition]) -> None:
         gone = {(p.topic, p.partition) for p in parts}
         offs = self._on_loop(self._revoking(gone))
         self._on_loop(self._dropped(gone, offs if self._commit(offs) else []))
 
-    def _on_lost(self, _c: Any, parts: List[TopicPartition]) -> None:
+    def _on_lost(self, _c: Any, parts: list[TopicPartition]) -> None:
         self._on_loop(self._dropped({(p.topic, p.partition) for p in parts}, []))
 
-    async def _assigned(self, tps: List[TP]) -> None:
+    async def _assigned(self, tps: list[TP]) -> None:
         for tp in tps:
             self._parts[tp] = Offsets()
 
-    async def _revoking(self, gone: set[TP]) -> List[Tuple[str, int, int]]:
+    async def _revoking(self, gone: set[TP]) -> list[tuple[str, int, int]]:
         end = time.monotonic() + self.revoke_wait_s
         while any(r.tp in gone for r in self._out) and time.monotonic() < end:
             await asyncio.sleep(0.01)
         return self._offsets(gone)
 
-    async def _dropped(self, gone: set[TP], committed: List[Tuple[str, int, int]]) -> None:
+    async def _dropped(self, gone: set[TP], committed: list[tuple[str, int, int]]) -> None:
         self._committed(committed)
         for tp in gone:
             if self._parts.pop(tp, None) is not None and self._lag is not None:
@@ -247,17 +263,17 @@ class KafkaSubscription:
 
     # Offsets and commits.
 
-    def _offsets(self, only: Optional[set[TP]]) -> List[Tuple[str, int, int]]:
+    def _offsets(self, only: set[TP] | None) -> list[tuple[str, int, int]]:
         return [(tp[0], tp[1], ps.commit_point()) for tp, ps in self._parts.items()
                 if (only is None or tp in only) and ps.commit_point() > ps.committed]
 
-    def _committed(self, offs: List[Tuple[str, int, int]]) -> None:
+    def _committed(self, offs: list[tuple[str, int, int]]) -> None:
         for t, p, o in offs:
             ps = self._parts.get((t, p))
             if ps is not None:
                 ps.committed = max(ps.committed, o)
 
-    def _commit(self, offs: List[Tuple[str, int, int]]) -> bool:
+    def _commit(self, offs: list[tuple[str, int, int]]) -> bool:
         """Commits offs synchronously; on the consumer's thread."""
         if not offs:
             return True
@@ -268,7 +284,7 @@ class KafkaSubscription:
             return False
         return True
 
-    def _poll(self, offs: List[Tuple[str, int, int]], n: int, timeout_s: float) -> Tuple[bool, List[Message]]:
+    def _poll(self, offs: list[tuple[str, int, int]], n: int, timeout_s: float) -> tuple[bool, list[Message]]:
         ok = self._commit(offs)
         if n <= 0:
             time.sleep(timeout_s)
@@ -285,9 +301,9 @@ class KafkaSubscription:
         if self._closed:
             raise RuntimeError("kafka: the subscription is closed")
         end = time.monotonic() + wait_s
-        out: List[Delivery] = []
+        out: list[Delivery] = []
         while True:
-            offs: List[Tuple[str, int, int]] = []
+            offs: list[tuple[str, int, int]] = []
             if self._commit_soon or time.monotonic() - self._last_commit >= self.commit_interval_s:
                 offs = self._offsets(None)
                 self._commit_soon = False
@@ -306,7 +322,7 @@ class KafkaSubscription:
             if out or time.monotonic() >= end:
                 return out
 
-    def _ingest(self, offs: List[Tuple[str, int, int]], f: asyncio.Future[Tuple[bool, List[Message]]]) -> None:
+    def _ingest(self, offs: list[tuple[str, int, int]], f: asyncio.Future[tuple[bool, list[Message]]]) -> None:
         if f.cancelled() or f.exception() is not None:
             return
         ok, msgs = f.result()
@@ -332,8 +348,8 @@ class KafkaSubscription:
             if not rec.dropped:
                 self._ready.append(rec)
 
-    async def _take(self, n: int) -> List[Delivery]:
-        out: List[Delivery] = []
+    async def _take(self, n: int) -> list[Delivery]:
+        out: list[Delivery] = []
         while self._ready and len(out) < n:
             rec = self._ready.popleft()
             if rec.dropped:
@@ -456,7 +472,7 @@ class KafkaSubscription:
                         r.dead_at)
         await self._dead(rec, r.topic, r.envelope, meta)
 
-    async def _dead(self, rec: _Rec, topic: str, body: bytes, meta: Dict[str, Any]) -> None:
+    async def _dead(self, rec: _Rec, topic: str, body: bytes, meta: dict[str, Any]) -> None:
         try:
             await self._producer.produce(dlq_topic(self.namespace, topic), meta["biz_key"].encode("utf-8"), body,
                                          dlq_headers(meta))

@@ -19,13 +19,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import urllib.parse
-from typing import Any, Optional
+from typing import Any
 
 import aiomysql
 import pymysql
 
-from msgcontract_runtime.aio import shielded
 from msgcontract_runtime import ddl
+from msgcontract_runtime.aio import shielded
 from msgcontract_runtime.dedup import DEDUP_INSERT_MYSQL, ChainPos, ChainStep, chain_sql, is_duplicate_key
 
 log = logging.getLogger("msgcontract_runtime.aio.mysql")
@@ -76,7 +76,7 @@ class _MySQLTransaction:
             await cur.execute(_CHAIN.advance.sql, _CHAIN.advance_args(step))
             return bool(cur.rowcount == 1)
 
-    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+    async def chain_row(self, handler: str, message_id: str) -> ChainPos | None:
         async with self._conn.cursor() as cur:
             await cur.execute(_CHAIN.lookup.sql, _CHAIN.lookup_args(handler, message_id))
             r = await cur.fetchone()

@@ -15,7 +15,8 @@ import asyncio
 import base64
 import json
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import nats
 from nats.aio.client import Client
@@ -89,7 +90,9 @@ class JetStreamSubscription:
         self.group = group
 
     @classmethod
-    async def connect(cls, url: str, group: str, topics: Sequence[str], ack_wait_s: float = ACK_WAIT_S) -> JetStreamSubscription:
+    async def connect(
+        cls, url: str, group: str, topics: Sequence[str], ack_wait_s: float = ACK_WAIT_S
+    ) -> JetStreamSubscription:
         """Connects and creates or updates group's consumer (a new one starts at the oldest message)."""
         nc = await nats.connect(url)
         js = nc.jetstream()

@@ -11,12 +11,12 @@ runtime's migration) before the first write.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime.dedup import driver
 from msgcontract_runtime.outbox import insert_sql, row
-
 
 _IN_TRANSACTION: dict[str, Callable[[Any], bool]] = {
     # A Pool has no is_in_transaction: its execute would commit on its own.

@@ -9,12 +9,12 @@ that does not come back in time is terminated, never waited for.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Optional
+from typing import Any
 
 import asyncpg
 
-from msgcontract_runtime.aio import SQLTransaction, shielded
 from msgcontract_runtime import ddl
+from msgcontract_runtime.aio import SQLTransaction, shielded
 from msgcontract_runtime.dedup import ChainPos, ChainStep, chain_sql
 
 RELEASE_TIMEOUT_S = 10.0
@@ -28,7 +28,7 @@ _CHAIN = chain_sql("$n")
 
 
 class _PostgresTransaction(SQLTransaction):
-    def __init__(self, pool: "asyncpg.Pool[Any]", conn: Any) -> None:
+    def __init__(self, pool: asyncpg.Pool[Any], conn: Any) -> None:
         super().__init__(conn)
         self._pool = pool
 
@@ -44,7 +44,7 @@ class _PostgresTransaction(SQLTransaction):
         status: str = await self._conn.execute(_CHAIN.advance.sql, *_CHAIN.advance_args(step))
         return status == "UPDATE 1"
 
-    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+    async def chain_row(self, handler: str, message_id: str) -> ChainPos | None:
         r = await self._conn.fetchrow(_CHAIN.lookup.sql, *_CHAIN.lookup_args(handler, message_id))
         return None if r is None else ChainPos(int(r[0]), int(r[1]), str(r[2]))
 
@@ -68,13 +68,13 @@ class PostgresDatabase:
     always rolled back.
     """
 
-    def __init__(self, pool: "asyncpg.Pool[Any]") -> None:
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
         self.pool = pool
 
     @classmethod
     async def open(cls, dsn: str, size: int = 4) -> PostgresDatabase:
         """Opens a pool of size connections to dsn and creates the claim and retry chain tables."""
-        pool: Optional[asyncpg.Pool[Any]] = await asyncpg.create_pool(
+        pool: asyncpg.Pool[Any] | None = await asyncpg.create_pool(
             dsn, min_size=size, max_size=size, reset=_no_session_reset
         )
         assert pool is not None

@@ -9,16 +9,18 @@ extra.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import time
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import aiosqlite
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.aio import DeadLetterRecord, Delivery, SQLTransaction, shielded
 from msgcontract_runtime import ddl
+from msgcontract_runtime.aio import DeadLetterRecord, Delivery, SQLTransaction, shielded
 from msgcontract_runtime.dedup import ChainPos, ChainStep, chain_sql, dedup_insert_sql
 from msgcontract_runtime.envelope import encode, new_message_id
 
@@ -58,7 +60,7 @@ class _SQLiteTransaction(SQLTransaction):
         cur = await self._conn.execute(_CHAIN.advance.sql, _CHAIN.advance_args(step))
         return bool(cur.rowcount == 1)
 
-    async def chain_row(self, handler: str, message_id: str) -> Optional[ChainPos]:
+    async def chain_row(self, handler: str, message_id: str) -> ChainPos | None:
         async with self._conn.execute(_CHAIN.lookup.sql, _CHAIN.lookup_args(handler, message_id)) as cur:
             r = await cur.fetchone()
         return None if r is None else ChainPos(int(r[0]), int(r[1]), str(r[2]))
@@ -127,10 +129,8 @@ class SQLiteDatabase:
         return _SQLiteTransaction(self, conn)
 
     async def _discard(self, conn: aiosqlite.Connection) -> None:
-        try:
+        with contextlib.suppress(Exception):
             await conn.close()
-        except Exception:
-            pass
         self._all.remove(conn)
         c = await connect(self.path)
         self._all.append(c)
@@ -249,9 +249,8 @@ class SQLiteQueue:
         half done: between a retry's delete and its enqueue, the backlog
         would count the message as gone.
         """
-        async with self._lock:
-            async with self._conn.execute(sql, args) as cur:
-                return [tuple(r) async for r in cur]
+        async with self._lock, self._conn.execute(sql, args) as cur:
+            return [tuple(r) async for r in cur]
 
     async def backlog(self, group: str = "") -> int:
         """Counts the queued rows of group (every group for ""), committed ones only."""
@@ -289,10 +288,8 @@ class SQLiteSubscription:
             left = deadline - time.monotonic()
             if left <= 0:
                 return []
-            try:
+            with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.q._wake.wait(), min(left, 0.05))
-            except asyncio.TimeoutError:
-                pass
 
     async def _try_fetch(self, max_count: int) -> list[Delivery]:
         self._seq += 1
@@ -325,7 +322,8 @@ class SQLiteSubscription:
 
         async def stmts() -> None:
             await self.q._conn.execute(
-                "UPDATE mc_queue SET not_before = ?, lease_owner = '', lease_until = 0 WHERE id = ? AND lease_owner = ?",
+                "UPDATE mc_queue SET not_before = ?, lease_owner = '', lease_until = 0 "
+                "WHERE id = ? AND lease_owner = ?",
                 (not_before_ms, h.row, h.owner),
             )
 

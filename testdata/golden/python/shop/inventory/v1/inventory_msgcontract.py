@@ -11,16 +11,20 @@ ranges, and its state machines, beside the protoc module shop.inventory.v1.inven
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Optional, Union
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import msgcontract_runtime as _mc
 import msgcontract_runtime.aio as _mc_aio
 from msgcontract.v1 import envelope_pb2 as _mc_envelope_pb2
+
 from shop.inventory.v1 import inventory_pb2 as _pb
 
 _mc.require_version(3, __name__)
 
-DEFAULT_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
+DEFAULT_RETRY = _mc.RetryPolicy(
+    base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6
+)
 """The file's default retry policy; an event's own retry replaces it as a whole."""
 
 RULES = _mc.ErrorRules(
@@ -49,12 +53,15 @@ def error(code: int, message: str) -> _mc.ContractError:
 STOCK_DEDUCTED_TOPIC = "inventory-event"
 STOCK_DEDUCTED_EVENT_TYPE = "STOCK_DEDUCTED"
 STOCK_DEDUCTED_BIZ_KEY_TEMPLATE = "order_id:{order_id}:sku:{sku}"
-STOCK_DEDUCTED_RETRY = _mc.RetryPolicy(base_ms=200, multiplier=1.5, jitter_ms=100, max_delay_ms=5000, max_retries=8)
+STOCK_DEDUCTED_RETRY = _mc.RetryPolicy(
+    base_ms=200, multiplier=1.5, jitter_ms=100, max_delay_ms=5000, max_retries=8
+)
 """The effective retry policy of shop.inventory.v1.StockDeducted: the event's own."""
 
 
 def stock_deducted_biz_key(m: _pb.StockDeducted) -> str:
-    """Renders the biz_key of shop.inventory.v1.StockDeducted from the template order_id:{order_id}:sku:{sku}.
+    """Renders the biz_key of shop.inventory.v1.StockDeducted from the template
+    order_id:{order_id}:sku:{sku}.
 
     Raises _mc.BizKeyError with code EMPTY_FIELD when a placeholder is empty
     or unset, KEY_TOO_LONG when the key is over 512 bytes after encoding.
@@ -87,10 +94,11 @@ def register_stock_deducted_handler_async(
     handler_name: str,
     handler: Callable[[Any, _pb.StockDeducted, _mc_envelope_pb2.Envelope], Awaitable[None]],
     concurrency: int = 1,
-    observer: Optional[_mc.Observer] = None,
-    tracer: Optional[_mc.DeliveryTracer] = None,
+    observer: _mc.Observer | None = None,
+    tracer: _mc.DeliveryTracer | None = None,
 ) -> _mc_aio.AsyncConsumer[_pb.StockDeducted]:
-    """Registers an ``async def handler(tx, message, envelope)`` of shop.inventory.v1.StockDeducted under handler_name.
+    """Registers an ``async def handler(tx, message, envelope)`` of
+    shop.inventory.v1.StockDeducted under handler_name.
 
     The returned AsyncConsumer claims each message in the business
     transaction tx, runs up to concurrency handlers at once, and retries or

@@ -11,16 +11,20 @@ ranges, and its state machines, beside the protoc module shop.payment.v1.payment
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Optional, Union
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import msgcontract_runtime as _mc
 import msgcontract_runtime.aio as _mc_aio
 from msgcontract.v1 import envelope_pb2 as _mc_envelope_pb2
+
 from shop.payment.v1 import payment_pb2 as _pb
 
 _mc.require_version(3, __name__)
 
-DEFAULT_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
+DEFAULT_RETRY = _mc.RetryPolicy(
+    base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6
+)
 """The file's default retry policy; an event's own retry replaces it as a whole."""
 
 RULES = _mc.ErrorRules(
@@ -51,12 +55,15 @@ def error(code: int, message: str) -> _mc.ContractError:
 PAY_SUCCESS_TOPIC = "order-event"
 PAY_SUCCESS_EVENT_TYPE = "PAY_SUCCESS"
 PAY_SUCCESS_BIZ_KEY_TEMPLATE = "order_id:{order_id}:PAY_SUCCESS"
-PAY_SUCCESS_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
+PAY_SUCCESS_RETRY = _mc.RetryPolicy(
+    base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6
+)
 """The effective retry policy of shop.payment.v1.PaySuccess: the file's default."""
 
 
 def pay_success_biz_key(m: _pb.PaySuccess) -> str:
-    """Renders the biz_key of shop.payment.v1.PaySuccess from the template order_id:{order_id}:PAY_SUCCESS.
+    """Renders the biz_key of shop.payment.v1.PaySuccess from the template
+    order_id:{order_id}:PAY_SUCCESS.
 
     Raises _mc.BizKeyError with code EMPTY_FIELD when a placeholder is empty
     or unset, KEY_TOO_LONG when the key is over 512 bytes after encoding.
@@ -87,10 +94,11 @@ def register_pay_success_handler_async(
     handler_name: str,
     handler: Callable[[Any, _pb.PaySuccess, _mc_envelope_pb2.Envelope], Awaitable[None]],
     concurrency: int = 1,
-    observer: Optional[_mc.Observer] = None,
-    tracer: Optional[_mc.DeliveryTracer] = None,
+    observer: _mc.Observer | None = None,
+    tracer: _mc.DeliveryTracer | None = None,
 ) -> _mc_aio.AsyncConsumer[_pb.PaySuccess]:
-    """Registers an ``async def handler(tx, message, envelope)`` of shop.payment.v1.PaySuccess under handler_name.
+    """Registers an ``async def handler(tx, message, envelope)`` of
+    shop.payment.v1.PaySuccess under handler_name.
 
     The returned AsyncConsumer claims each message in the business
     transaction tx, runs up to concurrency handlers at once, and retries or
@@ -104,12 +112,15 @@ def register_pay_success_handler_async(
 REFUND_REQUESTED_TOPIC = "order-event"
 REFUND_REQUESTED_EVENT_TYPE = "REFUND_REQUESTED"
 REFUND_REQUESTED_BIZ_KEY_TEMPLATE = "order_id:{order_id}:REFUND_REQUESTED:{refund_id}"
-REFUND_REQUESTED_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
+REFUND_REQUESTED_RETRY = _mc.RetryPolicy(
+    base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6
+)
 """The effective retry policy of shop.payment.v1.RefundRequested: the file's default."""
 
 
 def refund_requested_biz_key(m: _pb.RefundRequested) -> str:
-    """Renders the biz_key of shop.payment.v1.RefundRequested from the template order_id:{order_id}:REFUND_REQUESTED:{refund_id}.
+    """Renders the biz_key of shop.payment.v1.RefundRequested from the template
+    order_id:{order_id}:REFUND_REQUESTED:{refund_id}.
 
     Raises _mc.BizKeyError with code EMPTY_FIELD when a placeholder is empty
     or unset, KEY_TOO_LONG when the key is over 512 bytes after encoding.
@@ -142,10 +153,11 @@ def register_refund_requested_handler_async(
     handler_name: str,
     handler: Callable[[Any, _pb.RefundRequested, _mc_envelope_pb2.Envelope], Awaitable[None]],
     concurrency: int = 1,
-    observer: Optional[_mc.Observer] = None,
-    tracer: Optional[_mc.DeliveryTracer] = None,
+    observer: _mc.Observer | None = None,
+    tracer: _mc.DeliveryTracer | None = None,
 ) -> _mc_aio.AsyncConsumer[_pb.RefundRequested]:
-    """Registers an ``async def handler(tx, message, envelope)`` of shop.payment.v1.RefundRequested under handler_name.
+    """Registers an ``async def handler(tx, message, envelope)`` of
+    shop.payment.v1.RefundRequested under handler_name.
 
     The returned AsyncConsumer claims each message in the business
     transaction tx, runs up to concurrency handlers at once, and retries or
@@ -159,12 +171,15 @@ def register_refund_requested_handler_async(
 REFUND_SUCCESS_TOPIC = "order-event"
 REFUND_SUCCESS_EVENT_TYPE = "REFUND_SUCCESS"
 REFUND_SUCCESS_BIZ_KEY_TEMPLATE = "order_id:{order_id}:REFUND_SUCCESS:{refund_id}"
-REFUND_SUCCESS_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
+REFUND_SUCCESS_RETRY = _mc.RetryPolicy(
+    base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6
+)
 """The effective retry policy of shop.payment.v1.RefundSuccess: the file's default."""
 
 
 def refund_success_biz_key(m: _pb.RefundSuccess) -> str:
-    """Renders the biz_key of shop.payment.v1.RefundSuccess from the template order_id:{order_id}:REFUND_SUCCESS:{refund_id}.
+    """Renders the biz_key of shop.payment.v1.RefundSuccess from the template
+    order_id:{order_id}:REFUND_SUCCESS:{refund_id}.
 
     Raises _mc.BizKeyError with code EMPTY_FIELD when a placeholder is empty
     or unset, KEY_TOO_LONG when the key is over 512 bytes after encoding.
@@ -196,10 +211,11 @@ def register_refund_success_handler_async(
     handler_name: str,
     handler: Callable[[Any, _pb.RefundSuccess, _mc_envelope_pb2.Envelope], Awaitable[None]],
     concurrency: int = 1,
-    observer: Optional[_mc.Observer] = None,
-    tracer: Optional[_mc.DeliveryTracer] = None,
+    observer: _mc.Observer | None = None,
+    tracer: _mc.DeliveryTracer | None = None,
 ) -> _mc_aio.AsyncConsumer[_pb.RefundSuccess]:
-    """Registers an ``async def handler(tx, message, envelope)`` of shop.payment.v1.RefundSuccess under handler_name.
+    """Registers an ``async def handler(tx, message, envelope)`` of
+    shop.payment.v1.RefundSuccess under handler_name.
 
     The returned AsyncConsumer claims each message in the business
     transaction tx, runs up to concurrency handlers at once, and retries or
@@ -224,7 +240,7 @@ ORDER_STATE = _mc.StateMachine(
 """OrderState is the lifecycle of an order's payment."""
 
 
-def order_state_can_transit(from_state: Union[str, int], to_state: Union[str, int]) -> _mc.Transit:
+def order_state_can_transit(from_state: str | int, to_state: str | int) -> _mc.Transit:
     """Answers whether an entity may move from from_state to to_state (value names or numbers).
 
     ALLOWED when from_state is a listed predecessor, DUPLICATE when the states

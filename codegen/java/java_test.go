@@ -53,7 +53,7 @@ func TestGolden(t *testing.T) {
 // never on a class.
 func TestDeprecationMarks(t *testing.T) {
 	t.Parallel()
-	root := filepath.Join("..", "..", "internal", "toolchain", "java", "testdata")
+	root := filepath.Join("..", "..", "conformance", "toolchain", "java", "testdata")
 	var paths []string
 	for _, f := range []string{"fields.proto", "legacy.proto", "whole.proto", "wholemulti.proto"} {
 		paths = append(paths, filepath.Join(root, "deprecated", "v1", f))

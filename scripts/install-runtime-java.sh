@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../runtime-java"
 stamp=target/.installed.sha256
 sources="$(cat pom.xml ../contracts/msgcontract/v1/*.proto $(find src -type f | sort) | sha256sum | cut -d' ' -f1)"
-jar="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/0.1.0/msgcontract-runtime-0.1.0.jar"
+version="$(cat ../VERSION)"
+jar="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/$version/msgcontract-runtime-$version.jar"
 if [[ -f "$jar" && "$(cat "$stamp" 2>/dev/null || true)" == "$sources" ]]; then
   echo "java-runtime: up to date ($(cat target/.tests 2>/dev/null || echo '?') tests at install)"
   exit 0

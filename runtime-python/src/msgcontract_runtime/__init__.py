@@ -76,10 +76,9 @@ from msgcontract_runtime.envelope import (
 )
 from msgcontract_runtime.event import DecodeError, EventContract
 from msgcontract_runtime.statemachine import StateMachine, Transit
-from msgcontract_runtime.version import API_LEVEL, RUNTIME_VERSION, require_version
+from msgcontract_runtime.version import RUNTIME_VERSION, compare_versions, require_version
 
 __all__ = [
-    "API_LEVEL",
     "CODE_DECODE",
     "CONTENT_TYPE_JSON",
     "CONTENT_TYPE_PROTO",
@@ -127,6 +126,7 @@ __all__ = [
     "new_envelope",
     "new_message_id",
     "payload",
+    "compare_versions",
     "require_version",
     "to_json",
 ]

@@ -18,7 +18,7 @@ import msgcontract_runtime.aio as _mc_aio
 from msgcontract.v1 import envelope_pb2 as _mc_envelope_pb2
 from shop.inventory.v1 import inventory_pb2 as _pb
 
-_mc.require_version(3, __name__)
+_mc.require_version("0.3.0", __name__)
 
 DEFAULT_RETRY = _mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6)
 """The file's default retry policy; an event's own retry replaces it as a whole."""

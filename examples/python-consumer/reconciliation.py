@@ -193,7 +193,7 @@ class Reconciliation:
         )
         self.conn.commit()
 
-        def spec(s: mc.EventContract[Any]) -> mc.EventContract[Any]:
+        def spec(s: mc.EventSpec[Any]) -> mc.EventSpec[Any]:
             return s if retry is None else dataclasses.replace(s, retry=retry)
 
         self.consumers: dict[str, mc.Consumer[Any]] = {

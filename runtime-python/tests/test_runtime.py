@@ -18,7 +18,7 @@ def range_key(m: envelope_pb2.LastError) -> str:
     return b.key()
 
 
-SPEC = mc.EventContract(
+SPEC = mc.EventSpec(
     full_name="msgcontract.v1.LastError",
     topic="errors",
     event_type="ERROR_SEEN",

@@ -74,7 +74,7 @@ from msgcontract_runtime.envelope import (
     payload,
     to_json,
 )
-from msgcontract_runtime.event import DecodeError, EventContract
+from msgcontract_runtime.event import DecodeError, EventSpec
 from msgcontract_runtime.statemachine import StateMachine, Transit
 from msgcontract_runtime.version import RUNTIME_VERSION, compare_versions, require_version
 
@@ -101,7 +101,7 @@ __all__ = [
     "Defer",
     "ErrorRange",
     "ErrorRules",
-    "EventContract",
+    "EventSpec",
     "NonRetryableError",
     "Retry",
     "DeliveryTracer",

@@ -16,7 +16,7 @@ from msgcontract_runtime.classify import ContractError
 from msgcontract_runtime import payload_hash
 from msgcontract_runtime.dedup import ChainPos, ChainStep, advance, chain_row, claim
 from msgcontract_runtime.envelope import decode, payload
-from msgcontract_runtime.event import DecodeError, EventContract, M
+from msgcontract_runtime.event import DecodeError, EventSpec, M
 
 log = logging.getLogger("msgcontract_runtime.consumer")
 
@@ -104,7 +104,7 @@ Observer = Callable[[Outcome], None]
 """Told every final outcome: msgcontract_runtime.observe has metrics and JSON logs."""
 
 
-def observe(observer: Optional[Observer], handler_name: str, spec: EventContract[M], body: bytes,
+def observe(observer: Optional[Observer], handler_name: str, spec: EventSpec[M], body: bytes,
             run: dict[str, Any], d: Decision) -> None:
     """Tells observer d's outcome, as Consumer and aio.AsyncConsumer both do: every decision but Defer.
 
@@ -197,7 +197,7 @@ class Admitted(Generic[M]):
 
 
 def admit(
-    spec: EventContract[M], body: bytes, now_ms: int, env: Optional[_envelope_pb2.Envelope] = None,
+    spec: EventSpec[M], body: bytes, now_ms: int, env: Optional[_envelope_pb2.Envelope] = None,
 ) -> Union[Admitted[M], DeadLetter, Defer]:
     """The first decision on a delivered body, shared by Consumer and aio.AsyncConsumer.
 
@@ -217,7 +217,7 @@ def admit(
     return Admitted(env, message, payload_hash.of(message))
 
 
-def failed(spec: EventContract[M], env: _envelope_pb2.Envelope, err: BaseException, now_ms: int, u: float) -> Decision:
+def failed(spec: EventSpec[M], env: _envelope_pb2.Envelope, err: BaseException, now_ms: int, u: float) -> Decision:
     """The decision after a handler failed (its transaction rolled back), shared by both consumers.
 
     The contract's ranges classify err; a retryable failure within the retry
@@ -311,7 +311,7 @@ class Consumer(Generic[M]):
 
     def __init__(
         self,
-        spec: EventContract[M],
+        spec: EventSpec[M],
         handler_name: str,
         handler: Callable[[Any, M, _envelope_pb2.Envelope], None],
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),

@@ -53,7 +53,7 @@ from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
 from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Pending, Retry, begin
 from msgcontract_runtime.envelope import decode, encode
-from msgcontract_runtime.event import DecodeError, EventContract
+from msgcontract_runtime.event import DecodeError, EventSpec
 
 log = logging.getLogger("msgcontract.kafka")
 
@@ -383,7 +383,7 @@ class KafkaPublisher:
     """
 
     def __init__(self, brokers: str, namespace: str = "", registry_url: Optional[str] = None,
-                 specs: Sequence[EventContract[Any]] = (), config: Optional[Dict[str, Any]] = None,
+                 specs: Sequence[EventSpec[Any]] = (), config: Optional[Dict[str, Any]] = None,
                  partitions: int = 6, create_topics: bool = True, timeout_s: float = 30.0) -> None:
         self.brokers = brokers
         self.namespace = namespace

@@ -44,7 +44,7 @@ from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
 from msgcontract_runtime.aio import DeadLetterRecord, Delivery
 from msgcontract_runtime.envelope import encode
-from msgcontract_runtime.event import EventContract
+from msgcontract_runtime.event import EventSpec
 from msgcontract_runtime.kafka import (
     HEADER_TOPIC, INFRA_RETRY_MS, Offsets, Refused, Registry, RegistryUnavailable, _now_ms, _producer_config,
     consumer_config, delivery_id, dlq_headers, dlq_meta, dlq_topic, ensure_group_topics, LagObserver, origins,
@@ -143,7 +143,7 @@ class KafkaSubscription:
     ``no_handler``, as KafkaLoop does: give a group one AsyncConsumer.
     """
 
-    def __init__(self, brokers: str, group: str, specs: Sequence[EventContract[Any]], namespace: str,
+    def __init__(self, brokers: str, group: str, specs: Sequence[EventSpec[Any]], namespace: str,
                  registry_url: Optional[str], config: Optional[Dict[str, Any]], commit_interval_s: float,
                  session_timeout_ms: int, revoke_wait_s: float, max_buffered: int, clock_ms: Callable[[], int],
                  lag: Optional[LagObserver]) -> None:
@@ -173,7 +173,7 @@ class KafkaSubscription:
         self._closed = False
 
     @classmethod
-    async def open(cls, brokers: str, group: str, specs: Sequence[EventContract[Any]], namespace: str = "",
+    async def open(cls, brokers: str, group: str, specs: Sequence[EventSpec[Any]], namespace: str = "",
                    registry_url: Optional[str] = None, config: Optional[Dict[str, Any]] = None, partitions: int = 6,
                    commit_interval_s: float = 0.2, session_timeout_ms: int = 10000, revoke_wait_s: float = 30.0,
                    max_buffered: int = 10_000, create_topics: bool = True,

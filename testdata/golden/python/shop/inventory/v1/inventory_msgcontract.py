@@ -67,7 +67,7 @@ def stock_deducted_biz_key(m: _pb.StockDeducted) -> str:
     return b.key()
 
 
-STOCK_DEDUCTED = _mc.EventContract(
+STOCK_DEDUCTED = _mc.EventSpec(
     full_name="shop.inventory.v1.StockDeducted",
     topic=STOCK_DEDUCTED_TOPIC,
     event_type=STOCK_DEDUCTED_EVENT_TYPE,
@@ -101,7 +101,7 @@ def register_stock_deducted_handler_async(
     return _mc_aio.register(registry, STOCK_DEDUCTED, handler_name, handler, concurrency, observer, tracer)
 
 
-EVENTS: dict[str, _mc.EventContract[Any]] = {
+EVENTS: dict[str, _mc.EventSpec[Any]] = {
     "shop.inventory.v1.StockDeducted": STOCK_DEDUCTED,
 }
 """Every event of the file by its message's full proto name."""

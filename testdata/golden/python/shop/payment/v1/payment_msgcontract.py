@@ -68,7 +68,7 @@ def pay_success_biz_key(m: _pb.PaySuccess) -> str:
     return b.key()
 
 
-PAY_SUCCESS = _mc.EventContract(
+PAY_SUCCESS = _mc.EventSpec(
     full_name="shop.payment.v1.PaySuccess",
     topic=PAY_SUCCESS_TOPIC,
     event_type=PAY_SUCCESS_EVENT_TYPE,
@@ -122,7 +122,7 @@ def refund_requested_biz_key(m: _pb.RefundRequested) -> str:
     return b.key()
 
 
-REFUND_REQUESTED = _mc.EventContract(
+REFUND_REQUESTED = _mc.EventSpec(
     full_name="shop.payment.v1.RefundRequested",
     topic=REFUND_REQUESTED_TOPIC,
     event_type=REFUND_REQUESTED_EVENT_TYPE,
@@ -177,7 +177,7 @@ def refund_success_biz_key(m: _pb.RefundSuccess) -> str:
     return b.key()
 
 
-REFUND_SUCCESS = _mc.EventContract(
+REFUND_SUCCESS = _mc.EventSpec(
     full_name="shop.payment.v1.RefundSuccess",
     topic=REFUND_SUCCESS_TOPIC,
     event_type=REFUND_SUCCESS_EVENT_TYPE,
@@ -233,7 +233,7 @@ def order_state_can_transit(from_state: Union[str, int], to_state: Union[str, in
     return ORDER_STATE.can_transit(from_state, to_state)
 
 
-EVENTS: dict[str, _mc.EventContract[Any]] = {
+EVENTS: dict[str, _mc.EventSpec[Any]] = {
     "shop.payment.v1.PaySuccess": PAY_SUCCESS,
     "shop.payment.v1.RefundRequested": REFUND_REQUESTED,
     "shop.payment.v1.RefundSuccess": REFUND_SUCCESS,

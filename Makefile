@@ -106,7 +106,7 @@ test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v
 	bash scripts/with-jaeger.sh $(GO) test -json -tags trace -count=1 -run TestTraceEndToEnd ./examples/demo | $(TESTSUMMARY) -suite trace -dir $(SUMMARY)
 
 .PHONY: test-kafka-python test-demo-kafka
-test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
+test-kafka-python: ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaConsumerLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
 	bash scripts/setup-python.sh >/dev/null
 	cd runtime-python && MYPYPATH=tests_kafka ../.venv/bin/python -m mypy --no-error-summary tests_kafka
 	$(GO) vet -tags kafka ./integration/kafkainterop
@@ -180,7 +180,7 @@ bench-python-async: runtime-python ## Python AsyncConsumer vs Consumer msg/s on 
 	bash scripts/with-postgres.sh .venv/bin/python runtime-python/bench/bench_async.py -n $(or $(N),2000)
 
 .PHONY: bench-python-kafka
-bench-python-kafka: runtime-python ## Python KafkaLoop batch_size 64 vs 1 (a transaction per record) msg/s on a broker, same records, same SQLite setup; prints ratio batch/per-record=X (N=20000)
+bench-python-kafka: runtime-python ## Python KafkaConsumerLoop batch_size 64 vs 1 (a transaction per record) msg/s on a broker, same records, same SQLite setup; prints ratio batch/per-record=X (N=20000)
 	bash scripts/with-kafka.sh .venv/bin/python runtime-python/bench/bench_kafka_loop.py -n $(or $(N),20000)
 
 bench-codegen: ## generate --with-pb vs protoc --go_out, the plugin in a Go+Java+Python protoc build, and a 90%-plain corpus; wall, CPU, peak RSS (bench/codegen/README.md)

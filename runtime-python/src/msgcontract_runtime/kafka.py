@@ -11,7 +11,7 @@ share one consumer group and its topics (all under ``namespace``):
 - ``T.dlq``: dead letters (value: the delivered envelope; header
   ``msgcontract.dlq`` = the dlq.Record metadata as JSON, ``msgcontract.topic``).
 
-KafkaLoop commits a partition's offset only up to its first record whose
+KafkaConsumerLoop commits a partition's offset only up to its first record whose
 outcome is not durable yet (handled and committed in the business database,
 deduplicated, retry copy or dead letter acknowledged by the broker), so a
 crash loses nothing and the dedup claims absorb what comes again. A record
@@ -471,7 +471,7 @@ class Counts:
     handed_back: int = 0
 
 
-class KafkaLoop:
+class KafkaConsumerLoop:
     """A consumer-group member running msgcontract Consumers, as runtime-go's consumer on kafka.Transport.
 
     consumers are the generated handlers' Consumer objects (one per event

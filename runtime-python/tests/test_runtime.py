@@ -140,7 +140,8 @@ def test_envelope_round_trips() -> None:
 
 def test_duplicate_runs_handler_once(conn: sqlite3.Connection) -> None:
     seen: list[str] = []
-    c = mc.Consumer(SPEC, "h", lambda tx, m, e: seen.append(m.range))
+    handler: mc.Handler[envelope_pb2.LastError] = lambda tx, m, e: seen.append(m.range)
+    c = mc.Consumer(SPEC, "h", handler)
     body = _body("a")
     assert c.process(conn, body) == mc.Ack()
     assert c.process(conn, body) == mc.Ack(deduplicated=True)

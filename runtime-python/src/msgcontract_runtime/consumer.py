@@ -103,6 +103,10 @@ class Outcome:
 Observer = Callable[[Outcome], None]
 """Told every final outcome: msgcontract_runtime.observe has metrics and JSON logs."""
 
+Handler = Callable[[Any, M, _envelope_pb2.Envelope], None]
+"""A ``def handler(tx, message, envelope)``; tx is the connection in the business transaction
+(Java's ``Handler<M>``; ``msgcontract_runtime.aio.AsyncHandler`` is its asyncio form)."""
+
 
 def observe(observer: Optional[Observer], handler_name: str, spec: EventSpec[M], body: bytes,
             run: dict[str, Any], d: Decision) -> None:
@@ -313,7 +317,7 @@ class Consumer(Generic[M]):
         self,
         spec: EventSpec[M],
         handler_name: str,
-        handler: Callable[[Any, M, _envelope_pb2.Envelope], None],
+        handler: Handler[M],
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         rand: Callable[[], float] = _random.random,
         paramstyle: str = "qmark",

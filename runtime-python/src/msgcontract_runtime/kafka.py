@@ -113,7 +113,7 @@ class RegistryUnavailable(Exception):
     """The registry could not be asked; the record waits and is tried again."""
 
 
-class Registry:
+class SchemaRegistry:
     """The registry look-ups a consumer needs, cached for the process, as runtime-go/confluent."""
 
     def __init__(self, url: str, timeout_s: float = 10.0) -> None:
@@ -243,7 +243,7 @@ def dlq_headers(meta: Dict[str, Any]) -> List[Tuple[str, bytes]]:
     return [(HEADER_DLQ, json.dumps(meta).encode("utf-8")), (HEADER_TOPIC, meta["topic"].encode("utf-8"))]
 
 
-def unframe(registry: Optional[Registry], topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
+def unframe(registry: Optional[SchemaRegistry], topic: str, value: bytes, head: Optional[bytes]) -> _envelope_pb2.Envelope:
     """The envelope of a Confluent-framed record, its schema id checked against the event's subject."""
     if registry is None:
         raise SchemaRefused("a Confluent-framed record, and no registry_url is set")
@@ -282,7 +282,7 @@ class Refused:
 
 
 def route(value: bytes, headers: Dict[str, bytes], topic: str, routes: Dict[Tuple[str, str], T], group: str,
-          registry: Optional[Registry]) -> Union[Routed[T], Refused]:
+          registry: Optional[SchemaRegistry]) -> Union[Routed[T], Refused]:
     """Where a record goes: topic is its user topic (the ``msgcontract.topic`` header wins), routes are by
     (topic, event type). Raises RegistryUnavailable: the record waits and is tried again."""
     if HEADER_TOPIC in headers:
@@ -516,7 +516,7 @@ class KafkaConsumerLoop:
         names = list(self._origin)
         if create_topics:
             ensure_group_topics(brokers, namespace, topics, names, partitions, config)
-        self._registry = Registry(registry_url) if registry_url else None
+        self._registry = SchemaRegistry(registry_url) if registry_url else None
         self._producer = _SyncProducer(_producer_config(brokers, config), 30.0)
         self._c = _KConsumer(consumer_config(brokers, namespace + group, session_timeout_ms, config))
         self._parts: Dict[Tuple[str, int], Offsets] = {}

@@ -46,7 +46,7 @@ from msgcontract_runtime.aio import DeadLetterRecord, Delivery
 from msgcontract_runtime.envelope import encode
 from msgcontract_runtime.event import EventSpec
 from msgcontract_runtime.kafka import (
-    HEADER_TOPIC, INFRA_RETRY_MS, Offsets, Refused, Registry, RegistryUnavailable, _now_ms, _producer_config,
+    HEADER_TOPIC, INFRA_RETRY_MS, Offsets, Refused, SchemaRegistry, RegistryUnavailable, _now_ms, _producer_config,
     consumer_config, delivery_id, dlq_headers, dlq_meta, dlq_topic, ensure_group_topics, LagObserver, origins,
     report_lag, retry_topic, route, take_in,
 )
@@ -157,7 +157,7 @@ class KafkaSubscription:
         self.counts = Counts()
         self._routes = {(s.topic, s.event_type): s for s in specs}
         self._origin = origins(namespace, group, sorted({s.topic for s in specs}))
-        self._registry = Registry(registry_url) if registry_url else None
+        self._registry = SchemaRegistry(registry_url) if registry_url else None
         self._producer = AsyncProducer(_producer_config(brokers, config))
         self._c = _KConsumer(consumer_config(brokers, namespace + group, session_timeout_ms, config))
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="msgcontract-kafka")

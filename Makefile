@@ -21,10 +21,14 @@ all: build ## the default: build bin/msgcontract
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
+# The release of the tool and the three runtimes, one for all (VERSION;
+# `go test .` checks every file that repeats it). The binaries built here
+# print it (`msgcontract --version`); a plain `go build` prints `dev`.
+VERSION := $(shell cat VERSION)
 # No symbol table or DWARF (stack traces keep file:line), no local paths:
 # a third smaller binary starts measurably faster, which a 10 ms
 # `msgcontract breaking` notices (make bench-breaking).
-BUILDFLAGS ?= -trimpath -ldflags="-s -w"
+BUILDFLAGS ?= -trimpath -ldflags="-s -w -X github.com/msgcontract/msgcontract/internal/buildinfo.Version=$(VERSION)"
 
 build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry, dlq, dedup; cgo for SQLite) and bin/protoc-gen-msgcontract
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -o $(BIN)/msgcontract ./cmd/msgcontract
@@ -133,7 +137,7 @@ test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v
 	bash scripts/with-jaeger.sh $(GO) test -json -tags trace -count=1 -run TestTraceEndToEnd ./examples/demo | $(TESTSUMMARY) -suite trace -dir $(SUMMARY)
 
 .PHONY: test-kafka-python test-demo-kafka
-test-kafka-python: runtime-python ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
+test-kafka-python: runtime-python ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaConsumerLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
 	bash scripts/setup-python.sh >/dev/null
 	cd runtime-python && MYPYPATH=tests_kafka ../.venv/bin/python -m mypy --no-error-summary tests_kafka
 	$(GO) vet -tags kafka ./integration/kafkainterop
@@ -207,7 +211,7 @@ bench-python-async: runtime-python ## Python AsyncConsumer vs Consumer msg/s on 
 	bash scripts/with-postgres.sh .venv/bin/python runtime-python/bench/bench_async.py -n $(or $(N),2000)
 
 .PHONY: bench-python-kafka
-bench-python-kafka: runtime-python ## Python KafkaLoop batch_size 64 vs 1 (a transaction per record) msg/s on a broker, same records, same SQLite setup; prints ratio batch/per-record=X (N=20000)
+bench-python-kafka: runtime-python ## Python KafkaConsumerLoop batch_size 64 vs 1 (a transaction per record) msg/s on a broker, same records, same SQLite setup; prints ratio batch/per-record=X (N=20000)
 	bash scripts/with-kafka.sh .venv/bin/python runtime-python/bench/bench_kafka_loop.py -n $(or $(N),20000)
 
 bench-codegen: ## generate --with-pb vs protoc --go_out, the plugin in a Go+Java+Python protoc build, and a 90%-plain corpus; wall, CPU, peak RSS (bench/codegen/README.md)

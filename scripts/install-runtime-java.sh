@@ -11,9 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../runtime-java"
 stamp=core/target/.installed.sha256
-sources="$(cat pom.xml core/pom.xml ../contracts/msgcontract/v1/*.proto $(find core/src -type f | sort) | sha256sum | cut -d' ' -f1)"
-jar="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/0.1.0/msgcontract-runtime-0.1.0.jar"
-parent="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime-parent/0.1.0/msgcontract-runtime-parent-0.1.0.pom"
+sources="$(cat pom.xml core/pom.xml ../contracts/msgcontract/v1/*.proto ../contracts/sql/*.sql $(find core/src -type f | sort) | sha256sum | cut -d' ' -f1)"
+version="$(cat ../VERSION)"
+jar="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/$version/msgcontract-runtime-$version.jar"
+parent="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime-parent/$version/msgcontract-runtime-parent-$version.pom"
 if [[ -f "$jar" && -f "$parent" && "$(cat "$stamp" 2>/dev/null || true)" == "$sources" ]]; then
   echo "java-runtime: up to date ($(cat core/target/.tests 2>/dev/null || echo '?') tests at install)"
   exit 0

@@ -17,7 +17,7 @@ case "$(uname -s)-$(uname -m)" in
 esac
 # The harness depends on io.msgcontract:msgcontract-runtime (runtime-java/core);
 # `make runtime-java` installs it, and so does this script when it is missing.
-if ! compgen -G "$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/0.1.0/*.jar" >/dev/null; then
+if ! compgen -G "$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/$(cat VERSION)/*.jar" >/dev/null; then
   bash scripts/install-runtime-java.sh
 fi
 empty="$(mktemp -d)"

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/msgcontract/msgcontract"
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
@@ -19,9 +20,10 @@ const GeneratorName = "protoc-gen-msgcontract"
 
 // runtimeCheck is the runtime-go constant every generated file references,
 // as connect-go's generated code does, so that compiling against a
-// runtime-go older than the API this generator targets fails at compile
-// time on that line, not deep in a function body.
-const runtimeCheck = "IsAtLeastVersion0_2_0"
+// runtime-go older than this generator's release (msgcontract.Version,
+// 0.3.0 -> IsAtLeastVersion0_3_0) fails at compile time on that line, not
+// deep in a function body.
+var runtimeCheck = "IsAtLeastVersion" + strings.ReplaceAll(msgcontract.Version, ".", "_")
 
 // fileGen renders one contract file.
 type fileGen struct {
@@ -37,8 +39,8 @@ type fileGen struct {
 // header writes the file's first declaration, the runtime check; the
 // header comments and the package clause are written by writer.bytes.
 func (g *fileGen) header(w *writer) {
-	w.doc("Compile-time assertion that runtime-go has the API this file needs; if it\n" +
-		"fails, upgrade " + runtimeModule + ".")
+	w.doc("Compile-time assertion that runtime-go is at least " + msgcontract.Version + ", the release that\n" +
+		"generated this file; if it fails, upgrade\n" + runtimeModule + " to " + msgcontract.Version + " or later.")
 	w.s("const _ = ", w.qual(pkgEvent, runtimeCheck), "\n")
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/dave/jennifer/jen"
 	"google.golang.org/protobuf/compiler/protogen"
 
+	"github.com/msgcontract/msgcontract"
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
@@ -49,7 +50,7 @@ func (g jenGen) render() ([]byte, error) {
 	return src, nil
 }
 
-func jenRuntimeCheck() *jen.Statement { return jen.Qual(pkgEvent, "IsAtLeastVersion0_2_0") }
+func jenRuntimeCheck() *jen.Statement { return jen.Qual(pkgEvent, runtimeCheck) }
 
 func (g jenGen) newFile() *jen.File {
 	f := jen.NewFilePathName(string(g.gofile.GoImportPath), string(g.gofile.GoPackageName))
@@ -58,8 +59,8 @@ func (g jenGen) newFile() *jen.File {
 	f.HeaderComment("versions:")
 	f.HeaderComment("\t" + GeneratorName + " " + g.params.HeaderVersion())
 	f.HeaderComment("source: " + g.model.Path)
-	f.Comment("// Compile-time assertion that runtime-go has the API this file needs; if it\n" +
-		"// fails, upgrade " + runtimeModule + ".")
+	f.Comment("// Compile-time assertion that runtime-go is at least " + msgcontract.Version + ", the release that\n" +
+		"// generated this file; if it fails, upgrade\n// " + runtimeModule + " to " + msgcontract.Version + " or later.")
 	f.Const().Id("_").Op("=").Add(jenRuntimeCheck())
 	return f
 }

@@ -19,16 +19,18 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/msgcontract/msgcontract"
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/templates"
 )
 
-// RuntimeAPI is the API level of io.msgcontract:msgcontract-runtime the
-// generated classes need (io.msgcontract.support.Version.API); each class
-// checks it in its static initializer.
-const RuntimeAPI = 1
+// RuntimeVersion is the oldest io.msgcontract:msgcontract-runtime the
+// generated classes accept: the release that generated them
+// (msgcontract.Version); each class checks it in its static initializer
+// (io.msgcontract.support.Version.require).
+var RuntimeVersion = msgcontract.Version
 
 // tmpl is parsed on first use, not at start-up: every msgcontract command
 // links this package, and most never render a template.
@@ -79,7 +81,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 type contractFile struct {
 	Version, Source, Package, Class string
 	DefaultRetry                    string
-	RuntimeAPI                      int
+	RuntimeVersion                  string
 	Ranges                          []errorRange
 	UnclassifiedRetryable           bool
 	Events                          []event
@@ -131,7 +133,7 @@ type state struct {
 func contractData(f *model.File, version string) (*contractFile, error) {
 	d := &contractFile{
 		Version:               version,
-		RuntimeAPI:            RuntimeAPI,
+		RuntimeVersion:        RuntimeVersion,
 		Source:                f.Path,
 		Package:               Package(f.Desc),
 		Class:                 ContractClass(f.Desc),

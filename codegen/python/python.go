@@ -17,15 +17,17 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/msgcontract/msgcontract"
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/templates"
 )
 
-// RuntimeAPI is the API level of msgcontract_runtime the generated modules
-// need (msgcontract_runtime.API_LEVEL); each module checks it at import.
-const RuntimeAPI = 3
+// RuntimeVersion is the oldest msgcontract-runtime the generated modules
+// accept: the release that generated them (msgcontract.Version); each
+// module checks it at import (msgcontract_runtime.require_version).
+var RuntimeVersion = msgcontract.Version
 
 // tmpl is parsed on first use, not at start-up: every msgcontract command
 // links this package, and most never render a template.
@@ -66,7 +68,7 @@ func Generate(set *model.Set, p emit.Params) ([]emit.File, error) {
 type contractFile struct {
 	Version, Source, PbModule, PbImport, DefaultRetry string
 	PbImportlib                                       bool // PbImport needs importlib
-	RuntimeAPI                                        int
+	RuntimeVersion                                    string
 	Ranges                                            []errorRange
 	UnclassifiedRetryable                             string
 	Events                                            []event
@@ -105,7 +107,7 @@ func pyBool(b bool) string {
 func contractData(f *model.File, version string) *contractFile {
 	d := &contractFile{
 		Version:               version,
-		RuntimeAPI:            RuntimeAPI,
+		RuntimeVersion:        RuntimeVersion,
 		Source:                f.Path,
 		PbModule:              ModulePath(f.Path) + "_pb2",
 		DefaultRetry:          policy(f.Defaults.Policy),

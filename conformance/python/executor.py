@@ -20,9 +20,9 @@ from msgcontract_runtime import dedup, payload_hash
 from msgcontract_runtime.consumer import begin
 
 
-def load(modules: list[str]) -> tuple[dict[str, support.EventContract[Any]], dict[str, support.StateMachine]]:
+def load(modules: list[str]) -> tuple[dict[str, support.EventSpec[Any]], dict[str, support.StateMachine]]:
     """The events and state machines of the generated modules, by full proto name."""
-    events: dict[str, support.EventContract[Any]] = {}
+    events: dict[str, support.EventSpec[Any]] = {}
     machines: dict[str, support.StateMachine] = {}
     for name in modules:
         mod = importlib.import_module(name)
@@ -50,7 +50,7 @@ def main(modules: list[str]) -> None:
 
 def run(
     c: dict[str, Any],
-    events: dict[str, support.EventContract[Any]],
+    events: dict[str, support.EventSpec[Any]],
     machines: dict[str, support.StateMachine],
 ) -> dict[str, Any]:
     kind = c["kind"]
@@ -98,7 +98,7 @@ def failure(c: dict[str, Any]) -> Exception:
     return RuntimeError("conformance")
 
 
-def bare(spec: support.EventContract[Any], biz_key: str) -> envelope_pb2.Envelope:
+def bare(spec: support.EventSpec[Any], biz_key: str) -> envelope_pb2.Envelope:
     """An envelope of spec's event with an empty payload under biz_key."""
     return envelope_pb2.Envelope(
         message_id=support.new_message_id(), biz_key=biz_key, event_type=spec.event_type, topic=spec.topic,
@@ -117,7 +117,7 @@ def decision_result(d: support.Decision) -> dict[str, Any]:
     return {"decision": "defer"}
 
 
-def decision(c: dict[str, Any], spec: support.EventContract[Any], n: int) -> dict[str, Any]:
+def decision(c: dict[str, Any], spec: support.EventSpec[Any], n: int) -> dict[str, Any]:
     """Runs c's outcome through Consumer.process, whose decisions are consumer.admit and consumer.failed, on an
     in-memory SQLite database: a duplicate or a conflict meets a committed claim of the key (same payload hash,
     another one), an error is the handler raising c's code, and a chain row is advanced to before the delivery
@@ -156,7 +156,7 @@ def decision(c: dict[str, Any], spec: support.EventContract[Any], n: int) -> dic
         conn.close()
 
 
-def handler_calls(c: dict[str, Any], spec: support.EventContract[Any], n: int) -> dict[str, Any]:
+def handler_calls(c: dict[str, Any], spec: support.EventSpec[Any], n: int) -> dict[str, Any]:
     """Runs c's batch through Consumer.process_shared, one shared transaction per round, as a transport hands
     the consumer a fetch; the retries of a round are the next round's batch. Counts each member's handler runs."""
     conn = sqlite3.connect(":memory:")

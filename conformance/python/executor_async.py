@@ -65,7 +65,7 @@ class Runner:
         self.n = 0
 
     async def process(
-        self, spec: support.EventContract[Any], env: envelope_pb2.Envelope, fail: BaseException | None, u: float = 0.0
+        self, spec: support.EventSpec[Any], env: envelope_pb2.Envelope, fail: BaseException | None, u: float = 0.0
     ) -> tuple[support.Decision, str]:
         """Runs env through a fresh consumer of spec's event; returns the decision and the handler name."""
         self.n += 1
@@ -93,7 +93,7 @@ class Runner:
             raise AssertionError(f"{handler_name}: no claim")
         return str(row[0]), str(row[1])
 
-    async def run(self, c: dict[str, Any], events: dict[str, support.EventContract[Any]],
+    async def run(self, c: dict[str, Any], events: dict[str, support.EventSpec[Any]],
                   machines: dict[str, support.StateMachine]) -> dict[str, Any]:
         kind = c["kind"]
         spec = events.get(c.get("message", ""))
@@ -149,7 +149,7 @@ class Runner:
         return {"dead_letter": True}
 
 
-    async def decision(self, c: dict[str, Any], spec: support.EventContract[Any]) -> dict[str, Any]:
+    async def decision(self, c: dict[str, Any], spec: support.EventSpec[Any]) -> dict[str, Any]:
         """c's outcome through AsyncConsumer.process (see the module comment)."""
         self.n += 1
         handler_name = f"decision-{self.n}"
@@ -182,7 +182,7 @@ class Runner:
         consumer.rand = lambda: u
         return sync.decision_result(await consumer.process(self.db, support.encode(env), c.get("delivery_id")))
 
-    async def handler_calls(self, c: dict[str, Any], spec: support.EventContract[Any]) -> dict[str, Any]:
+    async def handler_calls(self, c: dict[str, Any], spec: support.EventSpec[Any]) -> dict[str, Any]:
         """c's batch through AsyncConsumer.process, concurrently (see the module comment)."""
         self.n += 1
         batch: list[str] = c["batch"]
@@ -219,14 +219,14 @@ class Runner:
         return {"error": "RETRIES_NEVER_END"}
 
 
-def _bare(spec: support.EventContract[Any]) -> envelope_pb2.Envelope:
+def _bare(spec: support.EventSpec[Any]) -> envelope_pb2.Envelope:
     return envelope_pb2.Envelope(
         message_id=support.new_message_id(), biz_key="conformance", event_type=spec.event_type,
         payload=spec.message_type().SerializeToString(),
     )
 
 
-def _retryable(spec: support.EventContract[Any]) -> BaseException | None:
+def _retryable(spec: support.EventSpec[Any]) -> BaseException | None:
     """An error spec's rules retry, or None when they retry none."""
     if spec.rules.unclassified_retryable:
         return RuntimeError("conformance")

@@ -12,7 +12,7 @@ import (
 // scripts/with-kafka.sh started (make test-demo-kafka): the relay frames
 // the Java outbox's events with the registry's schema id, the Go payment
 // service consumes them with runtime-go's kafka transport and the Python
-// reconciliation service with KafkaLoop. Besides the invariants every
+// reconciliation service with KafkaConsumerLoop. Besides the invariants every
 // transport must keep, every event record on the topic must carry one
 // schema id and only the poison message none.
 func TestDemoKafka(t *testing.T) {

@@ -17,7 +17,7 @@ runtime-go twin so Go and Python consume side by side:
   that protocol.
 - --nats URL: NATS JetStream as runtime-go's natsjs lays it out; see
   natsqueue.py.
-- --kafka BROKERS: Apache Kafka with msgcontract_runtime.kafka.KafkaLoop
+- --kafka BROKERS: Apache Kafka with msgcontract_runtime.kafka.KafkaConsumerLoop
   (msgcontract-runtime[kafka]), which lays topics out as runtime-go's kafka
   transport; --namespace is the topic and group prefix, --registry the schema
   registry the Confluent-framed records' ids are checked against.
@@ -194,7 +194,7 @@ class Reconciliation:
         )
         self.conn.commit()
 
-        def spec(s: mc.EventContract[Any]) -> mc.EventContract[Any]:
+        def spec(s: mc.EventSpec[Any]) -> mc.EventSpec[Any]:
             return s if retry is None else dataclasses.replace(s, retry=retry)
 
         self.consumers: dict[str, mc.Consumer[Any]] = {
@@ -311,14 +311,14 @@ async def consume_nats(url: str, recon: Reconciliation, stopping: Callable[[], b
 
 def consume_kafka(brokers: str, namespace: str, registry: str | None, recon: Reconciliation,
                   stopping: Callable[[], bool]) -> None:
-    """The consume loop on Kafka, until stopping() is true: KafkaLoop runs the same generated consumers.
+    """The consume loop on Kafka, until stopping() is true: KafkaConsumerLoop runs the same generated consumers.
 
-    KafkaLoop decides and settles by itself, so its counts are written to
+    KafkaConsumerLoop decides and settles by itself, so its counts are written to
     recon_stats once, when it stops.
     """
-    from msgcontract_runtime.kafka import KafkaLoop  # confluent-kafka is needed only on this path
+    from msgcontract_runtime.kafka import KafkaConsumerLoop  # confluent-kafka is needed only on this path
 
-    loop = KafkaLoop(brokers, GROUP, list(recon.consumers.values()), recon.conn, namespace=namespace,
+    loop = KafkaConsumerLoop(brokers, GROUP, list(recon.consumers.values()), recon.conn, namespace=namespace,
                      registry_url=registry, partitions=3)
     print("reconciliation: consuming group", namespace + GROUP, "on", brokers, flush=True)
     loop.run(stopping)

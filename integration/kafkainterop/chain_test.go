@@ -28,7 +28,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka/kafkatest"
 )
 
-// TestRetryChainPythonDiesGoTakesOver: a Python KafkaLoop member of group
+// TestRetryChainPythonDiesGoTakesOver: a Python KafkaConsumerLoop member of group
 // "recon" fails every PaySuccess on a PostgreSQL business database and
 // SIGKILLs itself at its first retry of a retry copy: right after the
 // broker acknowledged the next copy, before the offset commit

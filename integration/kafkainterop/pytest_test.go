@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// TestPythonKafkaSuite runs runtime-python/tests_kafka (KafkaLoop and
+// TestPythonKafkaSuite runs runtime-python/tests_kafka (KafkaConsumerLoop and
 // KafkaPublisher on the broker: duplicates, retry then success, poison, two
 // members, outbox on PostgreSQL, SIGKILL mid-batch, a member SIGKILLed
 // between its retry publish and its commit (one retry chain per message);

@@ -3,7 +3,8 @@
 // first:
 //
 //  1. contracts/... and the runtime-go module: what generated code and
-//     services link;
+//     services link; the module's root package, which holds the family's
+//     VERSION;
 //  2. codegen/...: the contract model and the generators;
 //  3. registry/...: the schema registry, built on the model;
 //  4. conformance/... and internal/...: the CLI, the harnesses, the tools;

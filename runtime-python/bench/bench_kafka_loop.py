@@ -1,4 +1,4 @@
-"""make bench-python-kafka: KafkaLoop with batch_size 64 against 1 (a transaction per record), side by side.
+"""make bench-python-kafka: KafkaConsumerLoop with batch_size 64 against 1 (a transaction per record), side by side.
 
 It publishes -n records of distinct biz_keys (Kafka key = biz_key) to a
 6-partition topic of a broker (MSGCONTRACT_KAFKA_BROKERS, which
@@ -74,7 +74,7 @@ def run(brokers: str, ns: str, n: int, batch_size: int, name: str, tmp: str) -> 
     def handler(tx: sqlite3.Connection, m: envelope_pb2.LastError, env: envelope_pb2.Envelope) -> None:
         tx.execute("INSERT INTO applied (biz_key) VALUES (?)", (env.biz_key,))
 
-    loop = mk.KafkaLoop(brokers, "bench-" + name, [mc.Consumer(SPEC, "bench", handler)], conn, namespace=ns,
+    loop = mk.KafkaConsumerLoop(brokers, "bench-" + name, [mc.Consumer(SPEC, "bench", handler)], conn, namespace=ns,
                         partitions=PARTITIONS, batch_size=batch_size)
     deadline = time.monotonic() + 600
     try:

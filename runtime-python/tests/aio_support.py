@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # aiomysql is installed for make test-mysql only
     from msgcontract_runtime.aio.mysql import MySQLDatabase
 
 
-SPEC = mc.EventContract(
+SPEC = mc.EventSpec(
     full_name="msgcontract.v1.LastError",
     topic="errors",
     event_type="ERROR_SEEN",

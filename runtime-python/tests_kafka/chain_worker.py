@@ -1,4 +1,5 @@
-"""A KafkaLoop member that fails every PaySuccess and SIGKILLs itself at a retry publish, for the retry chain tests.
+"""A KafkaConsumerLoop member that fails every PaySuccess and SIGKILLs itself at a retry publish,
+for the retry chain tests.
 
 Usage: chain_worker.py BROKERS NAMESPACE DB GEN_DIR WHEN MIN_ATTEMPT
 
@@ -31,7 +32,7 @@ def fail(conn: Any, m: Any, env: Any) -> None:
     raise mc.RetryableError(50301, "system", "ledger answered 503")
 
 
-def die_at_retry(loop: mk.KafkaLoop, topic: str, when: str, min_attempt: int) -> None:
+def die_at_retry(loop: mk.KafkaConsumerLoop, topic: str, when: str, min_attempt: int) -> None:
     """Makes loop SIGKILL its process at the first retry copy of a record of retry_count >= min_attempt that it
     publishes to topic's retry topic: after the broker acknowledged it ("published") or before ("advanced")."""
     if when not in ("published", "advanced"):
@@ -56,7 +57,7 @@ def main() -> None:
     sys.path.insert(0, gen)
     from shop.payment.v1 import payment_pb2  # type: ignore[import-not-found]
 
-    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(pay_success_spec(payment_pb2), "recon.pay", fail)],
+    loop = mk.KafkaConsumerLoop(brokers, "recon", [mc.Consumer(pay_success_spec(payment_pb2), "recon.pay", fail)],
                         sqlite_db(db_path), namespace=ns, partitions=2, session_timeout_ms=3000)
     die_at_retry(loop, "order-event", when, int(min_attempt))
     end = time.monotonic() + 120

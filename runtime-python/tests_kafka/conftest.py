@@ -58,9 +58,9 @@ def pb(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return payment_pb2
 
 
-def pay_success_spec(pb: Any, base_ms: int = 200, max_retries: int = 3) -> mc.EventContract[Any]:
+def pay_success_spec(pb: Any, base_ms: int = 200, max_retries: int = 3) -> mc.EventSpec[Any]:
     """PaySuccess's contract as generated Python declares it, with a short retry policy for tests."""
-    return mc.EventContract(
+    return mc.EventSpec(
         full_name="shop.payment.v1.PaySuccess", topic="order-event", event_type="PAY_SUCCESS",
         biz_key_template="order_id:{order_id}:PAY_SUCCESS",
         retry=mc.RetryPolicy(base_ms=base_ms, multiplier=2, jitter_ms=0, max_delay_ms=2000, max_retries=max_retries),
@@ -72,7 +72,7 @@ def pay_success_spec(pb: Any, base_ms: int = 200, max_retries: int = 3) -> mc.Ev
 
 
 @pytest.fixture
-def spec(pb: Any) -> mc.EventContract[Any]:
+def spec(pb: Any) -> mc.EventSpec[Any]:
     return pay_success_spec(pb)
 
 

@@ -1,7 +1,7 @@
 """AsyncConsumer on KafkaSubscription, on a real broker: test_kafka_loop's cases and issue #20's fault tests.
 
-Effect once, retry then success, poison to the DLQ with KafkaLoop's
-metadata, a sync KafkaLoop and an async member in one group, a duplicate
+Effect once, retry then success, poison to the DLQ with KafkaConsumerLoop's
+metadata, a sync KafkaConsumerLoop and an async member in one group, a duplicate
 to two async members at once, PostgreSQL (asyncpg), a task cancelled
 mid-handler (redelivered, never acknowledged), a revocation with handlers
 in flight. The SIGKILL test is test_aio_kafka_kill.py.
@@ -121,7 +121,7 @@ def test_async_retry_then_success(tmp_path: pathlib.Path, spec: Any, pb: Any, ns
 
 def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.Path, spec: Any, pb: Any,
                                                               ns: str) -> None:
-    """The same poison (payload, envelope, no handler, refused, framed without a registry) through KafkaLoop
+    """The same poison (payload, envelope, no handler, refused, framed without a registry) through KafkaConsumerLoop
     (group sync) and AsyncConsumer (group async): the same dead letters, metadata and values."""
     b = brokers()
     pub = mk.KafkaPublisher(b, namespace=ns, partitions=1)
@@ -161,7 +161,8 @@ def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.P
     def sync_handler(conn: Any, m: Any, env: Any) -> None:
         refuse(m)
 
-    loop = mk.KafkaLoop(b, "sync", [mc.Consumer(spec, "recon.pay", sync_handler)], sync_db, namespace=ns, partitions=1)
+    consumers = [mc.Consumer(spec, "recon.pay", sync_handler)]
+    loop = mk.KafkaConsumerLoop(b, "sync", consumers, sync_db, namespace=ns, partitions=1)
     try:
         sync_wait(lambda: loop.counts.dead_lettered == 5, loop.step, "5 sync dead letters")
     finally:
@@ -189,10 +190,11 @@ def test_async_poison_is_dead_lettered_as_the_sync_loop_does(tmp_path: pathlib.P
 
 
 def test_async_member_and_sync_loop_share_one_group(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
-    """A KafkaLoop (in a thread) and an async member in one group: cooperative-sticky both, each event applied once."""
+    """A KafkaConsumerLoop (in a thread) and an async member in one group: cooperative-sticky both,
+    each event applied once."""
     b = brokers()
     path = str(tmp_path / "biz.db")
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", lambda c, m, e: c.execute(
+    loop = mk.KafkaConsumerLoop(b, "recon", [mc.Consumer(spec, "recon.pay", lambda c, m, e: c.execute(
         "INSERT INTO effects (biz_key, order_id) VALUES (?, ?)", (e.biz_key, m.order_id)))],
         sync_sqlite_db(path), namespace=ns, partitions=4)
     seen = Outcomes()

@@ -1,7 +1,7 @@
 """One retry chain per message on a real broker (docs/DESIGN.md, "One retry chain per message"; issue #42).
 
 Every message fails until it is dead-lettered (pay_success_spec: 3 retries).
-A KafkaLoop member SIGKILLed right after its retry publish, before its
+A KafkaConsumerLoop member SIGKILLed right after its retry publish, before its
 offset commit, leaves its record to the next owner, which fails it again and
 publishes a second copy of the same attempt; a retry copy published twice
 (identical bytes) does the same to the asyncio consumer. Either way T.dlq
@@ -87,7 +87,7 @@ def test_member_killed_between_retry_publish_and_commit(tmp_path: pathlib.Path, 
     assert worker.returncode == -9, f"the worker was to kill itself: {worker.returncode} {worker.stdout}"
     assert "killed published retry 1" in worker.stdout
 
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", fail)], db, namespace=ns, partitions=2,
+    loop = mk.KafkaConsumerLoop(b, "recon", [mc.Consumer(spec, "recon.pay", fail)], db, namespace=ns, partitions=2,
                         session_timeout_ms=3000)
     try:
         wait(lambda: loop.counts.dead_lettered >= N, loop.step, f"{N} dead letters")

@@ -1,4 +1,4 @@
-"""A KafkaLoop process, and an AsyncConsumer one, SIGKILLed mid-batch and restarted: nothing applied twice,
+"""A KafkaConsumerLoop process, and an AsyncConsumer one, SIGKILLed mid-batch and restarted: nothing applied twice,
 nothing lost."""
 
 from __future__ import annotations

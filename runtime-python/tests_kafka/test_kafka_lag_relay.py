@@ -1,4 +1,4 @@
-"""On the real broker: KafkaLoop's consumer-lag gauge, and two outbox relays on one PostgreSQL database."""
+"""On the real broker: KafkaConsumerLoop's consumer-lag gauge, and two outbox relays on one PostgreSQL database."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_lag_is_reported_after_each_fetch(tmp_path: pathlib.Path, spec: Any, pb:
         publish_pay(pub, spec, pb, f"o-{i}")
     pub.close()
     reg = CollectorRegistry()
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)],
+    loop = mk.KafkaConsumerLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)],
                         sqlite_db(str(tmp_path / "biz.db")), namespace=ns, partitions=1, lag=PrometheusMetrics(reg))
     labels = {"group": "recon", "topic": ns + "order-event", "partition": "0"}
 

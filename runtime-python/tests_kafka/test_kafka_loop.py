@@ -1,4 +1,4 @@
-"""KafkaLoop and KafkaPublisher on a real broker: effect once, retry, poison, two members, PostgreSQL."""
+"""KafkaConsumerLoop and KafkaPublisher on a real broker: effect once, retry, poison, two members, PostgreSQL."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def test_duplicates_apply_once_sqlite(tmp_path: pathlib.Path, spec: Any, pb: Any
         publish_pay(pub, spec, pb, f"o-{i}", times=2)
     pub.close()
     db = sqlite_db(str(tmp_path / "biz.db"))
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)], db, namespace=ns, partitions=3)
+    consumers = [mc.Consumer(spec, "recon.pay", record_effect)]
+    loop = mk.KafkaConsumerLoop(b, "recon", consumers, db, namespace=ns, partitions=3)
     try:
         wait(lambda: loop.counts.processed + loop.counts.deduped == 40, loop.step, "40 deliveries")
     finally:
@@ -59,7 +60,7 @@ def test_retry_then_success(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str)
             raise mc.RetryableError(50301, "system", "ledger answered 503")
 
     db = sqlite_db(str(tmp_path / "biz.db"))
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=1)
+    loop = mk.KafkaConsumerLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=1)
     try:
         wait(lambda: loop.counts.processed == 2, loop.step, "both processed")
     finally:
@@ -97,7 +98,7 @@ def test_traced_loop_keeps_the_producers_trace_across_the_retry_topic(
 
     db = sqlite_db(str(tmp_path / "biz.db"))
     traced = mc.Consumer(spec, "recon.pay", handler, tracer=tracing.Tracing(tp, "kafka", "recon"))
-    loop = mk.KafkaLoop(b, "recon", [traced], db, namespace=ns, partitions=1)
+    loop = mk.KafkaConsumerLoop(b, "recon", [traced], db, namespace=ns, partitions=1)
     try:
         wait(lambda: loop.counts.processed == 1, loop.step, "the retry handled")
     finally:
@@ -127,7 +128,7 @@ def test_poison_is_dead_lettered(tmp_path: pathlib.Path, spec: Any, pb: Any, ns:
         record_effect(conn, m, env)
 
     db = sqlite_db(str(tmp_path / "biz.db"))
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=1)
+    loop = mk.KafkaConsumerLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=1)
     try:
         wait(lambda: loop.counts.dead_lettered == 3 and loop.counts.processed == 1, loop.step, "3 dead letters")
     finally:
@@ -152,8 +153,8 @@ def test_two_members_share_partitions_once(tmp_path: pathlib.Path, spec: Any, pb
     b = brokers()
     path = str(tmp_path / "biz.db")
     dbs = [sqlite_db(path), sqlite_db(path)]
-    loops = [mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)], db, namespace=ns, partitions=4)
-             for db in dbs]
+    consumers = [mc.Consumer(spec, "recon.pay", record_effect)]
+    loops = [mk.KafkaConsumerLoop(b, "recon", consumers, db, namespace=ns, partitions=4) for db in dbs]
     pub = mk.KafkaPublisher(b, namespace=ns, partitions=4)
 
     def step() -> None:
@@ -186,11 +187,11 @@ def test_duplicate_to_two_members_at_once(tmp_path: pathlib.Path, spec: Any, pb:
     for i in range(40):
         publish_pay(pub, spec, pb, f"o-{i}", times=2)
     pub.close()
-    loops = [mk.KafkaLoop(b, g, [mc.Consumer(spec, "recon.pay", record_effect)], sqlite_db(path), namespace=ns,
+    loops = [mk.KafkaConsumerLoop(b, g, [mc.Consumer(spec, "recon.pay", record_effect)], sqlite_db(path), namespace=ns,
                           partitions=2) for g in ("recon-a", "recon-b")]
     errors: list[BaseException] = []
 
-    def run(lp: mk.KafkaLoop) -> None:
+    def run(lp: mk.KafkaConsumerLoop) -> None:
         try:
             wait(lambda: lp.counts.processed + lp.counts.deduped >= 80, lp.step, "80 deliveries")
         except BaseException as e:  # reported by the main thread
@@ -210,7 +211,7 @@ def test_duplicate_to_two_members_at_once(tmp_path: pathlib.Path, spec: Any, pb:
 
 
 def test_outbox_relay_and_postgres(spec: Any, pb: Any, ns: str) -> None:
-    """The outbox in a PostgreSQL business transaction, its relay, and KafkaLoop on psycopg."""
+    """The outbox in a PostgreSQL business transaction, its relay, and KafkaConsumerLoop on psycopg."""
     conn = pg_schema(ns)()
     b = brokers()
     mc.migrate(conn)
@@ -224,8 +225,8 @@ def test_outbox_relay_and_postgres(spec: Any, pb: Any, ns: str) -> None:
     assert outbox.relay_once(conn, pub, "format") == 10
     assert outbox.relay_once(conn, pub, "format") == 0
     pub.close()
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", lambda c, m, e: record_effect(c, m, e, "format"),
-                                                 paramstyle="format")], conn, namespace=ns, partitions=2)
+    consumers = [mc.Consumer(spec, "recon.pay", lambda c, m, e: record_effect(c, m, e, "format"), paramstyle="format")]
+    loop = mk.KafkaConsumerLoop(b, "recon", consumers, conn, namespace=ns, partitions=2)
     try:
         wait(lambda: loop.counts.processed == 10, loop.step, "10 processed")
     finally:
@@ -276,7 +277,7 @@ def twelve_keys_one_failing_once(tmp_path: pathlib.Path, spec: Any, pb: Any, ns:
             raise mc.RetryableError(50301, "system", "ledger answered 503")
 
     db = counting_db(str(tmp_path / "biz.db"))
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=3,
+    loop = mk.KafkaConsumerLoop(b, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns, partitions=3,
                         batch_size=batch_size)
     try:
         wait(lambda: loop.counts.processed == 12, loop.step, "twelve processed")
@@ -312,7 +313,8 @@ def failed_commit(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str, n: int) -
     pub.close()
     db = counting_db(str(tmp_path / "biz.db"))
     db.fail_commits = 1
-    loop = mk.KafkaLoop(b, "recon", [mc.Consumer(spec, "recon.pay", record_effect)], db, namespace=ns, partitions=3)
+    consumers = [mc.Consumer(spec, "recon.pay", record_effect)]
+    loop = mk.KafkaConsumerLoop(b, "recon", consumers, db, namespace=ns, partitions=3)
     try:
         wait(lambda: loop.counts.processed + loop.counts.deduped == n, loop.step, f"{n} settled")
     finally:

@@ -105,7 +105,7 @@ def test_loop_waits_for_an_unavailable_registry(tmp_path: pathlib.Path, spec: An
                                                flaky: Flaky) -> None:
     publish_framed(spec, pb, ns, "held")
     db = sqlite_db(str(tmp_path / "biz.db"))
-    loop = mk.KafkaLoop(brokers(), "recon", [mc.Consumer(spec, "recon.pay", record_effect)],
+    loop = mk.KafkaConsumerLoop(brokers(), "recon", [mc.Consumer(spec, "recon.pay", record_effect)],
                         db, namespace=ns, registry_url=flaky.url, partitions=1)
     try:
         wait(lambda: loop.counts.processed + loop.counts.dead_lettered >= 1, loop.step, "the record settled")

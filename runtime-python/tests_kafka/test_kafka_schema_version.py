@@ -1,7 +1,7 @@
 """A framed record's envelope names the version its schema id is registered as.
 
 A generated producer leaves schema_version 0 and frames with the id of the
-subject's latest version at the time. The consumers (KafkaLoop and the
+subject's latest version at the time. The consumers (KafkaConsumerLoop and the
 asyncio KafkaSubscription) give such an envelope the version the frame's id
 is registered as, so the handler and the dead letter name it even after a
 newer version was registered; a version the producer's envelope names is
@@ -91,8 +91,9 @@ def refuse(seen: list[tuple[str, str, int]], env: Any) -> None:
 def test_loop_names_the_framed_version(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:
     subject = publish(ns, spec, pb)
     seen: list[tuple[str, str, int]] = []
-    loop = mk.KafkaLoop(brokers(), "recon", [mc.Consumer(spec, "recon.pay", lambda c, m, env: refuse(seen, env))],
-                        sqlite_db(str(tmp_path / "biz.db")), namespace=ns, registry_url=registry_url(), partitions=1)
+    consumers = [mc.Consumer(spec, "recon.pay", lambda c, m, env: refuse(seen, env))]
+    loop = mk.KafkaConsumerLoop(brokers(), "recon", consumers, sqlite_db(str(tmp_path / "biz.db")),
+                                namespace=ns, registry_url=registry_url(), partitions=1)
     try:
         wait(lambda: loop.counts.dead_lettered >= 2, loop.step, "2 dead letters")
     finally:

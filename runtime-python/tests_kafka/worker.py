@@ -1,4 +1,5 @@
-"""A KafkaLoop process for the SIGKILL test: applies PaySuccess events to a SQLite file until it holds N effects.
+"""A KafkaConsumerLoop process for the SIGKILL test: applies PaySuccess events to a SQLite file until it
+holds N effects.
 
 Usage: worker.py BROKERS NAMESPACE DB GEN_DIR N
 Prints "worker: processed=P deduped=D" when it stops by itself.
@@ -28,7 +29,7 @@ def main() -> None:
         conn.cursor().execute("INSERT INTO effects (biz_key, order_id) VALUES (?, ?)", (env.biz_key, m.order_id))
         time.sleep(0.01)  # a slow handler, so a kill lands mid-batch
 
-    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns,
+    loop = mk.KafkaConsumerLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler)], db, namespace=ns,
                         partitions=2, commit_interval_s=2.0, session_timeout_ms=3000)
     loop.run(lambda: effects(db)[0] >= n)
     print(f"worker: processed={loop.counts.processed} deduped={loop.counts.deduped}", flush=True)

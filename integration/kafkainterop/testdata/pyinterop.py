@@ -3,13 +3,13 @@
   pyinterop.py publish REGISTRY BROKERS NS GEN N   KafkaPublisher (confluent-kafka's ProtobufSerializer):
                                                   N PaySuccess events, each published twice
   pyinterop.py read BROKERS NS GEN N               confluent-kafka's ProtobufDeserializer reads N records
-  pyinterop.py poison BROKERS NS GEN DB           KafkaLoop dead-letters a garbled and a refused event
+  pyinterop.py poison BROKERS NS GEN DB           KafkaConsumerLoop dead-letters a garbled and a refused event
   pyinterop.py member REGISTRY BROKERS NS GEN DSN STOPFILE
-                                                  a KafkaLoop member of group "recon" on PostgreSQL
+                                                  a KafkaConsumerLoop member of group "recon" on PostgreSQL
   pyinterop.py member-async REGISTRY BROKERS NS GEN DSN STOPFILE
                                                   the same as an AsyncConsumer on aio.kafka and asyncpg
   pyinterop.py member-dies BROKERS NS GEN DSN WHEN MIN_ATTEMPT
-                                                  a KafkaLoop member of group "recon" on PostgreSQL that fails
+                                                  a KafkaConsumerLoop member of group "recon" on PostgreSQL that fails
                                                   every PaySuccess and SIGKILLs itself at a retry publish
                                                   (tests_kafka/chain_worker.py's die_at_retry)
 """
@@ -94,7 +94,7 @@ def member(registry: str, brokers: str, ns: str, gen: str, dsn: str, stopfile: s
     def handler(c: Any, m: Any, env: Any) -> None:
         c.cursor().execute("INSERT INTO effects (biz_key, who) VALUES (%s, 'py')", (env.biz_key,))
 
-    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler, paramstyle="format")], conn,
+    loop = mk.KafkaConsumerLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler, paramstyle="format")], conn,
                         namespace=ns, registry_url=registry, partitions=6, session_timeout_ms=6000)
     last: list[Any] = []
     try:
@@ -165,7 +165,7 @@ def member_dies(brokers: str, ns: str, gen: str, dsn: str, when: str, min_attemp
     pb = payment(gen)
     conn = psycopg.connect(dsn)
     mc.migrate(conn)
-    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(pay_success_spec(pb), "recon.pay", fail, paramstyle="format")],
+    loop = mk.KafkaConsumerLoop(brokers, "recon", [mc.Consumer(pay_success_spec(pb), "recon.pay", fail, paramstyle="format")],
                         conn, namespace=ns, partitions=2, session_timeout_ms=6000)
     die_at_retry(loop, "order-event", when, int(min_attempt))
     end = time.monotonic() + 120
@@ -174,7 +174,7 @@ def member_dies(brokers: str, ns: str, gen: str, dsn: str, when: str, min_attemp
 
 
 def poison(brokers: str, ns: str, gen: str, db: str) -> None:
-    """A PaySuccess whose payload does not decode and one the handler refuses, dead-lettered by KafkaLoop."""
+    """A PaySuccess whose payload does not decode and one the handler refuses, dead-lettered by KafkaConsumerLoop."""
     import sqlite3
 
     pb = payment(gen)
@@ -191,7 +191,7 @@ def poison(brokers: str, ns: str, gen: str, db: str) -> None:
     def handler(c: Any, m: Any, env: Any) -> None:
         raise mc.NonRetryableError(40001, "business", "order unknown")
 
-    loop = mk.KafkaLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler)], conn, namespace=ns, partitions=1)
+    loop = mk.KafkaConsumerLoop(brokers, "recon", [mc.Consumer(spec, "recon.pay", handler)], conn, namespace=ns, partitions=1)
     loop.run(lambda: loop.counts.dead_lettered >= 2)
     print(f"dead-lettered {loop.counts.dead_lettered}")
 

@@ -24,7 +24,7 @@ def _key(m: envelope_pb2.LastError) -> str:
     return b.key()
 
 
-SPEC = mc.EventContract(
+SPEC = mc.EventSpec(
     full_name="msgcontract.v1.LastError", topic="obs", event_type="OBS_EVENT", biz_key_template="range:{range}",
     retry=mc.RetryPolicy(base_ms=1000, multiplier=2.0, jitter_ms=0, max_delay_ms=60000, max_retries=1),
     rules=mc.ErrorRules(ranges=(mc.ErrorRange(50000, 59999, True, "system"),), unclassified_retryable=False),

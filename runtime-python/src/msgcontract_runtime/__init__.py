@@ -48,6 +48,7 @@ from msgcontract_runtime.consumer import (
     Decision,
     Defer,
     DeliveryTracer,
+    Handler,
     Observer,
     Outcome,
     Retry,
@@ -72,12 +73,11 @@ from msgcontract_runtime.envelope import (
     payload,
     to_json,
 )
-from msgcontract_runtime.event import DecodeError, EventContract
+from msgcontract_runtime.event import DecodeError, EventSpec
 from msgcontract_runtime.statemachine import StateMachine, Transit
-from msgcontract_runtime.version import API_LEVEL, RUNTIME_VERSION, require_version
+from msgcontract_runtime.version import RUNTIME_VERSION, compare_versions, require_version
 
 __all__ = [
-    "API_LEVEL",
     "CODE_DECODE",
     "CONTENT_TYPE_JSON",
     "CONTENT_TYPE_PROTO",
@@ -98,7 +98,8 @@ __all__ = [
     "Defer",
     "ErrorRange",
     "ErrorRules",
-    "EventContract",
+    "EventSpec",
+    "Handler",
     "NonRetryableError",
     "Retry",
     "DeliveryTracer",
@@ -123,6 +124,7 @@ __all__ = [
     "new_envelope",
     "new_message_id",
     "payload",
+    "compare_versions",
     "require_version",
     "to_json",
 ]

@@ -17,7 +17,7 @@ from msgcontract_runtime import payload_hash
 from msgcontract_runtime.classify import ContractError
 from msgcontract_runtime.dedup import ChainPos, ChainStep, advance, chain_row, claim
 from msgcontract_runtime.envelope import decode, payload
-from msgcontract_runtime.event import DecodeError, EventContract, M
+from msgcontract_runtime.event import DecodeError, EventSpec, M
 
 log = logging.getLogger("msgcontract_runtime.consumer")
 
@@ -104,8 +104,11 @@ class Outcome:
 Observer = Callable[[Outcome], None]
 """Told every final outcome: msgcontract_runtime.observe has metrics and JSON logs."""
 
+Handler = Callable[[Any, M, _envelope_pb2.Envelope], None]
+"""A ``def handler(tx, message, envelope)``; tx is the connection in the business transaction
+(Java's ``Handler<M>``; ``msgcontract_runtime.aio.AsyncHandler`` is its asyncio form)."""
 
-def observe(observer: Observer | None, handler_name: str, spec: EventContract[M], body: bytes,
+def observe(observer: Observer | None, handler_name: str, spec: EventSpec[M], body: bytes,
             run: dict[str, Any], d: Decision) -> None:
     """Tells observer d's outcome, as Consumer and aio.AsyncConsumer both do: every decision but Defer.
 
@@ -196,7 +199,7 @@ class Admitted(Generic[M]):
 
 
 def admit(
-    spec: EventContract[M], body: bytes, now_ms: int, env: _envelope_pb2.Envelope | None = None,
+    spec: EventSpec[M], body: bytes, now_ms: int, env: _envelope_pb2.Envelope | None = None,
 ) -> Admitted[M] | DeadLetter | Defer:
     """The first decision on a delivered body, shared by Consumer and aio.AsyncConsumer.
 
@@ -216,7 +219,7 @@ def admit(
     return Admitted(env, message, payload_hash.of(message))
 
 
-def failed(spec: EventContract[M], env: _envelope_pb2.Envelope, err: BaseException, now_ms: int, u: float) -> Decision:
+def failed(spec: EventSpec[M], env: _envelope_pb2.Envelope, err: BaseException, now_ms: int, u: float) -> Decision:
     """The decision after a handler failed (its transaction rolled back), shared by both consumers.
 
     The contract's ranges classify err; a retryable failure within the retry
@@ -310,9 +313,9 @@ class Consumer(Generic[M]):
 
     def __init__(
         self,
-        spec: EventContract[M],
+        spec: EventSpec[M],
         handler_name: str,
-        handler: Callable[[Any, M, _envelope_pb2.Envelope], None],
+        handler: Handler[M],
         clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         rand: Callable[[], float] = _random.random,
         paramstyle: str = "qmark",

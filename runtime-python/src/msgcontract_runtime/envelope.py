@@ -9,7 +9,7 @@ from google.protobuf import json_format as _json_format, message as _message
 from google.protobuf.message import DecodeError as _ProtoDecodeError
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.event import DecodeError, EventContract, M
+from msgcontract_runtime.event import DecodeError, EventSpec, M
 
 CONTENT_TYPE_PROTO = "application/protobuf"
 CONTENT_TYPE_JSON = "application/json"
@@ -26,7 +26,7 @@ def new_message_id() -> str:
 
 
 def new_envelope(
-    spec: EventContract[M], message: M, occurred_at_ms: int | None = None, json: bool = False
+    spec: EventSpec[M], message: M, occurred_at_ms: int | None = None, json: bool = False
 ) -> _envelope_pb2.Envelope:
     """Wraps message in a new envelope: random message id, rendered biz_key, event type, topic.
 
@@ -86,7 +86,7 @@ def decode_json(text: str | bytes) -> _envelope_pb2.Envelope:
     return _check(env)
 
 
-def payload(spec: EventContract[M], env: _envelope_pb2.Envelope) -> M:
+def payload(spec: EventSpec[M], env: _envelope_pb2.Envelope) -> M:
     """Decodes env's payload as spec's message by its content type (binary when unset)."""
     if env.content_type in ("", CONTENT_TYPE_PROTO):
         return spec.parse_binary(env.payload)

@@ -21,7 +21,7 @@ M = TypeVar("M", bound=_message.Message)
 
 
 @dataclasses.dataclass(frozen=True)
-class EventContract(Generic[M]):
+class EventSpec(Generic[M]):
     """One event's contract as data: where it goes, its key, retry policy and rules."""
 
     full_name: str

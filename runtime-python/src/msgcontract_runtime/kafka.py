@@ -11,7 +11,7 @@ share one consumer group and its topics (all under ``namespace``):
 - ``T.dlq``: dead letters (value: the delivered envelope; header
   ``msgcontract.dlq`` = the dlq.Record metadata as JSON, ``msgcontract.topic``).
 
-KafkaLoop commits a partition's offset only up to its first record whose
+KafkaConsumerLoop commits a partition's offset only up to its first record whose
 outcome is not durable yet (handled and committed in the business database,
 deduplicated, retry copy or dead letter acknowledged by the broker), so a
 crash loses nothing and the dedup claims absorb what comes again. A record
@@ -58,7 +58,7 @@ from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
 from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Pending, Retry, begin
 from msgcontract_runtime.envelope import decode, encode
-from msgcontract_runtime.event import DecodeError, EventContract
+from msgcontract_runtime.event import DecodeError, EventSpec
 
 log = logging.getLogger("msgcontract.kafka")
 
@@ -118,7 +118,7 @@ class RegistryUnavailable(Exception):
     """The registry could not be asked; the record waits and is tried again."""
 
 
-class Registry:
+class SchemaRegistry:
     """The registry look-ups a consumer needs, cached for the process (ids are immutable), as runtime-go/confluent."""
 
     def __init__(self, url: str, timeout_s: float = 10.0) -> None:
@@ -265,7 +265,7 @@ def dlq_headers(meta: dict[str, Any]) -> list[tuple[str, bytes]]:
     return [(HEADER_DLQ, json.dumps(meta).encode("utf-8")), (HEADER_TOPIC, meta["topic"].encode("utf-8"))]
 
 
-def unframe(registry: Registry | None, topic: str, value: bytes, head: bytes | None) -> _envelope_pb2.Envelope:
+def unframe(registry: SchemaRegistry | None, topic: str, value: bytes, head: bytes | None) -> _envelope_pb2.Envelope:
     """The envelope of a Confluent-framed record, its schema id checked against the event's subject.
 
     An envelope that names no subject or no version is given the subject and the version the id is
@@ -313,7 +313,7 @@ class Refused:
 
 
 def route(value: bytes, headers: dict[str, bytes], topic: str, routes: dict[tuple[str, str], T], group: str,
-          registry: Registry | None) -> Routed[T] | Refused:
+          registry: SchemaRegistry | None) -> Routed[T] | Refused:
     """Where a record goes: topic is its user topic (the ``msgcontract.topic`` header wins), routes are by
     (topic, event type). Raises RegistryUnavailable: the record waits and is tried again."""
     if HEADER_TOPIC in headers:
@@ -414,7 +414,7 @@ class KafkaPublisher:
     """
 
     def __init__(self, brokers: str, namespace: str = "", registry_url: str | None = None,
-                 specs: Sequence[EventContract[Any]] = (), config: dict[str, Any] | None = None,
+                 specs: Sequence[EventSpec[Any]] = (), config: dict[str, Any] | None = None,
                  partitions: int = 6, create_topics: bool = True, timeout_s: float = 30.0) -> None:
         self.brokers = brokers
         self.namespace = namespace
@@ -503,7 +503,7 @@ class Counts:
     handed_back: int = 0
 
 
-class KafkaLoop:
+class KafkaConsumerLoop:
     """A consumer-group member running msgcontract Consumers, as runtime-go's consumer on kafka.Transport.
 
     consumers are the generated handlers' Consumer objects (one per event
@@ -548,7 +548,7 @@ class KafkaLoop:
         names = list(self._origin)
         if create_topics:
             ensure_group_topics(brokers, namespace, topics, names, partitions, config)
-        self._registry = Registry(registry_url) if registry_url else None
+        self._registry = SchemaRegistry(registry_url) if registry_url else None
         self._producer = _SyncProducer(_producer_config(brokers, config), 30.0)
         self._c = _KConsumer(consumer_config(brokers, namespace + group, session_timeout_ms, config))
         self._parts: dict[tuple[str, int], Offsets] = {}

@@ -4,7 +4,7 @@ docs/DESIGN.md ("Observability") names them: ``PrometheusMetrics`` exposes
 ``msgcontract_messages_processed_total{handler,event_type,outcome}``,
 ``msgcontract_handler_duration_seconds`` and ``msgcontract_retry_delay_seconds``
 with prometheus_client (install ``msgcontract-runtime[prometheus]``), and
-as ``KafkaLoop(lag=...)`` also ``msgcontract_consumer_lag_messages{group,topic,partition}``;
+as ``KafkaConsumerLoop(lag=...)`` also ``msgcontract_consumer_lag_messages{group,topic,partition}``;
 ``JsonLog`` writes one JSON line per outcome with the shared field names and
 needs nothing. Pass one, or ``fan_out(a, b)``, as ``Consumer(observer=...)``.
 """

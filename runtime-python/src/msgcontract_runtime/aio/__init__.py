@@ -57,7 +57,7 @@ from msgcontract_runtime.consumer import (
     superseded,
 )
 from msgcontract_runtime.dedup import ChainPos, ChainStep, went_on
-from msgcontract_runtime.event import EventContract, M
+from msgcontract_runtime.event import EventSpec, M
 
 log = logging.getLogger("msgcontract_runtime.aio")
 
@@ -231,7 +231,7 @@ class AsyncConsumer(Generic[M]):
 
     def __init__(
         self,
-        spec: EventContract[M],
+        spec: EventSpec[M],
         handler_name: str,
         handler: AsyncHandler[M],
         concurrency: int = 1,
@@ -464,7 +464,7 @@ class Registry:
 
 def register(
     registry: Registry,
-    spec: EventContract[M],
+    spec: EventSpec[M],
     handler_name: str,
     handler: AsyncHandler[M],
     concurrency: int = 1,

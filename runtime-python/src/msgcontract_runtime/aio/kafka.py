@@ -1,7 +1,7 @@
 """Kafka for the asyncio consumer: a consumer-group member as a Subscription of AsyncConsumer.
 
 The same topics, headers, dead-letter metadata, Confluent framing and commit
-rule as ``msgcontract_runtime.kafka.KafkaLoop`` (and runtime-go's kafka
+rule as ``msgcontract_runtime.kafka.KafkaConsumerLoop`` (and runtime-go's kafka
 transport), from the same helpers of that module. It runs on confluent-kafka
 (librdkafka, the ``kafka`` extra): its consumer is called on one thread of
 its own (``consume``, ``commit``, ``close``, and the rebalance callbacks
@@ -45,15 +45,15 @@ from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
 from msgcontract_runtime.aio import DeadLetterRecord, Delivery
 from msgcontract_runtime.envelope import encode
-from msgcontract_runtime.event import EventContract
+from msgcontract_runtime.event import EventSpec
 from msgcontract_runtime.kafka import (
     HEADER_TOPIC,
     INFRA_RETRY_MS,
     LagObserver,
     Offsets,
     Refused,
-    Registry,
     RegistryUnavailable,
+    SchemaRegistry,
     _now_ms,
     _producer_config,
     consumer_config,
@@ -156,10 +156,10 @@ class KafkaSubscription:
     Open it with ``await KafkaSubscription.open(...)``; close it after run
     returns (close commits what is settled and leaves the group). A record
     whose (topic, event type) is none of specs' is dead-lettered
-    ``no_handler``, as KafkaLoop does: give a group one AsyncConsumer.
+    ``no_handler``, as KafkaConsumerLoop does: give a group one AsyncConsumer.
     """
 
-    def __init__(self, brokers: str, group: str, specs: Sequence[EventContract[Any]], namespace: str,
+    def __init__(self, brokers: str, group: str, specs: Sequence[EventSpec[Any]], namespace: str,
                  registry_url: str | None, config: dict[str, Any] | None, commit_interval_s: float,
                  session_timeout_ms: int, revoke_wait_s: float, max_buffered: int, clock_ms: Callable[[], int],
                  lag: LagObserver | None) -> None:
@@ -173,7 +173,7 @@ class KafkaSubscription:
         self.counts = Counts()
         self._routes = {(s.topic, s.event_type): s for s in specs}
         self._origin = origins(namespace, group, sorted({s.topic for s in specs}))
-        self._registry = Registry(registry_url) if registry_url else None
+        self._registry = SchemaRegistry(registry_url) if registry_url else None
         self._producer = AsyncProducer(_producer_config(brokers, config))
         self._c = _KConsumer(consumer_config(brokers, namespace + group, session_timeout_ms, config))
         self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="msgcontract-kafka")
@@ -189,15 +189,15 @@ class KafkaSubscription:
         self._closed = False
 
     @classmethod
-    async def open(cls, brokers: str, group: str, specs: Sequence[EventContract[Any]], namespace: str = "",
+    async def open(cls, brokers: str, group: str, specs: Sequence[EventSpec[Any]], namespace: str = "",
                    registry_url: str | None = None, config: dict[str, Any] | None = None, partitions: int = 6,
                    commit_interval_s: float = 0.2, session_timeout_ms: int = 10000, revoke_wait_s: float = 30.0,
                    max_buffered: int = 10_000, create_topics: bool = True,
                    clock_ms: Callable[[], int] = _now_ms, lag: LagObserver | None = None) -> KafkaSubscription:
-        """Creates the group's missing topics (as KafkaLoop does) and joins the group.
+        """Creates the group's missing topics (as KafkaConsumerLoop does) and joins the group.
 
         lag (e.g. observe.PrometheusMetrics) sees each held partition's consumer lag after every fetch, as
-        KafkaLoop's does.
+        KafkaConsumerLoop's does.
         """
         topics = sorted({s.topic for s in specs})
         names = list(origins(namespace, group, topics))
@@ -465,7 +465,7 @@ class KafkaSubscription:
     async def dead_letter(self, d: Delivery, r: DeadLetterRecord) -> None:
         rec = self._rec(d)
         # The envelope decoded when the record was routed: a payload that did
-        # not decode is dead-lettered with its envelope's fields, as KafkaLoop does.
+        # not decode is dead-lettered with its envelope's fields, as KafkaConsumerLoop does.
         env = rec.env if rec.env is not None else _envelope_pb2.Envelope()
         meta = dlq_meta(r.topic, self.group, r.handler, r.event_type or env.event_type, r.biz_key or env.biz_key,
                         r.message_id or env.message_id, r.reason, r.code, r.error, r.attempts, r.first_failed_at,

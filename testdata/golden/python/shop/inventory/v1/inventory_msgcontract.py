@@ -20,7 +20,7 @@ from msgcontract.v1 import envelope_pb2 as _mc_envelope_pb2
 
 from shop.inventory.v1 import inventory_pb2 as _pb
 
-_mc.require_version(3, __name__)
+_mc.require_version("0.3.0", __name__)
 
 DEFAULT_RETRY = _mc.RetryPolicy(
     base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6
@@ -74,7 +74,7 @@ def stock_deducted_biz_key(m: _pb.StockDeducted) -> str:
     return b.key()
 
 
-STOCK_DEDUCTED = _mc.EventContract(
+STOCK_DEDUCTED = _mc.EventSpec(
     full_name="shop.inventory.v1.StockDeducted",
     topic=STOCK_DEDUCTED_TOPIC,
     event_type=STOCK_DEDUCTED_EVENT_TYPE,
@@ -109,7 +109,7 @@ def register_stock_deducted_handler_async(
     return _mc_aio.register(registry, STOCK_DEDUCTED, handler_name, handler, concurrency, observer, tracer)
 
 
-EVENTS: dict[str, _mc.EventContract[Any]] = {
+EVENTS: dict[str, _mc.EventSpec[Any]] = {
     "shop.inventory.v1.StockDeducted": STOCK_DEDUCTED,
 }
 """Every event of the file by its message's full proto name."""

@@ -20,7 +20,7 @@ from msgcontract.v1 import envelope_pb2 as _mc_envelope_pb2
 
 from shop.payment.v1 import payment_pb2 as _pb
 
-_mc.require_version(3, __name__)
+_mc.require_version("0.3.0", __name__)
 
 DEFAULT_RETRY = _mc.RetryPolicy(
     base_ms=1000, multiplier=2.0, jitter_ms=1000, max_delay_ms=60000, max_retries=6
@@ -75,7 +75,7 @@ def pay_success_biz_key(m: _pb.PaySuccess) -> str:
     return b.key()
 
 
-PAY_SUCCESS = _mc.EventContract(
+PAY_SUCCESS = _mc.EventSpec(
     full_name="shop.payment.v1.PaySuccess",
     topic=PAY_SUCCESS_TOPIC,
     event_type=PAY_SUCCESS_EVENT_TYPE,
@@ -133,7 +133,7 @@ def refund_requested_biz_key(m: _pb.RefundRequested) -> str:
     return b.key()
 
 
-REFUND_REQUESTED = _mc.EventContract(
+REFUND_REQUESTED = _mc.EventSpec(
     full_name="shop.payment.v1.RefundRequested",
     topic=REFUND_REQUESTED_TOPIC,
     event_type=REFUND_REQUESTED_EVENT_TYPE,
@@ -192,7 +192,7 @@ def refund_success_biz_key(m: _pb.RefundSuccess) -> str:
     return b.key()
 
 
-REFUND_SUCCESS = _mc.EventContract(
+REFUND_SUCCESS = _mc.EventSpec(
     full_name="shop.payment.v1.RefundSuccess",
     topic=REFUND_SUCCESS_TOPIC,
     event_type=REFUND_SUCCESS_EVENT_TYPE,
@@ -249,7 +249,7 @@ def order_state_can_transit(from_state: str | int, to_state: str | int) -> _mc.T
     return ORDER_STATE.can_transit(from_state, to_state)
 
 
-EVENTS: dict[str, _mc.EventContract[Any]] = {
+EVENTS: dict[str, _mc.EventSpec[Any]] = {
     "shop.payment.v1.PaySuccess": PAY_SUCCESS,
     "shop.payment.v1.RefundRequested": REFUND_REQUESTED,
     "shop.payment.v1.RefundSuccess": REFUND_SUCCESS,

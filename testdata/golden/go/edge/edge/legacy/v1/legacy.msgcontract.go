@@ -18,9 +18,10 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
-// Compile-time assertion that runtime-go has the API this file needs; if it
-// fails, upgrade github.com/msgcontract/msgcontract/runtime-go.
-const _ = event.IsAtLeastVersion0_2_0
+// Compile-time assertion that runtime-go is at least 0.3.0, the release that
+// generated this file; if it fails, upgrade
+// github.com/msgcontract/msgcontract/runtime-go to 0.3.0 or later.
+const _ = event.IsAtLeastVersion0_3_0
 
 // LegacySpec is the contract of Legacy as data: topic "edge-legacy", event
 // type "LEGACY", schema subject "edge-legacy-value" ("<topic>-value",

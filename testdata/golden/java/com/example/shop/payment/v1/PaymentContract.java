@@ -29,8 +29,9 @@ import java.util.Map;
  */
 public final class PaymentContract {
   static {
-    // Fails on first use when io.msgcontract:msgcontract-runtime is older than this class.
-    io.msgcontract.support.Version.require(1, PaymentContract.class);
+    // Fails on first use when io.msgcontract:msgcontract-runtime is older than the
+    // msgcontract release that generated this class.
+    io.msgcontract.support.Version.require("0.3.0", PaymentContract.class);
   }
 
   /** The file's default retry policy; an event's own retry replaces it as a whole. */

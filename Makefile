@@ -53,7 +53,8 @@ CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./contracts/...
 check: check-go check-java check-python ## the fast tier (< 4 min): go vet and staticcheck on every module and build tag, Go unit tests (-short), the Java core's tests built with -Xlint:all -Werror, ruff, mypy --strict and the Python runtime's tests
 	@echo "check: passed"
 
-check-go: ## go vet, staticcheck and the Go unit tests (-short) of the tool and runtime-go's core
+check-go: ## gofmt, go vet, staticcheck and the Go unit tests (-short) of the tool and runtime-go's core
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' ':!:third_party')) "; if [[ -n "$${unformatted// }" ]]; then echo "check: not gofmt-formatted (run gofmt -w): $$unformatted" >&2; exit 1; fi
 	$(GO) vet -tags $(LINT_TAGS) ./...
 	cd runtime-go && $(GO) vet -tags $(LINT_TAGS) $(RUNTIME_GO_PKGS)
 	GOFLAGS= $(GO) run $(STATICCHECK) -tags $(LINT_TAGS) ./...

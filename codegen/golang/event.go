@@ -142,7 +142,7 @@ by returning classify.NewError(code, msg).`, n.Msg.GoName)))
 func (g *fileGen) classify(w *writer, n eventNames) {
 	w.doc(wrap(fmt.Sprintf(`%s classifies an error code by %s's ranges; a code
 outside every range follows its unclassified setting, with Range "".`, n.Classify, n.Spec)))
-	w.s("func ", n.Classify, "(code int32) ", w.qual(pkgClassify, "Result"), " {\n",
+	w.s("func ", n.Classify, "(code int32) ", w.qual(pkgClassify, "Classification"), " {\n",
 		"\treturn ", n.Spec, ".Rules.Code(code)\n",
 		"}\n")
 }

@@ -198,7 +198,7 @@ by returning classify.NewError(code, msg).`, n.Msg.GoName)))
 func (g jenGen) classify(f *jen.File, n eventNames) {
 	f.Add(jenComment(fmt.Sprintf(`%s classifies an error code by %s's ranges; a code
 outside every range follows its unclassified setting, with Range "".`, n.Classify, n.Spec)))
-	f.Func().Id(n.Classify).Params(jen.Id("code").Int32()).Qual(pkgClassify, "Result").Block(
+	f.Func().Id(n.Classify).Params(jen.Id("code").Int32()).Qual(pkgClassify, "Classification").Block(
 		jen.Return(jen.Id(n.Spec).Dot("Rules").Dot("Code").Call(jen.Id("code"))),
 	)
 }

@@ -18,9 +18,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
 	javabuild "github.com/msgcontract/msgcontract/conformance/toolchain/java"
 	pybuild "github.com/msgcontract/msgcontract/conformance/toolchain/python"
+	"github.com/msgcontract/msgcontract/examples/go-consumer/paymentsvc"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"

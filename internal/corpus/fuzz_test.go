@@ -17,8 +17,8 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/corpus"
 	"github.com/msgcontract/msgcontract/conformance/toolchain/python"
+	"github.com/msgcontract/msgcontract/internal/corpus"
 )
 
 // parseServer is a long-running parser of one language (see testdata):

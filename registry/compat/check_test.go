@@ -15,7 +15,6 @@ package t.v1;
 import "msgcontract/v1/options.proto";
 `
 
-
 // load compiles one schema held in memory; a body without a syntax line
 // gets the proto3 header.
 func load(t testing.TB, src string) *model.Set {

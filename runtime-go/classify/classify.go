@@ -19,22 +19,22 @@ type Rules struct {
 	UnclassifiedRetryable bool
 }
 
-// Result is a classification. Range is the holding range's name, empty when
+// Classification is a classification. Range is the holding range's name, empty when
 // the code fell outside every range or there was no code.
-type Result struct {
+type Classification struct {
 	Retryable bool
 	Range     string
 }
 
 // Code classifies an error carrying code.
-func (r Rules) Code(code int32) Result {
+func (r Rules) Code(code int32) Classification {
 	for _, rg := range r.Ranges {
 		if rg.From <= code && code <= rg.To {
-			return Result{Retryable: rg.Retryable, Range: rg.Name}
+			return Classification{Retryable: rg.Retryable, Range: rg.Name}
 		}
 	}
-	return Result{Retryable: r.UnclassifiedRetryable}
+	return Classification{Retryable: r.UnclassifiedRetryable}
 }
 
 // NoCode classifies an error that carries no code.
-func (r Rules) NoCode() Result { return Result{Retryable: r.UnclassifiedRetryable} }
+func (r Rules) NoCode() Classification { return Classification{Retryable: r.UnclassifiedRetryable} }

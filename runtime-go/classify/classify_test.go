@@ -13,15 +13,15 @@ func TestRules(t *testing.T) {
 	}, UnclassifiedRetryable: true}
 	tests := []struct {
 		code int32
-		want Result
+		want Classification
 	}{
-		{39999, Result{Retryable: true}},
-		{40000, Result{Retryable: false, Range: "business"}},
-		{49999, Result{Retryable: false, Range: "business"}},
-		{50000, Result{Retryable: true, Range: "system"}},
-		{50301, Result{Retryable: true, Range: "system"}},
-		{60000, Result{Retryable: true}},
-		{-1, Result{Retryable: true}},
+		{39999, Classification{Retryable: true}},
+		{40000, Classification{Retryable: false, Range: "business"}},
+		{49999, Classification{Retryable: false, Range: "business"}},
+		{50000, Classification{Retryable: true, Range: "system"}},
+		{50301, Classification{Retryable: true, Range: "system"}},
+		{60000, Classification{Retryable: true}},
+		{-1, Classification{Retryable: true}},
 	}
 	for _, tc := range tests {
 		if got := r.Code(tc.code); got != tc.want {

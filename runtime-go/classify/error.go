@@ -41,7 +41,7 @@ func CodeOf(err error) (int32, bool) {
 
 // Err classifies a handler error: by its code when it carries one, by the
 // unclassified setting otherwise.
-func (r Rules) Err(err error) Result {
+func (r Rules) Err(err error) Classification {
 	if code, ok := CodeOf(err); ok {
 		return r.Code(code)
 	}

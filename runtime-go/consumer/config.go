@@ -81,7 +81,7 @@ type Config struct {
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Metrics defaults to nil: nothing recorded.
-	Metrics *metrics.Metrics
+	Metrics *metrics.Prometheus
 	// Tracer, when set, starts a consumer span per delivery that continues
 	// the envelope's trace (package tracing); nil traces nothing.
 	Tracer *tracing.Tracer

@@ -15,12 +15,12 @@ import (
 // runtime-java's Decision and runtime-python's admit and failed, and the
 // conformance suite's decision vectors run through it.
 
-// OutcomeKind is what happened to a delivery.
-type OutcomeKind int
+// AttemptKind is what happened to a delivery.
+type AttemptKind int
 
 const (
 	// Handled: the claim won and the handler succeeded.
-	Handled OutcomeKind = iota + 1
+	Handled AttemptKind = iota + 1
 	// Duplicate: the key was claimed already, with the same payload.
 	Duplicate
 	// Conflict: the key was claimed already, by a message with another
@@ -35,13 +35,13 @@ const (
 	NoHandler
 )
 
-// Outcome is one delivery's outcome, as far as its decision needs it.
-type Outcome struct {
-	Kind OutcomeKind
+// Attempt is what one delivery attempt came to, as far as its decision needs it.
+type Attempt struct {
+	Kind AttemptKind
 	// Class and Code are a Failed handler's error: the contract's
 	// classification of it (classify.Rules.Err) and its code, 0 when it
 	// has none.
-	Class classify.Result
+	Class classify.Classification
 	Code  int32
 	// RetryCount is the envelope's retry_count: the attempts that failed
 	// before this one.
@@ -107,7 +107,7 @@ type Decision struct {
 //     non_retryable, after n attempts.
 //   - Undecodable and NoHandler: dead-lettered at once (decode,
 //     no_handler), never retried, no attempt counted.
-func Decide(o Outcome, p backoff.Policy, u float64) Decision {
+func Decide(o Attempt, p backoff.Policy, u float64) Decision {
 	switch o.Kind {
 	case Undecodable:
 		return Decision{Action: ActDeadLetter, Reason: dlq.ReasonDecode, Code: CodeDecode}

@@ -101,7 +101,7 @@ func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx contex
 	}
 	if r == nil {
 		return nil, log, func(ctx context.Context, sub transport.Subscription) {
-			c.deadLetter(ctx, sub, d, env, nil, Decide(Outcome{Kind: NoHandler}, backoff.Policy{}, 0),
+			c.deadLetter(ctx, sub, d, env, nil, Decide(Attempt{Kind: NoHandler}, backoff.Policy{}, 0),
 				fmt.Sprintf("no handler for event type %q on topic %q in group %q", env.GetEventType(), topic, c.cfg.Group), log)
 		}
 	}
@@ -186,7 +186,7 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 	if !c.advanceChain(ctx, sub, d, env, r, now, log) {
 		return
 	}
-	dec := Decide(Outcome{Kind: Failed, Class: res, Code: code, RetryCount: int(env.GetRetryCount())},
+	dec := Decide(Attempt{Kind: Failed, Class: res, Code: code, RetryCount: int(env.GetRetryCount())},
 		r.spec.Policy, c.cfg.Rand())
 	if dec.Action == ActRetry {
 		delayMs := dec.DelayMs
@@ -210,7 +210,7 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 
 func (c *Consumer) deadLetterDecode(ctx context.Context, sub transport.Subscription, d *transport.Delivery,
 	env *envelopepb.Envelope, r *route, err error, log *msgLog) {
-	c.deadLetter(ctx, sub, d, env, r, Decide(Outcome{Kind: Undecodable}, backoff.Policy{}, 0), err.Error(), log)
+	c.deadLetter(ctx, sub, d, env, r, Decide(Attempt{Kind: Undecodable}, backoff.Policy{}, 0), err.Error(), log)
 }
 
 func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d *transport.Delivery,

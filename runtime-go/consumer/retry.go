@@ -14,7 +14,7 @@ import (
 // retryEnvelope returns the copy of env to publish for the next retry:
 // retry_count+1, not_before = now + delayMs, a bounded last_error and
 // first_failed_at set on the first failure. The payload is untouched.
-func retryEnvelope(env *envelopepb.Envelope, herr error, code int32, res classify.Result, now time.Time,
+func retryEnvelope(env *envelopepb.Envelope, herr error, code int32, res classify.Classification, now time.Time,
 	delayMs int64) *envelopepb.Envelope {
 	r := proto.Clone(env).(*envelopepb.Envelope)
 	r.RetryCount++

@@ -248,7 +248,7 @@ func (c *Consumer) settleClaim(ctx context.Context, tx *sql.Tx, run *txRun, i in
 	now time.Time, savepoint bool) (string, error) {
 	it := run.items[i]
 	if !res.Claimed {
-		o := Outcome{Kind: Duplicate}
+		o := Attempt{Kind: Duplicate}
 		if res.Conflict {
 			o.Kind = Conflict
 		}

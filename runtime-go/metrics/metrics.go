@@ -2,7 +2,7 @@
 // docs/DESIGN.md ("Observability"), the vocabulary the Java and Python
 // runtimes, the alert rules and the dashboard in ops/ share. They are
 // registered on a registry the caller supplies; the runtime registers
-// nothing globally. A nil *Metrics is valid and records nothing.
+// nothing globally. A nil *Prometheus is valid and records nothing.
 package metrics
 
 import (
@@ -49,7 +49,7 @@ var (
 	RetryDelayBuckets      = []float64{0.25, 0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 64.5, 128.5, 256.5, 512.5, 1024.5, 2048.5, 4096.5}
 )
 
-// Metrics are the runtime's counters and histograms:
+// Prometheus holds the runtime's counters and histograms:
 //
 //	msgcontract_messages_processed_total{outcome}  one per delivery with a final outcome
 //	msgcontract_messages_handed_back_total         the database failed (begin, claim, commit): handed back, no retry counted
@@ -59,7 +59,7 @@ var (
 // Processed, Deduped, Retried, DeadLettered and KeyConflicts are
 // msgcontract_messages_processed_total curried with their outcome; each
 // takes the handler and event type labels.
-type Metrics struct {
+type Prometheus struct {
 	Messages                                                *prometheus.CounterVec
 	Processed, Deduped, Retried, DeadLettered, KeyConflicts *prometheus.CounterVec
 	HandedBack                                              *prometheus.CounterVec
@@ -67,9 +67,9 @@ type Metrics struct {
 }
 
 // New creates the metrics and registers them on reg.
-func New(reg prometheus.Registerer) (*Metrics, error) {
+func New(reg prometheus.Registerer) (*Prometheus, error) {
 	labels := []string{LabelHandler, LabelEventType}
-	m := &Metrics{
+	m := &Prometheus{
 		Messages: prometheus.NewCounterVec(prometheus.CounterOpts{Name: NameProcessed,
 			Help: "Deliveries that reached a final outcome: handled, deduplicated, retry_scheduled, dead_lettered or conflict."},
 			[]string{LabelHandler, LabelEventType, LabelOutcome}),
@@ -95,28 +95,28 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 }
 
 // Inc counts a delivery's final outcome (one of the Outcome constants).
-func (m *Metrics) Inc(handler, eventType, outcome string) {
+func (m *Prometheus) Inc(handler, eventType, outcome string) {
 	if m != nil {
 		m.Messages.WithLabelValues(handler, eventType, outcome).Inc()
 	}
 }
 
 // IncHandedBack counts a message handed back after a database failure.
-func (m *Metrics) IncHandedBack(handler, eventType string) {
+func (m *Prometheus) IncHandedBack(handler, eventType string) {
 	if m != nil {
 		m.HandedBack.WithLabelValues(handler, eventType).Inc()
 	}
 }
 
 // ObserveHandler records a handler's run time.
-func (m *Metrics) ObserveHandler(handler, eventType string, d time.Duration) {
+func (m *Prometheus) ObserveHandler(handler, eventType string, d time.Duration) {
 	if m != nil {
 		m.HandlerDuration.WithLabelValues(handler, eventType).Observe(d.Seconds())
 	}
 }
 
 // ObserveRetryDelay records the backoff delay of a retry scheduled.
-func (m *Metrics) ObserveRetryDelay(handler, eventType string, d time.Duration) {
+func (m *Prometheus) ObserveRetryDelay(handler, eventType string, d time.Duration) {
 	if m != nil {
 		m.RetryDelay.WithLabelValues(handler, eventType).Observe(d.Seconds())
 	}
@@ -126,9 +126,9 @@ func (m *Metrics) ObserveRetryDelay(handler, eventType string, d time.Duration) 
 // resolved on its first use and kept: WithLabelValues hashes the label
 // values and takes a lock on every call, which a consumer pays twice a
 // message otherwise. A series appears when first used, as with Inc. A nil
-// *Route (from a nil *Metrics) records nothing.
+// *Route (from a nil *Prometheus) records nothing.
 type Route struct {
-	m                  *Metrics
+	m                  *Prometheus
 	handler, eventType string
 	handled, deduped   lazy[prometheus.Counter]
 	duration           lazy[prometheus.Observer]
@@ -145,14 +145,14 @@ func (l *lazy[T]) get(resolve func() T) T {
 }
 
 // Route returns handler's and eventType's series.
-func (m *Metrics) Route(handler, eventType string) *Route {
+func (m *Prometheus) Route(handler, eventType string) *Route {
 	if m == nil {
 		return nil
 	}
 	return &Route{m: m, handler: handler, eventType: eventType}
 }
 
-// Inc is Metrics.Inc for the route.
+// Inc is Prometheus.Inc for the route.
 func (r *Route) Inc(outcome string) {
 	if r == nil {
 		return
@@ -170,7 +170,7 @@ func (r *Route) Inc(outcome string) {
 	l.get(func() prometheus.Counter { return r.m.Messages.WithLabelValues(r.handler, r.eventType, outcome) }).Inc()
 }
 
-// ObserveHandler is Metrics.ObserveHandler for the route.
+// ObserveHandler is Prometheus.ObserveHandler for the route.
 func (r *Route) ObserveHandler(d time.Duration) {
 	if r == nil {
 		return
@@ -180,14 +180,14 @@ func (r *Route) ObserveHandler(d time.Duration) {
 	}).Observe(d.Seconds())
 }
 
-// ObserveRetryDelay is Metrics.ObserveRetryDelay for the route.
+// ObserveRetryDelay is Prometheus.ObserveRetryDelay for the route.
 func (r *Route) ObserveRetryDelay(d time.Duration) {
 	if r != nil {
 		r.m.ObserveRetryDelay(r.handler, r.eventType, d)
 	}
 }
 
-// IncHandedBack is Metrics.IncHandedBack for the route.
+// IncHandedBack is Prometheus.IncHandedBack for the route.
 func (r *Route) IncHandedBack() {
 	if r != nil {
 		r.m.IncHandedBack(r.handler, r.eventType)

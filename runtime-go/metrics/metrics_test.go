@@ -65,8 +65,8 @@ func TestNamesAndLabels(t *testing.T) {
 	if _, err := metrics.New(reg); err == nil {
 		t.Error("registering twice on one registry must fail")
 	}
-	// A nil *Metrics records nothing and does not panic.
-	var none *metrics.Metrics
+	// A nil *Prometheus records nothing and does not panic.
+	var none *metrics.Prometheus
 	none.Inc("h", "E", metrics.OutcomeHandled)
 	none.ObserveHandler("h", "E", time.Second)
 	none.ObserveRetryDelay("h", "E", time.Second)
@@ -113,7 +113,7 @@ func TestRoute(t *testing.T) {
 	if n := testutil.CollectAndCount(m.RetryDelay); n != 1 {
 		t.Errorf("retry delay series = %d, want 1", n)
 	}
-	var none *metrics.Metrics
+	var none *metrics.Prometheus
 	none.Route("h", "E").Inc(metrics.OutcomeHandled)
 	none.Route("h", "E").ObserveHandler(time.Second)
 	none.Route("h", "E").ObserveRetryDelay(time.Second)

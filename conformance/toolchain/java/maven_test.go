@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/testsummary"
 	"github.com/msgcontract/msgcontract/conformance/toolchain/java"
+	"github.com/msgcontract/msgcontract/internal/testsummary"
 )
 
 //go:embed testdata/ConsumerTest.java

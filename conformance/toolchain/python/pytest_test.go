@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
-	"github.com/msgcontract/msgcontract/internal/testsummary"
 	"github.com/msgcontract/msgcontract/conformance/toolchain/python"
+	"github.com/msgcontract/msgcontract/internal/testsummary"
 )
 
 //go:embed testdata/test_payment_contract.py

@@ -63,7 +63,7 @@ type Config struct {
 	// Workers defaults to 4.
 	Workers int
 	Logger  *slog.Logger
-	Metrics *metrics.Metrics
+	Metrics *metrics.Prometheus
 	// Tracer, when set, spans every delivery (runtime-go/tracing).
 	Tracer *tracing.Tracer
 }

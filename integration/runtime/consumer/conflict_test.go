@@ -131,7 +131,7 @@ func openConflictFiles(t *testing.T, dir string) (*sql.DB, *sqlitequeue.Transpor
 	return db, queue
 }
 
-func newConflictConsumer(t *testing.T, db *sql.DB, queue *sqlitequeue.Transport, m *metrics.Metrics, log *slog.Logger) *consumer.Consumer {
+func newConflictConsumer(t *testing.T, db *sql.DB, queue *sqlitequeue.Transport, m *metrics.Prometheus, log *slog.Logger) *consumer.Consumer {
 	t.Helper()
 	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: queue, Group: "g", Metrics: m,
 		Logger: log, HandlerTimeout: 500 * time.Millisecond})

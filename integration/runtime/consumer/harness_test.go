@@ -193,7 +193,7 @@ type fixture struct {
 	db      *sql.DB
 	dialect sqldb.Dialect
 	br      *broker
-	m       *metrics.Metrics
+	m       *metrics.Prometheus
 	clock   *scaledClock
 	spec    *event.Spec
 	calls   atomic.Int64

@@ -61,7 +61,7 @@ func InsertEffect(ctx context.Context, tx *sql.Tx, note string) error {
 
 // Processed reads msgcontract_messages_processed_total{outcome="handled"}
 // for the bench handler.
-func Processed(m *metrics.Metrics) int {
+func Processed(m *metrics.Prometheus) int {
 	return int(testutil.ToFloat64(m.Processed.WithLabelValues(Handler, EventType)))
 }
 

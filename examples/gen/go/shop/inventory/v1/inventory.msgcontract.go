@@ -52,7 +52,7 @@ var StockDeductedSpec = &event.Spec{
 // ClassifyStockDeducted classifies an error code by StockDeductedSpec's
 // ranges; a code outside every range follows its unclassified setting, with
 // Range "".
-func ClassifyStockDeducted(code int32) classify.Result {
+func ClassifyStockDeducted(code int32) classify.Classification {
 	return StockDeductedSpec.Rules.Code(code)
 }
 

@@ -89,7 +89,7 @@ const (
 
 // ClassifyPaySuccess classifies an error code by PaySuccessSpec's ranges; a
 // code outside every range follows its unclassified setting, with Range "".
-func ClassifyPaySuccess(code int32) classify.Result {
+func ClassifyPaySuccess(code int32) classify.Classification {
 	return PaySuccessSpec.Rules.Code(code)
 }
 
@@ -196,7 +196,7 @@ const (
 // ClassifyRefundRequested classifies an error code by RefundRequestedSpec's
 // ranges; a code outside every range follows its unclassified setting, with
 // Range "".
-func ClassifyRefundRequested(code int32) classify.Result {
+func ClassifyRefundRequested(code int32) classify.Classification {
 	return RefundRequestedSpec.Rules.Code(code)
 }
 
@@ -305,7 +305,7 @@ const (
 // ClassifyRefundSuccess classifies an error code by RefundSuccessSpec's
 // ranges; a code outside every range follows its unclassified setting, with
 // Range "".
-func ClassifyRefundSuccess(code int32) classify.Result {
+func ClassifyRefundSuccess(code int32) classify.Classification {
 	return RefundSuccessSpec.Rules.Code(code)
 }
 

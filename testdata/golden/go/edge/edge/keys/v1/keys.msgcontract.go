@@ -89,7 +89,7 @@ const (
 
 // ClassifyScalars classifies an error code by ScalarsSpec's ranges; a code
 // outside every range follows its unclassified setting, with Range "".
-func ClassifyScalars(code int32) classify.Result {
+func ClassifyScalars(code int32) classify.Classification {
 	return ScalarsSpec.Rules.Code(code)
 }
 
@@ -218,7 +218,7 @@ const (
 
 // ClassifyNested classifies an error code by NestedSpec's ranges; a code
 // outside every range follows its unclassified setting, with Range "".
-func ClassifyNested(code int32) classify.Result {
+func ClassifyNested(code int32) classify.Classification {
 	return NestedSpec.Rules.Code(code)
 }
 
@@ -342,7 +342,7 @@ const (
 
 // ClassifyKeywords classifies an error code by KeywordsSpec's ranges; a code
 // outside every range follows its unclassified setting, with Range "".
-func ClassifyKeywords(code int32) classify.Result {
+func ClassifyKeywords(code int32) classify.Classification {
 	return KeywordsSpec.Rules.Code(code)
 }
 
@@ -463,7 +463,7 @@ const (
 
 // ClassifyOuter_Inner classifies an error code by Outer_InnerSpec's ranges; a
 // code outside every range follows its unclassified setting, with Range "".
-func ClassifyOuter_Inner(code int32) classify.Result {
+func ClassifyOuter_Inner(code int32) classify.Classification {
 	return Outer_InnerSpec.Rules.Code(code)
 }
 

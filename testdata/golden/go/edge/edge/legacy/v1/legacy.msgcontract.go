@@ -49,7 +49,7 @@ var LegacySpec = &event.Spec{
 
 // ClassifyLegacy classifies an error code by LegacySpec's ranges; a code
 // outside every range follows its unclassified setting, with Range "".
-func ClassifyLegacy(code int32) classify.Result {
+func ClassifyLegacy(code int32) classify.Classification {
 	return LegacySpec.Rules.Code(code)
 }
 

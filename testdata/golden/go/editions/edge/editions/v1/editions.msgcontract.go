@@ -49,7 +49,7 @@ var ShippedSpec = &event.Spec{
 
 // ClassifyShipped classifies an error code by ShippedSpec's ranges; a code
 // outside every range follows its unclassified setting, with Range "".
-func ClassifyShipped(code int32) classify.Result {
+func ClassifyShipped(code int32) classify.Classification {
 	return ShippedSpec.Rules.Code(code)
 }
 

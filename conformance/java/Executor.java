@@ -6,11 +6,12 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.google.protobuf.Message;
 import io.msgcontract.support.BizKeyException;
+import io.msgcontract.support.ChainPos;
 import io.msgcontract.support.Classification;
 import io.msgcontract.support.Consumer;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.DecodeException;
-import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.PayloadHash;
@@ -120,7 +121,7 @@ public final class Executor {
 
   private static Connection memory() throws SQLException {
     Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:");
-    DedupSql.migrate(conn);
+    DedupStore.migrate(conn);
     return conn;
   }
 
@@ -161,13 +162,13 @@ public final class Executor {
       if (outcome.equals("duplicate") || outcome.equals("conflict")) {
         String hash = outcome.equals("duplicate") ? PayloadHash.of(spec.defaultInstance()) : "0".repeat(64);
         conn.setAutoCommit(false);
-        DedupSql.claim(conn, env.getBizKey(), handlerName, "prior", hash, 1);
+        DedupStore.claim(conn, env.getBizKey(), handlerName, "prior", hash, 1);
         conn.commit();
         conn.setAutoCommit(true);
       }
       if (c.has("chain")) {
         JsonObject ch = c.getAsJsonObject("chain");
-        RetryChain.Pos went = new RetryChain.Pos(ch.get("replay_count").getAsInt(), ch.get("attempt").getAsInt(),
+        ChainPos went = new ChainPos(ch.get("replay_count").getAsInt(), ch.get("attempt").getAsInt(),
             ch.get("delivery_id").getAsString());
         if (!RetryChain.advance(conn, handlerName, env.getMessageId(), went, 1).ok()) {
           throw new IllegalStateException("the chain row was not written");

@@ -19,20 +19,20 @@ import (
 
 var root = filepath.Join("..", "..")
 
-// TestJavaDedupSqlOnMySQL runs runtime-java's DedupSqlMySqlIT.
-func TestJavaDedupSqlOnMySQL(t *testing.T) {
+// TestJavaDedupStoreOnMySQL runs runtime-java's DedupStoreMySqlIT.
+func TestJavaDedupStoreOnMySQL(t *testing.T) {
 	needServer(t)
 	dir := filepath.Join(root, "runtime-java", "core")
 	reports := filepath.Join(dir, "target", "surefire-reports")
 	_ = os.RemoveAll(reports)
-	cmd := exec.Command("mvn", "-B", "-q", "-Dstyle.color=never", "test", "-Dtest=DedupSqlMySqlIT")
+	cmd := exec.Command("mvn", "-B", "-q", "-Dstyle.color=never", "test", "-Dtest=DedupStoreMySqlIT")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("mvn test -Dtest=DedupSqlMySqlIT: %v\n%s", err, out)
+		t.Fatalf("mvn test -Dtest=DedupStoreMySqlIT: %v\n%s", err, out)
 	}
-	src := filepath.Join(dir, "src", "test", "java", "io", "msgcontract", "support", "DedupSqlMySqlIT.java")
-	report(t, filepath.Join(reports, "TEST-io.msgcontract.support.DedupSqlMySqlIT.xml"), src, `(?m)^\s*@Test\b`)
+	src := filepath.Join(dir, "src", "test", "java", "io", "msgcontract", "support", "DedupStoreMySqlIT.java")
+	report(t, filepath.Join(reports, "TEST-io.msgcontract.support.DedupStoreMySqlIT.xml"), src, `(?m)^\s*@Test\b`)
 }
 
 // TestPythonDedupOnMySQL runs runtime-python's tests_mysql with pytest (the

@@ -8,7 +8,7 @@ import io.msgcontract.observe.PrometheusMetrics;
 import io.msgcontract.support.BizKeyBuilder;
 import io.msgcontract.support.Consumer;
 import io.msgcontract.support.Decision;
-import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.ErrorRange;
 import io.msgcontract.support.ErrorRules;
@@ -45,7 +45,7 @@ public class ObsMain {
       log.observe(o);
     });
     try (Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:")) {
-      DedupSql.migrate(conn);
+      DedupStore.migrate(conn);
       conn.setAutoCommit(false);
       long now = System.currentTimeMillis();
       byte[] a = Envelopes.encode(Envelopes.newEnvelope(spec, LastError.newBuilder().setRange("a").build(), now));

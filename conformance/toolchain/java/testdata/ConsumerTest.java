@@ -10,7 +10,7 @@ import io.msgcontract.support.BizKeyException;
 import io.msgcontract.support.Consumer;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.DecodeException;
-import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.NonRetryableException;
 import io.msgcontract.support.RetryableException;
@@ -36,7 +36,7 @@ class ConsumerTest {
   @BeforeEach
   void open() throws SQLException {
     conn = DriverManager.getConnection("jdbc:sqlite::memory:");
-    DedupSql.migrate(conn);
+    DedupStore.migrate(conn);
     try (Statement st = conn.createStatement()) {
       st.execute("CREATE TABLE payments (order_id TEXT PRIMARY KEY, amount BIGINT)");
     }

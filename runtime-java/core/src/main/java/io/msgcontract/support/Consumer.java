@@ -192,7 +192,7 @@ public final class Consumer<M extends Message> {
   public Decision superseded(Connection conn, Envelope env, String deliveryId) {
     Run run = new Run();
     run.env = env;
-    RetryChain.Pos went = lookUp(conn, env, deliveryId);
+    ChainPos went = lookUp(conn, env, deliveryId);
     if (went == null) {
       return null;
     }
@@ -206,11 +206,11 @@ public final class Consumer<M extends Message> {
   }
 
   /** The chain row that supersedes env's copy, or null when it goes on or was not looked up. */
-  private RetryChain.Pos lookUp(Connection conn, Envelope env, String deliveryId) {
+  private ChainPos lookUp(Connection conn, Envelope env, String deliveryId) {
     if (deliveryId == null || (env.getRetryCount() == 0 && env.getReplayCount() == 0)) {
       return null;
     }
-    RetryChain.Pos went;
+    ChainPos went;
     try {
       went = RetryChain.row(conn, handlerName, env.getMessageId());
     } catch (SQLException e) {
@@ -221,12 +221,12 @@ public final class Consumer<M extends Message> {
     return went != null && RetryChain.superseded(went, pos(env, deliveryId)) ? went : null;
   }
 
-  private static RetryChain.Pos pos(Envelope env, String deliveryId) {
-    return new RetryChain.Pos(env.getReplayCount(), env.getRetryCount(), deliveryId);
+  private static ChainPos pos(Envelope env, String deliveryId) {
+    return new ChainPos(env.getReplayCount(), env.getRetryCount(), deliveryId);
   }
 
   /** Logs that env's copy was acknowledged as superseded by went, as the Go runtime does. */
-  private void logSuperseded(Envelope env, String deliveryId, RetryChain.Pos went) {
+  private void logSuperseded(Envelope env, String deliveryId, ChainPos went) {
     LOG.log(Level.INFO, () -> "msgcontract: superseded copy acknowledged: another copy of this message went on"
         + fields(env, deliveryId) + " outcome=deduplicated chain_replay_count=" + went.replayCount()
         + " chain_attempt=" + went.attempt() + " chain_delivery_id=" + went.deliveryId());
@@ -343,7 +343,7 @@ public final class Consumer<M extends Message> {
   }
 
   /** A failed copy about to go on to a retry or a dead letter: its place, and when it failed. */
-  private record ChainStep(RetryChain.Pos pos, long atMs) {}
+  private record ChainStep(ChainPos pos, long atMs) {}
 
   /**
    * Where one delivery's claim and handler begin and end: a transaction of
@@ -431,7 +431,7 @@ public final class Consumer<M extends Message> {
       return new Decision.Defer(env.getNotBefore());
     }
     if (tx instanceof OwnTransaction) { // a shared transaction's caller looked it up (superseded)
-      RetryChain.Pos went = lookUp(conn, env, deliveryId);
+      ChainPos went = lookUp(conn, env, deliveryId);
       if (went != null) {
         logSuperseded(env, deliveryId, went);
         return new Decision.Ack(true); // reported by committed()
@@ -440,7 +440,7 @@ public final class Consumer<M extends Message> {
     boolean claimed;
     tx.begin();
     try {
-      claimed = DedupSql.claim(conn, env.getBizKey(), handlerName, env.getMessageId(),
+      claimed = DedupStore.claim(conn, env.getBizKey(), handlerName, env.getMessageId(),
           PayloadHash.of(message), now);
     } catch (SQLException e) {
       try {

@@ -17,7 +17,7 @@ import java.sql.SQLException;
  * fails again, and a second copy of the next attempt is published: the chain forks, and each
  * branch would retry and be dead-lettered on its own.
  *
- * <p>The table keeps, per (handler, message_id), the place ({@link Pos}) of the last copy that
+ * <p>The table keeps, per (handler, message_id), the place ({@link ChainPos}) of the last copy that
  * failed and went on to a retry or a dead letter. Before a copy's failure goes on, {@link
  * #advance} moves the row forward; a copy is superseded, and is settled without going on, when
  * another copy of the same place or a later one already went on. A redelivery of the copy that
@@ -32,7 +32,7 @@ import java.sql.SQLException;
  */
 public final class RetryChain {
   /** The chain table's default name: the claim table's + "_chain". */
-  public static final String TABLE = DedupSql.TABLE + "_chain";
+  public static final String TABLE = DedupStore.TABLE + "_chain";
 
   /**
    * Records a place where the message has none; an existing row leaves it a no-op with update
@@ -65,29 +65,21 @@ public final class RetryChain {
 
   /**
    * Deletes the chains not advanced since a cutoff (UTC epoch milliseconds); run it with the
-   * claims' retention, beside {@link DedupSql#DELETE_OLD}.
+   * claims' retention, beside {@link DedupStore#DELETE_OLD}.
    */
   public static final String DELETE_OLD = "DELETE FROM " + TABLE + " WHERE updated_at < ?";
 
   private RetryChain() {}
 
   /**
-   * A copy's place in its message's chain.
-   *
-   * @param replayCount the envelope's replay_count
-   * @param attempt the envelope's retry_count
-   * @param deliveryId the transport's id of the stored copy (Kafka: "&lt;topic&gt;/&lt;partition&gt;/&lt;offset&gt;",
-   *     the topic as the broker names it), the same on every redelivery of it
-   */
-  public record Pos(int replayCount, int attempt, String deliveryId) {}
-
-  /**
-   * What {@link #advance} found.
+   * What {@link #advance} found: the pair runtime-go's {@code Store.Advance} and Python's {@code
+   * dedup.advance} return as (ok, went). It is not their {@code ChainStep}, advance's input (a
+   * failed copy's handler, message id, place and time), which are advance's arguments here.
    *
    * @param ok true when the copy goes on to its retry or dead letter
    * @param went the place of the copy that went on: this one when ok, else the row's
    */
-  public record Advance(boolean ok, Pos went) {}
+  public record Advance(boolean ok, ChainPos went) {}
 
   /**
    * Reports whether the copy at c must stop because the copy at went, the chain row's, went on:
@@ -99,7 +91,7 @@ public final class RetryChain {
    * @param c the copy's place
    * @return true when c is superseded
    */
-  public static boolean superseded(Pos went, Pos c) {
+  public static boolean superseded(ChainPos went, ChainPos c) {
     if (went.replayCount() != c.replayCount()) {
       return went.replayCount() > c.replayCount();
     }
@@ -109,7 +101,7 @@ public final class RetryChain {
 
   /**
    * Creates the chain table and its index (SQLite, PostgreSQL, MySQL, MariaDB) by the statements of contracts/sql
-   * ({@link Ddl}); {@link DedupSql#migrate} calls it.
+   * ({@link Ddl}); {@link DedupStore#migrate} calls it.
    */
   public static void migrate(Connection conn) throws SQLException {
     Ddl.migrate(conn, Ddl.dialect(conn), TABLE);
@@ -130,7 +122,7 @@ public final class RetryChain {
    * @return whether the copy goes on, and the place of the copy that went on
    * @throws SQLException when the database failed: hand the delivery back
    */
-  public static Advance advance(Connection conn, String handler, String messageId, Pos pos, long atMs)
+  public static Advance advance(Connection conn, String handler, String messageId, ChainPos pos, long atMs)
       throws SQLException {
     return autoCommit(conn, "advance retry chain", () -> {
       if (insert(conn, handler, messageId, pos, atMs)) {
@@ -154,7 +146,7 @@ public final class RetryChain {
       }
       // No row changed: superseded, or (a driver that counts changed rows only) the row
       // already held exactly this place.
-      Pos went = lookup(conn, handler, messageId);
+      ChainPos went = lookup(conn, handler, messageId);
       if (went == null) {
         throw new SQLException("the row was deleted meanwhile; is the claims' retention shorter than a retry chain?");
       }
@@ -172,13 +164,13 @@ public final class RetryChain {
    * @return the place, or null when the message has no chain row
    * @throws SQLException when the database failed
    */
-  public static Pos row(Connection conn, String handler, String messageId) throws SQLException {
+  public static ChainPos row(Connection conn, String handler, String messageId) throws SQLException {
     return autoCommit(conn, "read retry chain", () -> lookup(conn, handler, messageId));
   }
 
-  private static boolean insert(Connection conn, String handler, String messageId, Pos pos, long atMs)
+  private static boolean insert(Connection conn, String handler, String messageId, ChainPos pos, long atMs)
       throws SQLException {
-    boolean mysql = DedupSql.isMySql(conn);
+    boolean mysql = DedupStore.isMySql(conn);
     try (PreparedStatement st = conn.prepareStatement(mysql ? MYSQL_INSERT : INSERT)) {
       st.setString(1, handler);
       st.setString(2, messageId);
@@ -188,14 +180,14 @@ public final class RetryChain {
       st.setLong(6, atMs);
       return st.executeUpdate() == 1;
     } catch (SQLException e) {
-      if (mysql && e.getErrorCode() == DedupSql.MYSQL_DUPLICATE_KEY) {
+      if (mysql && e.getErrorCode() == DedupStore.MYSQL_DUPLICATE_KEY) {
         return false;
       }
       throw e;
     }
   }
 
-  private static Pos lookup(Connection conn, String handler, String messageId) throws SQLException {
+  private static ChainPos lookup(Connection conn, String handler, String messageId) throws SQLException {
     try (PreparedStatement st = conn.prepareStatement(LOOKUP)) {
       st.setString(1, handler);
       st.setString(2, messageId);
@@ -203,7 +195,7 @@ public final class RetryChain {
         if (!rs.next()) {
           return null;
         }
-        return new Pos(rs.getInt(1), rs.getInt(2), rs.getString(3));
+        return new ChainPos(rs.getInt(1), rs.getInt(2), rs.getString(3));
       }
     }
   }

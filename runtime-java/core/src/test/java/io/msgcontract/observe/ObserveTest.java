@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.msgcontract.support.BizKeyBuilder;
 import io.msgcontract.support.Consumer;
-import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.ErrorRange;
 import io.msgcontract.support.ErrorRules;
@@ -50,7 +50,7 @@ class ObserveTest {
       log.observe(o);
     });
     try (Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:")) {
-      DedupSql.migrate(conn);
+      DedupStore.migrate(conn);
       conn.setAutoCommit(false);
       Envelope ok = Envelopes.newEnvelope(SPEC, LastError.newBuilder().setRange("ok").build(), 1).toBuilder()
           .setTrace(TraceContext.newBuilder().setTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))

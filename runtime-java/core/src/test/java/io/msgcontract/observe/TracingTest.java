@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.msgcontract.support.Consumer;
 import io.msgcontract.support.Decision;
-import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.v1.Envelope;
@@ -73,7 +73,7 @@ class TracingTest {
       }
     }, () -> 10_000L, () -> 0.0).withTracer(tracing);
     try (Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:")) {
-      DedupSql.migrate(conn);
+      DedupStore.migrate(conn);
       conn.setAutoCommit(false);
       Decision d = c.process(conn, Envelopes.encode(b.build()));
       Envelope retry = ((Decision.Retry) d).nextEnvelope().toBuilder().setNotBefore(0).build();
@@ -123,7 +123,7 @@ class TracingTest {
     Envelope bad = Envelopes.newEnvelope(SPEC, LastError.newBuilder().setRange("x").build(), 1).toBuilder()
         .setPayload(com.google.protobuf.ByteString.copyFrom(new byte[] {(byte) 0xff, 0x01})).build();
     try (Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:")) {
-      DedupSql.migrate(conn);
+      DedupStore.migrate(conn);
       conn.setAutoCommit(false);
       assertTrue(c.process(conn, Envelopes.encode(bad)) instanceof Decision.DeadLetter);
     }

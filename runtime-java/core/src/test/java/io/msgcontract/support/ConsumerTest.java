@@ -37,7 +37,7 @@ class ConsumerTest {
   @BeforeEach
   void open() throws SQLException {
     conn = DriverManager.getConnection("jdbc:sqlite::memory:");
-    DedupSql.migrate(conn);
+    DedupStore.migrate(conn);
     conn.setAutoCommit(false);
   }
 
@@ -187,7 +187,7 @@ class ConsumerTest {
     Consumer<LastError> c = failing(runs, seen);
     byte[] first = body("x");
     Decision.Retry retry = assertInstanceOf(Decision.Retry.class, c.process(conn, first, "T/0/1"));
-    assertEquals(new RetryChain.Pos(0, 0, "T/0/1"), RetryChain.row(conn, "h", retry.nextEnvelope().getMessageId()));
+    assertEquals(new ChainPos(0, 0, "T/0/1"), RetryChain.row(conn, "h", retry.nextEnvelope().getMessageId()));
     assertEquals(new Decision.Ack(true), c.process(conn, first, "T/1/2"), "a producer's duplicate, after it failed");
     assertEquals(2, runs.get(), "a first delivery is not looked up: its handler runs");
     assertInstanceOf(Decision.Retry.class, c.process(conn, first, "T/0/1"), "the copy that went on, redelivered");

@@ -20,7 +20,7 @@ import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The DDL comes from contracts/sql: the jar's copy is the file, and DedupSql.migrate creates what it says. */
+/** The DDL comes from contracts/sql: the jar's copy is the file, and DedupStore.migrate creates what it says. */
 class DdlTest {
   private static final List<String> TABLES =
       List.of("msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock");
@@ -67,13 +67,13 @@ class DdlTest {
     assertThrows(IllegalArgumentException.class, () -> Ddl.statements(Ddl.SQLITE, "no_such_table"));
   }
 
-  /** DedupSql.migrate creates exactly the file's msg_dedup and msg_dedup_chain sections, nothing else. */
+  /** DedupStore.migrate creates exactly the file's msg_dedup and msg_dedup_chain sections, nothing else. */
   @Test
   void migrateCreatesWhatTheFileSays() throws SQLException {
     try (Connection runtime = DriverManager.getConnection("jdbc:sqlite::memory:");
         Connection file = DriverManager.getConnection("jdbc:sqlite::memory:")) {
-      DedupSql.migrate(runtime);
-      DedupSql.migrate(runtime); // again: a no-op
+      DedupStore.migrate(runtime);
+      DedupStore.migrate(runtime); // again: a no-op
       List<Ddl.Section> secs = Ddl.parse(readSqlite());
       try (Statement st = file.createStatement()) {
         for (Ddl.Section s : secs) {

@@ -14,14 +14,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The retry chain's rule and statements on SQLite; DedupSqlMySqlIT runs the statements on MariaDB. */
+/** The retry chain's rule and statements on SQLite; DedupStoreMySqlIT runs the statements on MariaDB. */
 class RetryChainTest {
   private Connection conn;
 
   @BeforeEach
   void open() throws SQLException {
     conn = DriverManager.getConnection("jdbc:sqlite::memory:");
-    DedupSql.migrate(conn);
+    DedupStore.migrate(conn);
   }
 
   @AfterEach
@@ -29,11 +29,11 @@ class RetryChainTest {
     conn.close();
   }
 
-  static RetryChain.Pos pos(int replays, int attempt, String id) {
-    return new RetryChain.Pos(replays, attempt, id);
+  static ChainPos pos(int replays, int attempt, String id) {
+    return new ChainPos(replays, attempt, id);
   }
 
-  private record Case(String name, RetryChain.Pos went, RetryChain.Pos cur, boolean want) {}
+  private record Case(String name, ChainPos went, ChainPos cur, boolean want) {}
 
   /** runtime-go's TestSuperseded, case for case (docs/DESIGN.md, "One retry chain per message"). */
   @Test
@@ -98,7 +98,7 @@ class RetryChainTest {
     assertNull(RetryChain.row(conn, "h", "m1"), "a row after cleanup");
   }
 
-  private static void step(Connection conn, RetryChain.Pos p, boolean wantOk, RetryChain.Pos want)
+  private static void step(Connection conn, ChainPos p, boolean wantOk, ChainPos want)
       throws SQLException {
     RetryChain.Advance a = RetryChain.advance(conn, "h", "m1", p, 1_900_000_000_000L);
     assertEquals(new RetryChain.Advance(wantOk, want), a, "advance(" + p + ")");

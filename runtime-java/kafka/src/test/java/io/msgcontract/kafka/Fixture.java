@@ -2,7 +2,7 @@ package io.msgcontract.kafka;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.ErrorRange;
 import io.msgcontract.support.ErrorRules;
@@ -68,7 +68,7 @@ final class Fixture implements AutoCloseable {
     dbFile = dir.resolve("business.db");
     try (Connection c = open(); Statement st = c.createStatement()) {
       c.setAutoCommit(true);
-      DedupSql.migrate(c);
+      DedupStore.migrate(c);
       st.execute("CREATE TABLE IF NOT EXISTS effects (biz_key TEXT NOT NULL, note TEXT NOT NULL)");
       Outbox.migrate(c, Outbox.Dialect.SQLITE);
     }

@@ -1,6 +1,6 @@
 package io.msgcontract.kafka;
 
-import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -185,7 +185,7 @@ final class LoopBench {
     String name = round + "-" + batchSize + (pooled ? "-pooled" : "");
     Path db = dir.resolve(name + ".db");
     try (Connection c = Fixture.open(db); Statement st = c.createStatement()) {
-      DedupSql.migrate(c);
+      DedupStore.migrate(c);
       st.execute("CREATE TABLE effects (biz_key TEXT NOT NULL, note TEXT NOT NULL)");
     }
     try (Reused reused = new Reused(db)) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.msgcontract.kafka.testpb.OrderNote;
+import io.msgcontract.support.ChainPos;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.Handler;
@@ -287,7 +288,7 @@ class RetryChainLoopTest extends BrokerTest {
     }
     try (Connection c = fx.open()) {
       for (String id : ids) {
-        assertEquals(new RetryChain.Pos(0, MAX_RETRIES, lastCopy.get(id)), RetryChain.row(c, Fixture.HANDLER, id));
+        assertEquals(new ChainPos(0, MAX_RETRIES, lastCopy.get(id)), RetryChain.row(c, Fixture.HANDLER, id));
       }
     }
     Fixture.waitFor("the group empty", () -> fx.members() == 0);

@@ -3,7 +3,7 @@ package com.example.payments;
 import com.example.shop.payment.v1.PaySuccess;
 import com.example.shop.payment.v1.PaymentContract;
 import io.msgcontract.support.Consumer;
-import io.msgcontract.support.DedupSql;
+import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -24,7 +24,7 @@ public final class Main {
   public static void main(String[] args) throws Exception {
     try (Connection db = DriverManager.getConnection("jdbc:sqlite::memory:");
         Statement st = db.createStatement()) {
-      DedupSql.migrate(db);
+      DedupStore.migrate(db);
       st.execute("CREATE TABLE payments (order_id TEXT PRIMARY KEY, amount INTEGER)");
       db.setAutoCommit(false);
       // The consumer: the business write runs in the transaction holding the dedup claim.

@@ -9,9 +9,12 @@ import java.sql.SQLException;
  * (biz_key, handler), inserted in the handler's own transaction, so the
  * claim commits exactly when the handler's effects commit and rolls back
  * with them. The table and key are the same in every language, so Go,
- * Java and Python consumers of one database deduplicate together.
+ * Java and Python consumers of one database deduplicate together. It is the
+ * dedup store of runtime-go's {@code dedup.Store} and Python's {@code dedup}
+ * module: the claim's statements, {@link #migrate} and {@link #claim};
+ * {@link Consumer} claims through it.
  */
-public final class DedupSql {
+public final class DedupStore {
   /** The claim table's default name. */
   public static final String TABLE = "msg_dedup";
 
@@ -43,7 +46,7 @@ public final class DedupSql {
    */
   public static final String DELETE_OLD = "DELETE FROM " + TABLE + " WHERE created_at < ?";
 
-  private DedupSql() {}
+  private DedupStore() {}
 
   /** Reports whether conn is a MySQL or MariaDB connection. */
   public static boolean isMySql(Connection conn) throws SQLException {

@@ -17,12 +17,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * DedupSql on MySQL/MariaDB, in a database of its own on the server that
+ * DedupStore on MySQL/MariaDB, in a database of its own on the server that
  * MSGCONTRACT_MYSQL_DSN (a mysql://user:password@host:port/db URL, set by
  * scripts/with-mariadb.sh) names. Not part of the default build (the name
  * ends in IT); make test-mysql runs it, and fails when the variable is unset.
  */
-class DedupSqlMySqlIT {
+class DedupStoreMySqlIT {
   private String base;
   private String database;
   private Connection conn;
@@ -56,16 +56,16 @@ class DedupSqlMySqlIT {
 
   @Test
   void claimCommitsAndRollsBackWithTheTransaction() throws SQLException {
-    assertTrue(DedupSql.isMySql(conn));
-    DedupSql.migrate(conn);
-    DedupSql.migrate(conn); // idempotent
-    assertTrue(DedupSql.claim(conn, "order:1", "h", "m0", "p", 1L));
+    assertTrue(DedupStore.isMySql(conn));
+    DedupStore.migrate(conn);
+    DedupStore.migrate(conn); // idempotent
+    assertTrue(DedupStore.claim(conn, "order:1", "h", "m0", "p", 1L));
     conn.rollback();
-    assertTrue(DedupSql.claim(conn, "order:1", "h", "m1", "p", 2L), "a rolled-back claim must not block");
+    assertTrue(DedupStore.claim(conn, "order:1", "h", "m1", "p", 2L), "a rolled-back claim must not block");
     conn.commit();
     // The duplicate fails its statement only: the transaction goes on.
-    assertFalse(DedupSql.claim(conn, "order:1", "h", "m2", "p", 3L));
-    assertTrue(DedupSql.claim(conn, "order:2", "h", "m3", "p", 4L));
+    assertFalse(DedupStore.claim(conn, "order:1", "h", "m2", "p", 3L));
+    assertTrue(DedupStore.claim(conn, "order:2", "h", "m3", "p", 4L));
     conn.commit();
     try (Statement st = conn.createStatement();
         ResultSet rs = st.executeQuery("SELECT message_id FROM msg_dedup ORDER BY created_at")) {
@@ -85,8 +85,8 @@ class DedupSqlMySqlIT {
    */
   @Test
   void retryChainAdvancesAsOnSqlite() throws SQLException {
-    DedupSql.migrate(conn);
-    DedupSql.migrate(conn); // idempotent, the chain table's index included
+    DedupStore.migrate(conn);
+    DedupStore.migrate(conn); // idempotent, the chain table's index included
     conn.commit();
     RetryChainTest.walk(conn);
     assertFalse(conn.getAutoCommit(), "advance did not put the connection's mode back");
@@ -94,9 +94,9 @@ class DedupSqlMySqlIT {
 
   @Test
   void keysAreBytes() throws SQLException {
-    DedupSql.migrate(conn);
+    DedupStore.migrate(conn);
     for (String k : new String[] {"order:a", "order:A", "order:a ", "order:\u00e4"}) {
-      assertTrue(DedupSql.claim(conn, k, "h", "m", "p", 1L), k);
+      assertTrue(DedupStore.claim(conn, k, "h", "m", "p", 1L), k);
     }
     conn.commit();
   }

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -70,6 +71,15 @@ func (s *Server) checkOne(c echo.Context) error {
 	level, err := s.level(ctx, subject)
 	if err != nil {
 		return storeErr(err, subject, "")
+	}
+	// As Confluent, the one version binds only a schema of its
+	// compatibilityGroup (as registering filters the history).
+	group, err := s.groupOf(ctx, subject, &req, []store.Version{v})
+	if err != nil {
+		return storeErr(err, subject, "")
+	}
+	if !slices.ContainsFunc(group, func(g store.Version) bool { return g.Version == v.Version }) {
+		return s.answer(c, nil)
 	}
 	// One version: the level's directions, never transitive.
 	vs, err := s.violations(ctx, subject, nonTransitive(level), []store.Version{v}, p, false)

@@ -174,6 +174,19 @@ func TestContractCompatibilityGroup(t *testing.T) {
 		}
 	}
 	c.expect("POST", "/subjects/pay/versions", withContract(deleted, major(2), ""), 200, 0)
+	// A check against one version: that version binds only a schema of its
+	// group (Confluent filters the one version as it filters the history).
+	for path, want := range map[string]string{
+		"/compatibility/subjects/pay/versions/1":      `{"is_compatible":true}`, // major 1 vs a major 2 schema
+		"/compatibility/subjects/pay/versions/latest": `{"is_compatible":true}`, // version 2, same group, same text
+	} {
+		if got := string(c.expect("POST", path, withContract(deleted, major(2), ""), 200, 0).body); got != want {
+			t.Errorf("%s with a major 2 schema: %s, want %s", path, got, want)
+		}
+	}
+	if got := string(c.expect("POST", "/compatibility/subjects/pay/versions/1", withContract(deleted, major(1), ""), 200, 0).body); got != `{"is_compatible":false}` {
+		t.Errorf("version 1 with a major 1 schema that breaks it: %s, want incompatible", got)
+	}
 	// Without a group, the same break is refused.
 	c.expect("POST", "/subjects/flat/versions", withContract(v1, major(1), ""), 200, 0)
 	c.expect("POST", "/subjects/flat/versions", withContract(deleted, major(2), ""), 409, api.CodeIncompatible)

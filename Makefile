@@ -84,7 +84,7 @@ runtime-python: ## test (pytest, mypy --strict) and install msgcontract-runtime 
 	bash scripts/install-runtime-python.sh | tee $(SUMMARY)/runtime-python.log
 	grep -h '^python-runtime: ' $(SUMMARY)/runtime-python.log > $(SUMMARY)/python-runtime.txt || true
 
-services: build runtime-java runtime-python ## build and run examples/services/{go,java,python} from copies outside the repo, by the README's steps
+services: build runtime-java runtime-python ## build and run examples/services/{go,java,python} from copies outside the repo, by the steps in docs/services.md
 	mkdir -p $(SUMMARY)
 	bash scripts/test-services.sh | tee $(SUMMARY)/services.log
 	grep '^services-[a-z-]*: ' $(SUMMARY)/services.log > $(SUMMARY)/services.txt

@@ -47,7 +47,7 @@ test: summary-reset jaeger-background runtime-java setup runtime-python test-go 
 # cluster, seconds to start) for the stores' PostgreSQL tests.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 LINT_TAGS   := kafka,mysql,obs,trace,stress
-CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./contracts/... ./integration/layering ./integration/protosame ./integration/modules
+CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./contracts/... ./integration/layering ./integration/protosame ./integration/modules ./integration/docs
 
 .PHONY: check check-go check-java check-python
 check: check-go check-java check-python ## the fast tier (< 4 min): go vet and staticcheck on every module and build tag, Go unit tests (-short), the Java core's tests built with -Xlint:all -Werror, ruff, mypy --strict and the Python runtime's tests
@@ -84,7 +84,7 @@ runtime-python: ## test (pytest, mypy --strict) and install msgcontract-runtime 
 	bash scripts/install-runtime-python.sh | tee $(SUMMARY)/runtime-python.log
 	grep -h '^python-runtime: ' $(SUMMARY)/runtime-python.log > $(SUMMARY)/python-runtime.txt || true
 
-services: build runtime-java runtime-python ## build and run examples/services/{go,java,python} from copies outside the repo, by the README's steps
+services: build runtime-java runtime-python ## build and run examples/services/{go,java,python} from copies outside the repo, by the steps in docs/services.md
 	mkdir -p $(SUMMARY)
 	bash scripts/test-services.sh | tee $(SUMMARY)/services.log
 	grep '^services-[a-z-]*: ' $(SUMMARY)/services.log > $(SUMMARY)/services.txt

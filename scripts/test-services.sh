@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Builds and runs each standalone project under examples/services/<lang> the
 # way a new user would: copied to a directory outside this repository, with
-# only the commands README.md documents for it (the ```sh block after
+# only the commands docs/services.md documents for it (the ```sh block after
 # "<!-- steps:<lang> -->"), msgcontract's bin/ on PATH and MSGCONTRACT set to
-# this checkout. A step missing from the README fails here. The services
+# this checkout. A step missing from those docs fails here. The services
 # hold no copy of the example contract: their steps read examples/proto
 # through MSGCONTRACT.
 # Needs `make build runtime-java runtime-python` first (make services does it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
+# The document whose <!-- steps:<lang> --> blocks are the steps.
+steps_doc=docs/services.md
 langs=("$@")
 ((${#langs[@]})) || langs=(go java python)
 work="$(mktemp -d)"
@@ -19,13 +21,13 @@ for lang in "${langs[@]}"; do
     $0 == m { armed = 1; next }
     armed && /^```sh$/ { inside = 1; next }
     inside && /^```$/ { exit }
-    inside { print }' README.md)"
+    inside { print }' "$steps_doc")"
   if [[ -z "$steps" ]]; then
-    echo "services: README.md has no <!-- steps:$lang --> block" >&2
+    echo "services: $steps_doc has no <!-- steps:$lang --> block" >&2
     exit 1
   fi
   cp -r "examples/services/$lang" "$work/$lang"
-  echo "services: $lang: running the README's steps in a copy outside the repository"
+  echo "services: $lang: running the steps of $steps_doc in a copy outside the repository"
   if ! (cd "$work/$lang" && env -u GOFLAGS MSGCONTRACT="$root" PATH="$root/bin:$PATH" \
     bash -euo pipefail -c "$steps") >"$work/$lang.log" 2>&1; then
     cat "$work/$lang.log" >&2

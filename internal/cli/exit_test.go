@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestExitCodesAndStreams holds every command to the README's promise:
+// TestExitCodesAndStreams holds every command to docs/cli.md's promise:
 // exit 0 clean, 1 findings, 2 input that cannot be read or compiled (or a
 // usage error); findings on stdout, errors on stderr, each message
 // prefixed once with the command that failed. (registry, dlq and dedup:

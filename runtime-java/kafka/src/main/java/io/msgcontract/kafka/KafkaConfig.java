@@ -57,7 +57,7 @@ public final class KafkaConfig {
    * Base URL of a Confluent-compatible schema registry (`msgcontract registry serve`, or Confluent's); "" by
    * default. When set, event records are written in the Confluent wire format (value = the framed payload,
    * header msgcontract.envelope = the envelope without its payload) and framed records are checked
-   * against it; see the README's "Kafka from Java".
+   * against it; see docs/runtime-java.md, "Confluent wire format".
    */
   public String registryUrl = "";
 

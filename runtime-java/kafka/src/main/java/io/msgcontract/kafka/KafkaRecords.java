@@ -13,7 +13,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 /**
  * The retry and dead-letter records of a {@link Decision}, in runtime-go's
  * layout, for code that runs the generated consumer in a listener of its own
- * (Spring Kafka's {@code @KafkaListener}, see the README) instead of
+ * (Spring Kafka's {@code @KafkaListener}, see docs/runtime-java.md, "Spring Kafka") instead of
  * {@link KafkaConsumerLoop}, which uses them too. Send them with an
  * idempotent, acks=all producer and wait for the acknowledgement before
  * acknowledging the delivery, and pass {@link #deliveryId} to {@code

@@ -143,6 +143,7 @@ leave the log when T.dlq's retention expires.`,
 		Example: `  msgcontract dlq list --queue .build/demo/queue.db
   msgcontract dlq list --queue queue.db --reason retries_exhausted --group payment-callback
   msgcontract dlq show --queue queue.db 7
+  msgcontract dlq show --queue queue.db -I proto 7 proto/shop/payment/v1/payment.proto
   msgcontract dlq replay --queue queue.db 7 8
   msgcontract dlq purge --queue queue.db --reason decode
   msgcontract dlq list --kafka 127.0.0.1:9092 --topic order-event
@@ -243,8 +244,8 @@ included.
 
 Exit status: 0 shown; 1 no record with that ID; 2 a usage error, a store
 that cannot be opened or contract files that do not compile.`,
-		Example: `  msgcontract-ops dlq show --queue .build/demo/queue.db 7
-  msgcontract-ops dlq show --queue .build/demo/queue.db -I examples/proto 7 examples/proto/shop/payment/v1/payment.proto`,
+		Example: `  msgcontract dlq show --queue .build/demo/queue.db 7
+  msgcontract dlq show --queue .build/demo/queue.db -I examples/proto 7 examples/proto/shop/payment/v1/payment.proto`,
 		Args: cli.MinArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var set *model.Set

@@ -187,9 +187,16 @@ ORDERS    ?= 24
 KEEP      ?=
 TRACE     ?=
 
-demo: runtime-java runtime-python ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger, prints one order's trace and keeps Jaeger up until Ctrl-C)
-	bash scripts/setup-java.sh
-	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(TRACE),bash scripts/with-jaeger.sh )$(GO) run ./examples/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
+# The demo installs the runtimes without their test suites (make test runs
+# them) and is never quiet for long: a step without progress of its own
+# prints a heartbeat line every 15 s (scripts/heartbeat.sh, the demo's
+# -heartbeat).
+demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger, prints one order's trace and keeps Jaeger up until Ctrl-C)
+	bash scripts/install-runtime-java.sh --no-tests
+	bash scripts/install-runtime-python.sh --no-tests
+	bash scripts/heartbeat.sh "setup-java" bash scripts/setup-java.sh
+	bash scripts/heartbeat.sh "demo: go build ./examples/demo" $(GO) build -o .build/bin/demo ./examples/demo
+	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka: and a broker restart; BUSINESS=mysql: claims and effects in MariaDB)
 ifeq ($(BUSINESS),mysql)

@@ -8,9 +8,21 @@
 # a broker: make test-java-kafka builds and installs it. Needs a JDK 17 and
 # Maven 3.8+ on PATH. Skipped when the installed jar was built from the same
 # sources.
+#
+# --no-tests (make demo): install the jar and the parent POM without running
+# or compiling the tests or checking the Javadoc; a later run without it
+# (make test) still runs them, as it keeps its own stamp.
 set -euo pipefail
-cd "$(dirname "$0")/../runtime-java"
+here="$(cd "$(dirname "$0")" && pwd)"
+notests=
+case "${1:-}" in
+  --no-tests) notests=1 ;;
+  "") ;;
+  *) echo "usage: install-runtime-java.sh [--no-tests]" >&2; exit 2 ;;
+esac
+cd "$here/../runtime-java"
 stamp=core/target/.installed.sha256
+notests_stamp=core/target/.installed-without-tests.sha256
 sources="$(cat pom.xml core/pom.xml ../contracts/msgcontract/v1/*.proto ../contracts/sql/*.sql $(find core/src -type f | sort) | sha256sum | cut -d' ' -f1)"
 version="$(cat ../VERSION)"
 jar="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/$version/msgcontract-runtime-$version.jar"
@@ -19,16 +31,33 @@ if [[ -f "$jar" && -f "$parent" && "$(cat "$stamp" 2>/dev/null || true)" == "$so
   echo "java-runtime: up to date ($(cat core/target/.tests 2>/dev/null || echo '?') tests at install)"
   exit 0
 fi
-echo "runtime-java: mvn install io.msgcontract:msgcontract-runtime (protoc, protobuf-java, JUnit from Maven Central on first run)"
+if [[ -n "$notests" && -f "$jar" && -f "$parent" && "$(cat "$notests_stamp" 2>/dev/null || true)" == "$sources" ]]; then
+  echo "runtime-java: up to date (installed without tests)"
+  exit 0
+fi
+[[ -n "$notests" ]] || echo "runtime-java: mvn install io.msgcontract:msgcontract-runtime (protoc, protobuf-java, JUnit from Maven Central on first run)"
 pom="$(sed -n 's#^  <version>\(.*\)</version>#\1#p' pom.xml | head -1)"
 if ! grep -q "RUNTIME = \"$pom\";" core/src/main/java/io/msgcontract/support/Version.java; then
   echo "runtime-java: Version.RUNTIME differs from the pom's version $pom" >&2
   exit 1
 fi
-rm -rf core/target/surefire-reports
 mkdir -p core/target
+if [[ -n "$notests" ]]; then
+  echo "runtime-java: mvn install without tests (make test runs them); the first run downloads from Maven Central"
+  if ! bash "$here/heartbeat.sh" "runtime-java: mvn install" \
+    bash -c 'mvn -B -q -Dstyle.color=never -pl core -am -Dmaven.test.skip=true install >core/target/install.log 2>&1'; then
+    sed 's/\x1b\[[0-9;]*m//g' core/target/install.log >&2
+    echo "runtime-java: mvn install failed" >&2
+    exit 1
+  fi
+  echo "$sources" >"$notests_stamp"
+  echo "runtime-java: installed (tests not run)"
+  exit 0
+fi
+rm -rf core/target/surefire-reports
 # -am: the parent POM too, which the installed jar's POM names
-if ! mvn -B -q -Dstyle.color=never -pl core -am install javadoc:javadoc >core/target/install.log 2>&1; then
+if ! bash "$here/heartbeat.sh" "runtime-java: mvn install" \
+  bash -c 'mvn -B -q -Dstyle.color=never -pl core -am install javadoc:javadoc >core/target/install.log 2>&1'; then
   sed 's/\x1b\[[0-9;]*m//g' core/target/install.log >&2
   echo "runtime-java: mvn install failed" >&2
   exit 1

@@ -304,7 +304,7 @@ func (b *builder) enum(f *File, ed protoreflect.EnumDescriptor, res linker.Resul
 			src := values.ByName(protoreflect.Name(from))
 			switch {
 			case src == nil:
-				b.errorf(p, "TRANSITION_UNKNOWN", "transition from %q: %s has no such value", from, ed.Name())
+				b.errorf(p, "TRANSITION_UNKNOWN", "transition from %q: %s has no such value%s", from, ed.Name(), didYouMean(from, valueNames(ed)))
 			case src.Number() == 0:
 				b.errorf(p, "TRANSITION_ZERO", "transition from %q: the zero value means unset and is never a state", from)
 			}
@@ -487,7 +487,7 @@ func (b *builder) resolveTargets() {
 		}
 		vd := ed.Values().ByName(protoreflect.Name(valueName))
 		if vd == nil {
-			b.errorf(p.pos, "TARGET_STATE_UNKNOWN", "target_state %q: %s has no value %q", p.value, ed.Name(), valueName)
+			b.errorf(p.pos, "TARGET_STATE_UNKNOWN", "target_state %q: %s has no value %q%s", p.value, ed.Name(), valueName, didYouMean(valueName, valueNames(ed)))
 			continue
 		}
 		if vd.Number() == 0 {

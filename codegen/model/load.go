@@ -216,7 +216,7 @@ func prebuiltOptions(f *os.File) (protocompile.SearchResult, error) {
 func (l *loader) positioned(err reporter.ErrorWithPos) string {
 	pos := err.GetPosition()
 	p := Pos{File: l.displayPath(pos.Filename), Line: pos.Line, Col: pos.Col}
-	msg := err.Unwrap().Error()
+	msg := explainCompileError(err.Unwrap().Error())
 	if errors.Is(err, fs.ErrNotExist) {
 		msg += fmt.Sprintf(" in import paths %s; add -I with the directory the import is relative to", strings.Join(l.importPaths, ", "))
 	}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -28,6 +29,7 @@ func main() {
 	flag.StringVar(&cfg.OTLP, "otlp", os.Getenv(otlpEnv), "OTLP/HTTP endpoint (http://host:port) the services export their spans to (default $"+otlpEnv+"; make demo TRACE=1 starts Jaeger and sets it)")
 	flag.StringVar(&cfg.JaegerUI, "jaeger-ui", os.Getenv(jaegerUIEnv), "Jaeger's query service (http://host:port): the closing trace line's API link, and where -hold-trace's page reads the trace (default $"+jaegerUIEnv+")")
 	holdTrace := flag.Bool("hold-trace", false, "after the run, serve a page drawing the run's trace (read from -jaeger-ui) on a loopback port and wait for Ctrl-C, so that a throwaway Jaeger (make demo TRACE=1) still has it")
+	flag.DurationVar(&cfg.Heartbeat, "heartbeat", 15*time.Second, "while a step runs longer, print a line saying so at this interval (0: never)")
 	keep := flag.Bool("keep", false, "after the run, serve the registry's web console on its data until Ctrl-C")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -44,6 +44,10 @@ type Config struct {
 	// JaegerUI is Jaeger's query service (http://host:port): the result's
 	// trace links point at its API, and the demo's trace view reads it.
 	JaegerUI string
+	// Heartbeat, when positive, prints "... still <step> (45s)" at this
+	// interval while a step runs (a Java or Python build on a slow
+	// machine takes minutes), so a run is never silent for long.
+	Heartbeat time.Duration
 }
 
 // Paths of the demo's pieces, relative to the repository root.
@@ -97,7 +101,19 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 		// Python and Java services' output all write to out.
 		out = &lockedWriter{w: out}
 	}
-	step := func(format string, args ...any) { fmt.Fprintf(out, "==> "+format+"\n", args...) }
+	var stopBeat func()
+	step := func(format string, args ...any) {
+		if stopBeat != nil {
+			stopBeat()
+		}
+		fmt.Fprintf(out, "==> "+format+"\n", args...)
+		stopBeat = heartbeat(out, cfg.Heartbeat, fmt.Sprintf(format, args...))
+	}
+	defer func() {
+		if stopBeat != nil {
+			stopBeat()
+		}
+	}()
 
 	step("loading and linting the contracts (%s)", protoDir)
 	set, err := model.Load(ctx, model.Config{ImportPaths: []string{protoDir}},
@@ -355,4 +371,30 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// heartbeat prints "    ... still <what> (30s)" to out every interval
+// until the returned function is called (which waits for the last line);
+// a non-positive interval prints nothing.
+func heartbeat(out io.Writer, interval time.Duration, what string) func() {
+	if interval <= 0 {
+		return func() {}
+	}
+	what, _, _ = strings.Cut(what, " (")
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		start := time.Now()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(out, "    ... still %s (%s)\n", what, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
 }

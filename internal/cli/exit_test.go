@@ -21,7 +21,8 @@ func TestExitCodesAndStreams(t *testing.T) {
 		// stream must be empty.
 		stdout, stderr string
 	}{
-		{"lint clean", []string{"lint", "-I", "examples/proto", payment}, ExitOK, "", ""},
+		{"lint clean", []string{"lint", "-I", "examples/proto", payment}, ExitOK, "", "ok: 1 file, 3 events, 1 state machine, 0 problems\n"},
+		{"lint clean, quiet", []string{"lint", "-q", "-I", "examples/proto", payment}, ExitOK, "", ""},
 		{"lint findings", []string{"lint", "-I", "testdata/lint", "testdata/lint/many_errors.proto"}, ExitFindings,
 			"RETRY_MAX_RETRIES", "msgcontract lint: 6 problems\n"},
 		{"lint syntax error", []string{"lint", "-I", "testdata/lint", "testdata/lint/compile_syntax_error.proto"}, ExitUsage,
@@ -39,6 +40,10 @@ func TestExitCodesAndStreams(t *testing.T) {
 			"testdata/lint/many_errors.proto"}, ExitFindings, "", "msgcontract generate: 6 lint problems; nothing written\n"},
 		{"generate on a syntax error", []string{"generate", "--lang", "go", "--out", t.TempDir(), "-I", "testdata/lint",
 			"testdata/lint/compile_syntax_error.proto"}, ExitUsage, "", "msgcontract generate: 1 compile error"},
+		{"generate clean", []string{"generate", "--lang", "go+java", "--out", t.TempDir(), "-I", "examples/proto", payment}, ExitOK,
+			"go/github.com/msgcontract/msgcontract/examples/gen/go/shop/payment/v1/payment.msgcontract.go\njava/com/example/shop/payment/v1/PaymentContract.java\n",
+			"ok: generated 2 files for go, java (1 contract)\n"},
+		{"generate clean, quiet", []string{"generate", "-q", "--lang", "go", "--out", t.TempDir(), "-I", "examples/proto", payment}, ExitOK, "", ""},
 		{"breaking without --against", []string{"breaking", payment}, ExitUsage, "", "msgcontract breaking: --against PREV is required"},
 	}
 	for _, tt := range tests {

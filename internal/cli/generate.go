@@ -67,7 +67,9 @@ files, so a Go service needs neither protoc nor protoc-gen-go.
 
 Contracts with lint errors are refused: the errors are printed (as
 msgcontract lint prints them) and nothing is written. Each written file is
-printed, relative to --out.
+printed to stdout, relative to --out, one a line (for scripts); then one
+line to stderr, such as "ok: generated 12 files for go, java (3
+contracts)". -q prints neither.
 
 Exit status: 0 written; 1 lint errors; 2 usage errors, files that do not
 compile, or generation errors (such as a go_package that escapes --out).`,
@@ -191,6 +193,18 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 				for _, name := range written {
 					fmt.Fprintln(cmd.OutOrStdout(), name)
 				}
+				contracts := 0
+				for _, f := range set.Files {
+					if f.HasContract() {
+						contracts++
+					}
+				}
+				langs := make([]string, len(targets))
+				for i, t := range targets {
+					langs[i] = t.Lang
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "ok: generated %s for %s (%s)\n",
+					Count(len(written), "file"), strings.Join(langs, ", "), Count(contracts, "contract"))
 			}
 			return nil
 		},
@@ -203,7 +217,7 @@ compile, or generation errors (such as a go_package that escapes --out).`,
 	fl.StringVar(&p.Module, "module", "", "Go only: strip this module path prefix from output paths, like protoc-gen-go's module=")
 	fl.BoolVar(&p.WithPB, "with-pb", false, "Go only: also write protoc-gen-go's .pb.go files (no protoc needed)")
 	fl.StringArrayVar(&goOpt, "go-opt", nil, "Go only: M<file>=<import path>, the Go import path of a .proto, like protoc-gen-go's M parameter (repeatable; or several joined by commas)")
-	fl.BoolVarP(&quiet, "quiet", "q", false, "do not print the written files")
+	fl.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success: neither the written files nor the \"ok:\" line")
 	for _, l := range generate.Langs {
 		dirs[l] = fl.String(dirFlag(l), "", "with several languages in --lang: the folder of "+l+"'s files inside --out (default "+l+")")
 	}

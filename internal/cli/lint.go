@@ -16,6 +16,7 @@ func newLintCmd() *cobra.Command {
 	var (
 		pf      ProtoFlags
 		explain bool
+		quiet   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "lint [-I DIR]... FILE...",
@@ -42,7 +43,9 @@ func newLintCmd() *cobra.Command {
 Each problem is printed to stdout as one line, FILE:LINE:COL: RULE:
 message, pointing at the offending value; stderr gets their count. A file
 that cannot be read or compiled gets its positioned errors on stderr and
-no rule is checked. Exit status: 0 clean, 1 problems found, 2 a file that
+no rule is checked. Clean contracts get one line on stderr, such as
+"ok: 2 files, 5 events, 1 state machine, 0 problems" (-q: none), so stdout
+holds findings alone. Exit status: 0 clean, 1 problems found, 2 a file that
 cannot be read or compiled, or a usage error.
 
 --explain also prints, per event, its topic, event type, biz_key and the
@@ -66,13 +69,32 @@ retry schedule with the worst-case time before a message is dead-lettered.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract lint: %d problem%s\n", n, Plural(n))
 				return Findings()
 			}
+			if !quiet {
+				fmt.Fprintln(cmd.ErrOrStderr(), lintSummary(set))
+			}
 			return nil
 		},
 	}
 	pf.Register(cmd)
 	cmd.Flags().BoolVar(&explain, "explain", false, "print each event's key, topic and retry schedule")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, `do not print the "ok:" line of clean contracts (problems are still printed)`)
 	return cmd
 }
+
+// lintSummary is the line a clean lint ends with: "ok: 2 files, 5
+// events, 1 state machine, 0 problems".
+func lintSummary(set *model.Set) string {
+	events, machines := 0, 0
+	for _, f := range set.Files {
+		events += len(f.Events)
+		machines += len(f.StateMachines)
+	}
+	return fmt.Sprintf("ok: %s, %s, %s, 0 problems",
+		Count(len(set.Files), "file"), Count(events, "event"), Count(machines, "state machine"))
+}
+
+// Count is "1 file", "2 files".
+func Count(n int, noun string) string { return fmt.Sprintf("%d %s%s", n, noun, Plural(n)) }
 
 // Plural is "s" unless n is 1.
 func Plural(n int) string {

@@ -50,11 +50,13 @@ func TestLintGolden(t *testing.T) {
 		"retry_bad_duration": "RETRY_DURATION", "retry_fraction_ms": "RETRY_DURATION",
 		"retry_max_retries": "RETRY_MAX_RETRIES", "retry_multiplier": "RETRY_MULTIPLIER",
 		"retry_max_below_base": "RETRY_MAX_DELAY",
-		"transition_unknown":   "TRANSITION_UNKNOWN", "transition_zero": "TRANSITION_ZERO",
+		"transition_unknown":   `TRANSITION_UNKNOWN: transition from "PAYED": State has no such value; did you mean "PAID"?`, "transition_zero": "TRANSITION_ZERO",
 		"transition_not_machine":   "TRANSITION_NOT_STATE_MACHINE",
-		"target_state_not_machine": "TARGET_STATE_NOT_MACHINE", "target_state_unknown_value": "TARGET_STATE_UNKNOWN",
+		"target_state_not_machine": "TARGET_STATE_NOT_MACHINE", "target_state_unknown_value": `TARGET_STATE_UNKNOWN: target_state "State.PAYD": State has no value "PAYD"; did you mean "PAID"?`,
 		"compile_syntax_error": "syntax error", "compile_missing_import": "add -I",
-		"many_errors": "RETRY_MAX_RETRIES",
+		"many_errors":               "RETRY_MAX_RETRIES",
+		"compile_option_field_typo": `unknown field "biz_kye"; did you mean "biz_key" (msgcontract.v1.Event.biz_key)?`,
+		"compile_extension_typo":    `unknown extension msgcontract.v1.evnet; did you mean (msgcontract.v1.event)?`,
 	}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".proto")

@@ -48,6 +48,9 @@ type client struct {
 	t     *testing.T
 	url   string
 	token string
+	// authorization, when set, is the Authorization header sent instead
+	// of the bearer token.
+	authorization string
 }
 
 func newServer(t *testing.T, cfg api.Config) *client {
@@ -133,6 +136,9 @@ func (c *client) do(method, path string, body any) response {
 	req.Header.Set("Content-Type", api.ContentType)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.authorization != "" {
+		req.Header.Set("Authorization", c.authorization)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -409,6 +415,59 @@ func TestAuth(t *testing.T) {
 	anon.expect("GET", "/subjects", nil, 200, 0)
 	anon.expect("POST", "/subjects/s", reg(v1), 200, 0)
 	anon.expect("POST", "/compatibility/subjects/s/versions/latest", reg(v2), 200, 0)
+}
+
+// TestAuthBasic: HTTP Basic authentication, as Confluent's clients send
+// basic.auth.user.info=USER:PASSWORD, is accepted with the token as the
+// password and any user name, beside the bearer token; a 401 names both
+// schemes.
+func TestAuthBasic(t *testing.T) {
+	t.Parallel()
+	c := newServer(t, api.Config{Token: "s3cret"})
+	basic := func(userInfo string) *client {
+		return &client{t: t, url: c.url, authorization: "Basic " + base64.StdEncoding.EncodeToString([]byte(userInfo))}
+	}
+	setLevel := map[string]string{"compatibility": "NONE"}
+	for _, tc := range []struct {
+		name string
+		c    *client
+		code int
+	}{
+		{"basic, the token as password", basic("sr-user:s3cret"), 200},
+		{"basic, another user name", basic("ci:s3cret"), 200},
+		{"basic, empty user name", basic(":s3cret"), 200},
+		{"basic, scheme in lower case", &client{t: t, url: c.url, authorization: "basic " + base64.StdEncoding.EncodeToString([]byte("u:s3cret"))}, 200},
+		{"bearer", &client{t: t, url: c.url, token: "s3cret"}, 200},
+		{"bearer, scheme in lower case", &client{t: t, url: c.url, authorization: "bearer s3cret"}, 200},
+		{"basic, wrong password", basic("sr-user:guess"), 401},
+		{"basic, the token as user name", basic("s3cret:"), 401},
+		{"basic, no colon", basic("s3cret"), 401},
+		{"basic, not base64", &client{t: t, url: c.url, authorization: "Basic s3cret"}, 401},
+		{"bearer, wrong token", &client{t: t, url: c.url, token: "guess"}, 401},
+		{"the token without a scheme", &client{t: t, url: c.url, authorization: "s3cret"}, 401},
+		{"missing header", &client{t: t, url: c.url}, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.t = t
+			want := 0
+			if tc.code == 401 {
+				want = api.CodeUnauthorized
+			}
+			r := tc.c.expect("PUT", "/config", setLevel, tc.code, want)
+			if tc.code != 401 {
+				return
+			}
+			got := r.header.Values("WWW-Authenticate")
+			if len(got) != 2 || !strings.HasPrefix(got[0], "Bearer ") || !strings.HasPrefix(got[1], "Basic ") {
+				t.Errorf("WWW-Authenticate %q; want a Bearer and a Basic challenge", got)
+			}
+			if !strings.Contains(string(r.body), "basic.auth.user.info") {
+				t.Errorf("the 401 does not say how Confluent clients authenticate: %s", r.body)
+			}
+		})
+	}
+	basic("x:s3cret").expect("POST", "/subjects/s/versions", reg(v1), 200, 0)
+	basic("x:guess").expect("DELETE", "/subjects/s", nil, 401, api.CodeUnauthorized)
 }
 
 func TestBodyLimit(t *testing.T) {

@@ -50,7 +50,9 @@ const DefaultBodyLimit = 4 << 20
 type Config struct {
 	Store *store.Store
 	// Token, when set, is the bearer token every mutating request
-	// (registering, deleting, changing config) must carry.
+	// (registering, deleting, changing config) must carry, as
+	// "Authorization: Bearer <token>" or as the password of HTTP Basic
+	// authentication (any user name), as Confluent's clients send it.
 	Token string
 	// BodyLimit caps request bodies; larger ones get 413. Default
 	// DefaultBodyLimit.
@@ -376,16 +378,32 @@ func mutating(r *http.Request) bool {
 
 func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.cfg.Token == "" || !mutating(c.Request()) {
+		if s.cfg.Token == "" || !mutating(c.Request()) || authorized(c.Request(), s.cfg.Token) {
 			return next(c)
 		}
-		got, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.Token)) != 1 {
-			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="msgcontract-registry"`)
-			return apiErr(http.StatusUnauthorized, CodeUnauthorized, "this request changes the registry and needs Authorization: Bearer <token>")
-		}
-		return next(c)
+		h := c.Response().Header()
+		h.Add(echo.HeaderWWWAuthenticate, `Bearer realm="msgcontract-registry"`)
+		h.Add(echo.HeaderWWWAuthenticate, `Basic realm="msgcontract-registry", charset="UTF-8"`)
+		return apiErr(http.StatusUnauthorized, CodeUnauthorized,
+			"this request changes the registry and needs Authorization: Bearer <token>, or HTTP Basic with the token as the password (any user name; Confluent clients: basic.auth.user.info=USER:<token>)")
 	}
+}
+
+// authorized reports whether r carries the registry's token: as a bearer
+// token (Authorization: Bearer <token>), or as the password of HTTP Basic
+// authentication with any user name, which is what Confluent's clients
+// send for basic.auth.user.info=USER:PASSWORD. Both compare in constant
+// time; the scheme's name is case-insensitive (RFC 9110).
+func authorized(r *http.Request, token string) bool {
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(r.Header.Get(echo.HeaderAuthorization)), " ")
+	switch {
+	case strings.EqualFold(scheme, "Bearer"):
+		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(cred)), []byte(token)) == 1
+	case strings.EqualFold(scheme, "Basic"):
+		_, password, ok := r.BasicAuth()
+		return ok && subtle.ConstantTimeCompare([]byte(password), []byte(token)) == 1
+	}
+	return false
 }
 
 // subjectParam is the subject from the path, unescaped (clients escape

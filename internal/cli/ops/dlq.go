@@ -7,16 +7,20 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 )
 
 // dlqFlags select a transport's dead-letter destination and filter it.
@@ -139,6 +143,7 @@ leave the log when T.dlq's retention expires.`,
 		Example: `  msgcontract dlq list --queue .build/demo/queue.db
   msgcontract dlq list --queue queue.db --reason retries_exhausted --group payment-callback
   msgcontract dlq show --queue queue.db 7
+  msgcontract dlq show --queue queue.db -I proto 7 proto/shop/payment/v1/payment.proto
   msgcontract dlq replay --queue queue.db 7 8
   msgcontract dlq purge --queue queue.db --reason decode
   msgcontract dlq list --kafka 127.0.0.1:9092 --topic order-event
@@ -213,12 +218,43 @@ func oneLine(s string, n int) string {
 }
 
 func newDLQShowCmd() *cobra.Command {
-	var f dlqFlags
+	var (
+		f  dlqFlags
+		pf cli.ProtoFlags
+	)
 	cmd := &cobra.Command{
-		Use:   "show [--queue FILE | --nats URL | --kafka BROKERS] ID",
-		Short: "Show one dead-lettered message with its decoded envelope",
-		Args:  cli.ExactArgs(1),
+		Use:   "show [--queue FILE | --nats URL | --kafka BROKERS] [-I DIR]... ID [FILE.proto]...",
+		Short: "Show one dead-lettered message with its decoded envelope (and payload, given the contract)",
+		Long: `show prints one dead-letter record as JSON: "record" (topic, group,
+reason, error, attempts, ...), "envelope" (the envelope as proto JSON)
+and, when contract files are given after the ID, "payload": the event
+message decoded from the envelope's payload with the event whose
+event_type the envelope carries, and "payload_type", its message name.
+The contract files are named and found as msgcontract generate's are
+(-I DIR, repeatable; default the current directory).
+
+Without contract files the payload is left as the envelope carries it:
+base64 of its bytes in envelope.payload (binary protobuf, or JSON when
+envelope.content_type is application/json). A payload that does not
+decode is shown the same way, with "payload_error" saying why.
+
+Every time is RFC 3339 in UTC (2026-12-05T09:41:07.123Z), the envelope's
+epoch-millisecond fields (occurred_at, not_before, first_failed_at)
+included.
+
+Exit status: 0 shown; 1 no record with that ID; 2 a usage error, a store
+that cannot be opened or contract files that do not compile.`,
+		Example: `  msgcontract dlq show --queue .build/demo/queue.db 7
+  msgcontract dlq show --queue .build/demo/queue.db -I examples/proto 7 examples/proto/shop/payment/v1/payment.proto`,
+		Args: cli.MinArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var set *model.Set
+			if len(args) > 1 {
+				var err error
+				if set, err = pf.Load(cmd, args[1:]); err != nil {
+					return err
+				}
+			}
 			store, closeFn, err := f.open(cmd.Context())
 			if err != nil {
 				return err
@@ -232,22 +268,93 @@ func newDLQShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			rec.FirstFailedAt, rec.LastFailedAt, rec.DeadAt = rec.FirstFailedAt.UTC(), rec.LastFailedAt.UTC(), rec.DeadAt.UTC()
+			rec.LastReplayedAt = rec.LastReplayedAt.UTC()
 			view := map[string]any{"record": rec}
 			env, err := envelope.Unmarshal(rec.Envelope)
 			if err == nil {
 				var b []byte
 				if b, err = envelope.MarshalJSON(env); err == nil {
-					view["envelope"] = json.RawMessage(b)
+					view["envelope"] = json.RawMessage(envelopeTimesUTC(b))
 				}
 			}
 			if err != nil {
 				view["envelope_error"] = err.Error()
 			}
+			if set != nil && env != nil {
+				if name, payload, err := decodePayload(set, env); err != nil {
+					view["payload_error"] = err.Error()
+				} else {
+					view["payload_type"], view["payload"] = name, json.RawMessage(payload)
+				}
+			}
 			return writeJSON(cmd.OutOrStdout(), view)
 		},
 	}
 	f.register(cmd, false)
+	pf.Register(cmd)
 	return cmd
+}
+
+// envelopeTimes are the envelope's fields holding UTC epoch milliseconds.
+var envelopeTimes = []string{"occurred_at", "not_before", "first_failed_at"}
+
+// envelopeTimesUTC rewrites the epoch-millisecond fields of an envelope's
+// proto JSON (strings of digits, as proto JSON writes an int64) as RFC
+// 3339 times in UTC. Anything it cannot read is left as it is.
+func envelopeTimesUTC(b []byte) []byte {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return b
+	}
+	for _, k := range envelopeTimes {
+		raw, ok := m[k]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			continue
+		}
+		ms, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			continue
+		}
+		m[k], _ = json.Marshal(time.UnixMilli(ms).UTC().Format(time.RFC3339Nano))
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+// decodePayload decodes env's payload with the event of set whose
+// event_type env carries, and renders it as proto JSON for people.
+func decodePayload(set *model.Set, env *envelopepb.Envelope) (string, []byte, error) {
+	var ev *model.Event
+	var known []string
+	for _, f := range set.Files {
+		for _, e := range f.Events {
+			known = append(known, e.EventType)
+			if e.EventType == env.GetEventType() && (ev == nil || e.Topic == env.GetTopic()) {
+				ev = e
+			}
+		}
+	}
+	if ev == nil {
+		return "", nil, fmt.Errorf("no event with event_type %q in the contract files given (they declare %s); payload left as bytes in envelope.payload",
+			env.GetEventType(), strings.Join(known, ", "))
+	}
+	msg := dynamicpb.NewMessage(ev.Desc)
+	if err := envelope.DecodePayload(env, msg); err != nil {
+		return "", nil, fmt.Errorf("payload does not decode as %s (content_type %q): %v", ev.Desc.FullName(), env.GetContentType(), err)
+	}
+	b, err := envelope.MarshalPayloadForDisplay(msg)
+	if err != nil {
+		return "", nil, err
+	}
+	return string(ev.Desc.FullName()), b, nil
 }
 
 func newDLQReplayCmd() *cobra.Command {

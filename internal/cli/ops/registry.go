@@ -70,8 +70,13 @@ registry instances must share one store, --db is a PostgreSQL URL
 (postgres://user@host:5432/db); the tables are created when missing.
 
 With --token-file, every request that changes the registry (registering,
-deleting, setting a level) must carry "Authorization: Bearer <token>",
-the file's first line. Reads, look-ups and compatibility checks need none.
+deleting, setting a level) must carry the file's first line, the token:
+as "Authorization: Bearer <token>", or as HTTP Basic authentication with
+the token as the password and any user name, which is what Confluent's
+clients send (basic.auth.credentials.source=USER_INFO and
+basic.auth.user.info=USER:<token>). Reads, look-ups and compatibility
+checks need none. A request without it is answered 401 with a
+WWW-Authenticate challenge for each scheme.
 Listening on anything but a loopback address without a token file is
 refused unless --insecure says that is intended (behind an authenticating
 proxy, say).
@@ -116,7 +121,7 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
 	cmd.Flags().StringVar(&db, "db", "", "SQLite database file, or a postgres:// URL (required)")
-	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file whose first line is the bearer token mutating requests need")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file whose first line is the token mutating requests need (Bearer, or HTTP Basic's password)")
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --token-file")
 	cmd.Flags().Int64Var(&cfg.BodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
 	cmd.Flags().IntVar(&cfg.MaxCompilations, "max-compilations", 0, "schemas compiled at once for requests; more wait (default half the CPUs, at least 1)")

@@ -210,3 +210,18 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// TestRegistryServeHelpAuth: serve's help says how to authenticate, for
+// curl (Bearer) and for Confluent's clients (HTTP Basic).
+func TestRegistryServeHelpAuth(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := run(t, "registry", "serve", "--help")
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Authorization: Bearer <token>", "HTTP Basic", "basic.auth.user.info=USER:<token>", "basic.auth.credentials.source=USER_INFO"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("registry serve --help lacks %q:\n%s", want, out)
+		}
+	}
+}

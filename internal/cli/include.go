@@ -10,7 +10,6 @@ import (
 
 	"github.com/msgcontract/msgcontract"
 	"github.com/msgcontract/msgcontract/contracts"
-	"github.com/msgcontract/msgcontract/internal/buildinfo"
 )
 
 func newIncludeCmd() *cobra.Command {
@@ -44,7 +43,11 @@ be found or written (set XDG_CACHE_HOME, or HOME, to a writable directory).`,
 			if err != nil {
 				return UsageErr(fmt.Errorf("no user cache directory: %w; set XDG_CACHE_HOME or HOME", err))
 			}
-			dir, err := WriteInclude(cache, buildinfo.Version)
+			version, dev := releaseVersion()
+			if dev {
+				version = "dev"
+			}
+			dir, err := WriteInclude(cache, version)
 			if err != nil {
 				return UsageErr(err)
 			}

@@ -65,10 +65,7 @@ or a DIR that cannot be written.`,
 					return UsageErr(fmt.Errorf("the name taken from DIR: %w", err))
 				}
 			}
-			version, dev := strings.TrimPrefix(buildinfo.Version, "v"), false
-			if version == "dev" || version == "" {
-				version, dev = msgcontract.Version, true
-			}
+			version, dev := releaseVersion()
 			files, err := initscaffold.Render(initscaffold.Options{Lang: lang, Name: name, Version: version})
 			if err != nil {
 				return UsageErr(err)
@@ -91,4 +88,14 @@ or a DIR that cannot be written.`,
 	cmd.Flags().StringVar(&name, "name", "", "the service's name (default: DIR's base name)")
 	cmd.Flags().BoolVar(&force, "force", false, "write into a non-empty DIR, overwriting the scaffold's files")
 	return cmd
+}
+
+// releaseVersion is the release this binary is, without a leading v
+// (buildinfo.Version: stamped by the Makefile or recorded by go install),
+// else (dev is true) the VERSION the binary was built from.
+func releaseVersion() (version string, dev bool) {
+	if v := strings.TrimPrefix(buildinfo.Version, "v"); v != "dev" && v != "" {
+		return v, false
+	}
+	return msgcontract.Version, true
 }

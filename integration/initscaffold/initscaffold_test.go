@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +150,39 @@ func TestJavaScaffold(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "gen/java/io/msgcontract")); err == nil {
 		t.Errorf("make protoc generated msgcontract's own option classes; they come from the runtime jar")
+	}
+
+	// buf: buf.yaml's workspace resolves the options through make include's
+	// link, lints clean, and buf generate writes the contract's classes alone.
+	buf := filepath.Join(e.root, ".tools", "bin", "buf")
+	if _, err := os.Stat(buf); err != nil {
+		t.Fatalf("%s is missing: scripts/install-buf.sh (run by scripts/setup.sh) installs it", buf)
+	}
+	if err := os.RemoveAll(filepath.Join(work, "gen")); err != nil {
+		t.Fatal(err)
+	}
+	bufEnv := append(e.path(filepath.Dir(buf)), "XDG_CACHE_HOME="+cache, "BUF_CACHE_DIR="+t.TempDir())
+	run(t, work, bufEnv, "make", "include")
+	run(t, work, bufEnv, buf, "lint")
+	run(t, work, bufEnv, buf, "generate")
+	var generated []string
+	err := filepath.WalkDir(filepath.Join(work, "gen"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(work, p)
+			generated = append(generated, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range generated {
+		if !strings.HasPrefix(g, "gen/java/com/example/svc_java/v1/") {
+			t.Errorf("buf generate wrote %s: only the service's contract should be generated, not msgcontract's options", g)
+		}
+	}
+	if !slices.Contains(generated, "gen/java/com/example/svc_java/v1/SvcJavaContract.java") {
+		t.Errorf("buf generate did not run protoc-gen-msgcontract; it wrote %v", generated)
 	}
 	e.noCheckoutPath(t, orig)
 }

@@ -133,7 +133,7 @@ func TestJavaScaffold(t *testing.T) {
 		t.Fatalf("io.msgcontract:msgcontract-runtime:%s is not in ~/.m2: make runtime-java (scripts/install-runtime-java.sh) installs it", version)
 	}
 	orig, work := e.scaffold(t, "java")
-	out := run(t, work, e.path(), "mvn", "-o", "-B", "-q", "compile", "exec:java")
+	out := run(t, work, e.path(), "mvn", "-B", "-q", "compile", "exec:java")
 	if !verdict.MatchString(out) {
 		t.Fatalf("mvn compile exec:java did not print the verdict:\n%s", out)
 	}

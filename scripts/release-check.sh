@@ -25,7 +25,8 @@
 #     paths           no scaffold file names this checkout's path
 #   --msgcontract BIN use this msgcontract for the scaffold steps instead of installing
 #                     it from DIST_DIR/goproxy (to check steps against a local build)
-#   --keep            keep the temporary directory (logs, scaffolds) and print it
+#   --keep            keep the temporary directory (logs, scaffolds) and print it;
+#                     it is kept anyway when a check failed
 #
 # Prints "release-check: <what>: ok" or "release-check: <what>: FAILED (...)"
 # per check, then "release-check: N passed, M failed". Exits 0 when M is 0,
@@ -63,10 +64,12 @@ fi
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/release-check.XXXXXX")"
 cleanup() {
-  if [[ -n "$keep" ]]; then echo "release-check: kept $tmp"; return; fi
+  # A failed check's log stays where its FAILED line says.
+  if [[ -n "$keep" ]] || ((failed > 0)); then echo "release-check: kept $tmp (logs/, scaffolds/, work-*/)"; return; fi
   chmod -R u+w "$tmp" 2>/dev/null # the Go module cache is read-only
   rm -rf "$tmp"
 }
+passed=0 failed=0
 trap cleanup EXIT
 mkdir -p "$tmp"/{home,gopath,gocache,gobin,pipcache,m2,logs,scaffolds}
 # Nothing of this machine's user: an empty HOME and caches. PATH keeps the
@@ -80,7 +83,6 @@ export MAVEN_OPTS="-Dmaven.repo.local=$tmp/m2"
 unset PYTHONPATH VIRTUAL_ENV MSGCONTRACT
 export PATH="$GOBIN:$PATH"
 
-passed=0 failed=0
 ok() { echo "release-check: $1: ok"; passed=$((passed + 1)); }
 fail() { echo "release-check: $1: FAILED ($2)" >&2; failed=$((failed + 1)); }
 # check WHAT CMD...: runs CMD with its output in a log; one check.
@@ -97,7 +99,7 @@ check() {
     ok "$what"
   else
     tail -n 40 "$log" | sed 's/^/  | /' >&2
-    fail "$what" "exit $rc; last lines above, whole log: $log (--keep keeps it)"
+    fail "$what" "exit $rc; last lines above, whole log: $log"
     return 1
   fi
 }
@@ -152,7 +154,7 @@ run_go() {
   PATH="$(dirname "$(msgcontract_bin)"):$PATH" make run | tee run.out
   grep -qE "$verdict" run.out
   # runtime-go came from the release, at the version the scaffold requires.
-  go list -m -f '{{.Path}} {{.Version}}' github.com/msgcontract/msgcontract/runtime-go | grep -qx "github.com/msgcontract/msgcontract/runtime-go v$version"
+  [[ "$(go list -m -f '{{.Path}} {{.Version}}' github.com/msgcontract/msgcontract/runtime-go)" == "github.com/msgcontract/msgcontract/runtime-go v$version" ]]
   [[ -f "$GOMODCACHE/cache/download/github.com/msgcontract/msgcontract/runtime-go/@v/v$version.zip" ]]
 }
 step_go() { check "go: msgcontract init --lang go builds and runs against dist/goproxy" run_go; }
@@ -164,7 +166,8 @@ run_python() {
   # msgcontract-runtime from the release alone, then the rest from PyPI.
   .venv/bin/pip install --no-index --no-deps --find-links "$dist/python" "msgcontract-runtime==$version"
   .venv/bin/pip install --find-links "$dist/python" -e '.[dev]'
-  .venv/bin/python -m pip show msgcontract-runtime | grep -qx "Version: $version"
+  # (not | grep -q: grep would exit first and pip fail on the broken pipe)
+  [[ "$(.venv/bin/python -m pip show msgcontract-runtime)" == *$'\nVersion: '"$version"$'\n'* ]]
   PATH="$tmp/work-python/.venv/bin:$(dirname "$(msgcontract_bin)"):$PATH" VIRTUAL_ENV="$tmp/work-python/.venv" make run | tee run.out
   grep -q 'Success: no issues found' run.out
   grep -qE "$verdict" run.out

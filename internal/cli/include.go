@@ -34,9 +34,10 @@ msgcontract generate and lint do not need it: they have the files built in.
 Exits 0 and prints the directory; exits 2 when the cache directory cannot
 be found or written (set XDG_CACHE_HOME, or HOME, to a writable directory).`,
 		Example: `  protoc -I proto -I "$(msgcontract include)" --go_out=gen proto/shop/v1/shop.proto
-  # buf.yaml (v2): a module whose path is the directory include printed
-  #   modules: [{path: proto}, {path: .msgcontract-include}]
-  ln -sfn "$(msgcontract include)" .msgcontract-include`,
+  # buf: link the directory into the workspace and make it a module of buf.yaml (v2),
+  #   modules: [{path: proto}, {path: .msgcontract/include}]
+  # with buf.gen.yaml's input only proto/ (msgcontract init writes both)
+  mkdir -p .msgcontract && ln -sfn "$(msgcontract include)" .msgcontract/include`,
 		Args: ExactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cache, err := os.UserCacheDir()

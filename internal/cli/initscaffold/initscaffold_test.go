@@ -165,3 +165,27 @@ func TestRenderRejects(t *testing.T) {
 		t.Errorf("version dev rendered; init must resolve it to a release first")
 	}
 }
+
+// TestGoDirective: the Go scaffold's go directive is runtime-go's, which a
+// service requiring it cannot go below.
+func TestGoDirective(t *testing.T) {
+	runtimeMod, err := os.ReadFile(filepath.Join("..", "..", "..", "runtime-go", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(Options{Lang: "go", Name: "payments", Version: "1.0.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	directive := func(gomod []byte) string {
+		for _, line := range strings.Split(string(gomod), "\n") {
+			if strings.HasPrefix(line, "go ") {
+				return line
+			}
+		}
+		return ""
+	}
+	if got, want := directive(files["go.mod"]), directive(runtimeMod); got != want || want == "" {
+		t.Errorf("the scaffold's go.mod says %q, runtime-go's %q (templates/go/go.mod.tmpl)", got, want)
+	}
+}

@@ -93,6 +93,25 @@ func TestGoScaffold(t *testing.T) {
 	if !verdict.MatchString(out) {
 		t.Fatalf("make run did not print the verdict:\n%s", out)
 	}
+
+	// The Makefile's protoc line (-I "$(msgcontract include)") writes what
+	// builds too, with protoc-gen-go of the tool module's protobuf.
+	if _, err := exec.LookPath("protoc"); err != nil {
+		t.Fatal("protoc is not on PATH: scripts/install-protoc.sh installs it")
+	}
+	run(t, e.root, nil, "go", "build", "-o", filepath.Join(e.bin, "protoc-gen-go"), "google.golang.org/protobuf/cmd/protoc-gen-go")
+	if err := os.RemoveAll(filepath.Join(work, "gen")); err != nil {
+		t.Fatal(err)
+	}
+	run(t, work, append(goEnv, "XDG_CACHE_HOME="+t.TempDir()), "make", "protoc")
+	for _, f := range []string{"gen/svc_go/v1/svc_go.pb.go", "gen/svc_go/v1/svc_go.msgcontract.go"} {
+		if _, err := os.Stat(filepath.Join(work, f)); err != nil {
+			t.Errorf("make protoc did not write %s: %v", f, err)
+		}
+	}
+	if out := run(t, work, goEnv, "go", "run", "."); !verdict.MatchString(out) {
+		t.Fatalf("go run after make protoc did not print the verdict:\n%s", out)
+	}
 	e.noCheckoutPath(t, orig)
 }
 

@@ -255,7 +255,7 @@ sql: ## copy the runtime's DDL (contracts/sql/*.sql) into runtime-go/sqldb/ddl/d
 
 golden: ## refresh golden files after an intended output change
 	$(GO) test ./internal/cli -run TestLintGolden -update
-	$(GO) test ./codegen/golang ./codegen/java ./codegen/python -update
+	$(GO) test ./codegen/golang ./codegen/java ./codegen/python ./internal/cli/initscaffold -update
 
 examples-gen: ## regenerate the example contracts' Go under examples/gen (no protoc needed)
 	$(GO) run ./internal/tools/genexamples

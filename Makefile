@@ -89,6 +89,10 @@ services: build runtime-java runtime-python ## build and run examples/services/{
 	bash scripts/test-services.sh | tee $(SUMMARY)/services.log
 	grep '^services-[a-z-]*: ' $(SUMMARY)/services.log > $(SUMMARY)/services.txt
 
+.PHONY: release-check
+release-check: dist ## check dist/ as a new user meets it (empty HOME, GOPATH, module cache, ~/.m2, pip cache): install msgcontract from dist/goproxy, verify dist/bin/SHA256SUMS, msgcontract init for go, java and python and build and run each against dist/ alone; ends with "release-check: N passed, M failed"
+	bash scripts/release-check.sh dist
+
 # -race needs cgo (scripts/setup.sh installs gcc). The 1,000 loads of a file
 # with 64 imports run without it: the race detector reports an unguarded
 # loader in TestLoadManyImports's 20 loads, the crash needs a plain build (#43).
@@ -258,7 +262,7 @@ sql: ## copy the runtime's DDL (contracts/sql/*.sql) into runtime-go/sqldb/ddl/d
 
 golden: ## refresh golden files after an intended output change
 	$(GO) test ./internal/cli -run TestLintGolden -update
-	$(GO) test ./codegen/golang ./codegen/java ./codegen/python -update
+	$(GO) test ./codegen/golang ./codegen/java ./codegen/python ./internal/cli/initscaffold -update
 
 examples-gen: ## regenerate the example contracts' Go under examples/gen (no protoc needed)
 	$(GO) run ./internal/tools/genexamples

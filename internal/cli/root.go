@@ -90,7 +90,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, groups ..
 
 // ContractCommands are the commands that work on .proto files alone.
 func ContractCommands() []*cobra.Command {
-	return []*cobra.Command{newLintCmd(), newBizkeyCmd(), newGenerateCmd(), newBreakingCmd()}
+	return []*cobra.Command{newLintCmd(), newBizkeyCmd(), newGenerateCmd(), newBreakingCmd(), newIncludeCmd(), newInitCmd()}
 }
 
 func newRoot(stdout, stderr io.Writer, groups ...func() []*cobra.Command) *cobra.Command {

@@ -19,10 +19,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	paymentv1 "github.com/msgcontract/msgcontract/examples/gen/go/shop/payment/v1"
-	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
 	"github.com/msgcontract/msgcontract/registry/console"
-	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/registrytest"
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/confluent"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
@@ -175,15 +174,7 @@ func TestDeadLetterNamesFramedVersion(t *testing.T) {
 // the registry's URL, a client of it and the console's URL (the same).
 func registryWithConsole(t *testing.T, dead dlq.Store) (string, *client.Client, string) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := api.New(api.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, srv := registrytest.New(t)
 	ui, err := console.New(console.Config{Store: st, API: srv, DLQ: dead, DLQName: "kafka"})
 	if err != nil {
 		t.Fatal(err)

@@ -21,15 +21,7 @@ import (
 // and returns a client of it (its URL is the server's).
 func Start(t testing.TB) *client.Client {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	srv, err := api.New(api.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, srv := New(t)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	return &client.Client{URL: ts.URL}
@@ -48,4 +40,21 @@ func Register(t testing.TB, c *client.Client, subject, path string) int64 {
 		t.Fatalf("register %s as %s: %v", path, subject, err)
 	}
 	return id
+}
+
+// New opens a fresh SQLite store, closed when the test ends, and the
+// registry API on it, for a test that serves it its own way (behind the
+// console, say).
+func New(t testing.TB) (*store.Store, *api.Server) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv, err := api.New(api.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, srv
 }

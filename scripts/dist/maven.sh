@@ -67,7 +67,9 @@ deploy() {
   while IFS= read -r m; do
     sed -i "s#<lastUpdated>[0-9]*</lastUpdated>#<lastUpdated>$stamp</lastUpdated>#" "$m"
     for a in md5 sha1 sha256 sha512; do
-      [[ -f "$m.$a" ]] && "${a}sum" "$m" | cut -d' ' -f1 | tr -d '\n' >"$m.$a"
+      if [[ -f "$m.$a" ]]; then
+        "${a}sum" "$m" | cut -d' ' -f1 | tr -d '\n' >"$m.$a"
+      fi
     done
   done < <(find "$repo" -name maven-metadata.xml)
 }

@@ -94,7 +94,7 @@ done
 # What Maven Central requires of a POM, here or in its parent.
 parent_pom="$repo/$group/msgcontract-runtime-parent/$VERSION/msgcontract-runtime-parent-$VERSION.pom"
 for tag in name description url licenses scm developers; do
-  grep -q "<$tag>" "$parent_pom" || die "runtime-java/pom.xml has no <$tag>, which Maven Central requires"
+  grep -qE "<$tag[ >]" "$parent_pom" || die "runtime-java/pom.xml has no <$tag>, which Maven Central requires"
 done
 for a in "${artifacts[@]}"; do
   for tag in name description; do

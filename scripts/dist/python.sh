@@ -25,7 +25,9 @@ if [[ -n "$(git status --porcelain)" && "${DIST_ALLOW_DIRTY:-}" != 1 ]]; then
   die "the work tree has uncommitted changes (above), which would not be in the release built from HEAD; commit or stash them, or set DIST_ALLOW_DIRTY=1 to build HEAD anyway"
 fi
 commit="$(git rev-parse HEAD)"
-export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD)}"
+# The commit's time, whatever the environment says: every part of make dist
+# stamps its files with the same time.
+export SOURCE_DATE_EPOCH="$(git log -1 --format=%ct HEAD)"
 
 bash scripts/setup-python.sh >/dev/null
 py="$root/.venv/bin/python"

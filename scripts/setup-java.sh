@@ -47,4 +47,16 @@ if ((status != 0)); then
   echo "setup-java: mvn failed (exit $status); its last lines are above" >&2
   exit "$status"
 fi
+# The plugins of the profile release (scripts/dist/maven.sh, make dist) that
+# no build above uses: the sources jar and the deploy to dist/maven.
+for plugin in maven-source-plugin:3.3.1 maven-deploy-plugin:3.1.3; do
+  if [[ ! -d "$HOME/.m2/repository/org/apache/maven/plugins/${plugin%%:*}/${plugin##*:}" ]]; then
+    echo "setup-java: resolving org.apache.maven.plugins:$plugin"
+    if ! mvn -B -q dependency:get -Dartifact="org.apache.maven.plugins:$plugin" >"$empty/get.log" 2>&1; then
+      sed 's/\x1b\[[0-9;]*m//g' "$empty/get.log" | tail -n 20 >&2
+      echo "setup-java: mvn dependency:get org.apache.maven.plugins:$plugin failed; its last lines are above" >&2
+      exit 1
+    fi
+  fi
+done
 echo "setup-java: $(tr ':' '\n' <"$empty/classpath.txt" | wc -l) jars and protoc 29.0 ($classifier) in the local Maven repository"

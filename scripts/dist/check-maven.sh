@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# scripts/dist/check-maven.sh DIST_DIR (run by make release-check) resolves
+# io.msgcontract:msgcontract-runtime-kafka $VERSION (default: the VERSION
+# file) as a user's project would: a throwaway Maven project in a temporary
+# directory names file://DIST_DIR/maven as a repository, with an empty local
+# repository (third-party artifacts from Maven Central, io.msgcontract ones
+# from DIST_DIR/maven only), compiles a class using
+# io.msgcontract.support.Version and io.msgcontract.kafka.KafkaConsumerLoop,
+# and runs it on the resolved class path. Prints
+#   release-check: maven resolve from dist/maven: ok
+# and exits non-zero on any failure. Needs a JDK 17, Maven 3.8+ and Maven
+# Central.
+set -euo pipefail
+if [[ $# -ne 1 ]]; then
+  echo "usage: $0 DIST_DIR (the directory make dist wrote, holding maven/)" >&2
+  exit 2
+fi
+dist="$(cd "$1" && pwd)" || { echo "release-check: maven: no directory $1" >&2; exit 2; }
+cd "$(dirname "$0")/../.."
+VERSION="${VERSION:-$(cat VERSION)}"
+fail() { echo "release-check: maven resolve from $1/maven: FAILED: $2" >&2; exit 1; }
+[[ -f "$dist/maven/io/msgcontract/msgcontract-runtime-kafka/$VERSION/msgcontract-runtime-kafka-$VERSION.pom" ]] ||
+  fail "$1" "no io/msgcontract/msgcontract-runtime-kafka/$VERSION in it; run make dist VERSION=$VERSION first"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+proj="$tmp/project"
+repo="$tmp/m2"
+mkdir -p "$proj/src/main/java/check" "$repo"
+cat >"$proj/pom.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>check</groupId>
+  <artifactId>msgcontract-release-check</artifactId>
+  <version>1</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <repositories>
+    <repository>
+      <id>msgcontract-dist</id>
+      <url>file://$dist/maven</url>
+    </repository>
+  </repositories>
+  <dependencies>
+    <dependency>
+      <groupId>io.msgcontract</groupId>
+      <artifactId>msgcontract-runtime-kafka</artifactId>
+      <version>$VERSION</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-resources-plugin</artifactId>
+        <version>3.3.1</version>
+      </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-compiler-plugin</artifactId>
+        <version>3.13.0</version>
+      </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-dependency-plugin</artifactId>
+        <version>3.8.1</version>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+EOF
+# Version.RUNTIME is a compile-time constant: read through reflection, it is
+# the resolved jar's. Loading KafkaConsumerLoop links kafka-clients.
+cat >"$proj/src/main/java/check/Main.java" <<'EOF'
+package check;
+
+import io.msgcontract.kafka.KafkaConsumerLoop;
+import io.msgcontract.support.Version;
+
+public final class Main {
+  public static void main(String[] args) throws Exception {
+    String runtime = (String) Version.class.getField("RUNTIME").get(null);
+    Version.require(args[0], Main.class);
+    Class<?> loop = Class.forName(KafkaConsumerLoop.class.getName(), true, Main.class.getClassLoader());
+    Class.forName("org.apache.kafka.clients.consumer.KafkaConsumer");
+    if (Version.class.getClassLoader().getResource("msgcontract/v1/options.proto") == null) {
+      throw new IllegalStateException("msgcontract/v1/options.proto is not on the class path");
+    }
+    System.out.println("runtime " + runtime + ", " + loop.getSimpleName() + " loaded");
+  }
+}
+EOF
+if ! (cd "$proj" && mvn -B -Dstyle.color=never -Dmaven.repo.local="$repo" compile dependency:build-classpath \
+  -Dmdep.outputFile="$tmp/classpath.txt" >"$tmp/mvn.log" 2>&1); then
+  grep -E '^\[(ERROR|WARNING)\]' "$tmp/mvn.log" | tail -n 30 >&2
+  fail "$1" "mvn compile of a project depending on io.msgcontract:msgcontract-runtime-kafka:$VERSION (errors above)"
+fi
+# Every io.msgcontract artifact came from the dist repository.
+for a in msgcontract-runtime-parent msgcontract-runtime msgcontract-runtime-kafka; do
+  grep -q '>msgcontract-dist=' "$repo/io/msgcontract/$a/$VERSION/_remote.repositories" 2>/dev/null ||
+    fail "$1" "io.msgcontract:$a:$VERSION was not resolved from it (see $a/$VERSION/_remote.repositories)"
+done
+if ! out="$(java -cp "$proj/target/classes:$(cat "$tmp/classpath.txt")" check.Main "$VERSION" 2>&1)"; then
+  echo "$out" >&2
+  fail "$1" "the compiled class did not run on the resolved class path (above)"
+fi
+[[ "$out" == "runtime $VERSION, KafkaConsumerLoop loaded" ]] || fail "$1" "the class printed \"$out\", not runtime $VERSION"
+echo "release-check: maven $out"
+echo "release-check: maven resolve from $1/maven: ok"

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# scripts/dist/maven.sh (run by `make dist`) writes dist/maven/: a Maven
+# repository (the layout `mvn deploy` writes to a file:// URL) holding
+# io.msgcontract:msgcontract-runtime-parent (POM), msgcontract-runtime (core)
+# and msgcontract-runtime-kafka at version $VERSION (default: the VERSION
+# file), each jar with its -sources.jar and -javadoc.jar (the profile
+# `release` of runtime-java/pom.xml). Built from the files git tracks at
+# HEAD, never from the work tree, tests skipped (make test runs them).
+#
+# Reproducible: project.build.outputTimestamp is SOURCE_DATE_EPOCH (the
+# commit's time), and the maven-metadata.xml files' lastUpdated is set to it
+# (their checksums recomputed). The script deploys twice, from two copies of
+# the commit, and fails unless both repositories are byte-identical.
+#
+# Refuses a work tree with uncommitted changes unless DIST_ALLOW_DIRTY=1.
+# Needs a JDK 17 and Maven 3.8+; plugins and dependencies come from
+# ~/.m2 (scripts/setup-java.sh resolves them) or Maven Central.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+VERSION="${VERSION:-$(cat VERSION)}"
+say() { echo "dist-maven: $*"; }
+die() { echo "dist-maven: $*" >&2; exit 1; }
+
+if [[ -n "$(git status --porcelain)" && "${DIST_ALLOW_DIRTY:-}" != 1 ]]; then
+  git status --short >&2
+  die "the work tree has uncommitted changes (above), which would not be in the release built from HEAD; commit or stash them, or set DIST_ALLOW_DIRTY=1 to build HEAD anyway"
+fi
+commit="$(git rev-parse HEAD)"
+# The commit's time, whatever the environment says: every part of make dist
+# stamps its files with the same time.
+export SOURCE_DATE_EPOCH="$(git log -1 --format=%ct HEAD)"
+stamp="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d%H%M%S)"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+group=io/msgcontract
+artifacts=(msgcontract-runtime msgcontract-runtime-kafka)
+
+# deploy N: extracts HEAD into $tmp/srcN and deploys into $tmp/repoN.
+deploy() {
+  local n="$1" src="$tmp/src$1" repo="$tmp/repo$1"
+  mkdir -p "$src"
+  git archive --format=tar "$commit" | tar -x -C "$src"
+  # The parent's version, each module's parent version and own version
+  # (if it writes one), as written in the POMs.
+  local p got versions
+  for p in runtime-java/pom.xml runtime-java/core/pom.xml runtime-java/kafka/pom.xml; do
+    versions="$(sed -n -e '/<parent>/,/<\/parent>/s#^ *<version>\(.*\)</version>#\1#p' -e 's#^  <version>\(.*\)</version>#\1#p' "$src/$p")"
+    [[ -n "$versions" ]] || die "$p at $commit names no version (neither <version> nor <parent><version>)"
+    for got in $versions; do
+      [[ "$got" == "$VERSION" ]] || die "$p at $commit says version \"$got\", the release is $VERSION; set it (and the VERSION file) to $VERSION, commit, and run again"
+    done
+  done
+  grep -q "RUNTIME = \"$VERSION\";" "$src/runtime-java/core/src/main/java/io/msgcontract/support/Version.java" ||
+    die "io.msgcontract.support.Version.RUNTIME at $commit is not \"$VERSION\"; set it to the release's version, commit, and run again"
+  # -Dmaven.test.skip: the tests are not compiled either; install skipped,
+  # so ~/.m2's msgcontract-runtime stays what make runtime-java tested.
+  if ! (cd "$src/runtime-java" && mvn -B -Dstyle.color=never -Prelease \
+    -Dmaven.test.skip=true -Dmaven.install.skip=true \
+    -Dproject.build.outputTimestamp="$SOURCE_DATE_EPOCH" \
+    -DaltDeploymentRepository="dist::file://$repo" \
+    deploy >"$tmp/mvn$n.log" 2>&1); then
+    grep -E '^\[(ERROR|WARNING)\]' "$tmp/mvn$n.log" | tail -n 40 >&2
+    die "mvn deploy failed in runtime-java (run $n; its errors are above)"
+  fi
+  # maven-metadata.xml says when it was deployed; the release says when
+  # its commit was made.
+  local m a
+  while IFS= read -r m; do
+    sed -i "s#<lastUpdated>[0-9]*</lastUpdated>#<lastUpdated>$stamp</lastUpdated>#" "$m"
+    for a in md5 sha1 sha256 sha512; do
+      if [[ -f "$m.$a" ]]; then
+        "${a}sum" "$m" | cut -d' ' -f1 | tr -d '\n' >"$m.$a"
+      fi
+    done
+  done < <(find "$repo" -name maven-metadata.xml)
+}
+
+say "deploying io.msgcontract:msgcontract-runtime{-parent,,-kafka} $VERSION from $commit (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH), twice"
+deploy 1
+deploy 2
+if ! diff -r "$tmp/repo1" "$tmp/repo2" >"$tmp/diff" 2>&1; then
+  cat "$tmp/diff" >&2
+  die "two deploys of the same commit differ (above): the Maven artifacts are not reproducible"
+fi
+say "two deploys are byte-identical"
+
+repo="$tmp/repo1"
+[[ -f "$repo/$group/msgcontract-runtime-parent/$VERSION/msgcontract-runtime-parent-$VERSION.pom" ]] ||
+  die "the deploy wrote no msgcontract-runtime-parent-$VERSION.pom"
+for a in "${artifacts[@]}"; do
+  for f in "$a-$VERSION.pom" "$a-$VERSION.jar" "$a-$VERSION-sources.jar" "$a-$VERSION-javadoc.jar"; do
+    [[ -f "$repo/$group/$a/$VERSION/$f" ]] || die "the deploy wrote no $f; check the profile release in runtime-java/pom.xml"
+  done
+done
+# What Maven Central requires of a POM, here or in its parent.
+parent_pom="$repo/$group/msgcontract-runtime-parent/$VERSION/msgcontract-runtime-parent-$VERSION.pom"
+for tag in name description url licenses scm developers; do
+  grep -qE "<$tag[ >]" "$parent_pom" || die "runtime-java/pom.xml has no <$tag>, which Maven Central requires"
+done
+for a in "${artifacts[@]}"; do
+  for tag in name description; do
+    grep -q "^  <$tag>" "$repo/$group/$a/$VERSION/$a-$VERSION.pom" || die "the POM of $a has no <$tag> of its own"
+  done
+done
+# The core jar carries msgcontract's protos, for protobuf-maven-plugin in a
+# service's build (import "msgcontract/v1/options.proto").
+core_jar="$repo/$group/msgcontract-runtime/$VERSION/msgcontract-runtime-$VERSION.jar"
+for p in msgcontract/v1/options.proto msgcontract/v1/envelope.proto; do
+  unzip -l "$core_jar" "$p" >/dev/null 2>&1 || die "msgcontract-runtime-$VERSION.jar lacks $p"
+done
+say "POMs carry name, description, url, licenses, scm, developers; msgcontract-runtime-$VERSION.jar holds msgcontract/v1/*.proto"
+
+rm -rf dist/maven
+mkdir -p dist
+cp -r "$repo" dist/maven
+(cd dist/maven && find . -name '*.jar' | sort | xargs sha256sum | sed 's/^/dist-maven: /')
+say "wrote dist/maven/"

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# scripts/dist/python.sh (run by `make dist`) writes dist/python/: the wheel
+# and the sdist of msgcontract-runtime (runtime-python/) at version $VERSION
+# (default: the VERSION file), built with `python -m build` from the files git
+# tracks at HEAD, never from the work tree. SOURCE_DATE_EPOCH is the commit's
+# time, so the archives are reproducible: the script builds twice, from two
+# separate copies of the commit, and fails unless both builds are
+# byte-identical. Then `twine check --strict` on both files, and the wheel
+# must hold the .proto files (for protoc -I), the generated *_pb2 modules and
+# the DDL.
+#
+# Refuses a work tree with uncommitted changes (they would not be in the
+# build) unless DIST_ALLOW_DIRTY=1. Needs .venv (scripts/setup-python.sh,
+# which it runs) and PyPI for the isolated build environment (setuptools,
+# grpcio-tools).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root="$PWD"
+VERSION="${VERSION:-$(cat VERSION)}"
+say() { echo "dist-python: $*"; }
+die() { echo "dist-python: $*" >&2; exit 1; }
+
+if [[ -n "$(git status --porcelain)" && "${DIST_ALLOW_DIRTY:-}" != 1 ]]; then
+  git status --short >&2
+  die "the work tree has uncommitted changes (above), which would not be in the release built from HEAD; commit or stash them, or set DIST_ALLOW_DIRTY=1 to build HEAD anyway"
+fi
+commit="$(git rev-parse HEAD)"
+# The commit's time, whatever the environment says: every part of make dist
+# stamps its files with the same time.
+export SOURCE_DATE_EPOCH="$(git log -1 --format=%ct HEAD)"
+
+bash scripts/setup-python.sh >/dev/null
+py="$root/.venv/bin/python"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# build N: extracts HEAD into $tmp/srcN and builds into $tmp/outN.
+build() {
+  local n="$1"
+  mkdir -p "$tmp/src$n"
+  git archive --format=tar "$commit" | tar -x -C "$tmp/src$n"
+  local got
+  got="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$tmp/src$n/runtime-python/pyproject.toml")"
+  if [[ "$got" != "$VERSION" ]]; then
+    die "runtime-python/pyproject.toml at $commit says version \"$got\", the release is $VERSION; set [project] version to $VERSION (and the VERSION file), commit, and run again"
+  fi
+  # PIP_NO_CACHE_DIR: the isolated build environment comes from the index
+  # each time, as on a fresh machine.
+  if ! (cd "$tmp/src$n/runtime-python" && PIP_NO_CACHE_DIR=1 "$py" -m build --sdist --wheel --outdir "$tmp/out$n" . >"$tmp/build$n.log" 2>&1); then
+    tail -n 40 "$tmp/build$n.log" >&2
+    die "python -m build failed in runtime-python (build $n; its last lines are above)"
+  fi
+  # setuptools stamps the files it writes into the sdist (PKG-INFO,
+  # setup.cfg, *.egg-info/, the top directory) and the gzip header with the
+  # time of the build; git archive gave every other file the commit's time.
+  # The sdist is rewritten with the same members in the same order, each
+  # with mtime SOURCE_DATE_EPOCH, owner root (0), mode 0644 or 0755, and a
+  # gzip header without time or file name.
+  "$py" - "$tmp/out$n/msgcontract_runtime-$VERSION.tar.gz" <<'PY'
+import gzip, io, os, sys, tarfile
+path, epoch = sys.argv[1], int(os.environ["SOURCE_DATE_EPOCH"])
+out = io.BytesIO()
+with tarfile.open(path, "r:gz") as src, tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as dst:
+    for m in src.getmembers():
+        m.mtime, m.uid, m.gid, m.uname, m.gname = epoch, 0, 0, "root", "root"
+        m.mode = 0o755 if m.isdir() or m.mode & 0o111 else 0o644
+        m.pax_headers = {}
+        dst.addfile(m, src.extractfile(m) if m.isfile() else None)
+with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=epoch) as f:
+    f.write(out.getvalue())
+PY
+}
+
+say "building msgcontract-runtime $VERSION from $commit (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH), twice"
+build 1
+build 2
+wheel="msgcontract_runtime-$VERSION-py3-none-any.whl"
+sdist="msgcontract_runtime-$VERSION.tar.gz"
+for f in "$wheel" "$sdist"; do
+  [[ -f "$tmp/out1/$f" ]] || die "python -m build wrote no $f (it wrote: $(ls "$tmp/out1" | paste -sd' '))"
+done
+if ! diff -r "$tmp/out1" "$tmp/out2" >/dev/null; then
+  for f in "$tmp/out1"/*; do
+    cmp "$f" "$tmp/out2/$(basename "$f")" >&2 || true
+  done
+  die "two builds of the same commit differ (above): the Python artifacts are not reproducible"
+fi
+say "two builds are byte-identical"
+
+"$root/.venv/bin/twine" --no-color check --strict "$tmp/out1/$wheel" "$tmp/out1/$sdist" | sed 's/^/dist-python: /'
+
+# The wheel's contents: the protos under the directory
+# `python -m msgcontract_runtime.include` prints, protoc's output, the DDL.
+listing="$("$py" -m zipfile -l "$tmp/out1/$wheel" | awk 'NR > 1 {print $1}')"
+for want in \
+  msgcontract_runtime/proto/msgcontract/v1/options.proto \
+  msgcontract_runtime/proto/msgcontract/v1/envelope.proto \
+  msgcontract/v1/options_pb2.py \
+  msgcontract/v1/envelope_pb2.py \
+  msgcontract_runtime/sql/postgres.sql \
+  msgcontract_runtime/sql/sqlite.sql \
+  msgcontract_runtime/sql/mysql.sql; do
+  grep -qxF "$want" <<<"$listing" || die "$wheel lacks $want; check [tool.setuptools.package-data] in runtime-python/pyproject.toml and setup.py's build hook"
+done
+say "$wheel holds msgcontract/v1/*.proto, *_pb2.py and sql/*.sql"
+
+rm -rf dist/python
+mkdir -p dist/python
+cp "$tmp/out1/$wheel" "$tmp/out1/$sdist" dist/python/
+(cd dist/python && sha256sum "$wheel" "$sdist" | sed 's/^/dist-python: /')
+say "wrote dist/python/"

@@ -77,6 +77,7 @@ require (
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
+	golang.org/x/mod v0.43.0
 	golang.org/x/sync v0.24.0
 	google.golang.org/protobuf v1.36.12
 )

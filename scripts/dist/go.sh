@@ -5,8 +5,9 @@
 # files of HEAD (internal/tools/dist; docs/release.md).
 #   VERSION=X.Y.Z bash scripts/dist/go.sh                  (default: the VERSION file)
 #   VERSION=X.Y.Z bash scripts/dist/go.sh --verify-reproducible
-#       builds twice into temporary directories and compares every file
-#       byte for byte, then writes dist/ as usual.
+#       builds twice into temporary directories, the second time with an
+#       empty Go build cache (so nothing is reused from the first), compares
+#       every file byte for byte, then writes dist/ as usual.
 # DIST_DIR (default dist) is where goproxy/ and bin/ go; DIST_ALLOW_DIRTY=1
 # builds from HEAD even when the work tree has uncommitted changes.
 set -euo pipefail
@@ -14,12 +15,12 @@ cd "$(dirname "$0")/../.."
 version="${VERSION:-$(cat VERSION)}"
 out="${DIST_DIR:-dist}"
 tool="$(mktemp -d)"
-trap 'rm -rf "$tool"' EXIT
+trap 'chmod -R u+w "$tool" 2>/dev/null; rm -rf "$tool"' EXIT
 # The tool is built from the work tree; what it releases is HEAD's files.
 GOWORK=off go build -o "$tool/dist" ./internal/tools/dist
 if [[ "${1:-}" == "--verify-reproducible" ]]; then
   "$tool/dist" -version "$version" -out "$tool/a"
-  "$tool/dist" -version "$version" -out "$tool/b"
+  GOCACHE="$tool/gocache" "$tool/dist" -version "$version" -out "$tool/b"
   if ! diff -r "$tool/a" "$tool/b"; then
     echo "dist (Go): two builds of the same commit differ (above): the release is not reproducible" >&2
     exit 1

@@ -18,9 +18,11 @@ tool="$(mktemp -d)"
 trap 'chmod -R u+w "$tool" 2>/dev/null; rm -rf "$tool"' EXIT
 # The tool is built from the work tree; what it releases is HEAD's files.
 GOWORK=off go build -o "$tool/dist" ./internal/tools/dist
+# One commit for every run, even if HEAD moves meanwhile.
+rev="$(git rev-parse --verify 'HEAD^{commit}')"
 if [[ "${1:-}" == "--verify-reproducible" ]]; then
-  "$tool/dist" -version "$version" -out "$tool/a"
-  GOCACHE="$tool/gocache" "$tool/dist" -version "$version" -out "$tool/b"
+  "$tool/dist" -rev "$rev" -version "$version" -out "$tool/a"
+  GOCACHE="$tool/gocache" "$tool/dist" -rev "$rev" -version "$version" -out "$tool/b"
   if ! diff -r "$tool/a" "$tool/b"; then
     echo "dist (Go): two builds of the same commit differ (above): the release is not reproducible" >&2
     exit 1
@@ -30,4 +32,4 @@ elif [[ $# -gt 0 ]]; then
   echo "usage: VERSION=X.Y.Z bash scripts/dist/go.sh [--verify-reproducible]" >&2
   exit 2
 fi
-"$tool/dist" -version "$version" -out "$out"
+"$tool/dist" -rev "$rev" -version "$version" -out "$out"

@@ -40,16 +40,17 @@ const buildinfoPkg = "github.com/msgcontract/msgcontract/internal/buildinfo"
 func main() {
 	version := flag.String("version", "", "the release, X.Y.Z (required; must be the VERSION file at HEAD)")
 	out := flag.String("out", "dist", "the directory to write goproxy/ and bin/ into (both are replaced)")
-	repo := flag.String("repo", ".", "the git repository to release from (its HEAD)")
+	repo := flag.String("repo", ".", "the git repository to release from")
+	rev := flag.String("rev", "HEAD", "the commit to release (its files, as git archive writes them)")
 	skipBin := flag.Bool("skip-bin", false, "write dist/goproxy only")
 	flag.Parse()
-	if err := run(*repo, *version, *out, goModules, *skipBin); err != nil {
+	if err := run(*repo, *rev, *version, *out, goModules, *skipBin); err != nil {
 		fmt.Fprintf(os.Stderr, "dist (Go): %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(repo, version, out string, modules []string, skipBin bool) error {
+func run(repo, rev, version, out string, modules []string, skipBin bool) error {
 	if version == "" {
 		return errors.New("-version X.Y.Z is required")
 	}
@@ -59,18 +60,18 @@ func run(repo, version, out string, modules []string, skipBin bool) error {
 	} else if len(dirty) > 0 && os.Getenv("DIST_ALLOW_DIRTY") != "1" {
 		return fmt.Errorf("the work tree has changes that HEAD does not:\n%s\na release is built from one commit: commit or stash them (DIST_ALLOW_DIRTY=1 builds from HEAD anyway, ignoring them)", dirty)
 	}
-	sha, err := git(repo, "rev-parse", "HEAD")
+	sha, err := git(repo, "rev-parse", "--verify", rev+"^{commit}")
 	if err != nil {
 		return err
 	}
 	sha = bytes.TrimSpace(sha)
-	ct, err := git(repo, "log", "-1", "--format=%ct", "HEAD")
+	ct, err := git(repo, "log", "-1", "--format=%ct", string(sha))
 	if err != nil {
 		return err
 	}
 	secs, err := strconv.ParseInt(string(bytes.TrimSpace(ct)), 10, 64)
 	if err != nil {
-		return fmt.Errorf("commit time of HEAD: %w", err)
+		return fmt.Errorf("commit time of %s: %w", sha, err)
 	}
 	commitTime := time.Unix(secs, 0).UTC()
 
@@ -79,7 +80,7 @@ func run(repo, version, out string, modules []string, skipBin bool) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	archive, err := git(repo, "archive", "--format=tar", "HEAD")
+	archive, err := git(repo, "archive", "--format=tar", string(sha))
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func run(repo, version, out string, modules []string, skipBin bool) error {
 		return err
 	}
 	if got := strings.TrimSpace(string(fileVersion)); got != version {
-		return fmt.Errorf("VERSION at HEAD (%s) is %s, not %s: the modules embed it (version.go, runtime-go/event/version.go and the files go test . checks), so a release of %s must be committed with VERSION %s first", sha[:12], got, version, version, version)
+		return fmt.Errorf("VERSION at %s is %s, not %s: the modules embed it (version.go, runtime-go/event/version.go and the files go test . checks), so a release of %s must be committed with VERSION %s first", sha[:12], got, version, version, version)
 	}
 
 	proxyDir, binDir := filepath.Join(out, "goproxy"), filepath.Join(out, "bin")

@@ -11,19 +11,19 @@
 # the VERSION file). Prints "release-check: go install from dist/goproxy: ok"
 # and exits 0, or says what failed and exits 1.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 if [[ $# -ne 1 ]]; then
   echo "usage: scripts/dist/check-go.sh DIST_DIR (VERSION=X.Y.Z, default the VERSION file)" >&2
   exit 2
 fi
+proxy_dir="$1/goproxy"
+[[ -d "$proxy_dir" ]] && proxy_dir="$(cd "$proxy_dir" && pwd)"
+cd "$(dirname "$0")/../.."
 version="${VERSION:-$(cat VERSION)}"
 version="${version#v}"
-proxy_dir="$1/goproxy"
 if [[ ! -f "$proxy_dir/github.com/msgcontract/msgcontract/@v/v$version.zip" ]]; then
   echo "release-check: go: $proxy_dir has no github.com/msgcontract/msgcontract v$version: run make dist VERSION=$version first" >&2
   exit 1
 fi
-proxy_dir="$(cd "$proxy_dir" && pwd)"
 fail() { echo "release-check: go: $*" >&2; exit 1; }
 
 work="$(mktemp -d)"

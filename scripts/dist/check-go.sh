@@ -7,6 +7,8 @@
 #      msgcontract --version prints X.Y.Z (likewise the other two);
 #   2. go get runtime-go@vX.Y.Z and runtime-go/transport/kafka@vX.Y.Z in a
 #      fresh module, which then builds a tiny consumer.
+#   3. the hashes the go command computed for those two match the go.sum
+#      the release wrote into the tool module.
 # Usage: scripts/dist/check-go.sh DIST_DIR   (VERSION env: X.Y.Z, default
 # the VERSION file). Prints "release-check: go install from dist/goproxy: ok"
 # and exits 0, or says what failed and exits 1.
@@ -86,4 +88,19 @@ $(cat "$log")"
 grep -q "github.com/msgcontract/msgcontract/runtime-go v$version" go.mod ||
   fail "the consumer's go.mod does not require runtime-go v$version:
 $(cat go.mod)"
+# With GONOSUMDB nothing checks the msgcontract modules' hashes against a
+# record, so compare what the go command computed from the zips it fetched
+# (the consumer's go.sum) with what the release wrote into the tool
+# module's go.sum: a zip changed after make dist shows here.
+tool_sum="$GOMODCACHE/github.com/msgcontract/msgcontract@v$version/go.sum"
+[[ -f "$tool_sum" ]] || fail "go install left no $tool_sum"
+n=0
+while read -r line; do
+  grep -qxF "$line" "$tool_sum" ||
+    fail "the go command hashed a module of dist/goproxy as \"$line\", the release's go.sum says:
+$(grep -F "${line%% *} " "$tool_sum" || echo "(nothing for it)")"
+  n=$((n + 1))
+done < <(grep '^github.com/msgcontract/' go.sum)
+((n >= 4)) || fail "the consumer's go.sum has $n lines for msgcontract modules, want 4 (runtime-go and kafka, zip and go.mod):
+$(cat go.sum)"
 echo "release-check: go install from dist/goproxy: ok"

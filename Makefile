@@ -267,5 +267,18 @@ golden: ## refresh golden files after an intended output change
 examples-gen: ## regenerate the example contracts' Go under examples/gen (no protoc needed)
 	$(GO) run ./internal/tools/genexamples
 
+# The release (docs/release.md): from the files of HEAD, reproducibly.
+# Each script takes VERSION from the environment and writes only its own
+# subdirectories of dist/: go.sh goproxy/ and bin/, python.sh python/,
+# maven.sh maven/.
+DIST_SCRIPTS := scripts/dist/go.sh scripts/dist/python.sh scripts/dist/maven.sh
+
+.PHONY: dist
+dist: ## write the release into dist/ from HEAD (VERSION=X.Y.Z, default the VERSION file): goproxy/, bin/, python/, maven/ (docs/release.md)
+	@for s in $(DIST_SCRIPTS); do [[ -f $$s ]] || { echo "make dist: $$s is missing: the release needs all of $(DIST_SCRIPTS) (is the branch that adds it merged?)" >&2; exit 1; }; done
+	VERSION=$(VERSION) bash scripts/dist/go.sh
+	VERSION=$(VERSION) bash scripts/dist/python.sh
+	VERSION=$(VERSION) bash scripts/dist/maven.sh
+
 clean: ## remove bin/ and the test summary
 	rm -rf $(BIN) $(SUMMARY)

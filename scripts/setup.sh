@@ -5,8 +5,9 @@
 #     the registry's PostgreSQL tests, redis-server for the Redis pre-filter
 #     test, mariadb-server for make test-mysql, Chromium for the registry
 #     console's browser test, prometheus (promtool for ops/'s rule tests, the
-#     server for make test-obs), gcc for cgo, which go test -race needs (one
-#     apt-get update, only when something is missing);
+#     server for make test-obs), gcc for cgo, which go test -race needs,
+#     gcc-aarch64-linux-gnu for make dist's linux/arm64 msgcontract-ops
+#     (cgo, SQLite) (one apt-get update, only when something is missing);
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
 #   - the Maven artifacts of the Java harness and the pinned protoc;
@@ -24,6 +25,7 @@ command -v mariadbd >/dev/null 2>&1 || [[ -x /usr/sbin/mariadbd ]] || missing+=(
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 if ((${#missing[@]})); then
   sudo=""
   [[ "$(id -u)" == 0 ]] || sudo=sudo

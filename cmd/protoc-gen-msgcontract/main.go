@@ -103,7 +103,7 @@ Flags:
 func command(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "--version", "-version":
-		fmt.Fprintln(stdout, "protoc-gen-msgcontract", buildinfo.Version)
+		fmt.Fprintln(stdout, buildinfo.Line("protoc-gen-msgcontract"))
 		return 0
 	case "--help", "-help", "-h":
 		fmt.Fprint(stdout, help)

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bufbuild/protocompile"
-	"github.com/bufbuild/protocompile/linker"
-	"github.com/bufbuild/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/linker"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 

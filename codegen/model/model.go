@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/bufbuild/protocompile/linker"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/linker"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 

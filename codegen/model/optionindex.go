@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/bufbuild/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bufbuild/protocompile/linker"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/linker"
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/reflect/protoreflect"
 

@@ -58,14 +58,15 @@ func UsageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
 // so that the binary every build runs does not carry (and map into
 // memory) their clients; see ops.go.
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return Run(ctx, args, stdout, stderr, ContractCommands, opsStubs)
+	return Run(ctx, "msgcontract", args, stdout, stderr, ContractCommands, opsStubs)
 }
 
 // Run runs a CLI made of the given groups of commands: msgcontract's
 // (Execute) or msgcontract-ops's (ops.Execute), which share the root, its
-// help and its exit codes.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer, groups ...func() []*cobra.Command) int {
-	root := newRoot(stdout, stderr, groups...)
+// help and its exit codes; program is the binary's name, as --version
+// prints it.
+func Run(ctx context.Context, program string, args []string, stdout, stderr io.Writer, groups ...func() []*cobra.Command) int {
+	root := newRoot(program, stdout, stderr, groups...)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -93,7 +94,7 @@ func ContractCommands() []*cobra.Command {
 	return []*cobra.Command{newLintCmd(), newBizkeyCmd(), newGenerateCmd(), newBreakingCmd(), newIncludeCmd(), newInitCmd()}
 }
 
-func newRoot(stdout, stderr io.Writer, groups ...func() []*cobra.Command) *cobra.Command {
+func newRoot(program string, stdout, stderr io.Writer, groups ...func() []*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "msgcontract",
 		Short: "Effectively-once messaging from Protocol Buffers contracts",
@@ -115,6 +116,9 @@ or compiled. Findings go to stdout, errors to stderr.`,
 		SilenceErrors: true,
 		Version:       buildinfo.Version,
 	}
+	// "msgcontract 1.2.3 (commit 0123abc)": the same line as
+	// protoc-gen-msgcontract --version, the version second.
+	root.SetVersionTemplate(buildinfo.Line(program) + "\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageErr(err) })

@@ -3,7 +3,7 @@ package compat
 import (
 	"bytes"
 
-	"github.com/bufbuild/protocompile/protoutil"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/protoutil"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 )

@@ -29,12 +29,12 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/bufbuild/protocompile/ast"
-	"github.com/bufbuild/protocompile/linker"
-	"github.com/bufbuild/protocompile/options"
-	"github.com/bufbuild/protocompile/parser"
-	"github.com/bufbuild/protocompile/reporter"
-	"github.com/bufbuild/protocompile/sourceinfo"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/linker"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/options"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/parser"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/sourceinfo"
 )
 
 // Compiler handles compilation tasks, to turn protobuf source files, or other

@@ -32,7 +32,7 @@ import (
 	_ "google.golang.org/protobuf/types/known/wrapperspb"
 	_ "google.golang.org/protobuf/types/pluginpb"
 
-	"github.com/bufbuild/protocompile/internal/featuresext"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/internal/featuresext"
 )
 
 // All files that are included with protoc are also included with this package

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bufbuild/protocompile"
+	"github.com/msgcontract/msgcontract/third_party/protocompile"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"

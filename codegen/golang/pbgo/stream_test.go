@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bufbuild/protocompile"
+	"github.com/msgcontract/msgcontract/third_party/protocompile"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"

@@ -23,5 +23,5 @@ func Commands() []*cobra.Command {
 // these) with args, without the program name, and returns the process
 // exit code.
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return cli.Run(ctx, args, stdout, stderr, cli.ContractCommands, Commands)
+	return cli.Run(ctx, "msgcontract-ops", args, stdout, stderr, cli.ContractCommands, Commands)
 }

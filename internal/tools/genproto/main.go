@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/bufbuild/protocompile"
+	"github.com/msgcontract/msgcontract/third_party/protocompile"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/golang/pbgo"

@@ -20,7 +20,7 @@ import (
 
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/bufbuild/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
 )
 
 // ParsedFile wraps an optional AST and required FileDescriptorProto.

@@ -19,9 +19,9 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/bufbuild/protocompile/ast"
-	"github.com/bufbuild/protocompile/parser"
-	"github.com/bufbuild/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/parser"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
 )
 
 // Link handles linking a parsed descriptor proto into a fully-linked descriptor.

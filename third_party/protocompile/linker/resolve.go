@@ -24,10 +24,10 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/bufbuild/protocompile/ast"
-	"github.com/bufbuild/protocompile/internal"
-	"github.com/bufbuild/protocompile/reporter"
-	"github.com/bufbuild/protocompile/walk"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/internal"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/walk"
 )
 
 func (r *result) ResolveMessageLiteralExtensionName(node ast.IdentValueNode) string {

@@ -20,11 +20,11 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/bufbuild/protocompile/ast"
-	"github.com/bufbuild/protocompile/internal"
-	"github.com/bufbuild/protocompile/protoutil"
-	"github.com/bufbuild/protocompile/reporter"
-	"github.com/bufbuild/protocompile/walk"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/internal"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/protoutil"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/walk"
 )
 
 const unknownFilePath = "<unknown file>"

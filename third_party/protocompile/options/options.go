@@ -39,13 +39,13 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/bufbuild/protocompile/ast"
-	"github.com/bufbuild/protocompile/internal"
-	"github.com/bufbuild/protocompile/internal/messageset"
-	"github.com/bufbuild/protocompile/linker"
-	"github.com/bufbuild/protocompile/parser"
-	"github.com/bufbuild/protocompile/reporter"
-	"github.com/bufbuild/protocompile/sourceinfo"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/internal"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/internal/messageset"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/linker"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/parser"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/sourceinfo"
 )
 
 type interpreter struct {

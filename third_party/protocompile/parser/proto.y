@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/bufbuild/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
 )
 
 %}

@@ -26,10 +26,10 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/bufbuild/protocompile/ast"
-	"github.com/bufbuild/protocompile/internal"
-	"github.com/bufbuild/protocompile/internal/editions"
-	"github.com/bufbuild/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/internal"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/internal/editions"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
 )
 
 type result struct {

@@ -22,10 +22,10 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/bufbuild/protocompile/ast"
-	"github.com/bufbuild/protocompile/internal"
-	"github.com/bufbuild/protocompile/reporter"
-	"github.com/bufbuild/protocompile/walk"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/internal"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/walk"
 )
 
 func validateBasic(res *result, handler *reporter.Handler) {

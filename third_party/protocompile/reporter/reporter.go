@@ -20,7 +20,7 @@ package reporter
 import (
 	"sync"
 
-	"github.com/bufbuild/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
 )
 
 // ErrorReporter is responsible for reporting the given error. If the reporter

@@ -20,7 +20,7 @@ import (
 	"embed"
 	"io"
 
-	"github.com/bufbuild/protocompile"
+	"github.com/msgcontract/msgcontract/third_party/protocompile"
 )
 
 //go:embed google/protobuf/*.proto google/protobuf/*/*.proto

@@ -19,8 +19,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/bufbuild/protocompile/ast"
-	"github.com/bufbuild/protocompile/reporter"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
 )
 
 var closeSymbol = map[tokenType]tokenType{

@@ -16,19 +16,9 @@
 # Needs a JDK 17 and Maven 3.8+; plugins and dependencies come from
 # ~/.m2 (scripts/setup-java.sh resolves them) or Maven Central.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-VERSION="${VERSION:-$(cat VERSION)}"
-say() { echo "dist-maven: $*"; }
-die() { echo "dist-maven: $*" >&2; exit 1; }
-
-if [[ -n "$(git status --porcelain)" && "${DIST_ALLOW_DIRTY:-}" != 1 ]]; then
-  git status --short >&2
-  die "the work tree has uncommitted changes (above), which would not be in the release built from HEAD; commit or stash them, or set DIST_ALLOW_DIRTY=1 to build HEAD anyway"
-fi
-commit="$(git rev-parse HEAD)"
-# The commit's time, whatever the environment says: every part of make dist
-# stamps its files with the same time.
-export SOURCE_DATE_EPOCH="$(git log -1 --format=%ct HEAD)"
+tag=dist-maven
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
 stamp="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d%H%M%S)"
 
 tmp="$(mktemp -d)"

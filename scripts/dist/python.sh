@@ -14,20 +14,10 @@
 # which it runs) and PyPI for the isolated build environment (setuptools,
 # grpcio-tools).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+tag=dist-python
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
 root="$PWD"
-VERSION="${VERSION:-$(cat VERSION)}"
-say() { echo "dist-python: $*"; }
-die() { echo "dist-python: $*" >&2; exit 1; }
-
-if [[ -n "$(git status --porcelain)" && "${DIST_ALLOW_DIRTY:-}" != 1 ]]; then
-  git status --short >&2
-  die "the work tree has uncommitted changes (above), which would not be in the release built from HEAD; commit or stash them, or set DIST_ALLOW_DIRTY=1 to build HEAD anyway"
-fi
-commit="$(git rev-parse HEAD)"
-# The commit's time, whatever the environment says: every part of make dist
-# stamps its files with the same time.
-export SOURCE_DATE_EPOCH="$(git log -1 --format=%ct HEAD)"
 
 bash scripts/setup-python.sh >/dev/null
 py="$root/.venv/bin/python"

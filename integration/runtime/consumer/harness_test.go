@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -197,6 +198,8 @@ type fixture struct {
 	clock   *scaledClock
 	spec    *event.Spec
 	calls   atomic.Int64
+	// stops ends each consumer start ran and waits for its Run to return.
+	stops []func()
 }
 
 func newFixture(t *testing.T, be dbBackend, bk brokerKind, p backoff.Policy) *fixture {
@@ -252,12 +255,17 @@ func (f *fixture) start(handle handlerFunc, mutate func(*consumer.Config)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	f.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			f.t.Errorf("Run: %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				f.t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	f.stops = append(f.stops, stop)
+	f.t.Cleanup(stop)
 }
 
 // insertEffect is the business write every test handler makes.
@@ -330,10 +338,16 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // drain waits until the broker holds nothing queued or in flight, so no
-// further effect can happen; the exact counts are asserted after it.
+// further effect can happen, then stops the consumers: a delivery's
+// metrics and logs follow its commit, so the broker may be empty while the
+// last of them is still being counted. The exact counts are asserted after
+// it; nothing is consumed after it.
 func (f *fixture) drain() {
 	f.t.Helper()
 	waitFor(f.t, "the queue to drain", f.br.drained)
+	for _, stop := range f.stops {
+		stop()
+	}
 }
 
 var dlqAll = dlq.Filter{}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
@@ -73,9 +74,11 @@ func Check(set *model.Set) model.Diagnostics {
 // or a top-level class protoc generates for any file the set compiled,
 // imports included (javac: duplicate class). Those are protoc's outer
 // class (java_outer_classname, else the file name in CamelCase, with
-// "OuterClass" appended when a type of the file has that name) and, under
-// java_multiple_files, each top-level message and enum (and service, with
-// java_generic_services). (The OrBuilder interface of a message never
+// "OuterClass" appended when a type of the file has that name, or from
+// edition 2024 on "Proto" always) and each top-level message and enum that
+// is not nested in it (java_multiple_files; from edition 2024 on, unless
+// pb.java's nest_in_file_class says YES), and services with
+// java_generic_services. (The OrBuilder interface of a message never
 // ends in "Contract" like a contract class.) A contract class never
 // collides with its own file's classes: ContractClass steps aside.
 // Findings point at the file (1:1), as the plugin's request holds no
@@ -138,18 +141,21 @@ func protocClasses(set *model.Set) map[string]javaClass {
 			origin = "its java_outer_classname"
 		}
 		add(OuterClass(fd), fmt.Sprintf("the outer class of %s (%s)", fd.Path(), origin), "one of the files")
-		if !o.GetJavaMultipleFiles() {
-			return true
+		why := "java_multiple_files"
+		if edition(fd) >= descriptorpb.Edition_EDITION_2024 {
+			why = "edition 2024 does not nest it in the outer class"
 		}
 		for i := 0; i < fd.Messages().Len(); i++ {
-			m := fd.Messages().Get(i)
-			add(string(m.Name()), fmt.Sprintf("the class of message %s of %s (java_multiple_files)", m.FullName(), fd.Path()), "the message")
+			if m := fd.Messages().Get(i); !nestedInFileClass(m) {
+				add(string(m.Name()), fmt.Sprintf("the class of message %s of %s (%s)", m.FullName(), fd.Path(), why), "the message")
+			}
 		}
 		for i := 0; i < fd.Enums().Len(); i++ {
-			e := fd.Enums().Get(i)
-			add(string(e.Name()), fmt.Sprintf("the class of enum %s of %s (java_multiple_files)", e.FullName(), fd.Path()), "the enum")
+			if e := fd.Enums().Get(i); !nestedInFileClass(e) {
+				add(string(e.Name()), fmt.Sprintf("the class of enum %s of %s (%s)", e.FullName(), fd.Path(), why), "the enum")
+			}
 		}
-		if o.GetJavaGenericServices() {
+		if o.GetJavaGenericServices() && (o.GetJavaMultipleFiles() || edition(fd) >= descriptorpb.Edition_EDITION_2024) {
 			for i := 0; i < fd.Services().Len(); i++ {
 				sv := fd.Services().Get(i)
 				add(string(sv.Name()), fmt.Sprintf("the class of service %s of %s (java_multiple_files)", sv.FullName(), fd.Path()), "the service")
@@ -165,6 +171,9 @@ func protocClasses(set *model.Set) map[string]javaClass {
 // generates: the outer class plus "Proto", or "Protos", then digits.
 func suggestOuter(fd protoreflect.FileDescriptor, protoc map[string]javaClass, contracts map[string]*model.File) string {
 	base, pkg := strings.TrimSuffix(OuterClass(fd), "OuterClass"), Package(fd)
+	if fileOptions(fd).JavaOuterClassname == nil && !oldOuterClassnameDefault(fd) {
+		base = fileBaseClass(fd)
+	}
 	for i := 0; ; i++ {
 		name := base + "Proto"
 		switch {

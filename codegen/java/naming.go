@@ -6,6 +6,9 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
@@ -119,18 +122,126 @@ func Package(fd protoreflect.FileDescriptor) string {
 }
 
 // OuterClass is the file's outer class name: java_outer_classname, else the
-// camel-cased file name, with "OuterClass" appended when a top-level type
-// already has that name.
+// camel-cased file name. Before edition 2024 (protoc's feature
+// use_old_outer_classname_default) "OuterClass" is appended when a type of
+// the file already has that name; from edition 2024 on "Proto" is always
+// appended (and protoc refuses a file whose type has that name).
 func OuterClass(fd protoreflect.FileDescriptor) string {
 	if o := fileOptions(fd); o.JavaOuterClassname != nil {
 		return o.GetJavaOuterClassname()
 	}
-	base := strings.TrimSuffix(path.Base(fd.Path()), ".proto")
-	name := camel(base, true)
+	name := fileBaseClass(fd)
+	if !oldOuterClassnameDefault(fd) {
+		return name + "Proto"
+	}
 	if topLevelName(fd, name) {
 		name += "OuterClass"
 	}
 	return name
+}
+
+// fileBaseClass is the camel-cased file name, the stem of the default outer
+// class and of the contract class.
+func fileBaseClass(fd protoreflect.FileDescriptor) string {
+	return camel(strings.TrimSuffix(path.Base(fd.Path()), ".proto"), true)
+}
+
+// edition is the file's edition (descriptorpb.Edition): EDITION_PROTO2 or
+// EDITION_PROTO3 for syntax files.
+func edition(fd protoreflect.FileDescriptor) descriptorpb.Edition {
+	// protobuf-go's file descriptors answer Edition(); a descriptor of
+	// another implementation is converted.
+	if e, ok := fd.(interface{ Edition() int32 }); ok {
+		return descriptorpb.Edition(e.Edition())
+	}
+	return protodesc.ToFileDescriptorProto(fd).GetEdition()
+}
+
+// oldOuterClassnameDefault is pb.java's use_old_outer_classname_default as
+// it resolves for fd: true before edition 2024, false from it on (users
+// cannot set it: the feature was removed in the edition that introduced it).
+func oldOuterClassnameDefault(fd protoreflect.FileDescriptor) bool {
+	return edition(fd) < descriptorpb.Edition_EDITION_2024
+}
+
+// javaFeaturesField and nestInFileClassField are pb.JavaFeatures' number as
+// an extension of google.protobuf.FeatureSet and its nest_in_file_class
+// field; nestYes and nestNo are that field's values YES and NO.
+const (
+	javaFeaturesField    = 1001
+	nestInFileClassField = 5
+	nestNo               = 1
+	nestYes              = 2
+)
+
+// nestedInFileClass is protoc's NestInFileClass for a top-level message or
+// enum: pb.java's nest_in_file_class set on the type (it targets messages,
+// enums and services only, so nothing is inherited from the file), else the
+// edition's default: NO from edition 2024 on, LEGACY before it, which means
+// "unless java_multiple_files".
+func nestedInFileClass(d protoreflect.Descriptor) bool {
+	var features *descriptorpb.FeatureSet
+	switch o := d.Options().(type) {
+	case *descriptorpb.MessageOptions:
+		features = o.GetFeatures()
+	case *descriptorpb.EnumOptions:
+		features = o.GetFeatures()
+	}
+	switch featureEnum(features, javaFeaturesField, nestInFileClassField) {
+	case nestYes:
+		return true
+	case nestNo:
+		return false
+	}
+	if edition(d.ParentFile()) >= descriptorpb.Edition_EDITION_2024 {
+		return false
+	}
+	return !fileOptions(d.ParentFile()).GetJavaMultipleFiles()
+}
+
+// featureEnum reads field of the language feature message extending
+// FeatureSet at number ext, from the wire form of fs: the loader keeps
+// language features it has no Go type for as unknown fields. 0 when unset.
+func featureEnum(fs *descriptorpb.FeatureSet, ext, field protowire.Number) uint64 {
+	if fs == nil {
+		return 0
+	}
+	raw, err := proto.Marshal(fs)
+	if err != nil {
+		return 0
+	}
+	var v uint64
+	scan(raw, ext, protowire.BytesType, func(lang []byte) {
+		scan(lang, field, protowire.VarintType, func(b []byte) {
+			if x, n := protowire.ConsumeVarint(b); n > 0 {
+				v = x // the last occurrence wins, as in protobuf's merge
+			}
+		})
+	})
+	return v
+}
+
+// scan calls f with the value bytes of every field num of type typ in b.
+func scan(b []byte, num protowire.Number, typ protowire.Type, f func([]byte)) {
+	for len(b) > 0 {
+		n, t, l := protowire.ConsumeTag(b)
+		if l < 0 {
+			return
+		}
+		b = b[l:]
+		vl := protowire.ConsumeFieldValue(n, t, b)
+		if vl < 0 {
+			return
+		}
+		if n == num && t == typ {
+			v := b[:vl]
+			if t == protowire.BytesType {
+				v, _ = protowire.ConsumeBytes(v)
+			}
+			f(v)
+		}
+		b = b[vl:]
+	}
 }
 
 // topLevelName is protoc's HasConflictingClassName: any message or enum
@@ -170,7 +281,7 @@ func ClassName(d protoreflect.Descriptor) string {
 	for p := d; p != nil && p != protoreflect.Descriptor(fd); p = p.Parent() {
 		chain = append([]string{string(p.Name())}, chain...)
 	}
-	if !fileOptions(fd).GetJavaMultipleFiles() {
+	if nestedInFileClass(topLevel(d)) {
 		chain = append([]string{OuterClass(fd)}, chain...)
 	}
 	if pkg := Package(fd); pkg != "" {
@@ -179,16 +290,60 @@ func ClassName(d protoreflect.Descriptor) string {
 	return strings.Join(chain, ".")
 }
 
+// topLevel is the top-level message or enum that d is, or is nested in.
+func topLevel(d protoreflect.Descriptor) protoreflect.Descriptor {
+	for {
+		p := d.Parent()
+		if _, ok := p.(protoreflect.FileDescriptor); ok || p == nil {
+			return d
+		}
+		d = p
+	}
+}
+
 // ContractClass is the name of the contract class generated for a file:
-// the outer class name plus "Contract", with "_" appended while that is
-// the name of a class protoc generates in the same package from this
-// file (a top-level type under java_multiple_files, or the outer class).
+// the outer class name plus "Contract" (without protoc's "OuterClass", or
+// from edition 2024 on its "Proto" suffix), with "_" appended while that is
+// the name of a class protoc generates in the same package from this file
+// (a top-level type that is not nested in the outer class, or the outer
+// class itself).
 func ContractClass(fd protoreflect.FileDescriptor) string {
-	name := strings.TrimSuffix(OuterClass(fd), "OuterClass") + "Contract"
-	for name == OuterClass(fd) || (fileOptions(fd).GetJavaMultipleFiles() && topLevelName(fd, name)) {
+	outer := OuterClass(fd)
+	stem := strings.TrimSuffix(outer, "OuterClass")
+	if fileOptions(fd).JavaOuterClassname == nil && !oldOuterClassnameDefault(fd) {
+		stem = fileBaseClass(fd)
+	}
+	name := stem + "Contract"
+	for name == outer || topLevelClass(fd, name) {
 		name += "_"
 	}
 	return name
+}
+
+// topLevelClass reports whether protoc writes a top-level class name for
+// one of fd's types: a message or enum that is not nested in the outer
+// class, or one nested in such a type.
+func topLevelClass(fd protoreflect.FileDescriptor, name string) bool {
+	for i := 0; i < fd.Messages().Len(); i++ {
+		m := fd.Messages().Get(i)
+		if !nestedInFileClass(m) && (string(m.Name()) == name || typeNamed(m.Messages(), m.Enums(), name)) {
+			return true
+		}
+	}
+	for i := 0; i < fd.Enums().Len(); i++ {
+		if e := fd.Enums().Get(i); !nestedInFileClass(e) && string(e.Name()) == name {
+			return true
+		}
+	}
+	// A service's class (java_generic_services) follows the file's default.
+	if edition(fd) >= descriptorpb.Edition_EDITION_2024 || fileOptions(fd).GetJavaMultipleFiles() {
+		for i := 0; i < fd.Services().Len(); i++ {
+			if string(fd.Services().Get(i).Name()) == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // contractScope are the simple names the contract class body refers to

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
@@ -18,17 +22,46 @@ type Executor struct {
 	// Run generates code for vf's protos under workDir and returns one
 	// result per case, in case order.
 	Run func(ctx context.Context, vf *VectorFile, workDir string) ([]Result, error)
+	// MaxEdition, when set, is the newest edition the executor's protobuf
+	// can compile and load (the oldest supported protobuf predates edition
+	// 2024). A vector file with a newer file is not run there: the runner
+	// prints why and counts its cases as not applicable, never as passed.
+	MaxEdition descriptorpb.Edition
+	// Toolchain says which protobuf the executor runs on, for that message.
+	Toolchain string
 }
 
 // Summary counts one language's cases.
 type Summary struct {
 	Lang           string
 	Passed, Failed int
+	// NotApplicable counts the cases of vector files newer than the
+	// executor's MaxEdition.
+	NotApplicable int
 }
 
 // Line is the closing line the suite prints for the language.
 func (s Summary) Line() string {
-	return fmt.Sprintf("conformance-%s: %d passed, %d failed", s.Lang, s.Passed, s.Failed)
+	line := fmt.Sprintf("conformance-%s: %d passed, %d failed", s.Lang, s.Passed, s.Failed)
+	if s.NotApplicable > 0 {
+		line += fmt.Sprintf(", %d not applicable", s.NotApplicable)
+	}
+	return line
+}
+
+// newestEdition is the newest edition among the files vf compiles, imports
+// included (proto2 and proto3 count as before every edition).
+func newestEdition(ctx context.Context, vf *VectorFile) (descriptorpb.Edition, error) {
+	set, err := LoadModel(ctx, vf)
+	if err != nil {
+		return 0, err
+	}
+	newest := descriptorpb.Edition_EDITION_PROTO2
+	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		newest = max(newest, protodesc.ToFileDescriptorProto(fd).GetEdition())
+		return true
+	})
+	return newest, nil
 }
 
 // LoadModel compiles vf's protos, with its proto root as the import path,
@@ -60,6 +93,20 @@ func Run(ctx context.Context, w io.Writer, files []*VectorFile, executors []Exec
 		for _, vf := range files {
 			name := strings.TrimSuffix(filepath.Base(vf.Path), ".json")
 			dir := filepath.Join(workRoot, ex.Lang, fmt.Sprintf("%s-%d", name, len(vf.Cases)))
+			if ex.MaxEdition != 0 {
+				ed, err := newestEdition(ctx, vf)
+				if err != nil {
+					fmt.Fprintf(w, "FAIL conformance-%s %s: %v\n", ex.Lang, vf.Path, err)
+					sums[i].Failed += len(vf.Cases)
+					continue
+				}
+				if ed > ex.MaxEdition {
+					fmt.Fprintf(w, "n/a  conformance-%s %s: %d cases not run: its protos use %s, which %s cannot compile or load (docs/protobuf.md)\n",
+						ex.Lang, filepath.Base(vf.Path), len(vf.Cases), strings.TrimPrefix(ed.String(), "EDITION_"), ex.Toolchain)
+					sums[i].NotApplicable += len(vf.Cases)
+					continue
+				}
+			}
 			results, err := runOne(ctx, ex, vf, dir)
 			if err != nil {
 				fmt.Fprintf(w, "FAIL conformance-%s %s: %v\n", ex.Lang, vf.Path, err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/types/descriptorpb"
+
 	"github.com/msgcontract/msgcontract/conformance"
 )
 
@@ -98,5 +100,44 @@ func TestLoadFileRejectsCasesThatCheckNothing(t *testing.T) {
 	}
 	if _, err := conformance.LoadFile(path); err != nil {
 		t.Errorf("LoadFile: %v", err)
+	}
+}
+
+// An executor whose protobuf predates a vector file's edition does not run
+// it: its cases are counted as not applicable, with the reason printed,
+// while an executor without a limit runs them.
+func TestRunSkipsFilesNewerThanAnExecutorsEdition(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := "edition = \"2023\";\npackage e.v1;\nmessage M { string s = 1; }\n"
+	if err := os.WriteFile(filepath.Join(dir, "e.proto"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vf := &conformance.VectorFile{Path: "e.json", ProtoDir: dir, Files: []string{"e.proto"}, Cases: []conformance.Case{
+		{Name: "a", Kind: conformance.KindBizKey, Expect: conformance.Result{BizKey: ptr("a")}},
+		{Name: "b", Kind: conformance.KindBizKey, Expect: conformance.Result{BizKey: ptr("b")}},
+	}}
+	ran := 0
+	answer := func(context.Context, *conformance.VectorFile, string) ([]conformance.Result, error) {
+		ran++
+		return []conformance.Result{{BizKey: ptr("a")}, {BizKey: ptr("b")}}, nil
+	}
+	var out bytes.Buffer
+	sums := conformance.Run(context.Background(), &out, []*conformance.VectorFile{vf}, []conformance.Executor{
+		{Lang: "newest", Run: answer},
+		{Lang: "oldest", Run: answer, MaxEdition: descriptorpb.Edition_EDITION_PROTO3, Toolchain: "protobuf 1.0"},
+	}, t.TempDir())
+	text := out.String()
+	for _, want := range []string{
+		"conformance-newest: 2 passed, 0 failed\n",
+		"conformance-oldest: 0 passed, 0 failed, 2 not applicable\n",
+		"n/a  conformance-oldest e.json: 2 cases not run: its protos use 2023, which protobuf 1.0 cannot compile or load",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if ran != 1 || sums[1].NotApplicable != 2 || sums[1].Passed != 0 {
+		t.Errorf("ran %d times, summaries %+v", ran, sums)
 	}
 }

@@ -56,9 +56,10 @@ func TestMavenJUnit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(testSrc, "ConsumerTest.java"), consumerTest, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, "mvn", "-B", "-f", filepath.Join(tools.Dir, "pom.xml"),
+	args := append([]string{"-B", "-f", filepath.Join(tools.Dir, "pom.xml")}, tools.MavenProperties()...)
+	cmd := exec.CommandContext(ctx, "mvn", append(args,
 		"-Dgen.main="+pbSrc, "-Dgen.test="+filepath.Join(work, "test-java"),
-		"test")
+		"test")...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("mvn test: %v\n%s", err, out)

@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // pom is the build of generated Java: the protobuf runtime matching the
@@ -53,6 +55,23 @@ func (e End) Version() string {
 		return OldestProtocVersion
 	}
 	return ProtocVersion
+}
+
+// MaxEdition is the newest edition the end's protoc compiles (protoc 29.0
+// stops at 2023, "later than the maximum supported edition") and its
+// protobuf-java loads: what a conformance executor of the end declares.
+func (e End) MaxEdition() descriptorpb.Edition {
+	if e == Oldest {
+		return descriptorpb.Edition_EDITION_2023
+	}
+	return descriptorpb.Edition_EDITION_2024
+}
+
+// Toolchain names the end's protobuf for messages, as "protobuf-java 4.29.0
+// (protoc 29.0)".
+func (e End) Toolchain() string {
+	v := e.Version()
+	return "protobuf-java " + v + " (protoc " + strings.TrimPrefix(v, "4.") + ")"
 }
 
 // String names the end: "newest" or "oldest".

@@ -4,7 +4,10 @@
 # checks that every @Test ran and none was skipped, checks the Javadoc, and
 # installs the jar and the parent POM (io.msgcontract:msgcontract-runtime-parent)
 # into the local Maven repository, where generated Java, the conformance suite,
-# the demo and examples/services/java find them. The kafka module's tests need
+# the demo and examples/services/java find them. The tests run on both ends of
+# PROTOBUF's Java range: with the POM's protobuf-java (the newest end), then
+# again on the oldest (-Dprotobuf.version), each run's JUnit count checked; the
+# jar installed is the first build's. The kafka module's tests need
 # a broker: make test-java-kafka builds and installs it. Needs a JDK 17 and
 # Maven 3.8+ on PATH. Skipped when the installed jar was built from the same
 # sources.
@@ -21,9 +24,11 @@ case "${1:-}" in
   *) echo "usage: install-runtime-java.sh [--no-tests]" >&2; exit 2 ;;
 esac
 cd "$here/../runtime-java"
+# JAVA_PROTOBUF_NEWEST (pom.xml's protobuf.version) and JAVA_PROTOBUF_OLDEST
+source ../PROTOBUF
 stamp=core/target/.installed.sha256
 notests_stamp=core/target/.installed-without-tests.sha256
-sources="$(cat pom.xml core/pom.xml ../contracts/msgcontract/v1/*.proto ../contracts/sql/*.sql $(find core/src -type f | sort) | sha256sum | cut -d' ' -f1)"
+sources="$(cat ../PROTOBUF pom.xml core/pom.xml ../contracts/msgcontract/v1/*.proto ../contracts/sql/*.sql $(find core/src -type f | sort) | sha256sum | cut -d' ' -f1)"
 version="$(cat ../VERSION)"
 jar="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/$version/msgcontract-runtime-$version.jar"
 parent="$HOME/.m2/repository/io/msgcontract/msgcontract-runtime-parent/$version/msgcontract-runtime-parent-$version.pom"
@@ -54,6 +59,19 @@ if [[ -n "$notests" ]]; then
   echo "runtime-java: installed (tests not run)"
   exit 0
 fi
+want="$(grep -rhE '^\s*@Test\b' --exclude='*IT.java' core/src/test/java | wc -l)"
+# checkcount END: every declared @Test ran in surefire's reports, none skipped;
+# sets ran.
+checkcount() {
+  local skipped
+  read -r ran skipped < <(cat core/target/surefire-reports/TEST-*.xml |
+    sed -nE 's/.*<testsuite [^>]*tests="([0-9]+)"[^>]*skipped="([0-9]+)".*/\1 \2/p' |
+    awk '{r+=$1; s+=$2} END {print r+0, s+0}')
+  if [[ "$ran" != "$want" || "$skipped" != 0 ]]; then
+    echo "runtime-java: $ran JUnit tests ran on protobuf-java $1, $skipped skipped; the sources declare $want" >&2
+    exit 1
+  fi
+}
 rm -rf core/target/surefire-reports
 # -am: the parent POM too, which the installed jar's POM names
 if ! bash "$here/heartbeat.sh" "runtime-java: mvn install" \
@@ -62,14 +80,20 @@ if ! bash "$here/heartbeat.sh" "runtime-java: mvn install" \
   echo "runtime-java: mvn install failed" >&2
   exit 1
 fi
-want="$(grep -rhE '^\s*@Test\b' --exclude='*IT.java' core/src/test/java | wc -l)"
-read -r ran skipped < <(cat core/target/surefire-reports/TEST-*.xml |
-  sed -nE 's/.*<testsuite [^>]*tests="([0-9]+)"[^>]*skipped="([0-9]+)".*/\1 \2/p' |
-  awk '{r+=$1; s+=$2} END {print r+0, s+0}')
-if [[ "$ran" != "$want" || "$skipped" != 0 ]]; then
-  echo "runtime-java: $ran JUnit tests ran, $skipped skipped; the sources declare $want" >&2
+checkcount "$JAVA_PROTOBUF_NEWEST"
+newest="$ran"
+# The oldest end: the same sources compiled and tested against the oldest
+# protobuf-java (the runtime's own classes come from the oldest protoc either
+# way); nothing is installed from this build.
+rm -rf core/target/surefire-reports
+export JAVA_PROTOBUF_OLDEST
+if ! bash "$here/heartbeat.sh" "runtime-java: mvn test on protobuf-java $JAVA_PROTOBUF_OLDEST" \
+  bash -c 'mvn -B -q -Dstyle.color=never -pl core -am -Dprotobuf.version="$JAVA_PROTOBUF_OLDEST" test >core/target/test-oldest.log 2>&1'; then
+  sed 's/\x1b\[[0-9;]*m//g' core/target/test-oldest.log >&2
+  echo "runtime-java: mvn test on protobuf-java $JAVA_PROTOBUF_OLDEST failed" >&2
   exit 1
 fi
-echo "$ran" >core/target/.tests
+checkcount "$JAVA_PROTOBUF_OLDEST"
+echo "$newest" >core/target/.tests
 echo "$sources" >"$stamp"
-echo "java-runtime: $ran tests"
+echo "java-runtime: $newest tests on protobuf-java $JAVA_PROTOBUF_NEWEST, $ran on $JAVA_PROTOBUF_OLDEST"

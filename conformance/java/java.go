@@ -22,7 +22,11 @@ import (
 var executorSource string
 
 // Executor runs vector files in Java with a toolchain its owner shares
-// between runs (and closes).
+// between runs (and closes). The toolchain's End is the end of PROTOBUF's
+// Java range it runs on: the zero Shared is the newest (protoc 36.2,
+// protobuf-java 4.36.2); for the oldest (protoc 29.0, protobuf-java 4.29.0;
+// the same msgcontract runtime jar) give it its own
+// &javabuild.Shared{End: javabuild.Oldest}.
 type Executor struct {
 	Tools *javabuild.Shared
 }

@@ -15,13 +15,20 @@ import (
 // fields open and closed, oneof members, messages, enclosing messages,
 // enums, enum values, a whole file), with javac -Xlint:all -Werror, as
 // every build of generated Java is compiled (Compile): a deprecation
-// warning fails it.
+// warning fails it. Both ends of PROTOBUF's Java range: what protoc marks
+// and which protobuf-java methods are deprecated change between releases.
 func TestDeprecatedCompilesCleanly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("resolves the Java toolchain with Maven; skipped with -short")
 	}
+	for _, end := range []java.End{java.Newest, java.Oldest} {
+		t.Run(end.String(), func(t *testing.T) { deprecatedCompilesCleanly(t, end) })
+	}
+}
+
+func deprecatedCompilesCleanly(t *testing.T, end java.End) {
 	ctx := context.Background()
-	tools, err := java.Resolve(ctx)
+	tools, err := java.ResolveEnd(ctx, end)
 	if err != nil {
 		t.Fatal(err)
 	}

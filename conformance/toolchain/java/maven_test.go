@@ -22,13 +22,26 @@ var consumerTest []byte
 
 // TestMavenJUnit builds the example contracts' generated Java with Maven
 // (-Xlint:all -Werror) and runs JUnit 5 tests of the contract classes and
-// the consumer skeleton against SQLite.
+// the consumer skeleton against SQLite, at both ends of PROTOBUF's Java
+// range.
 func TestMavenJUnit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with Maven; skipped with -short")
 	}
+	ran := map[java.End]int{}
+	for _, end := range []java.End{java.Newest, java.Oldest} {
+		t.Run(end.String(), func(t *testing.T) { ran[end] = mavenJUnit(t, end) })
+	}
+	if !t.Failed() {
+		testsummary.Report(t, "java", fmt.Sprintf("%d tests on protobuf-java %s, %d on %s",
+			ran[java.Newest], java.Newest.Version(), ran[java.Oldest], java.Oldest.Version()))
+	}
+}
+
+// mavenJUnit runs TestMavenJUnit at end and returns how many tests ran.
+func mavenJUnit(t *testing.T, end java.End) int {
 	ctx := context.Background()
-	tools, err := java.Resolve(ctx)
+	tools, err := java.ResolveEnd(ctx, end)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +69,10 @@ func TestMavenJUnit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(testSrc, "ConsumerTest.java"), consumerTest, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, "mvn", "-B", "-f", filepath.Join(tools.Dir, "pom.xml"),
+	args := append([]string{"-B", "-f", filepath.Join(tools.Dir, "pom.xml")}, tools.MavenProperties()...)
+	cmd := exec.CommandContext(ctx, "mvn", append(args,
 		"-Dgen.main="+pbSrc, "-Dgen.test="+filepath.Join(work, "test-java"),
-		"test")
+		"test")...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("mvn test: %v\n%s", err, out)
@@ -72,7 +86,7 @@ func TestMavenJUnit(t *testing.T) {
 	if want := bytes.Count(consumerTest, []byte("@Test\n")); ran != want {
 		t.Fatalf("surefire ran %d JUnit tests, want the %d of ConsumerTest.java\n%s", ran, want, lastLines(out, 20))
 	}
-	testsummary.Report(t, "java", fmt.Sprintf("%d tests", ran))
+	return ran
 }
 
 // surefireTotal is surefire's closing line after "Results:".

@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // pom is the build of generated Java: the protobuf runtime matching the
@@ -23,18 +25,73 @@ import (
 var pom []byte
 
 // ProtocVersion is the Maven Central version of the pinned protoc
-// (com.google.protobuf:protoc), protoc 29.0, the release of the pinned
-// protobuf-java 4.29.0.
-const ProtocVersion = "4.29.0"
+// (com.google.protobuf:protoc), protoc 36.2, the release of the pinned
+// protobuf-java 4.36.2: the newest end of PROTOBUF's Java range
+// (JAVA_PROTOBUF_NEWEST), the default toolchain. pom.xml's protobuf.version
+// and protoc.version are the same.
+const ProtocVersion = "4.36.2"
+
+// OldestProtocVersion is the oldest end of PROTOBUF's Java range
+// (JAVA_PROTOBUF_OLDEST): protoc 29.0 with protobuf-java 4.29.0.
+const OldestProtocVersion = "4.29.0"
+
+// End is one end of PROTOBUF's Java range: the protoc that generates the
+// message classes and the protobuf-java (and protobuf-java-util) they run
+// on, always the same release, since protobuf-java refuses code from a
+// newer protoc. The msgcontract runtime jar is the same at both ends (its
+// own classes come from the oldest protoc). The zero value is Newest.
+type End int
+
+const (
+	// Newest is ProtocVersion, what make test runs everywhere.
+	Newest End = iota
+	// Oldest is OldestProtocVersion.
+	Oldest
+)
+
+// Version is the end's protoc and protobuf-java version on Maven Central.
+func (e End) Version() string {
+	if e == Oldest {
+		return OldestProtocVersion
+	}
+	return ProtocVersion
+}
+
+// MaxEdition is the newest edition the end's protoc compiles (protoc 29.0
+// stops at 2023, "later than the maximum supported edition") and its
+// protobuf-java loads: what a conformance executor of the end declares.
+func (e End) MaxEdition() descriptorpb.Edition {
+	if e == Oldest {
+		return descriptorpb.Edition_EDITION_2023
+	}
+	return descriptorpb.Edition_EDITION_2024
+}
+
+// Toolchain names the end's protobuf for messages, as "protobuf-java 4.29.0
+// (protoc 29.0)".
+func (e End) Toolchain() string {
+	v := e.Version()
+	return "protobuf-java " + v + " (protoc " + strings.TrimPrefix(v, "4.") + ")"
+}
+
+// String names the end: "newest" or "oldest".
+func (e End) String() string {
+	if e == Oldest {
+		return "oldest"
+	}
+	return "newest"
+}
 
 // Toolchain is what compiling and running generated Java needs, resolved
 // from Maven Central through the local Maven repository.
 type Toolchain struct {
+	// End is the end of PROTOBUF's Java range it was resolved for.
+	End End
 	// Dir holds the pom, the protoc binary and the well-known .proto files.
 	Dir string
 	// Classpath lists the dependency jars, test scope included.
 	Classpath []string
-	// Protoc is the pinned protoc binary.
+	// Protoc is the pinned protoc binary of End.
 	Protoc string
 	// Include holds google/protobuf/*.proto, taken from the protobuf-java
 	// jar, and msgcontract/v1/*.proto, taken from the msgcontract-runtime
@@ -44,11 +101,14 @@ type Toolchain struct {
 	Javac, Java string
 }
 
-// Shared resolves the toolchain on first use and hands the same one to
-// every later caller, so that a process building Java many times (the
+// Shared resolves the toolchain of End on first use and hands the same one
+// to every later caller, so that a process building Java many times (the
 // conformance runner, the corpus tests) resolves it once. Its owner calls
-// Close when done. The zero value is ready to use.
+// Close when done. The zero value is ready to use, at the newest end.
 type Shared struct {
+	// End is the end of the range to resolve; set it before the first
+	// call to Tools.
+	End   End
 	once  sync.Once
 	tools *Toolchain
 	err   error
@@ -56,7 +116,7 @@ type Shared struct {
 
 // Tools resolves the toolchain on the first call and returns it.
 func (s *Shared) Tools(ctx context.Context) (*Toolchain, error) {
-	s.once.Do(func() { s.tools, s.err = Resolve(ctx) })
+	s.once.Do(func() { s.tools, s.err = ResolveEnd(ctx, s.End) })
 	return s.tools, s.err
 }
 
@@ -77,11 +137,16 @@ func protocClassifier() (string, error) {
 	return osName + "-" + arch, nil
 }
 
-// Resolve resolves the toolchain into a new temporary directory, which
-// Close removes. It needs mvn and a JDK 17 on PATH and
+// Resolve resolves the toolchain of the newest end (ResolveEnd).
+func Resolve(ctx context.Context) (*Toolchain, error) {
+	return ResolveEnd(ctx, Newest)
+}
+
+// ResolveEnd resolves the toolchain of end into a new temporary directory,
+// which Close removes. It needs mvn and a JDK 17 on PATH and
 // io.msgcontract:msgcontract-runtime in the local Maven repository (make
 // runtime-java); the first run downloads from Maven Central into ~/.m2.
-func Resolve(ctx context.Context) (_ *Toolchain, err error) {
+func ResolveEnd(ctx context.Context, end End) (_ *Toolchain, err error) {
 	for _, bin := range []string{"mvn", "javac", "java"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			return nil, fmt.Errorf("java toolchain: %s is not on PATH; install a JDK 17 and Maven 3.8+ (scripts/setup-java.sh and make runtime-java resolve the rest)", bin)
@@ -95,7 +160,8 @@ func Resolve(ctx context.Context) (_ *Toolchain, err error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Toolchain{Dir: dir, Include: filepath.Join(dir, "include"), Javac: "javac", Java: "java"}
+	version := end.Version()
+	t := &Toolchain{End: end, Dir: dir, Include: filepath.Join(dir, "include"), Javac: "javac", Java: "java"}
 	defer func() {
 		if err != nil {
 			t.Close()
@@ -105,10 +171,11 @@ func Resolve(ctx context.Context) (_ *Toolchain, err error) {
 		return nil, err
 	}
 	cpFile := filepath.Join(dir, "classpath.txt")
-	cmd := exec.CommandContext(ctx, "mvn", "-B", "-q", "-f", filepath.Join(dir, "pom.xml"),
+	args := append([]string{"-B", "-q", "-f", filepath.Join(dir, "pom.xml")}, t.MavenProperties()...)
+	args = append(args, "-Dprotoc.classifier="+classifier,
 		"dependency:build-classpath", "-Dmdep.includeScope=test", "-Dmdep.outputFile="+cpFile,
-		"dependency:copy", "-Dartifact=com.google.protobuf:protoc:"+ProtocVersion+":exe:"+classifier,
-		"-DoutputDirectory="+dir, "-Dmdep.useBaseVersion=true")
+		"dependency:copy", "-DoutputDirectory="+dir, "-Dmdep.useBaseVersion=true")
+	cmd := exec.CommandContext(ctx, "mvn", args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("java toolchain: mvn: %v\n%s", err, out)
 	}
@@ -117,14 +184,14 @@ func Resolve(ctx context.Context) (_ *Toolchain, err error) {
 		return nil, err
 	}
 	t.Classpath = strings.Split(strings.TrimSpace(string(cp)), string(os.PathListSeparator))
-	t.Protoc = filepath.Join(dir, "protoc-"+ProtocVersion+"-"+classifier+".exe")
+	t.Protoc = filepath.Join(dir, "protoc-"+version+"-"+classifier+".exe")
 	if err := os.Chmod(t.Protoc, 0o755); err != nil {
 		return nil, fmt.Errorf("java toolchain: protoc: %w", err)
 	}
 	for _, jar := range t.Classpath {
 		base := filepath.Base(jar)
 		switch {
-		case base == "protobuf-java-"+ProtocVersion+".jar":
+		case base == "protobuf-java-"+version+".jar":
 			err = extractProtos(jar, "google/protobuf/", t.Include)
 		case strings.HasPrefix(base, "msgcontract-runtime-"):
 			err = extractProtos(jar, "msgcontract/", t.Include)
@@ -139,6 +206,14 @@ func Resolve(ctx context.Context) (_ *Toolchain, err error) {
 		}
 	}
 	return t, nil
+}
+
+// MavenProperties are the -D flags that select t's end in a Maven build of
+// the pom in Dir (mvn -f Dir/pom.xml ...): its protobuf.version and
+// protoc.version name the newest end, and are set for either.
+func (t *Toolchain) MavenProperties() []string {
+	v := t.End.Version()
+	return []string{"-Dprotobuf.version=" + v, "-Dprotoc.version=" + v}
 }
 
 // extractProtos copies the .proto files under prefix out of jar.

@@ -43,7 +43,7 @@ import (
 // support.
 const (
 	editionMin = descriptorpb.Edition_EDITION_PROTO2
-	editionMax = descriptorpb.Edition_EDITION_2023
+	editionMax = descriptorpb.Edition_EDITION_2024
 )
 
 // Run reads a CodeGeneratorRequest from in and writes the response to out.

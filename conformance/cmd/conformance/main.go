@@ -3,7 +3,11 @@
 // line "conformance-<lang>: N passed, M failed". It exits 1 when any case
 // failed.
 //
-//	go run ./conformance/cmd/conformance [-lang go,java,python,python-async] [-keep] [DIR]
+//	go run ./conformance/cmd/conformance [-lang go,java,python,python-async,java-oldest,...] [-keep] [DIR]
+//
+// The -oldest executors build and run the generated code on the oldest
+// supported protobuf of their language (the file PROTOBUF); the others on
+// the newest.
 //
 // DIR defaults to testdata/conformance.
 package main
@@ -16,6 +20,8 @@ import (
 	"os/signal"
 	"strings"
 
+	"google.golang.org/protobuf/types/descriptorpb"
+
 	"github.com/msgcontract/msgcontract/conformance"
 	"github.com/msgcontract/msgcontract/conformance/golang"
 	"github.com/msgcontract/msgcontract/conformance/java"
@@ -24,7 +30,7 @@ import (
 )
 
 func main() {
-	langs := flag.String("lang", "go,java,python,python-async", "comma-separated languages to run")
+	langs := flag.String("lang", "go,java,python,python-async,java-oldest", "comma-separated languages to run")
 	keep := flag.Bool("keep", false, "keep the generated code and print where it is")
 	flag.Parse()
 	dir := "testdata/conformance"
@@ -48,23 +54,39 @@ func run(ctx context.Context, dir string, langs []string, keep bool) int {
 	}
 	javaTools := &javabuild.Shared{}
 	defer javaTools.Close()
+	// The oldest supported protobuf-java (PROTOBUF), resolved only if asked for.
+	javaOldest := &javabuild.Shared{End: javabuild.Oldest}
+	defer javaOldest.Close()
 	// Each language's executor.
 	executors := map[string]func(context.Context, *conformance.VectorFile, string) ([]conformance.Result, error){
-		"go":     golang.Run,
-		"java":   java.Executor{Tools: javaTools}.Run,
-		"python": python.Run,
+		"go":          golang.Run,
+		"java":        java.Executor{Tools: javaTools}.Run,
+		"java-oldest": java.Executor{Tools: javaOldest}.Run,
+		"python":      python.Run,
 		// python-async: the same vectors through the asyncio consumer
 		// (msgcontract_runtime.aio), which must answer as the synchronous one.
 		"python-async": python.RunAsync,
+	}
+	// The executors at the oldest end of the supported protobuf range: they
+	// do not run vector files of editions their protobuf predates.
+	oldest := map[string]struct {
+		maxEdition descriptorpb.Edition
+		toolchain  string
+	}{
+		"java-oldest": {javabuild.Oldest.MaxEdition(), javabuild.Oldest.Toolchain()},
 	}
 	var exs []conformance.Executor
 	for _, l := range langs {
 		run, ok := executors[l]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "conformance: unknown language %q; choose from go, java, python, python-async\n", l)
+			fmt.Fprintf(os.Stderr, "conformance: unknown language %q; choose from go, java, python, python-async, java-oldest\n", l)
 			return 2
 		}
-		exs = append(exs, conformance.Executor{Lang: l, Run: run})
+		ex := conformance.Executor{Lang: l, Run: run}
+		if end, ok := oldest[l]; ok {
+			ex.MaxEdition, ex.Toolchain = end.maxEdition, end.toolchain
+		}
+		exs = append(exs, ex)
 	}
 	work, err := os.MkdirTemp("", "msgcontract-conformance-")
 	if err != nil {

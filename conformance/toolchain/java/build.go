@@ -19,6 +19,7 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
+	"github.com/msgcontract/msgcontract/conformance/toolchain/protocin"
 	"github.com/msgcontract/msgcontract/contracts"
 )
 
@@ -69,6 +70,11 @@ func (tools *Toolchain) Sources(ctx context.Context, set *model.Set, importPaths
 		args = append(args, "-I"+ip)
 	}
 	args = append(args, "-I"+tools.Include, "--java_out="+pbSrc)
+	features, err := protocin.Args(set, workDir)
+	if err != nil {
+		return "", "", nil, err
+	}
+	args = append(args, features...)
 	if err := run(ctx, tools.Protoc, append(args, protoList...)...); err != nil {
 		return "", "", nil, err
 	}

@@ -69,7 +69,7 @@ check-python: ## ruff, mypy --strict and the Python runtime's unit tests (on bot
 	bash scripts/check-python.sh
 
 .PHONY: check-python-range
-check-python-range: ## msgcontract-runtime as users install it, in fresh virtualenvs: every extra unpinned (all modules import), and protobuf 5.29.6, the newest 6.x and 7.36.2 (its modules load with python -W error)
+check-python-range: ## msgcontract-runtime as users install it, in fresh virtualenvs: every extra unpinned (all modules import), and protobuf at both ends of PROTOBUF's range and the newest 6.x (its modules load with python -W error)
 	bash scripts/check-python-extras.sh
 
 jaeger-background: ## start building Jaeger v1.75.0 (for test-trace) at the lowest CPU priority, unless it is built; returns at once

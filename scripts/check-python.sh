@@ -8,7 +8,8 @@
 #   2. msgcontract/v1/*_pb2.py (+ .pyi), git-ignored build outputs,
 #      generated from contracts/ by runtime-python/setup.py's generate_pb2,
 #      which a wheel build runs too;
-#   3. mypy --strict on the package, its tests and benchmarks;
+#   3. mypy --strict on the package, its tests and benchmarks (and the
+#      package and its tests against the oldest end's stubs, .venv-oldest);
 #   4. pytest (PYTHONPATH=src) under scripts/with-postgres.sh (the asyncio
 #      consumer's PostgreSQL tests), with a nats-server built from go.mod's
 #      version (its NATS JetStream tests), once on each end of the protobuf
@@ -26,6 +27,9 @@ $py -m ruff check --quiet --config runtime-python/pyproject.toml \
   --config 'lint.isort.known-third-party = ["msgcontract", "msgcontract_runtime"]' testdata/golden/python
 (cd runtime-python && ../$py -B -c 'import setup; setup.generate_pb2()')
 (cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests bench)
+# The oldest end's stubs (types-protobuf 5.29) too, with a cache of its own.
+(cd runtime-python && ../.venv-oldest/bin/python -m mypy --no-error-summary --cache-dir ../.venv-oldest/.mypy_cache \
+  src/msgcontract_runtime tests)
 "${GO:-go}" build -o .build/bin/nats-server github.com/nats-io/nats-server/v2
 export MSGCONTRACT_NATS_SERVER="$PWD/.build/bin/nats-server"
 # run_pytest VENV: the runtime's tests on VENV's python; prints pytest's

@@ -65,8 +65,12 @@ check-java: ## the Java runtime's core: compiled with -Xlint:all -Werror, its un
 	bash scripts/setup-java.sh >/dev/null
 	cd runtime-java && mvn -o -q -pl core -am test
 
-check-python: ## ruff, mypy --strict and the Python runtime's unit tests
+check-python: ## ruff, mypy --strict and the Python runtime's unit tests (on both protobuf ends)
 	bash scripts/check-python.sh
+
+.PHONY: check-python-range
+check-python-range: ## msgcontract-runtime as users install it, in fresh virtualenvs: every extra unpinned (all modules import), and protobuf at both ends of PROTOBUF's range and the newest 6.x (its modules load with python -W error)
+	bash scripts/check-python-extras.sh
 
 jaeger-background: ## start building Jaeger v1.75.0 (for test-trace) at the lowest CPU priority, unless it is built; returns at once
 	bash scripts/install-jaeger.sh --background

@@ -8,11 +8,14 @@
 #   2. msgcontract/v1/*_pb2.py (+ .pyi), git-ignored build outputs,
 #      generated from contracts/ by runtime-python/setup.py's generate_pb2,
 #      which a wheel build runs too;
-#   3. mypy --strict on the package, its tests and benchmarks;
+#   3. mypy --strict on the package, its tests and benchmarks (and the
+#      package and its tests against the oldest end's stubs, .venv-oldest);
 #   4. pytest (PYTHONPATH=src) under scripts/with-postgres.sh (the asyncio
 #      consumer's PostgreSQL tests), with a nats-server built from go.mod's
-#      version (its NATS JetStream tests); fails on any skipped test and
-#      ends with pytest's summary line ("N passed in ...").
+#      version (its NATS JetStream tests), once on each end of the protobuf
+#      range: .venv (newest) and .venv-oldest (PROTOBUF's oldest end, the same
+#      sources and _pb2 modules); fails on any skipped test and ends with one
+#      line per end, "newest (protobuf X): N passed in ..." and the oldest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-python.sh >/dev/null
@@ -24,15 +27,32 @@ $py -m ruff check --quiet --config runtime-python/pyproject.toml \
   --config 'lint.isort.known-third-party = ["msgcontract", "msgcontract_runtime"]' testdata/golden/python
 (cd runtime-python && ../$py -B -c 'import setup; setup.generate_pb2()')
 (cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests bench)
+# The oldest end's stubs (types-protobuf 5.29) too, with a cache of its own.
+(cd runtime-python && ../.venv-oldest/bin/python -m mypy --no-error-summary --cache-dir ../.venv-oldest/.mypy_cache \
+  src/msgcontract_runtime tests)
 "${GO:-go}" build -o .build/bin/nats-server github.com/nats-io/nats-server/v2
 export MSGCONTRACT_NATS_SERVER="$PWD/.build/bin/nats-server"
-out="$(bash scripts/with-postgres.sh bash -c "cd runtime-python && PYTHONPATH=src ../$py -m pytest -q -p no:cacheprovider -rs" 2>&1)" || {
-  echo "$out" >&2
-  exit 1
+# run_pytest VENV: the runtime's tests on VENV's python; prints pytest's
+# summary line "N passed in Xs" (fails, with pytest's output, on a failure
+# or a skipped test).
+run_pytest() {
+  local out
+  out="$(cd runtime-python && PYTHONPATH=src "../$1/bin/python" -m pytest -q -p no:cacheprovider -rs 2>&1)" || {
+    echo "$out" >&2
+    echo "check-python: pytest failed on $1" >&2
+    return 1
+  }
+  if grep -qE '[0-9]+ skipped' <<<"$out"; then
+    echo "$out" >&2
+    echo "check-python: tests were skipped on $1" >&2
+    return 1
+  fi
+  tail -1 <<<"$out"
 }
-if grep -qE '[0-9]+ skipped' <<<"$out"; then
-  echo "$out" >&2
-  echo "check-python: tests were skipped" >&2
-  exit 1
-fi
-tail -1 <<<"$out"
+export -f run_pytest
+. ./PROTOBUF
+bash scripts/with-postgres.sh bash -c 'set -euo pipefail
+  newest="$(run_pytest .venv)"
+  echo "newest (protobuf $1): $newest"
+  oldest="$(run_pytest .venv-oldest)"
+  echo "oldest (protobuf $2): $oldest"' _ "$PYTHON_PROTOBUF_NEWEST" "$PYTHON_PROTOBUF_OLDEST"

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Builds the Python runtime msgcontract-runtime (runtime-python/), checks it
-# and installs it into the project virtualenv .venv, where generated Python,
-# the conformance suite and the demo import it:
+# and installs it into the project virtualenvs, .venv (the newest end of the
+# protobuf range, where generated Python, the conformance suite and the demo
+# import it) and .venv-oldest (the oldest end, PROTOBUF; the oldest
+# conformance executors import it there):
 #   1. scripts/check-python.sh: ruff, the generated msgcontract/v1/*_pb2.py,
-#      mypy --strict and pytest (no test may be skipped), whose count this
-#      script prints as "python-runtime: N passed";
-#   2. pip install of the package (protobuf is its only dependency; the
-#      asyncio drivers are the extras [aiosqlite], [asyncpg] and [nats]).
+#      mypy --strict and pytest on each end (no test may be skipped), whose
+#      counts this script prints as
+#      "python-runtime: N passed (protobuf X), M passed (protobuf Y)";
+#   2. pip install of the package into both (protobuf is its only
+#      dependency; the asyncio drivers are the extras [aiosqlite], [asyncpg]
+#      and [nats]).
 # Skipped when the installed package was built from the same sources.
 #
-# --no-tests (make demo): generate the *_pb2.py and pip install, without
-# ruff, mypy or pytest; a later run without it (make test) still runs them,
-# as it keeps its own stamp.
+# --no-tests (make demo): generate the *_pb2.py and pip install into .venv
+# alone, without ruff, mypy or pytest; a later run without it (make test)
+# still runs them, as it keeps its own stamp.
 set -euo pipefail
 notests=
 case "${1:-}" in
@@ -31,11 +35,11 @@ sources="$(cat contracts/msgcontract/v1/*.proto contracts/sql/*.sql runtime-pyth
     -not -name '*_pb2.py' -not -name '*_pb2.pyi' | sort) |
   sha256sum | cut -d' ' -f1)"
 if [[ "$(cat "$stamp" 2>/dev/null || true)" == "$sources" ]] && $py -c 'import msgcontract_runtime' 2>/dev/null &&
-  [[ -f "$src/msgcontract/v1/envelope_pb2.py" ]]; then
+  .venv-oldest/bin/python -c 'import msgcontract_runtime' 2>/dev/null && [[ -f "$src/msgcontract/v1/envelope_pb2.py" ]]; then
   echo "python-runtime: up to date ($(cat .venv/.msgcontract-runtime.tests 2>/dev/null || echo '?') at install)"
   exit 0
 fi
-[[ -n "$notests" ]] || echo "runtime-python: ruff, protoc msgcontract/v1/*.proto, mypy --strict, pytest, pip install msgcontract-runtime into .venv"
+[[ -n "$notests" ]] || echo "runtime-python: ruff, protoc msgcontract/v1/*.proto, mypy --strict, pytest on both protobuf ends, pip install msgcontract-runtime into .venv and .venv-oldest"
 ver="$(sed -n 's/^version = "\(.*\)"/\1/p' runtime-python/pyproject.toml)"
 if ! grep -q "^RUNTIME_VERSION = \"$ver\"" "$src/msgcontract_runtime/version.py"; then
   echo "runtime-python: RUNTIME_VERSION differs from pyproject.toml's version $ver" >&2
@@ -56,8 +60,18 @@ if [[ -n "$notests" ]]; then
   exit 0
 fi
 out="$(bash scripts/heartbeat.sh "runtime-python: ruff, mypy, pytest" bash scripts/check-python.sh)"
-$py -m pip install --quiet --disable-pip-version-check ./runtime-python
-passed="$(grep -oE '[0-9]+ passed' <<<"$out" | tail -1)"
+# One wheel, installed on both ends.
+wheels="$(mktemp -d)"
+trap 'rm -rf "$wheels"' EXIT
+bash scripts/heartbeat.sh "runtime-python: pip wheel" \
+  $py -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$wheels" ./runtime-python
+for venv in .venv .venv-oldest; do
+  # The same version as installed: replaced (--force-reinstall), then its dependencies checked.
+  $venv/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheels"/*.whl
+  $venv/bin/python -m pip install --quiet --disable-pip-version-check "$wheels"/*.whl
+done
+# check-python.sh's closing lines: "newest (protobuf X): N passed in ...", then the oldest's.
+passed="$(sed -nE 's/^(newest|oldest) \(protobuf ([^)]*)\): ([0-9]+ passed).*/\3 (protobuf \2)/p' <<<"$out" | paste -sd, | sed 's/,/, /g')"
 echo "$passed" >.venv/.msgcontract-runtime.tests
 echo "$sources" >"$stamp"
 echo "python-runtime: $passed"

@@ -82,7 +82,9 @@ def read_topic(brokers: str, name: str, min_records: int = 0, limit_s: float = 6
                 if m is None:
                     continue
                 if m.error():
-                    eof.add(m.partition())
+                    part = m.partition()
+                    assert part is not None, m.error()  # a partition EOF names its partition
+                    eof.add(part)
                     continue
                 out.append(m)
             if len(out) >= min_records:

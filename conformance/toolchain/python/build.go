@@ -1,14 +1,14 @@
 // Package python builds generated Python: it generates protoc's _pb2
 // modules (with .pyi stubs) and msgcontract's contract modules for a
-// contract set with the pinned toolchain in .venv, and checks them with
-// py_compile and mypy --strict. The Python conformance executor and the
-// demo's Python service build on it.
+// contract set with the pinned toolchain of one end of the supported
+// protobuf range (.venv, the newest, or .venv-oldest; see End), and checks
+// them with py_compile and mypy --strict. The Python conformance executor
+// and the demo's Python service build on it.
 package python
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -25,11 +25,60 @@ import (
 	"github.com/msgcontract/msgcontract/contracts"
 )
 
-// Interpreter finds the Python with the pinned toolchain: $MSGCONTRACT_PYTHON,
-// else .venv/bin/python in the current directory or a parent (the project
-// virtualenv that scripts/setup-python.sh creates).
+// End is an end of the supported protobuf range (PROTOBUF at the
+// repository root), each with its own virtualenv from
+// scripts/setup-python.sh: its protobuf runtime, the grpcio-tools whose
+// protoc generates the _pb2 modules for it, types-protobuf, mypy and pytest,
+// and msgcontract-runtime (scripts/install-runtime-python.sh). The zero
+// value is the newest end.
+type End int
+
+const (
+	// Newest is .venv (requirements-dev.txt), or $MSGCONTRACT_PYTHON.
+	Newest End = iota
+	// Oldest is .venv-oldest (PROTOBUF's PYTHON_*_OLDEST), or
+	// $MSGCONTRACT_PYTHON_OLDEST.
+	Oldest
+)
+
+func (e End) String() string {
+	switch e {
+	case Newest:
+		return "newest"
+	case Oldest:
+		return "oldest"
+	}
+	return fmt.Sprintf("End(%d)", int(e))
+}
+
+// venv and env are the end's virtualenv directory and the variable that
+// overrides its interpreter.
+func (e End) venv() (dir, env string, err error) {
+	switch e {
+	case Newest:
+		return ".venv", "MSGCONTRACT_PYTHON", nil
+	case Oldest:
+		return ".venv-oldest", "MSGCONTRACT_PYTHON_OLDEST", nil
+	}
+	return "", "", fmt.Errorf("python toolchain: unknown end %v", e)
+}
+
+// Interpreter finds the Python with the pinned toolchain of the newest end:
+// InterpreterAt(Newest).
 func Interpreter() (string, error) {
-	if p := os.Getenv("MSGCONTRACT_PYTHON"); p != "" {
+	return InterpreterAt(Newest)
+}
+
+// InterpreterAt finds the Python of end: $MSGCONTRACT_PYTHON (Newest) or
+// $MSGCONTRACT_PYTHON_OLDEST (Oldest), else .venv/bin/python or
+// .venv-oldest/bin/python in the current directory or a parent (the
+// virtualenvs scripts/setup-python.sh creates).
+func InterpreterAt(end End) (string, error) {
+	venv, env, err := end.venv()
+	if err != nil {
+		return "", err
+	}
+	if p := os.Getenv(env); p != "" {
 		return p, nil
 	}
 	dir, err := os.Getwd()
@@ -37,13 +86,13 @@ func Interpreter() (string, error) {
 		return "", err
 	}
 	for {
-		p := filepath.Join(dir, ".venv", "bin", "python")
+		p := filepath.Join(dir, venv, "bin", "python")
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("no Python toolchain: run scripts/setup-python.sh to create .venv, or set MSGCONTRACT_PYTHON to a python with requirements-dev.txt installed")
+			return "", fmt.Errorf("no Python toolchain for the %s protobuf end: run scripts/setup-python.sh to create %s, or set %s to a python with it installed", end, venv, env)
 		}
 		dir = parent
 	}
@@ -60,13 +109,20 @@ type Build struct {
 	Modules []string
 }
 
-// Compile generates Python for set into workDir, runs the pinned protoc for
-// every proto file set compiled (except msgcontract's own, which the
-// installed msgcontract-runtime holds) with importPaths, and checks the msgcontract output and the extra files
-// (name → content) with py_compile and mypy --strict. mypyCache is shared
-// between builds to keep mypy fast.
+// Compile is CompileAt the newest end.
 func Compile(ctx context.Context, set *model.Set, importPaths []string, workDir, mypyCache string, extra map[string]string) (*Build, error) {
-	py, err := Interpreter()
+	return CompileAt(ctx, Newest, set, importPaths, workDir, mypyCache, extra)
+}
+
+// CompileAt generates Python for set into workDir with end's toolchain
+// (InterpreterAt), runs end's protoc for every proto file set compiled
+// (except msgcontract's own, which the installed msgcontract-runtime holds)
+// with importPaths, and checks the msgcontract output and the extra files
+// (name → content) with py_compile and mypy --strict. mypyCache is shared
+// between builds of one end to keep mypy fast (the ends' stubs differ: give
+// each end its own).
+func CompileAt(ctx context.Context, end End, set *model.Set, importPaths []string, workDir, mypyCache string, extra map[string]string) (*Build, error) {
+	py, err := InterpreterAt(end)
 	if err != nil {
 		return nil, err
 	}

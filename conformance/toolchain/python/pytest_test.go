@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/msgcontract/msgcontract/codegen/model"
@@ -19,8 +20,22 @@ var paymentTest string
 
 // TestPytest generates the example contracts' Python, checks it with
 // py_compile and mypy --strict (the test file too), and runs pytest on the
-// contract module and the consumer skeleton against sqlite3.
+// contract module and the consumer skeleton against sqlite3, on each end of
+// the supported protobuf range (each with its own protoc, stubs and runtime).
 func TestPytest(t *testing.T) {
+	var lines []string
+	for _, end := range []python.End{python.Newest, python.Oldest} {
+		t.Run(end.String(), func(t *testing.T) {
+			ran := pytestAt(t, end)
+			lines = append(lines, fmt.Sprintf("%d passed (%s protobuf end)", ran, end))
+		})
+	}
+	if !t.Failed() {
+		testsummary.Report(t, "python", strings.Join(lines, ", "))
+	}
+}
+
+func pytestAt(t *testing.T, end python.End) int {
 	ctx := context.Background()
 	root := filepath.Join("..", "..", "..", "examples", "proto")
 	set, err := model.Load(ctx, model.Config{ImportPaths: []string{root}},
@@ -30,7 +45,7 @@ func TestPytest(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	b, err := python.Compile(ctx, set, []string{root}, work, filepath.Join(work, ".mypy_cache"),
+	b, err := python.CompileAt(ctx, end, set, []string{root}, work, filepath.Join(work, ".mypy_cache"),
 		map[string]string{"test_payment_contract.py": paymentTest})
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +66,7 @@ func TestPytest(t *testing.T) {
 	if want := len(pytestDef.FindAllStringIndex(paymentTest, -1)); ran != want {
 		t.Fatalf("pytest passed %d tests, want the %d of test_payment_contract.py:\n%s", ran, want, out)
 	}
-	testsummary.Report(t, "python", fmt.Sprintf("%d passed", ran))
+	return ran
 }
 
 var (

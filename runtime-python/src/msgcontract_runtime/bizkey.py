@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
-from google.protobuf import descriptor as _descriptor
+from collections.abc import Mapping
+from typing import Protocol
 
 MAX_KEY_LEN = 512
 """The longest biz_key allowed, in bytes after encoding."""
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _HEX = "0123456789ABCDEF"
+
+class _EnumValue(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class _EnumType(Protocol):
+    @property
+    def values_by_number(self) -> Mapping[int, _EnumValue]: ...
+
+
+class EnumField(Protocol):
+    """An enum field's descriptor, as enum_value reads it: both
+    google.protobuf.descriptor.FieldDescriptor and the upb backend's, which
+    types-protobuf's 7.x stubs tell apart (Message.DESCRIPTOR.fields_by_name)."""
+
+    @property
+    def enum_type(self) -> _EnumType | None: ...
+
 
 class BizKeyError(Exception):
     """A biz_key that cannot be rendered; the producer must not publish the event.
@@ -69,7 +89,7 @@ class BizKeyBuilder:
         """Appends true or false."""
         self._parts.append("true" if value else "false")
 
-    def enum_value(self, field: _descriptor.FieldDescriptor, number: int) -> None:
+    def enum_value(self, field: EnumField, number: int) -> None:
         """Appends an enum value by name, or by number when an open enum holds an unknown number."""
         enum_type = field.enum_type
         value = enum_type.values_by_number.get(number) if enum_type is not None else None

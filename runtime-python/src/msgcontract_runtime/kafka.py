@@ -46,10 +46,12 @@ from typing import (
     Generic,
     Protocol,
     TypeVar,
+    cast,
 )
 
 from confluent_kafka import Consumer as _KConsumer, KafkaError, KafkaException, Message, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -90,9 +92,26 @@ def record_id(topic: str, partition: int, offset: int) -> str:
     return f"{topic}/{partition}/{offset}"
 
 
+def _tp(m: Message) -> tuple[str, int]:
+    """A fetched record's topic and partition. confluent-kafka types both optional (an error event may have
+    neither); the records read here are fetched ones, which have them."""
+    return cast(str, m.topic()), cast(int, m.partition())
+
+
+def _offset(m: Message) -> int:
+    """A fetched record's offset (typed optional by confluent-kafka, as _tp's topic and partition)."""
+    return cast(int, m.offset())
+
+
+def _headers(m: Message) -> dict[str, bytes]:
+    """m's headers by name, as route reads them (a consumed record's values are bytes; confluent-kafka's types
+    also allow the str a producer may pass)."""
+    return cast(dict[str, bytes], dict(m.headers() or []))
+
+
 def delivery_id(m: Message) -> str:
     """m's record_id."""
-    return record_id(m.topic(), m.partition(), m.offset())
+    return record_id(*_tp(m), _offset(m))
 
 
 def _now_ms() -> int:
@@ -346,11 +365,11 @@ def take_in(parts: dict[tuple[str, int], Offsets], m: Message) -> tuple[Offsets,
     if m.error() is not None:
         log.warning("msgcontract: kafka fetch failed; retrying: %s", m.error())
         return None
-    ps = parts.get((m.topic(), m.partition()))
+    ps = parts.get(_tp(m))
     if ps is None:
         return None  # not ours any more
-    ps.pending.add(m.offset())
-    ps.next = max(ps.next, m.offset() + 1)
+    ps.pending.add(_offset(m))
+    ps.next = max(ps.next, _offset(m) + 1)
     return ps, m.key() or ("\x00" + delivery_id(m)).encode()
 
 
@@ -361,8 +380,8 @@ def report_lag(c: _KConsumer, group: str, held: dict[tuple[str, int], Offsets], 
     last: dict[tuple[str, int], int] = {}
     for m in msgs:
         if m.error() is None:
-            k = (m.topic(), m.partition())
-            last[k] = max(last.get(k, -1), m.offset())
+            k = _tp(m)
+            last[k] = max(last.get(k, -1), _offset(m))
     for (topic, part), off in last.items():
         if (topic, part) not in held:
             continue
@@ -457,6 +476,8 @@ class KafkaPublisher:
             })
             self._serializers[k] = ser
         value = ser(spec.parse_binary(env.payload), SerializationContext(kafka_topic, MessageField.VALUE))
+        if value is None:  # the serializer's answer to a None message, which parse_binary never returns
+            raise ValueError(f"the schema registry serializer wrote no value for {env.event_type}")
         head, _ = wire.split(env)
         return bytes(value), [(wire.HEADER_ENVELOPE, head)]
 
@@ -583,16 +604,16 @@ class KafkaConsumerLoop:
             if self._parts.pop(k, None) is not None and self._lag is not None:
                 self._lag.forget(self.group, k[0], k[1])  # another member reports it now
         for key in list(self._waiting):
-            q = collections.deque(m for m in self._waiting[key] if (m.topic(), m.partition()) not in gone)
+            q = collections.deque(m for m in self._waiting[key] if _tp(m) not in gone)
             if q:
                 self._waiting[key] = q
             else:
                 del self._waiting[key]
 
     def _settle(self, m: Message) -> None:
-        ps = self._parts.get((m.topic(), m.partition()))
+        ps = self._parts.get(_tp(m))
         if ps is not None:
-            ps.pending.discard(m.offset())
+            ps.pending.discard(_offset(m))
 
     def commit(self, only: set[tuple[str, int]] | None = None) -> None:
         """Commits every partition's settled prefix that moved since its last commit, synchronously."""
@@ -680,7 +701,7 @@ class KafkaConsumerLoop:
         todo: list[tuple[int, Routed[Consumer[Any]]]] = []
         for i, m in enumerate(msgs):
             try:
-                r = route(m.value() or b"", dict(m.headers() or []), self._origin.get(m.topic(), m.topic()),
+                r = route(m.value() or b"", _headers(m), self._origin.get(_tp(m)[0], _tp(m)[0]),
                           self._routes, self.group, self._registry)
             except RegistryUnavailable as e:
                 log.warning("msgcontract: schema registry unavailable; the record waits: %s", e)
@@ -792,7 +813,7 @@ class KafkaConsumerLoop:
     def _commit_now(self, m: Message) -> None:
         """Retries and dead letters are costly to re-run: their partition commits at once."""
         self._settle(m)
-        self.commit({(m.topic(), m.partition())})
+        self.commit({_tp(m)})
 
     def close(self) -> None:
         """Commits what is settled and leaves the group; unsettled records go to the next owner. Idempotent."""

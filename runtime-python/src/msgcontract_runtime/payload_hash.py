@@ -18,6 +18,7 @@ def of(msg: Message) -> str:
     """Returns the hash of msg (msg itself is not modified)."""
     known = type(msg)()
     known.CopyFrom(msg)
-    # Part of the protobuf runtime API, missing from its type stubs.
-    known.DiscardUnknownFields()  # type: ignore[attr-defined]
+    # Part of the protobuf runtime API; types-protobuf's 7.x stubs declare it,
+    # the oldest end's (5.29) do not.
+    known.DiscardUnknownFields()  # type: ignore[attr-defined,unused-ignore]
     return hashlib.sha256(known.SerializeToString(deterministic=True)).hexdigest()

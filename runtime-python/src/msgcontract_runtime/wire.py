@@ -11,8 +11,9 @@ Golden bytes: testdata/kafka-wire/frames.json, checked by Go and Python.
 from __future__ import annotations
 
 import struct
+from typing import Protocol
 
-from google.protobuf import descriptor as _descriptor, descriptor_pb2 as _descriptor_pb2
+from google.protobuf import descriptor_pb2 as _descriptor_pb2
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 
@@ -21,6 +22,26 @@ HEADER_ENVELOPE = "msgcontract.envelope"
 """The header holding the envelope without its payload, binary protobuf."""
 
 _MAX_DEPTH = 100
+
+
+class _FileDescriptor(Protocol):
+    @property
+    def serialized_pb(self) -> bytes: ...
+
+
+class MessageDescriptor(Protocol):
+    """A message's descriptor, as message_index reads it: both
+    google.protobuf.descriptor.Descriptor and the upb backend's, which
+    types-protobuf's 7.x stubs tell apart in Message.DESCRIPTOR."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def containing_type(self) -> MessageDescriptor | None: ...
+
+    @property
+    def file(self) -> _FileDescriptor: ...
 
 
 class FrameError(ValueError):
@@ -87,11 +108,11 @@ def is_framed(value: bytes) -> bool:
     return len(value) > 0 and value[0] == MAGIC_BYTE
 
 
-def message_index(d: _descriptor.Descriptor) -> list[int]:
+def message_index(d: MessageDescriptor) -> list[int]:
     """d's path in its file: index among the top-level messages, then among nested ones."""
     fdp = _descriptor_pb2.FileDescriptorProto.FromString(d.file.serialized_pb)
     names: list[str] = []
-    cur: _descriptor.Descriptor | None = d
+    cur: MessageDescriptor | None = d
     while cur is not None:
         names.insert(0, cur.name)
         cur = cur.containing_type

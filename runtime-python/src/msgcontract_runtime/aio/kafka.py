@@ -54,8 +54,11 @@ from msgcontract_runtime.kafka import (
     Refused,
     RegistryUnavailable,
     SchemaRegistry,
+    _headers,
     _now_ms,
+    _offset,
     _producer_config,
+    _tp,
     consumer_config,
     delivery_id,
     dlq_headers,
@@ -138,7 +141,7 @@ class _Rec:
 
     @property
     def tp(self) -> TP:
-        return self.msg.topic(), self.msg.partition()
+        return _tp(self.msg)
 
 
 @dataclasses.dataclass
@@ -372,8 +375,8 @@ class KafkaSubscription:
     async def _route(self, rec: _Rec) -> bool:
         """Routes rec; False when it was settled (dead-lettered before any handler) or deferred."""
         value = rec.msg.value() or b""
-        go = functools.partial(route, value, dict(rec.msg.headers() or []),
-                               self._origin.get(rec.msg.topic(), rec.msg.topic()), self._routes, self.group,
+        go = functools.partial(route, value, _headers(rec.msg),
+                               self._origin.get(rec.tp[0], rec.tp[0]), self._routes, self.group,
                                self._registry)
         try:
             # The registry is asked over HTTP (then cached): off the loop.
@@ -418,7 +421,7 @@ class KafkaSubscription:
 
     def _settle(self, rec: _Rec, commit_now: bool = False) -> None:
         if self._parts.get(rec.tp) is rec.part:
-            rec.part.pending.discard(rec.msg.offset())
+            rec.part.pending.discard(_offset(rec.msg))
         self._advance(rec)
         # Retries and dead letters are costly to re-run: committed at the next fetch.
         self._commit_soon = self._commit_soon or commit_now

@@ -27,10 +27,11 @@ import (
 	"github.com/msgcontract/msgcontract/conformance/java"
 	"github.com/msgcontract/msgcontract/conformance/python"
 	javabuild "github.com/msgcontract/msgcontract/conformance/toolchain/java"
+	pybuild "github.com/msgcontract/msgcontract/conformance/toolchain/python"
 )
 
 func main() {
-	langs := flag.String("lang", "go,java,python,python-async,java-oldest", "comma-separated languages to run")
+	langs := flag.String("lang", "go,java,python,python-async,java-oldest,python-oldest,python-async-oldest", "comma-separated languages to run")
 	keep := flag.Bool("keep", false, "keep the generated code and print where it is")
 	flag.Parse()
 	dir := "testdata/conformance"
@@ -59,10 +60,12 @@ func run(ctx context.Context, dir string, langs []string, keep bool) int {
 	defer javaOldest.Close()
 	// Each language's executor.
 	executors := map[string]func(context.Context, *conformance.VectorFile, string) ([]conformance.Result, error){
-		"go":          golang.Run,
-		"java":        java.Executor{Tools: javaTools}.Run,
-		"java-oldest": java.Executor{Tools: javaOldest}.Run,
-		"python":      python.Run,
+		"go":                  golang.Run,
+		"java":                java.Executor{Tools: javaTools}.Run,
+		"java-oldest":         java.Executor{Tools: javaOldest}.Run,
+		"python-oldest":       python.Executor{End: pybuild.Oldest}.Run,
+		"python-async-oldest": python.Executor{End: pybuild.Oldest, Async: true}.Run,
+		"python":              python.Run,
 		// python-async: the same vectors through the asyncio consumer
 		// (msgcontract_runtime.aio), which must answer as the synchronous one.
 		"python-async": python.RunAsync,
@@ -73,13 +76,15 @@ func run(ctx context.Context, dir string, langs []string, keep bool) int {
 		maxEdition descriptorpb.Edition
 		toolchain  string
 	}{
-		"java-oldest": {javabuild.Oldest.MaxEdition(), javabuild.Oldest.Toolchain()},
+		"java-oldest":         {javabuild.Oldest.MaxEdition(), javabuild.Oldest.Toolchain()},
+		"python-oldest":       {pybuild.Oldest.MaxEdition(), pybuild.Oldest.Toolchain()},
+		"python-async-oldest": {pybuild.Oldest.MaxEdition(), pybuild.Oldest.Toolchain()},
 	}
 	var exs []conformance.Executor
 	for _, l := range langs {
 		run, ok := executors[l]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "conformance: unknown language %q; choose from go, java, python, python-async, java-oldest\n", l)
+			fmt.Fprintf(os.Stderr, "conformance: unknown language %q; choose from go, java, python, python-async, java-oldest, python-oldest, python-async-oldest\n", l)
 			return 2
 		}
 		ex := conformance.Executor{Lang: l, Run: run}

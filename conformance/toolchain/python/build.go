@@ -17,11 +17,13 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/msgcontract/msgcontract/codegen/emit"
 	"github.com/msgcontract/msgcontract/codegen/generate"
 	"github.com/msgcontract/msgcontract/codegen/model"
 	"github.com/msgcontract/msgcontract/codegen/python"
+	"github.com/msgcontract/msgcontract/conformance/toolchain/protocin"
 	"github.com/msgcontract/msgcontract/contracts"
 )
 
@@ -49,6 +51,23 @@ func (e End) String() string {
 		return "oldest"
 	}
 	return fmt.Sprintf("End(%d)", int(e))
+}
+
+// MaxEdition is the newest edition the end's protobuf compiles and loads:
+// protoc 29 and the Python protobuf 5.29 runtime stop at edition 2023.
+func (e End) MaxEdition() descriptorpb.Edition {
+	if e == Oldest {
+		return descriptorpb.Edition_EDITION_2023
+	}
+	return descriptorpb.Edition_EDITION_2024
+}
+
+// Toolchain names the end's protobuf, as the conformance runner reports it.
+func (e End) Toolchain() string {
+	if e == Oldest {
+		return "Python protobuf 5.29 (grpcio-tools' protoc 29.0)"
+	}
+	return "Python protobuf 7 (grpcio-tools' protoc 35.1)"
 }
 
 // venv and env are the end's virtualenv directory and the variable that
@@ -161,6 +180,11 @@ func CompileAt(ctx context.Context, end End, set *model.Set, importPaths []strin
 		args = append(args, "-I"+ip)
 	}
 	args = append(args, "-I"+strings.TrimSpace(inc), "-I"+strings.TrimSpace(wkt), "--python_out="+root, "--pyi_out="+root)
+	features, err := protocin.Args(set, workDir)
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, features...)
 	if _, err := output(ctx, py, append(args, protoList...)...); err != nil {
 		return nil, err
 	}

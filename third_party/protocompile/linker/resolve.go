@@ -53,6 +53,21 @@ func (r *result) resolveElement(name protoreflect.FullName, checkedCache []strin
 	return res
 }
 
+// optionImportDefining is the path of the option import that defines the
+// type a reference names, "" if none does.
+func (r *result) optionImportDefining(name string, scopes []scope, checkedCache []string) string {
+	if len(r.FileDescriptorProto().OptionDependency) == 0 {
+		return ""
+	}
+	r.resolvingOptions = true
+	d := r.resolve(name, true, scopes, checkedCache)
+	r.resolvingOptions = false
+	if d == nil || isSentinelDescriptor(d) || d.ParentFile() == nil {
+		return ""
+	}
+	return d.ParentFile().Path()
+}
+
 // optionImports are the files f imports with "import option" (edition 2024):
 // their symbols may be used in options only.
 func optionImports(f File) []File {
@@ -436,6 +451,9 @@ func resolveFieldTypes(f *fldDescriptor, handler *reporter.Handler, extendees ma
 
 	dsc := r.resolve(fld.GetTypeName(), true, scopes, checkedCache)
 	if dsc == nil {
+		if path := r.optionImportDefining(fld.GetTypeName(), scopes, checkedCache); path != "" {
+			return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: type %s is defined in %q, which is imported with 'import option': its types may be used only in options; import it with a plain import (import %q) to use it here", kind, f.fqn, fld.GetTypeName(), path, path)
+		}
 		return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: unknown type %s", kind, f.fqn, fld.GetTypeName())
 	}
 	if isSentinelDescriptor(dsc) {

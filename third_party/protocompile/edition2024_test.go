@@ -30,7 +30,9 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/msgcontract/msgcontract/third_party/protocompile"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/ast"
 	"github.com/msgcontract/msgcontract/third_party/protocompile/linker"
+	"github.com/msgcontract/msgcontract/third_party/protocompile/parser"
 	"github.com/msgcontract/msgcontract/third_party/protocompile/protoutil"
 	"github.com/msgcontract/msgcontract/third_party/protocompile/reporter"
 )
@@ -231,5 +233,49 @@ func checkEdition2024Feature(t *testing.T, res linker.Result, line string) {
 	}
 	if got != parts[2] {
 		t.Errorf("%s %s = %s, want %s", parts[0], parts[1], got, parts[2])
+	}
+}
+
+// TestEdition2024Tokens checks that the AST of every case holds every token
+// of its source once, in order (export, local and the option of an option
+// import included), so that printing the tree gives the source back.
+func TestEdition2024Tokens(t *testing.T) {
+	var checked int
+	for _, c := range loadEdition2024Cases(t) {
+		for name, src := range c.Files {
+			if !strings.Contains(src, "export") && !strings.Contains(src, "local") && !strings.Contains(src, "import option") {
+				continue
+			}
+			file, err := parser.Parse(name, strings.NewReader(src), reporter.NewHandler(nil))
+			if err != nil {
+				continue // a syntax error case
+			}
+			var walked []ast.Token
+			_ = ast.Walk(file, &ast.SimpleVisitor{}, ast.WithBefore(func(n ast.Node) error {
+				if tn, ok := n.(ast.TerminalNode); ok {
+					walked = append(walked, tn.Token())
+				}
+				return nil
+			}))
+			var all []ast.Token
+			seq := file.Tokens()
+			for tok, ok := seq.First(); ok; tok, ok = seq.Next(tok) {
+				all = append(all, tok)
+			}
+			if len(walked) != len(all) {
+				t.Errorf("%s %s: the tree holds %d tokens, the source has %d", c.Name, name, len(walked), len(all))
+				continue
+			}
+			for i := range all {
+				if walked[i] != all[i] {
+					t.Errorf("%s %s: token %d of the tree is not the source's", c.Name, name, i)
+					break
+				}
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("%d sources checked", checked)
 	}
 }

@@ -489,8 +489,7 @@ func resolveFieldTypes(f *fldDescriptor, handler *reporter.Handler, extendees ma
 			}
 		}
 		if err := r.checkVisible(dsc); err != nil {
-			// protoc reports it at the field
-			return handler.HandleErrorf(file.NodeInfo(node), "%s %s: %v", kind, f.fqn, err)
+			return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: %v", kind, f.fqn, err)
 		}
 		typeName := "." + string(dsc.FullName())
 		if fld.GetTypeName() != typeName {
@@ -505,7 +504,7 @@ func resolveFieldTypes(f *fldDescriptor, handler *reporter.Handler, extendees ma
 		f.msgType = dsc
 	case protoreflect.EnumDescriptor:
 		if err := r.checkVisible(dsc); err != nil {
-			return handler.HandleErrorf(file.NodeInfo(node), "%s %s: %v", kind, f.fqn, err)
+			return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: %v", kind, f.fqn, err)
 		}
 		typeName := "." + string(dsc.FullName())
 		if fld.GetTypeName() != typeName {

@@ -15,6 +15,8 @@
 package linker
 
 import (
+	"strings"
+
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
@@ -77,6 +79,91 @@ func checkSnakeCase(name string, upper bool) string {
 	return ""
 }
 
+// nameWords splits a name into words: at underscores and dots, where a
+// lower-case letter or digit is followed by an upper-case one, and before the
+// last capital of an acronym followed by a lower-case letter (HTTPServer:
+// HTTP, Server). A digit stays with the word before it.
+func nameWords(name string) []string {
+	var words []string
+	start := -1
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' || c == '.' {
+			if start >= 0 {
+				words = append(words, name[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start >= 0 && isUpper(c) {
+			prev := name[i-1]
+			if isLower(prev) || (prev >= '0' && prev <= '9') || (isUpper(prev) && i+1 < len(name) && isLower(name[i+1])) {
+				words = append(words, name[start:i])
+				start = i
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, name[start:])
+	}
+	return words
+}
+
+// suggestName is ", e.g. NAME" with the name written in the style of its
+// kind, or "" when no such name passes the check.
+func suggestName(what, name string) string {
+	words := nameWords(name)
+	if what == "package" {
+		// keep the dots
+		var parts []string
+		for _, comp := range strings.Split(name, ".") {
+			parts = append(parts, strings.ToLower(strings.Join(nameWords(comp), "_")))
+		}
+		if s := strings.Join(parts, "."); s != name && checkSnakeCase(s, false) == "" {
+			return ", e.g. " + s
+		}
+		return ""
+	}
+	var s string
+	var problem string
+	switch what {
+	case "message", "enum", "service", "method":
+		for _, w := range words {
+			s += strings.ToUpper(w[:1]) + strings.ToLower(w[1:])
+		}
+		problem = checkTitleCase(s)
+	case "enum value":
+		s = strings.ToUpper(strings.Join(words, "_"))
+		problem = checkSnakeCase(s, true)
+	default:
+		s = strings.ToLower(strings.Join(words, "_"))
+		problem = checkSnakeCase(s, false)
+	}
+	if problem != "" {
+		// an underscore before a digit: join the digit to its word
+		for i := 0; i+1 < len(s); i++ {
+			if s[i] == '_' && s[i+1] >= '0' && s[i+1] <= '9' {
+				s = s[:i] + s[i+1:]
+				i--
+			}
+		}
+		if what == "enum value" {
+			problem = checkSnakeCase(s, true)
+		} else if what == "message" || what == "enum" || what == "service" || what == "method" {
+			problem = checkTitleCase(s)
+		} else {
+			problem = checkSnakeCase(s, false)
+		}
+	}
+	if problem != "" || s == name {
+		return ""
+	}
+	return ", e.g. " + s
+}
+
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 
@@ -87,7 +174,7 @@ func (r *result) validateNamingStyle(handler *reporter.Handler) error {
 	}
 	file := r.FileNode()
 	report := func(node ast.Node, what, name, problem string) error {
-		return handler.HandleErrorf(file.NodeInfo(node), "%s name %s %s%s", what, name, problem, namingOptOut)
+		return handler.HandleErrorf(file.NodeInfo(node), "%s name %s %s%s%s", what, name, problem, suggestName(what, name), namingOptOut)
 	}
 	if pkg := string(r.Package()); pkg != "" && style2024(r) {
 		if problem := checkSnakeCase(pkg, false); problem != "" {
@@ -206,7 +293,7 @@ func (r *result) validateServiceNames(handler *reporter.Handler) error {
 		}
 		if style2024(sd) {
 			if problem := checkTitleCase(string(sd.Name())); problem != "" {
-				if err := handler.HandleErrorf(file.NodeInfo(nameNode(r.ServiceNode(sd.proto))), "service name %s %s%s", sd.Name(), problem, namingOptOut); err != nil {
+				if err := handler.HandleErrorf(file.NodeInfo(nameNode(r.ServiceNode(sd.proto))), "service name %s %s%s%s", sd.Name(), problem, suggestName("service", string(sd.Name())), namingOptOut); err != nil {
 					return err
 				}
 			}
@@ -217,7 +304,7 @@ func (r *result) validateServiceNames(handler *reporter.Handler) error {
 				continue
 			}
 			if problem := checkTitleCase(string(md.Name())); problem != "" {
-				if err := handler.HandleErrorf(file.NodeInfo(nameNode(r.MethodNode(md.proto))), "method name %s %s%s", md.Name(), problem, namingOptOut); err != nil {
+				if err := handler.HandleErrorf(file.NodeInfo(nameNode(r.MethodNode(md.proto))), "method name %s %s%s%s", md.Name(), problem, suggestName("method", string(md.Name())), namingOptOut); err != nil {
 					return err
 				}
 			}

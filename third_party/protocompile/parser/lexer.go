@@ -829,7 +829,12 @@ func (l *protoLex) addSourceError(err error) (reporter.ErrorWithPos, bool) {
 func (l *protoLex) Error(s string) {
 	if strings.HasSuffix(s, `, expecting "enum" or "message"`) {
 		// only after "export" or "local" (edition 2024 and later)
-		s = "syntax error: 'local' and 'export' visibility modifiers are valid only on 'message' and 'enum'"
+		s = "syntax error: 'local' and 'export' visibility modifiers are valid only on 'message' and 'enum'; " +
+			"remove the modifier, or write a type named local or export with its package or a leading dot (.local)"
+	} else if id, ok := l.prevSym.(*ast.IdentNode); ok && !l.modifiers && (id.Val == "export" || id.Val == "local") &&
+		strings.HasPrefix(s, "syntax error: unexpected identifier") {
+		// a modifier in a file before edition 2024
+		s += fmt.Sprintf("; '%s' modifies a message or enum only in files of edition 2024 or later (edition = \"2024\";)", id.Val)
 	}
 	_, _ = l.addSourceError(errors.New(s))
 }

@@ -174,7 +174,11 @@ func TestAgainstProtoc(t *testing.T) {
 	ctx := context.Background()
 	protoc, err := java.ProtocFor(ctx, protocVersion)
 	if err != nil {
-		t.Fatalf("protoc %s from Maven Central is needed for this test: %v\nrun scripts/setup-java.sh", protocVersion, err)
+		hint := ""
+		if !strings.Contains(err.Error(), "scripts/setup-java.sh") {
+			hint = "\nrun scripts/setup-java.sh"
+		}
+		t.Fatalf("protoc %s from Maven Central is needed for this test: %v%s", protocVersion, err, hint)
 	}
 	t.Cleanup(func() { protoc.Close() })
 	if out, err := exec.CommandContext(ctx, protoc.Path, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "36.2") {

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -277,5 +278,40 @@ func TestEdition2024Tokens(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Fatalf("%d sources checked", checked)
+	}
+}
+
+// TestEdition2024UnusedOptionImport checks that an option import no option
+// uses is warned about where it is written, as protoc does, and a used one not.
+func TestEdition2024UnusedOptionImport(t *testing.T) {
+	want := map[string][]string{
+		"ok_option_import":          nil,
+		"ok_option_import_comments": {`a.proto:4:1: import "b.proto" not used`, `a.proto:6:1: import "c.proto" not used`},
+	}
+	for _, c := range loadEdition2024Cases(t) {
+		w, ok := want[c.Name]
+		if !ok {
+			continue
+		}
+		delete(want, c.Name)
+		var got []string
+		comp := protocompile.Compiler{
+			Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+				Accessor: protocompile.SourceAccessorFromMap(c.Files),
+			}),
+			Reporter: reporter.NewReporter(nil, func(err reporter.ErrorWithPos) {
+				got = append(got, err.Error())
+			}),
+		}
+		if _, err := comp.Compile(context.Background(), c.Main); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, w) {
+			t.Errorf("%s: warnings %q, want %q", c.Name, got, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("cases not found: %v", want)
 	}
 }

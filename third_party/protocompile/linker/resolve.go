@@ -97,6 +97,11 @@ func resolveInFileOrOptionImports[T any](f File, fn func(File) (T, error)) (T, e
 		if errors.Is(err, protoregistry.NotFound) {
 			continue
 		}
+		if err == nil {
+			if r, ok := f.(*result); ok {
+				r.markUsed(dep.Path())
+			}
+		}
 		return res, err
 	}
 	return res, err
@@ -152,6 +157,21 @@ func (r *result) markUsed(importPath string) {
 func (r *result) CheckForUnusedImports(handler *reporter.Handler) {
 	fd := r.FileDescriptorProto()
 	file, _ := r.FileNode().(*ast.FileNode)
+	// an option import is unused when no option uses it (as protoc warns)
+	for _, dep := range fd.OptionDependency {
+		if _, ok := r.usedImports[dep]; ok {
+			continue
+		}
+		span := ast.UnknownSpan(fd.GetName())
+		if file != nil {
+			for _, decl := range file.Decls {
+				if imp, ok := decl.(*ast.ImportNode); ok && imp.Option != nil && imp.Name.AsString() == dep {
+					span = file.NodeInfo(imp)
+				}
+			}
+		}
+		handler.HandleWarningWithPos(span, errUnusedImport(dep))
+	}
 	for i, dep := range fd.Dependency {
 		if _, ok := r.usedImports[dep]; !ok {
 			isPublic := false

@@ -436,6 +436,12 @@ func (t *task) asFile(ctx context.Context, name string, r SearchResult) (linker.
 	fileDescriptorProto := parseRes.FileDescriptorProto()
 	var wantsDescriptorProto bool
 	imports := fileDescriptorProto.Dependency
+	if len(fileDescriptorProto.OptionDependency) > 0 {
+		// option imports (edition 2024) are compiled like the others; the
+		// linker lets their symbols be used only in options
+		imports = append(append([]string(nil), imports...), fileDescriptorProto.OptionDependency...)
+	}
+	allDeps := imports
 
 	if t.e.hasOverrideDescriptorProto() {
 		// we only consider implicitly including descriptor.proto if it's overridden
@@ -463,9 +469,9 @@ func (t *task) asFile(ctx context.Context, name string, r SearchResult) (linker.
 	if len(imports) > 0 {
 		t.r.setBlockedOn(imports)
 
-		results := make([]*result, len(fileDescriptorProto.Dependency))
+		results := make([]*result, len(allDeps))
 		checked := map[string]struct{}{}
-		for i, dep := range fileDescriptorProto.Dependency {
+		for i, dep := range allDeps {
 			span := findImportSpan(parseRes, dep)
 			if name == dep {
 				// doh! file imports itself

@@ -252,3 +252,67 @@ func extractProtos(jar, prefix, dst string) error {
 func (t *Toolchain) Close() error {
 	return os.RemoveAll(t.Dir)
 }
+
+// Protoc is a protoc of a given Maven version with the .proto files of the
+// protobuf-java jar of the same version (google/protobuf/descriptor.proto,
+// java_features.proto and the well-known types; not cpp_features.proto or
+// go_features.proto, which that jar lacks).
+type Protoc struct {
+	// Dir holds the binary and Include; Close removes it.
+	Dir string
+	// Path is the protoc binary.
+	Path string
+	// Include holds google/protobuf/*.proto for protoc's -I.
+	Include string
+}
+
+// ProtocFor resolves com.google.protobuf:protoc and protobuf-java of the
+// given version (e.g. "4.36.2", protoc 36.2) into a new temporary directory
+// through Maven, which downloads them into ~/.m2 the first time. It needs
+// mvn on PATH (scripts/setup-java.sh). Unlike Resolve it needs no JDK
+// beyond Maven's own and no msgcontract jars, and it leaves ProtocVersion's
+// protoc alone.
+func ProtocFor(ctx context.Context, version string) (_ *Protoc, err error) {
+	if _, err := exec.LookPath("mvn"); err != nil {
+		return nil, fmt.Errorf("protoc %s: mvn is not on PATH; install a JDK 17 and Maven 3.8+ (run scripts/setup-java.sh)", version)
+	}
+	classifier, err := protocClassifier()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "msgcontract-protoc-")
+	if err != nil {
+		return nil, err
+	}
+	p := &Protoc{Dir: dir, Include: filepath.Join(dir, "include")}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
+	for _, artifact := range []string{
+		"com.google.protobuf:protoc:" + version + ":exe:" + classifier,
+		"com.google.protobuf:protobuf-java:" + version,
+	} {
+		// Run in the empty directory: dependency:copy needs no project.
+		cmd := exec.CommandContext(ctx, "mvn", "-B", "-q", "dependency:copy",
+			"-Dartifact="+artifact, "-DoutputDirectory="+dir, "-Dmdep.useBaseVersion=true")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("protoc %s: mvn dependency:copy %s: %v (run scripts/setup-java.sh)\n%s", version, artifact, err, out)
+		}
+	}
+	p.Path = filepath.Join(dir, "protoc-"+version+"-"+classifier+".exe")
+	if err := os.Chmod(p.Path, 0o755); err != nil {
+		return nil, fmt.Errorf("protoc %s: %w", version, err)
+	}
+	if err := extractProtos(filepath.Join(dir, "protobuf-java-"+version+".jar"), "google/protobuf/", p.Include); err != nil {
+		return nil, fmt.Errorf("protoc %s: protobuf-java jar: %w", version, err)
+	}
+	return p, nil
+}
+
+// Close removes the directory of the protoc.
+func (p *Protoc) Close() error {
+	return os.RemoveAll(p.Dir)
+}

@@ -21,6 +21,9 @@ import "fmt"
 //	enum Foo { BAR = 0; BAZ = 1 }
 type EnumNode struct {
 	compositeNode
+	// Optional; the "export" or "local" modifier before the keyword
+	// (edition 2024 and later).
+	Visibility *KeywordNode
 	Keyword    *KeywordNode
 	Name       *IdentNode
 	OpenBrace  *RuneNode
@@ -40,6 +43,13 @@ func (*EnumNode) msgElement()  {}
 //   - decls: All declarations inside the enum body.
 //   - closeBrace: The token corresponding to the "}" rune that ends the body.
 func NewEnumNode(keyword *KeywordNode, name *IdentNode, openBrace *RuneNode, decls []EnumElement, closeBrace *RuneNode) *EnumNode {
+	return NewEnumNodeWithVisibility(nil, keyword, name, openBrace, decls, closeBrace)
+}
+
+// NewEnumNodeWithVisibility creates a new *EnumNode whose declaration starts
+// with the given visibility modifier ("export" or "local"), which may be nil.
+// The other arguments are as for NewEnumNode.
+func NewEnumNodeWithVisibility(visibility *KeywordNode, keyword *KeywordNode, name *IdentNode, openBrace *RuneNode, decls []EnumElement, closeBrace *RuneNode) *EnumNode {
 	if keyword == nil {
 		panic("keyword is nil")
 	}
@@ -52,7 +62,10 @@ func NewEnumNode(keyword *KeywordNode, name *IdentNode, openBrace *RuneNode, dec
 	if closeBrace == nil {
 		panic("closeBrace is nil")
 	}
-	children := make([]Node, 0, 4+len(decls))
+	children := make([]Node, 0, 5+len(decls))
+	if visibility != nil {
+		children = append(children, visibility)
+	}
 	children = append(children, keyword, name, openBrace)
 	for _, decl := range decls {
 		switch decl.(type) {
@@ -68,6 +81,7 @@ func NewEnumNode(keyword *KeywordNode, name *IdentNode, openBrace *RuneNode, dec
 		compositeNode: compositeNode{
 			children: children,
 		},
+		Visibility: visibility,
 		Keyword:    keyword,
 		Name:       name,
 		OpenBrace:  openBrace,

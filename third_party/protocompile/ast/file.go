@@ -262,7 +262,10 @@ type ImportNode struct {
 	// Optional; if present indicates this is a public import
 	Public *KeywordNode
 	// Optional; if present indicates this is a weak import
-	Weak      *KeywordNode
+	Weak *KeywordNode
+	// Optional; if present indicates this is an option import (edition
+	// 2024 and later): the file's types may be used only in options.
+	Option    *KeywordNode
 	Name      StringValueNode
 	Semicolon *RuneNode
 }
@@ -279,6 +282,20 @@ type ImportNode struct {
 //   - name: The actual imported file name.
 //   - semicolon: The token corresponding to the ";" rune that ends the declaration.
 func NewImportNode(keyword *KeywordNode, public *KeywordNode, weak *KeywordNode, name StringValueNode, semicolon *RuneNode) *ImportNode {
+	return newImportNode(keyword, public, weak, nil, name, semicolon)
+}
+
+// NewOptionImportNode creates a new *ImportNode for an option import,
+// "import option" (edition 2024 and later). option is the token of the
+// "option" keyword; the other arguments are as for NewImportNode.
+func NewOptionImportNode(keyword *KeywordNode, option *KeywordNode, name StringValueNode, semicolon *RuneNode) *ImportNode {
+	if option == nil {
+		panic("option is nil")
+	}
+	return newImportNode(keyword, nil, nil, option, name, semicolon)
+}
+
+func newImportNode(keyword *KeywordNode, public *KeywordNode, weak *KeywordNode, option *KeywordNode, name StringValueNode, semicolon *RuneNode) *ImportNode {
 	if keyword == nil {
 		panic("keyword is nil")
 	}
@@ -289,7 +306,7 @@ func NewImportNode(keyword *KeywordNode, public *KeywordNode, weak *KeywordNode,
 	if semicolon == nil {
 		numChildren++
 	}
-	if public != nil || weak != nil {
+	if public != nil || weak != nil || option != nil {
 		numChildren++
 	}
 	children := make([]Node, 0, numChildren)
@@ -298,6 +315,8 @@ func NewImportNode(keyword *KeywordNode, public *KeywordNode, weak *KeywordNode,
 		children = append(children, public)
 	} else if weak != nil {
 		children = append(children, weak)
+	} else if option != nil {
+		children = append(children, option)
 	}
 	children = append(children, name)
 	if semicolon != nil {
@@ -311,6 +330,7 @@ func NewImportNode(keyword *KeywordNode, public *KeywordNode, weak *KeywordNode,
 		Keyword:   keyword,
 		Public:    public,
 		Weak:      weak,
+		Option:    option,
 		Name:      name,
 		Semicolon: semicolon,
 	}

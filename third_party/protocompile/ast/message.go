@@ -43,8 +43,11 @@ var _ MessageDeclNode = (*NoSourceNode)(nil)
 //	}
 type MessageNode struct {
 	compositeNode
-	Keyword *KeywordNode
-	Name    *IdentNode
+	// Optional; the "export" or "local" modifier before the keyword
+	// (edition 2024 and later).
+	Visibility *KeywordNode
+	Keyword    *KeywordNode
+	Name       *IdentNode
 	MessageBody
 }
 
@@ -58,6 +61,13 @@ func (*MessageNode) msgElement()  {}
 //   - decls: All declarations inside the message body.
 //   - closeBrace: The token corresponding to the "}" rune that ends the body.
 func NewMessageNode(keyword *KeywordNode, name *IdentNode, openBrace *RuneNode, decls []MessageElement, closeBrace *RuneNode) *MessageNode {
+	return NewMessageNodeWithVisibility(nil, keyword, name, openBrace, decls, closeBrace)
+}
+
+// NewMessageNodeWithVisibility creates a new *MessageNode whose declaration
+// starts with the given visibility modifier ("export" or "local"), which may
+// be nil. The other arguments are as for NewMessageNode.
+func NewMessageNodeWithVisibility(visibility *KeywordNode, keyword *KeywordNode, name *IdentNode, openBrace *RuneNode, decls []MessageElement, closeBrace *RuneNode) *MessageNode {
 	if keyword == nil {
 		panic("keyword is nil")
 	}
@@ -70,7 +80,10 @@ func NewMessageNode(keyword *KeywordNode, name *IdentNode, openBrace *RuneNode, 
 	if closeBrace == nil {
 		panic("closeBrace is nil")
 	}
-	children := make([]Node, 0, 4+len(decls))
+	children := make([]Node, 0, 5+len(decls))
+	if visibility != nil {
+		children = append(children, visibility)
+	}
 	children = append(children, keyword, name, openBrace)
 	for _, decl := range decls {
 		children = append(children, decl)
@@ -81,8 +94,9 @@ func NewMessageNode(keyword *KeywordNode, name *IdentNode, openBrace *RuneNode, 
 		compositeNode: compositeNode{
 			children: children,
 		},
-		Keyword: keyword,
-		Name:    name,
+		Visibility: visibility,
+		Keyword:    keyword,
+		Name:       name,
 	}
 	populateMessageBody(&ret.MessageBody, openBrace, decls, closeBrace)
 	return ret

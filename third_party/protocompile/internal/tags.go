@@ -82,6 +82,9 @@ const (
 	// FileEditionTag is the tag number of the edition element in a file
 	// descriptor proto.
 	FileEditionTag = 14
+	// FileOptionDependencyTag is the tag number of the option dependency
+	// element in a file descriptor proto (edition 2024 and later).
+	FileOptionDependencyTag = 15
 	// MessageNameTag is the tag number of the name element in a message
 	// descriptor proto.
 	MessageNameTag = 1

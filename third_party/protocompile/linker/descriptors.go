@@ -166,6 +166,10 @@ type result struct {
 	// are resolved during linking and stored here, to be used to interpret options.
 	optionQualifiedNames map[ast.IdentValueNode]string
 
+	// resolvingOptions is set while option names and values are resolved:
+	// they may also use symbols of the files imported with "import option".
+	resolvingOptions bool
+
 	imports      fileImports
 	messages     msgDescriptors
 	enums        enumDescriptors

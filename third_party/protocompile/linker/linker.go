@@ -48,7 +48,8 @@ func Link(parsed parser.Result, dependencies Files, symbols *Symbols, handler *r
 		prefix += "."
 	}
 
-	for _, imp := range parsed.FileDescriptorProto().Dependency {
+	fdp := parsed.FileDescriptorProto()
+	for _, imp := range append(fdp.Dependency[:len(fdp.Dependency):len(fdp.Dependency)], fdp.OptionDependency...) {
 		dep := dependencies.FindFileByPath(imp)
 		if dep == nil {
 			return nil, fmt.Errorf("dependencies is missing import %q", imp)

@@ -38,14 +38,73 @@ func (r *result) resolveElement(name protoreflect.FullName, checkedCache []strin
 	if len(name) > 0 && name[0] == '.' {
 		name = name[1:]
 	}
-	res, _ := resolveInFile(r, false, checkedCache[:0], func(f File) (protoreflect.Descriptor, error) {
+	find := func(f File) (protoreflect.Descriptor, error) {
 		d := resolveElementInFile(name, f)
 		if d != nil {
 			return d, nil
 		}
 		return nil, protoregistry.NotFound
-	})
+	}
+	if r.resolvingOptions {
+		res, _ := resolveInFileOrOptionImports(r, find)
+		return res
+	}
+	res, _ := resolveInFile(r, false, checkedCache[:0], find)
 	return res
+}
+
+// optionImportDefining is the path of the option import that defines the
+// type a reference names, "" if none does.
+func (r *result) optionImportDefining(name string, scopes []scope, checkedCache []string) string {
+	if len(r.FileDescriptorProto().OptionDependency) == 0 {
+		return ""
+	}
+	r.resolvingOptions = true
+	d := r.resolve(name, true, scopes, checkedCache)
+	r.resolvingOptions = false
+	if d == nil || isSentinelDescriptor(d) || d.ParentFile() == nil {
+		return ""
+	}
+	return d.ParentFile().Path()
+}
+
+// optionImports are the files f imports with "import option" (edition 2024):
+// their symbols may be used in options only.
+func optionImports(f File) []File {
+	r, ok := f.(*result)
+	if !ok || len(r.FileDescriptorProto().OptionDependency) == 0 {
+		return nil
+	}
+	var files []File
+	for _, path := range r.FileDescriptorProto().OptionDependency {
+		if dep := r.deps.FindFileByPath(path); dep != nil {
+			files = append(files, dep)
+		}
+	}
+	return files
+}
+
+// resolveInFileOrOptionImports is resolveInFile that also looks in the files
+// f imports with "import option" (and in their public imports), for names in
+// options.
+func resolveInFileOrOptionImports[T any](f File, fn func(File) (T, error)) (T, error) {
+	res, err := resolveInFile(f, false, nil, fn)
+	if err == nil || !errors.Is(err, protoregistry.NotFound) {
+		return res, err
+	}
+	for _, dep := range optionImports(f) {
+		res, err := resolveInFile(dep, true, []string{f.Path()}, fn)
+		if errors.Is(err, protoregistry.NotFound) {
+			continue
+		}
+		if err == nil {
+			if r, ok := f.(*result); ok {
+				r.markUsed(dep.Path())
+			}
+		}
+		return res, err
+	}
+	return res, err
 }
 
 func resolveInFile[T any](f File, publicImportsOnly bool, checked []string, fn func(File) (T, error)) (T, error) {
@@ -98,6 +157,21 @@ func (r *result) markUsed(importPath string) {
 func (r *result) CheckForUnusedImports(handler *reporter.Handler) {
 	fd := r.FileDescriptorProto()
 	file, _ := r.FileNode().(*ast.FileNode)
+	// an option import is unused when no option uses it (as protoc warns)
+	for _, dep := range fd.OptionDependency {
+		if _, ok := r.usedImports[dep]; ok {
+			continue
+		}
+		span := ast.UnknownSpan(fd.GetName())
+		if file != nil {
+			for _, decl := range file.Decls {
+				if imp, ok := decl.(*ast.ImportNode); ok && imp.Option != nil && imp.Name.AsString() == dep {
+					span = file.NodeInfo(imp)
+				}
+			}
+		}
+		handler.HandleWarningWithPos(span, errUnusedImport(dep))
+	}
 	for i, dep := range fd.Dependency {
 		if _, ok := r.usedImports[dep]; !ok {
 			isPublic := false
@@ -350,6 +424,15 @@ func resolveFieldTypes(f *fldDescriptor, handler *reporter.Handler, extendees ma
 			return handler.HandleErrorf(file.NodeInfo(node.FieldExtendee()), "%sextendee is invalid: %s is %s, not a message", extendeePrefix, dsc.FullName(), descriptorTypeWithArticle(dsc))
 		}
 
+		if err := r.checkVisible(extd); err != nil && !alreadyReported {
+			var extendeePrefix string
+			if extendees == nil {
+				extendeePrefix = kind + " " + f.fqn + ": "
+			}
+			if err := handler.HandleErrorf(file.NodeInfo(node.FieldExtendee()), "%sextendee %v", extendeePrefix, err); err != nil {
+				return err
+			}
+		}
 		f.extendee = extd
 		extendeeName := "." + string(dsc.FullName())
 		if fld.GetExtendee() != extendeeName {
@@ -388,6 +471,9 @@ func resolveFieldTypes(f *fldDescriptor, handler *reporter.Handler, extendees ma
 
 	dsc := r.resolve(fld.GetTypeName(), true, scopes, checkedCache)
 	if dsc == nil {
+		if path := r.optionImportDefining(fld.GetTypeName(), scopes, checkedCache); path != "" {
+			return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: type %s is defined in %q, which is imported with 'import option': its types may be used only in options; import it with a plain import (import %q) to use it here", kind, f.fqn, fld.GetTypeName(), path, path)
+		}
 		return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: unknown type %s", kind, f.fqn, fld.GetTypeName())
 	}
 	if isSentinelDescriptor(dsc) {
@@ -422,6 +508,9 @@ func resolveFieldTypes(f *fldDescriptor, handler *reporter.Handler, extendees ma
 				return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: %s is a synthetic map entry and may not be referenced explicitly", kind, f.fqn, dsc.FullName())
 			}
 		}
+		if err := r.checkVisible(dsc); err != nil {
+			return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: %v", kind, f.fqn, err)
+		}
 		typeName := "." + string(dsc.FullName())
 		if fld.GetTypeName() != typeName {
 			fld.TypeName = proto.String(typeName)
@@ -434,6 +523,9 @@ func resolveFieldTypes(f *fldDescriptor, handler *reporter.Handler, extendees ma
 		}
 		f.msgType = dsc
 	case protoreflect.EnumDescriptor:
+		if err := r.checkVisible(dsc); err != nil {
+			return handler.HandleErrorf(file.NodeInfo(node.FieldType()), "%s %s: %v", kind, f.fqn, err)
+		}
 		typeName := "." + string(dsc.FullName())
 		if fld.GetTypeName() != typeName {
 			fld.TypeName = proto.String(typeName)
@@ -486,6 +578,11 @@ func resolveMethodTypes(m *mtdDescriptor, handler *reporter.Handler, scopes []sc
 			return err
 		}
 	} else {
+		if err := r.checkVisible(msg); err != nil {
+			if err := handler.HandleErrorf(file.NodeInfo(node.GetInputType()), "%s: request type %v", scope, err); err != nil {
+				return err
+			}
+		}
 		typeName := "." + string(dsc.FullName())
 		if mtd.GetInputType() != typeName {
 			mtd.InputType = proto.String(typeName)
@@ -508,6 +605,11 @@ func resolveMethodTypes(m *mtdDescriptor, handler *reporter.Handler, scopes []sc
 			return err
 		}
 	} else {
+		if err := r.checkVisible(msg); err != nil {
+			if err := handler.HandleErrorf(file.NodeInfo(node.GetOutputType()), "%s: response type %v", scope, err); err != nil {
+				return err
+			}
+		}
 		typeName := "." + string(dsc.FullName())
 		if mtd.GetOutputType() != typeName {
 			mtd.OutputType = proto.String(typeName)
@@ -519,6 +621,8 @@ func resolveMethodTypes(m *mtdDescriptor, handler *reporter.Handler, scopes []sc
 }
 
 func (r *result) resolveOptions(handler *reporter.Handler, elemType string, elemName protoreflect.FullName, opts []*descriptorpb.UninterpretedOption, scopes []scope, checkedCache []string) error {
+	r.resolvingOptions = true
+	defer func() { r.resolvingOptions = false }()
 	mc := &internal.MessageContext{
 		File:        r,
 		ElementName: string(elemName),

@@ -37,6 +37,15 @@ func (r *result) ValidateOptions(handler *reporter.Handler, symbols *Symbols) er
 	if err := r.validateFile(handler); err != nil {
 		return err
 	}
+	if err := r.validateNamingStyle(handler); err != nil {
+		return err
+	}
+	if err := r.validateServiceNames(handler); err != nil {
+		return err
+	}
+	if err := r.validateStrictVisibility(handler); err != nil {
+		return err
+	}
 	return walk.Descriptors(r, func(d protoreflect.Descriptor) error {
 		switch d := d.(type) {
 		case protoreflect.FieldDescriptor:

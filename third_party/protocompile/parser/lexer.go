@@ -87,6 +87,15 @@ type protoLex struct {
 	eof        ast.Token
 
 	comments []ast.Token
+
+	// editionState follows the first tokens of the file: 0 before any,
+	// 1 after "edition", 2 after "=", 3 after the (first) string, -1 once
+	// the file is known not to start with an edition declaration.
+	editionState int
+	edition      strings.Builder
+	// modifiers is set when the file declares edition 2024 or later:
+	// "export" and "local" are then keywords (message and enum modifiers).
+	modifiers bool
 }
 
 var utf8Bom = []byte{0xEF, 0xBB, 0xBF}
@@ -197,6 +206,35 @@ func (l *protoLex) prev() ast.SourcePos {
 }
 
 func (l *protoLex) Lex(lval *protoSymType) int {
+	t := l.lex(lval)
+	if l.editionState >= 0 {
+		l.trackEdition(t, lval)
+	}
+	return t
+}
+
+// trackEdition reads the edition declaration at the start of the file (the
+// parser reduces it too late for the lexer), to know whether "export" and
+// "local" are keywords.
+func (l *protoLex) trackEdition(t int, lval *protoSymType) {
+	switch {
+	case l.editionState == 0 && t == _EDITION,
+		l.editionState == 1 && t == '=':
+		l.editionState++
+	case (l.editionState == 2 || l.editionState == 3) && t == _STRING_LIT:
+		l.edition.WriteString(lval.s.Val)
+		l.editionState = 3
+	case l.editionState == 3:
+		ed := l.edition.String()
+		n, err := strconv.Atoi(ed)
+		l.modifiers = err == nil && len(ed) == 4 && n >= 2024
+		l.editionState = -1
+	default:
+		l.editionState = -1
+	}
+}
+
+func (l *protoLex) lex(lval *protoSymType) int {
 	if l.handler.ReporterError() != nil {
 		// if error reporter already returned non-nil error,
 		// we can skip the rest of the input
@@ -259,6 +297,16 @@ func (l *protoLex) Lex(lval *protoSymType) int {
 			if t, ok := keywords[str]; ok {
 				l.setIdent(lval, str)
 				return t
+			}
+			if l.modifiers {
+				switch str {
+				case "export":
+					l.setIdent(lval, str)
+					return _EXPORT
+				case "local":
+					l.setIdent(lval, str)
+					return _LOCAL
+				}
 			}
 			l.setIdent(lval, str)
 			return _NAME
@@ -779,6 +827,15 @@ func (l *protoLex) addSourceError(err error) (reporter.ErrorWithPos, bool) {
 }
 
 func (l *protoLex) Error(s string) {
+	if strings.HasSuffix(s, `, expecting "enum" or "message"`) {
+		// only after "export" or "local" (edition 2024 and later)
+		s = "syntax error: 'local' and 'export' visibility modifiers are valid only on 'message' and 'enum'; " +
+			"remove the modifier, or write a type named local or export with its package or a leading dot (.local)"
+	} else if id, ok := l.prevSym.(*ast.IdentNode); ok && !l.modifiers && (id.Val == "export" || id.Val == "local") &&
+		strings.HasPrefix(s, "syntax error: unexpected identifier") {
+		// a modifier in a file before edition 2024
+		s += fmt.Sprintf("; '%s' modifies a message or enum only in files of edition 2024 or later (edition = \"2024\";)", id.Val)
+	}
 	_, _ = l.addSourceError(errors.New(s))
 }
 

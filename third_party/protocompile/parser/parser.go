@@ -42,6 +42,8 @@ func init() {
 	for str, i := range keywords {
 		setTokenName(i, fmt.Sprintf(`"%s"`, str))
 	}
+	setTokenName(_EXPORT, `"export"`)
+	setTokenName(_LOCAL, `"local"`)
 }
 
 func setTokenName(token int, text string) {

@@ -90,7 +90,7 @@ import (
 %type <cmpctOpts>    compactOptions
 %type <v>            fieldValue optionValue scalarValue fieldScalarValue messageLiteralWithBraces messageLiteral numLit specialFloatLit listLiteral listElement listOfMessagesLiteral messageValue
 %type <il>           enumValueNumber
-%type <id>           identifier mapKeyType msgElementName extElementName oneofElementName notGroupElementName mtdElementName enumValueName fieldCardinality
+%type <id>           identifier visibility mapKeyType msgElementName extElementName oneofElementName notGroupElementName mtdElementName enumValueName fieldCardinality
 %type <cidPart>      qualifiedIdentifierEntry qualifiedIdentifierFinal mtdElementIdentEntry mtdElementIdentFinal
 %type <cid>          qualifiedIdentifier msgElementIdent extElementIdent oneofElementIdent notGroupElementIdent mtdElementIdent qualifiedIdentifierDot qualifiedIdentifierLeading mtdElementIdentLeading
 %type <tid>          typeName msgElementTypeIdent extElementTypeIdent oneofElementTypeIdent notGroupElementTypeIdent mtdElementTypeIdent
@@ -137,6 +137,9 @@ import (
 %token <id>  _DOUBLE _FLOAT _INT32 _INT64 _UINT32 _UINT64 _SINT32 _SINT64 _FIXED32 _FIXED64 _SFIXED32 _SFIXED64
 %token <id>  _BOOL _STRING _BYTES _GROUP _ONEOF _MAP _EXTENSIONS _TO _MAX _RESERVED _ENUM _MESSAGE _EXTEND
 %token <id>  _SERVICE _RPC _STREAM _RETURNS
+// export and local are keywords only in files of edition 2024 and later
+// (the lexer returns _NAME for them in others)
+%token <id>  _EXPORT _LOCAL
 %token <err> _ERROR
 // we define all of these, even ones that aren't used, to improve error messages
 // so it shows the unexpected symbol instead of showing "$unk"
@@ -252,6 +255,10 @@ importDecl : _IMPORT stringLit semicolons {
 	| _IMPORT _PUBLIC stringLit semicolons {
 	  semi, extra := protolex.(*protoLex).requireSemicolon($4)
 		$$ = newNodeWithRunes(ast.NewImportNode($1.ToKeyword(), $2.ToKeyword(), nil, toStringValueNode($3), semi), extra...)
+	}
+	| _IMPORT _OPTION stringLit semicolons {
+	  semi, extra := protolex.(*protoLex).requireSemicolon($4)
+		$$ = newNodeWithRunes(ast.NewOptionImportNode($1.ToKeyword(), $2.ToKeyword(), toStringValueNode($3), semi), extra...)
 	}
 
 packageDecl : _PACKAGE qualifiedIdentifier semicolons {
@@ -957,6 +964,12 @@ fieldNameIdents : identifier {
 enumDecl : _ENUM identifier '{' enumBody '}' semicolons {
 		$$ = newNodeWithRunes(ast.NewEnumNode($1.ToKeyword(), $2, $3, $4, $5), $6...)
 	}
+	| visibility _ENUM identifier '{' enumBody '}' semicolons {
+		$$ = newNodeWithRunes(ast.NewEnumNodeWithVisibility($1.ToKeyword(), $2.ToKeyword(), $3, $4, $5, $6), $7...)
+	}
+
+visibility : _EXPORT
+	| _LOCAL
 
 enumBody : semicolons {
 		$$ = prependRunes(toEnumElement, $1, nil)
@@ -996,6 +1009,9 @@ enumValueDecl : enumValueName '=' enumValueNumber semicolons {
 
 messageDecl : _MESSAGE identifier '{' messageBody '}' semicolons {
 		$$ = newNodeWithRunes(ast.NewMessageNode($1.ToKeyword(), $2, $3, $4, $5), $6...)
+	}
+	| visibility _MESSAGE identifier '{' messageBody '}' semicolons {
+		$$ = newNodeWithRunes(ast.NewMessageNodeWithVisibility($1.ToKeyword(), $2.ToKeyword(), $3, $4, $5, $6), $7...)
 	}
 
 messageBody : semicolons {
@@ -1199,6 +1215,8 @@ methodElement : optionDecl {
 
 // excludes message, enum, oneof, extensions, reserved, extend,
 //   option, group, optional, required, and repeated
+// excludes export and local: in a message body they start a message or enum
+// declaration (edition 2024 and later; they are _NAME in other files)
 msgElementName : _NAME
 	| _SYNTAX
 	| _EDITION
@@ -1274,6 +1292,8 @@ extElementName : _NAME
 	| _RPC
 	| _STREAM
 	| _RETURNS
+	| _EXPORT
+	| _LOCAL
 
 // excludes reserved, option
 enumValueName : _NAME
@@ -1318,6 +1338,8 @@ enumValueName : _NAME
 	| _RPC
 	| _STREAM
 	| _RETURNS
+	| _EXPORT
+	| _LOCAL
 
 // excludes group, option, optional, required, and repeated
 oneofElementName : _NAME
@@ -1359,6 +1381,8 @@ oneofElementName : _NAME
 	| _RPC
 	| _STREAM
 	| _RETURNS
+	| _EXPORT
+	| _LOCAL
 
 // excludes group
 notGroupElementName : _NAME
@@ -1404,6 +1428,8 @@ notGroupElementName : _NAME
 	| _RPC
 	| _STREAM
 	| _RETURNS
+	| _EXPORT
+	| _LOCAL
 
 // excludes stream
 mtdElementName : _NAME
@@ -1449,6 +1475,8 @@ mtdElementName : _NAME
 	| _SERVICE
 	| _RPC
 	| _RETURNS
+	| _EXPORT
+	| _LOCAL
 
 identifier : _NAME
 	| _SYNTAX
@@ -1494,5 +1522,7 @@ identifier : _NAME
 	| _RPC
 	| _STREAM
 	| _RETURNS
+	| _EXPORT
+	| _LOCAL
 
 %%

@@ -142,6 +142,10 @@ func (r *result) createFileDescriptor(filename string, file *ast.FileNode, handl
 		case *ast.ExtendNode:
 			r.addExtensions(decl, &fd.Extension, &fd.MessageType, syntax, handler, 0)
 		case *ast.ImportNode:
+			if decl.Option != nil {
+				fd.OptionDependency = append(fd.OptionDependency, decl.Name.AsString())
+				continue
+			}
 			index := len(fd.Dependency)
 			fd.Dependency = append(fd.Dependency, decl.Name.AsString())
 			if decl.Public != nil {
@@ -487,7 +491,7 @@ func (r *result) asMethodDescriptor(node *ast.RPCNode) *descriptorpb.MethodDescr
 }
 
 func (r *result) asEnumDescriptor(en *ast.EnumNode, syntax protoreflect.Syntax, handler *reporter.Handler) *descriptorpb.EnumDescriptorProto {
-	ed := &descriptorpb.EnumDescriptorProto{Name: proto.String(en.Name.Val)}
+	ed := &descriptorpb.EnumDescriptorProto{Name: proto.String(en.Name.Val), Visibility: asVisibility(en.Visibility)}
 	r.putEnumNode(ed, en)
 	rsvdNames := map[string]ast.SourcePos{}
 	for _, decl := range en.Decls {
@@ -520,7 +524,7 @@ func (r *result) asEnumReservedRange(rng *ast.RangeNode, handler *reporter.Handl
 }
 
 func (r *result) asMessageDescriptor(node *ast.MessageNode, syntax protoreflect.Syntax, handler *reporter.Handler, depth int) *descriptorpb.DescriptorProto {
-	msgd := &descriptorpb.DescriptorProto{Name: proto.String(node.Name.Val)}
+	msgd := &descriptorpb.DescriptorProto{Name: proto.String(node.Name.Val), Visibility: asVisibility(node.Visibility)}
 	r.putMessageNode(msgd, node)
 	// don't bother processing body if we've exceeded depth
 	if r.checkDepth(depth, node, handler) {
@@ -1009,4 +1013,19 @@ func asExtsNode(er *descriptorpb.DescriptorProto_ExtensionRange) proto.Message {
 // associate with the enclosing/parent AST node.
 type extsParent struct {
 	*descriptorpb.DescriptorProto_ExtensionRange
+}
+
+// asVisibility is the visibility written by a message's or enum's "export" or
+// "local" modifier, nil (unset) without one.
+func asVisibility(modifier *ast.KeywordNode) *descriptorpb.SymbolVisibility {
+	if modifier == nil {
+		return nil
+	}
+	switch modifier.Val {
+	case "export":
+		return descriptorpb.SymbolVisibility_VISIBILITY_EXPORT.Enum()
+	case "local":
+		return descriptorpb.SymbolVisibility_VISIBILITY_LOCAL.Enum()
+	}
+	return nil
 }

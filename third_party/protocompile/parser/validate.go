@@ -44,6 +44,23 @@ func validateBasic(res *result, handler *reporter.Handler) {
 	if err := validateImports(res, handler); err != nil {
 		return
 	}
+	edition2024 := syntax == protoreflect.Editions && fd.GetEdition() >= descriptorpb.Edition_EDITION_2024
+	if err := validateImportKinds(res, edition2024, handler); err != nil {
+		return
+	}
+	if edition2024 {
+		scope := "file options"
+		opts := fd.Options.GetUninterpretedOption()
+		if index, err := internal.FindOption(res, handler.HandleErrorf, scope, opts, "java_multiple_files"); err != nil {
+			return
+		} else if index >= 0 {
+			optNode := res.OptionNode(opts[index])
+			if handler.HandleErrorf(res.file.NodeInfo(optNode.GetName()), "%s: google.protobuf.FileOptions.java_multiple_files has been removed in edition 2024: "+
+				"This behavior is enabled by default in editions 2024 and above. To disable it, you can set `features.(pb.java).nest_in_file_class = YES` on individual messages, enums, or services.", scope) != nil {
+				return
+			}
+		}
+	}
 
 	if err := validateNoFeatures(res, syntax, "file options", fd.Options.GetUninterpretedOption(), handler); err != nil {
 		return
@@ -103,6 +120,33 @@ func validateImports(res *result, handler *reporter.Handler) error {
 			return handler.HandleErrorf(info, "%q was already imported at %v", name, prev)
 		}
 		imports[name] = info.Start()
+	}
+	return nil
+}
+
+// validateImportKinds checks the kinds of imports against the edition, as
+// protoc does: "import option" only from edition 2024 on, "import weak" only
+// before it.
+func validateImportKinds(res *result, edition2024 bool, handler *reporter.Handler) error {
+	fileNode := res.file
+	if fileNode == nil {
+		return nil
+	}
+	for _, decl := range fileNode.Decls {
+		imp, ok := decl.(*ast.ImportNode)
+		if !ok {
+			continue
+		}
+		if imp.Option != nil && !edition2024 {
+			if err := handler.HandleErrorf(fileNode.NodeInfo(imp.Option), "option import is not supported before edition 2024; use a plain import"); err != nil {
+				return err
+			}
+		}
+		if imp.Weak != nil && edition2024 {
+			if err := handler.HandleErrorf(fileNode.NodeInfo(imp.Weak), "weak import is not supported in edition 2024 and above; use an option import (import option) or a plain import instead"); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -475,6 +519,16 @@ func validateField(res *result, syntax protoreflect.Syntax, name protoreflect.Fu
 			}
 		}
 		if syntax == protoreflect.Editions {
+			if res.proto.GetEdition() >= descriptorpb.Edition_EDITION_2024 {
+				if index, err := internal.FindOption(res, handler.HandleErrorf, scope, fld.Options.GetUninterpretedOption(), "ctype"); err != nil {
+					return err
+				} else if index >= 0 {
+					// protoc reports it at the field
+					if err := handler.HandleErrorf(res.file.NodeInfo(node), "%s: ctype option is not allowed under edition 2024 and beyond; use the feature string_type instead: features.(pb.cpp).string_type = VIEW|CORD|STRING", scope); err != nil {
+						return err
+					}
+				}
+			}
 			if fld.Label != nil && fld.GetLabel() == descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL {
 				fieldLabelNodeInfo := res.file.NodeInfo(node.FieldLabel())
 				if err := handler.HandleErrorf(fieldLabelNodeInfo, "%s: label 'optional' is not allowed in editions; use option features.field_presence instead", scope); err != nil {

@@ -149,14 +149,27 @@ func generateSourceInfoForFile(opts OptionIndex, sci *sourceCodeInfo, file *ast.
 		sci.newLocWithComments(file.Syntax, append(path, internal.FileSyntaxTag))
 	}
 	if file.Edition != nil {
-		sci.newLocWithComments(file.Edition, append(path, internal.FileEditionTag))
+		// protoc records the edition declaration under the syntax field's
+		// path (12), not the edition field's (14). Only from edition 2024 on,
+		// so that the descriptors of 2023 files stay as they were.
+		tag := int32(internal.FileEditionTag)
+		if ed := file.Edition.Edition.AsString(); len(ed) == 4 && ed >= "2024" {
+			tag = internal.FileSyntaxTag
+		}
+		sci.newLocWithComments(file.Edition, append(path, tag))
 	}
 
-	var depIndex, pubDepIndex, weakDepIndex, optIndex, msgIndex, enumIndex, extendIndex, svcIndex int32
+	var depIndex, pubDepIndex, weakDepIndex, optDepIndex, optIndex, msgIndex, enumIndex, extendIndex, svcIndex int32
 
 	for _, child := range file.Decls {
 		switch child := child.(type) {
 		case *ast.ImportNode:
+			if child.Option != nil {
+				// like protoc: the statement, and no dependency location
+				sci.newLocWithComments(child, append(path, internal.FileOptionDependencyTag, optDepIndex))
+				optDepIndex++
+				continue
+			}
 			sci.newLocWithComments(child, append(path, internal.FileDependencyTag, depIndex))
 			depIndex++
 			if child.Public != nil {
@@ -322,7 +335,11 @@ func generateSourceCodeInfoForMessage(opts OptionIndex, sci *sourceCodeInfo, n a
 		// map entry so nothing else to do
 		return
 	}
-	sci.newBlockLocWithComments(n, openBrace, path)
+	if msg, ok := n.(*ast.MessageNode); ok && msg.Visibility != nil {
+		sci.newVisibleBlockLoc(n, msg.Keyword, openBrace, path)
+	} else {
+		sci.newBlockLocWithComments(n, openBrace, path)
+	}
 
 	sci.newLoc(n.MessageName(), append(path, internal.MessageNameTag))
 	// matching protoc, which emits the corresponding field type name (for group fields)
@@ -397,7 +414,11 @@ func generateSourceCodeInfoForMessage(opts OptionIndex, sci *sourceCodeInfo, n a
 }
 
 func generateSourceCodeInfoForEnum(opts OptionIndex, sci *sourceCodeInfo, n *ast.EnumNode, path []int32) {
-	sci.newBlockLocWithComments(n, n.OpenBrace, path)
+	if n.Visibility != nil {
+		sci.newVisibleBlockLoc(n, n.Keyword, n.OpenBrace, path)
+	} else {
+		sci.newBlockLocWithComments(n, n.OpenBrace, path)
+	}
 	sci.newLoc(n.Name, append(path, internal.EnumNameTag))
 
 	var optIndex, valIndex, reservedNameIndex, reservedRangeIndex int32
@@ -698,6 +719,16 @@ func (sci *sourceCodeInfo) newBlockLocWithComments(n, openBrace ast.Node, path [
 	sci.newLocWithGivenComments(nodeInfo, detachedComments, leadingComments, trailingComments, path)
 }
 
+// newVisibleBlockLoc is newBlockLocWithComments for a message or enum with an
+// "export" or "local" modifier. As protoc does, the comments are those before
+// the modifier while the span starts at the "message" or "enum" keyword.
+func (sci *sourceCodeInfo) newVisibleBlockLoc(n, keyword, openBrace ast.Node, path []int32) {
+	detachedComments, leadingComments := sci.getLeadingComments(n)
+	trailingComments := sci.getTrailingComments(openBrace)
+	span := ast.NewSourceSpan(sci.file.NodeInfo(keyword).Start(), sci.file.NodeInfo(n).End())
+	sci.newLocWithGivenComments(span, detachedComments, leadingComments, trailingComments, path)
+}
+
 func (sci *sourceCodeInfo) newLocWithComments(n ast.Node, path []int32) {
 	nodeInfo := sci.file.NodeInfo(n)
 	detachedComments, leadingComments := sci.getLeadingComments(n)
@@ -705,7 +736,7 @@ func (sci *sourceCodeInfo) newLocWithComments(n ast.Node, path []int32) {
 	sci.newLocWithGivenComments(nodeInfo, detachedComments, leadingComments, trailingComments, path)
 }
 
-func (sci *sourceCodeInfo) newLocWithGivenComments(nodeInfo ast.NodeInfo, detachedComments []comments, leadingComments comments, trailingComments comments, path []int32) {
+func (sci *sourceCodeInfo) newLocWithGivenComments(nodeInfo ast.SourceSpan, detachedComments []comments, leadingComments comments, trailingComments comments, path []int32) {
 	if (len(detachedComments) > 0 && sci.commentUsed(detachedComments[0])) ||
 		(len(detachedComments) == 0 && sci.commentUsed(leadingComments)) {
 		detachedComments = nil

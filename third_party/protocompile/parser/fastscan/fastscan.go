@@ -43,6 +43,9 @@ type Import struct {
 	Path string
 	// Indicate if public or weak keyword was used in import statement.
 	IsPublic, IsWeak bool
+	// IsOption is set for an option import, "import option" (edition 2024
+	// and later).
+	IsOption bool
 }
 
 // SyntaxError is returned from Scan when one or more syntax errors are observed.
@@ -98,6 +101,7 @@ func Scan(filename string, r io.Reader) (Result, error) {
 
 	var currentImport []string     // if non-nil, parsing an import statement
 	var isPublic, isWeak bool      // if public or weak keyword observed in current import statement
+	var isOption bool              // if option keyword observed in current import statement
 	var packageComponents []string // if non-nil, parsing a package statement
 	var syntaxErrs []reporter.ErrorWithPos
 
@@ -139,9 +143,10 @@ func Scan(filename string, r io.Reader) (Result, error) {
 				currentImport = append(currentImport, text.(string))
 			case identifierToken:
 				ident := text.(string) //nolint:errcheck
-				if len(currentImport) == 0 && (ident == "public" || ident == "weak") {
+				if len(currentImport) == 0 && (ident == "public" || ident == "weak" || ident == "option") {
 					isPublic = ident == "public"
 					isWeak = ident == "weak"
+					isOption = ident == "option"
 					break
 				}
 				fallthrough
@@ -157,6 +162,7 @@ func Scan(filename string, r io.Reader) (Result, error) {
 						Path:     strings.Join(currentImport, ""),
 						IsPublic: isPublic,
 						IsWeak:   isWeak,
+						IsOption: isOption,
 					})
 				} else {
 					syntaxErrs = append(syntaxErrs,
@@ -227,7 +233,7 @@ func Scan(filename string, r io.Reader) (Result, error) {
 			if declarationStart && len(contextStack) == 0 {
 				if text == "import" {
 					currentImport = []string{}
-					isPublic, isWeak = false, false
+					isPublic, isWeak, isOption = false, false, false
 				} else if text == "package" {
 					packageComponents = []string{}
 				}

@@ -525,7 +525,8 @@ func (b *builder) enumByName(full string) protoreflect.EnumDescriptor {
 const optionsPath = "msgcontract/v1/options.proto"
 
 // seesOptions reports whether fd can use msgcontract's options: it imports
-// options.proto directly or through a chain of public imports.
+// options.proto directly or through a chain of public imports, or (edition
+// 2024) names it in an `import option`.
 func seesOptions(fd protoreflect.FileDescriptor) bool {
 	imps := fd.Imports()
 	for i := 0; i < imps.Len(); i++ {
@@ -533,7 +534,28 @@ func seesOptions(fd protoreflect.FileDescriptor) bool {
 			return true
 		}
 	}
+	opts := optionImports(fd)
+	for i := 0; i < opts.Len(); i++ {
+		if exposesOptions(opts.Get(i).FileDescriptor, 0) {
+			return true
+		}
+	}
 	return false
+}
+
+// noImports is the empty list of imports.
+type noImports struct{ protoreflect.FileImports }
+
+func (noImports) Len() int { return 0 }
+
+// optionImports are the files fd imports with `import option` (edition
+// 2024): protobuf-go's descriptors and the loader's answer them through a
+// method that protoreflect.FileDescriptor does not declare.
+func optionImports(fd protoreflect.FileDescriptor) protoreflect.FileImports {
+	if o, ok := fd.(interface{ OptionImports() protoreflect.FileImports }); ok {
+		return o.OptionImports()
+	}
+	return noImports{}
 }
 
 // exposesOptions reports whether importing fd makes the options visible.

@@ -254,10 +254,11 @@ func (l *loader) build(compiled []protoreflect.FileDescriptor) (*Set, error) {
 		if _, err := set.Registry.FindFileByPath(fd.Path()); err == nil {
 			return nil
 		}
-		imps := fd.Imports()
-		for i := 0; i < imps.Len(); i++ {
-			if err := register(imps.Get(i).FileDescriptor); err != nil {
-				return err
+		for _, imps := range []protoreflect.FileImports{fd.Imports(), optionImports(fd)} {
+			for i := 0; i < imps.Len(); i++ {
+				if err := register(imps.Get(i).FileDescriptor); err != nil {
+					return err
+				}
 			}
 		}
 		return set.Registry.RegisterFile(fd)

@@ -170,12 +170,13 @@ type result struct {
 	// they may also use symbols of the files imported with "import option".
 	resolvingOptions bool
 
-	imports      fileImports
-	messages     msgDescriptors
-	enums        enumDescriptors
-	extensions   extDescriptors
-	services     svcDescriptors
-	srcLocations srcLocs
+	imports       fileImports
+	optionImports fileImports
+	messages      msgDescriptors
+	enums         enumDescriptors
+	extensions    extDescriptors
+	services      svcDescriptors
+	srcLocations  srcLocs
 }
 
 var _ protoreflect.FileDescriptor = (*result)(nil)
@@ -256,6 +257,13 @@ func (r *result) Package() protoreflect.FullName {
 
 func (r *result) Imports() protoreflect.FileImports {
 	return &r.imports
+}
+
+// OptionImports returns the files imported with "import option" (edition
+// 2024), as protobuf-go's own file descriptors do (protodesc reads it
+// through an interface of that one method).
+func (r *result) OptionImports() protoreflect.FileImports {
+	return &r.optionImports
 }
 
 func (r *result) Enums() protoreflect.EnumDescriptors {
@@ -342,6 +350,18 @@ func (r *result) createImports() fileImports {
 	}
 	for _, weakIndex := range fd.WeakDependency {
 		imps[int(weakIndex)].IsWeak = true
+	}
+	return fileImports{files: imps}
+}
+
+// createOptionImports is createImports for option_dependency.
+func (r *result) createOptionImports() fileImports {
+	fd := r.FileDescriptorProto()
+	imps := make([]protoreflect.FileImport, 0, len(fd.OptionDependency))
+	for _, dep := range fd.OptionDependency {
+		if desc := r.deps.FindFileByPath(dep); desc != nil {
+			imps = append(imps, protoreflect.FileImport{FileDescriptor: unwrap(desc)})
+		}
 	}
 	return fileImports{files: imps}
 }

@@ -97,3 +97,36 @@ func TestRegisterFormAttachesContractRules(t *testing.T) {
 		t.Fatalf("registered without the contract's rules:\nruleSet %s\nmetadata %s", v.Schema.RuleSet, v.Schema.Metadata)
 	}
 }
+
+// An edition-2024 schema (option import, export and local) registers and
+// its version page shows the source, its keywords highlighted.
+func TestVersionShowsEdition2024(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	src := "edition = \"2024\";\npackage shop.pay.v1;\nimport option \"msgcontract/v1/options.proto\";\n" +
+		"local message Money { int64 units = 1; }\n" +
+		"export message Paid {\n  option (msgcontract.v1.event) = { topic: \"pay\" event_type: \"PAID\" biz_key: \"{order_id}\" };\n" +
+		"  string order_id = 1;\n  Money amount = 2;\n}\n"
+	body, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": src})
+	req, _ := http.NewRequest(http.MethodPost, f.URL+"/subjects/ed-value/versions", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("register: %d", resp.StatusCode)
+	}
+	code, page := get(t, f.URL+"/ui/version?s=ed-value&v=1")
+	if code != http.StatusOK {
+		t.Fatalf("version page: %d", code)
+	}
+	for _, want := range []string{`<span class="k">edition</span>`, `<span class="k">export</span> <span class="k">message</span> Paid`,
+		`<span class="k">local</span> <span class="k">message</span> Money`, `<span class="k">import</span> <span class="k">option</span>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the version page lacks %q", want)
+		}
+	}
+}

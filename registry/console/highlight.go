@@ -7,7 +7,7 @@ import (
 
 // protoKeywords are highlighted as keywords; scalar types as types.
 var (
-	protoKeywords = words("syntax edition package import public weak option message enum service rpc returns stream oneof map reserved extensions extend to max optional required repeated true false")
+	protoKeywords = words("syntax edition package import public weak export local option message enum service rpc returns stream oneof map reserved extensions extend to max optional required repeated true false")
 	protoTypes    = words("double float int32 int64 uint32 uint64 sint32 sint64 fixed32 fixed64 sfixed32 sfixed64 bool string bytes")
 )
 

@@ -16,6 +16,7 @@ func TestHighlight(t *testing.T) {
 		{`// a <b> & c`, `<span class="c">// a &lt;b&gt; &amp; c</span>`},
 		{`option (msgcontract.v1.event) = { topic: "x<y" };`, `<span class="k">option</span> <span class="o">(msgcontract.v1.event)</span> = { topic: <span class="s">&#34;x&lt;y&#34;</span> };`},
 		{"/* über\nmulti */ enum", "<span class=\"c\">/*</span><span class=\"c\"> über</span>\n<span class=\"c\">multi */</span> <span class=\"k\">enum</span>"},
+		{`export message M {}`, `<span class="k">export</span> <span class="k">message</span> M {}`},
 		{`string s = 1; // ümlaut`, `<span class="t">string</span> s = <span class="n">1</span>; <span class="c">// ümlaut</span>`},
 	} {
 		var got []string

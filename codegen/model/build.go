@@ -552,7 +552,9 @@ func (noImports) Len() int { return 0 }
 // 2024): protobuf-go's descriptors and the loader's answer them through a
 // method that protoreflect.FileDescriptor does not declare.
 func optionImports(fd protoreflect.FileDescriptor) protoreflect.FileImports {
-	if o, ok := fd.(interface{ OptionImports() protoreflect.FileImports }); ok {
+	if o, ok := fd.(interface {
+		OptionImports() protoreflect.FileImports
+	}); ok {
 		return o.OptionImports()
 	}
 	return noImports{}

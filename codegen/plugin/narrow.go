@@ -47,9 +47,10 @@ func contractsOnly(req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorRe
 }
 
 // contractFiles returns the files of toGenerate that import the options
-// (directly or through public imports), and the names of those files and
-// of every file they import, transitively. files need only their name,
-// dependency and public_dependency fields.
+// (directly, through public imports, or with edition 2024's `import
+// option`), and the names of those files and of every file they import,
+// transitively, option imports included. files need only their name,
+// dependency, public_dependency and option_dependency fields.
 func contractFiles(toGenerate []string, files []*descriptorpb.FileDescriptorProto) (generate []string, needed map[string]bool) {
 	byName := make(map[string]*descriptorpb.FileDescriptorProto, len(files))
 	for _, f := range files {
@@ -77,7 +78,7 @@ func contractFiles(toGenerate []string, files []*descriptorpb.FileDescriptorProt
 		return memo[name]
 	}
 	for _, name := range toGenerate {
-		for _, dep := range byName[name].GetDependency() {
+		for _, dep := range imports(byName[name]) {
 			if exposes(dep) {
 				generate = append(generate, name)
 				break
@@ -91,7 +92,7 @@ func contractFiles(toGenerate []string, files []*descriptorpb.FileDescriptorProt
 			return
 		}
 		needed[name] = true
-		for _, dep := range byName[name].GetDependency() {
+		for _, dep := range imports(byName[name]) {
 			need(dep)
 		}
 	}
@@ -99,6 +100,14 @@ func contractFiles(toGenerate []string, files []*descriptorpb.FileDescriptorProt
 		need(name)
 	}
 	return generate, needed
+}
+
+// imports are the files f imports, with `import` or `import option`.
+func imports(f *descriptorpb.FileDescriptorProto) []string {
+	if len(f.GetOptionDependency()) == 0 {
+		return f.GetDependency()
+	}
+	return append(f.GetDependency()[:len(f.GetDependency()):len(f.GetDependency())], f.GetOptionDependency()...)
 }
 
 // Field numbers of CodeGeneratorRequest and FileDescriptorProto that
@@ -110,6 +119,7 @@ const (
 	fileName                 = 1
 	fileDependency           = 3
 	filePublicDependency     = 10
+	fileOptionDependency     = 15
 )
 
 // narrowRaw is contractsOnly on the encoded request, before it is
@@ -378,8 +388,9 @@ func leafPath(rest []int32, child int32) bool {
 	return len(rest) == 0 || len(rest) == 2 && rest[0] == child
 }
 
-// fileHeader reads the name, dependency and public_dependency of an
-// encoded FileDescriptorProto, or returns nil when b is malformed.
+// fileHeader reads the name, dependency, public_dependency and
+// option_dependency of an encoded FileDescriptorProto, or returns nil when
+// b is malformed.
 func fileHeader(b []byte) *descriptorpb.FileDescriptorProto {
 	fd := &descriptorpb.FileDescriptorProto{}
 	ok := eachField(b, func(num protowire.Number, typ protowire.Type, _, v []byte) bool {
@@ -390,6 +401,9 @@ func fileHeader(b []byte) *descriptorpb.FileDescriptorProto {
 		case num == fileDependency && typ == protowire.BytesType:
 			s, _ := protowire.ConsumeBytes(v)
 			fd.Dependency = append(fd.Dependency, string(s))
+		case num == fileOptionDependency && typ == protowire.BytesType:
+			s, _ := protowire.ConsumeBytes(v)
+			fd.OptionDependency = append(fd.OptionDependency, string(s))
 		case num == filePublicDependency && typ == protowire.VarintType:
 			x, _ := protowire.ConsumeVarint(v)
 			fd.PublicDependency = append(fd.PublicDependency, int32(x))

@@ -415,3 +415,39 @@ func TestCustomOptionPath(t *testing.T) {
 		}
 	}
 }
+
+// An edition-2024 contract that brings the options in with `import option`
+// is generated, with its option imports among the files kept; a file whose
+// option imports do not reach the options is not. fileHeader reads the
+// option imports from the encoded file.
+func TestContractFilesFollowOptionImports(t *testing.T) {
+	t.Parallel()
+	const javaFeatures = "google/protobuf/java_features.proto"
+	files := []*descriptorpb.FileDescriptorProto{
+		{Name: proto.String(descriptorProto)},
+		{Name: proto.String(optionsProto), Dependency: []string{descriptorProto}},
+		{Name: proto.String(javaFeatures), Dependency: []string{descriptorProto}},
+		{Name: proto.String("ev.proto"), OptionDependency: []string{optionsProto, javaFeatures}},
+		{Name: proto.String("plain.proto"), OptionDependency: []string{javaFeatures}},
+	}
+	var headers []*descriptorpb.FileDescriptorProto
+	for _, f := range files {
+		raw, err := proto.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := fileHeader(raw)
+		if h == nil || !slices.Equal(h.GetOptionDependency(), f.GetOptionDependency()) {
+			t.Fatalf("fileHeader(%s) = %v, want option imports %q", f.GetName(), h, f.GetOptionDependency())
+		}
+		headers = append(headers, h)
+	}
+	generate, needed := contractFiles([]string{"ev.proto", "plain.proto"}, headers)
+	if !slices.Equal(generate, []string{"ev.proto"}) {
+		t.Errorf("generate = %q, want [ev.proto]", generate)
+	}
+	want := []string{"ev.proto", descriptorProto, javaFeatures, optionsProto}
+	if got := slices.Sorted(maps.Keys(needed)); !slices.Equal(got, want) {
+		t.Errorf("needed = %q, want %q", got, want)
+	}
+}

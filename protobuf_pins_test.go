@@ -84,7 +84,9 @@ func TestProtobufPins(t *testing.T) {
 			t.Fatalf("PROTOBUF has no %s", k)
 		}
 	}
-	prop := func(name string) string { return `<` + regexp.QuoteMeta(name) + `>([^<]*)</` + regexp.QuoteMeta(name) + `>` }
+	prop := func(name string) string {
+		return `<` + regexp.QuoteMeta(name) + `>([^<]*)</` + regexp.QuoteMeta(name) + `>`
+	}
 
 	// Java: the runtime depends on the newest protobuf-java and generates its
 	// own classes with the oldest protoc, so its jar loads on the whole range.

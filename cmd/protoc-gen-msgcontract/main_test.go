@@ -72,20 +72,7 @@ func TestProtocMatchesGenerate(t *testing.T) {
 			if len(want) == 0 {
 				t.Fatal("msgcontract generate wrote nothing")
 			}
-			for name, w := range want {
-				g, ok := got[name]
-				switch {
-				case !ok:
-					t.Errorf("%s: written by msgcontract generate, not by protoc", name)
-				case !bytes.Equal(g, w):
-					t.Errorf("%s: protoc-gen-msgcontract's output differs from msgcontract generate's", name)
-				}
-			}
-			for name := range got {
-				if _, ok := want[name]; !ok {
-					t.Errorf("%s: written by protoc, not by msgcontract generate", name)
-				}
-			}
+			emittest.SameTrees(t, want, got, "msgcontract generate", "protoc-gen-msgcontract")
 		})
 	}
 }

@@ -8,10 +8,10 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
+	"github.com/msgcontract/msgcontract/codegen/emit/emittest"
 	"github.com/msgcontract/msgcontract/internal/cli"
 )
 
@@ -82,30 +82,15 @@ func cliPerPackage(t *testing.T, root, out string, pkgs map[string][]string) {
 	}
 }
 
+// sameTrees compares the tree under got, written by what, with msgcontract
+// generate's under want.
 func sameTrees(t *testing.T, what, want, got string) {
 	t.Helper()
-	w, g := tree(t, want), tree(t, got)
+	w := tree(t, want)
 	if len(w) == 0 {
 		t.Fatal("msgcontract generate wrote nothing")
 	}
-	var names []string
-	for n := range w {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		switch gb, ok := g[n]; {
-		case !ok:
-			t.Errorf("%s: written by msgcontract generate, not by %s", n, what)
-		case !bytes.Equal(gb, w[n]):
-			t.Errorf("%s: %s's output differs from msgcontract generate's", n, what)
-		}
-	}
-	for n := range g {
-		if _, ok := w[n]; !ok {
-			t.Errorf("%s: written by %s, not by msgcontract generate", n, what)
-		}
-	}
+	emittest.SameTrees(t, w, tree(t, got), "msgcontract generate", what)
 }
 
 // TestPerPackageProtocAndBuf generates the edge corpus one package at a

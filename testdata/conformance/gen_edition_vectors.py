@@ -13,45 +13,9 @@ unknown fields added.
 """
 
 import base64
-import hashlib
 import json
 
-
-def varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def tag(field: int, wire: int) -> bytes:
-    return varint(field << 3 | wire)
-
-
-def ld(field: int, data: bytes) -> bytes:
-    return tag(field, 2) + varint(len(data)) + data
-
-
-def vi(field: int, n: int) -> bytes:
-    return tag(field, 0) + varint(n)
-
-
-def s(field: int, text: str) -> bytes:
-    return ld(field, text.encode())
-
-
-def group(field: int, data: bytes) -> bytes:
-    return tag(field, 3) + data + tag(field, 4)
-
-
-def h(b: bytes) -> str:
-    return hashlib.sha256(b).hexdigest()
-
+from wirefmt import group, h, ld, s, varint, vi
 
 SHAPED, NESTED = "conf.editions.v1.Shaped", "conf.editions.v1.Nested"
 

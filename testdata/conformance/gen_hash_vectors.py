@@ -8,36 +8,9 @@ encodings of the same messages.
 """
 
 import base64
-import hashlib
 import json
 
-
-def varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def tag(field: int, wire: int) -> bytes:
-    return varint(field << 3 | wire)
-
-
-def ld(field: int, data: bytes) -> bytes:
-    return tag(field, 2) + varint(len(data)) + data
-
-
-def vi(field: int, n: int) -> bytes:
-    return tag(field, 0) + varint(n)
-
-
-def s(field: int, text: str) -> bytes:
-    return ld(field, text.encode())
+from wirefmt import h, ld, s, vi
 
 
 def entry(key: str, value: int) -> bytes:
@@ -51,10 +24,6 @@ changed = s(1, "o1") + vi(2, 101) + s(3, "x") + s(3, "y") + entry("a", 1) + entr
 # with an unknown varint field 99 and an unknown string field 100.
 scrambled = (vi(99, 7) + item + entry("b", 2) + s(1, "o1") + entry("a", 1) + s(3, "x") + ld(100, b"zz")
              + vi(2, 100) + s(3, "y"))
-
-
-def h(b: bytes) -> str:
-    return hashlib.sha256(b).hexdigest()
 
 
 def case(name, expect_bytes, **inp):

@@ -90,3 +90,24 @@ func sortedKeys(m map[string][]byte) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// SameTrees fails for every file that only one of two trees holds and for
+// every file whose bytes differ: want was written by wantBy, got by gotBy
+// (the names the failures give, e.g. "msgcontract generate" and "protoc").
+func SameTrees(t testing.TB, want, got map[string][]byte, wantBy, gotBy string) {
+	t.Helper()
+	for _, name := range sortedKeys(want) {
+		g, ok := got[name]
+		switch {
+		case !ok:
+			t.Errorf("%s: written by %s, not by %s", name, wantBy, gotBy)
+		case !bytes.Equal(g, want[name]):
+			t.Errorf("%s: %s's output differs from %s's", name, gotBy, wantBy)
+		}
+	}
+	for _, name := range sortedKeys(got) {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: written by %s, not by %s", name, gotBy, wantBy)
+		}
+	}
+}

@@ -107,18 +107,7 @@ func TestVersionShowsEdition2024(t *testing.T) {
 		"local message Money { int64 units = 1; }\n" +
 		"export message Paid {\n  option (msgcontract.v1.event) = { topic: \"pay\" event_type: \"PAID\" biz_key: \"{order_id}\" };\n" +
 		"  string order_id = 1;\n  Money amount = 2;\n}\n"
-	body, _ := json.Marshal(map[string]any{"schemaType": "PROTOBUF", "schema": src})
-	req, _ := http.NewRequest(http.MethodPost, f.URL+"/subjects/ed-value/versions", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("register: %d", resp.StatusCode)
-	}
+	f.register(t, "ed-value", src)
 	code, page := get(t, f.URL+"/ui/version?s=ed-value&v=1")
 	if code != http.StatusOK {
 		t.Fatalf("version page: %d", code)

@@ -41,12 +41,16 @@ import (
 
 var root, _ = filepath.Abs("../..")
 
+// paymentSubject is the subject startRegistry registers the example
+// payment contract as.
+const paymentSubject = "order-event-value"
+
 // startRegistry serves msgcontract's registry on a fresh SQLite store and
 // registers the example payment contract as order-event-value.
 func startRegistry(t *testing.T) (string, *client.Client) {
 	t.Helper()
 	c := registrytest.Start(t)
-	register(t, c, "order-event-value", "examples/proto/shop/payment/v1/payment.proto")
+	register(t, c, paymentSubject, "examples/proto/shop/payment/v1/payment.proto")
 	return c.URL, c
 }
 
@@ -182,10 +186,12 @@ func TestPythonSerializerToGo(t *testing.T) {
 // TestGoToPythonDeserializer: records runtime-go frames are read by
 // confluent-kafka's Python ProtobufDeserializer.
 func TestGoToPythonDeserializer(t *testing.T) {
-	reg, _ := startRegistry(t)
+	reg, rc := startRegistry(t)
 	ns := kafkatest.Namespace()
 	tr := newTransport(t, ns, reg)
 	ctx := context.Background()
+	// Registering the same text again answers the id it has.
+	wantID := fmt.Sprint(register(t, rc, paymentSubject, "examples/proto/shop/payment/v1/payment.proto"))
 	for i := range 3 {
 		m := &paymentv1.PaySuccess{OrderId: fmt.Sprintf("go-%d", i), Amount: int64(500 + i), Currency: "EUR"}
 		if err := paymentv1.PublishPaySuccess(ctx, tr, m, event.Options{}); err != nil {
@@ -206,7 +212,7 @@ func TestGoToPythonDeserializer(t *testing.T) {
 		if _, err := fmt.Sscan(l, &id, &amount, &key, &subject, &schemaID, &recordKey); err != nil {
 			t.Fatalf("%q: %v", l, err)
 		}
-		if key != "order_id:"+id+":PAY_SUCCESS" || recordKey != key || subject != "order-event-value" || schemaID != "1" {
+		if key != "order_id:"+id+":PAY_SUCCESS" || recordKey != key || subject != paymentSubject || schemaID != wantID {
 			t.Errorf("record %q: biz_key, record key, subject or schema id wrong", l)
 		}
 		seen[id+"/"+amount] = true

@@ -10,11 +10,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
+	"github.com/msgcontract/msgcontract/contracts"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
 	"github.com/msgcontract/msgcontract/registry/store"
+	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
 // Start serves a registry on a fresh SQLite store for the rest of the test
@@ -28,19 +31,40 @@ func Start(t testing.TB) *client.Client {
 }
 
 // Register registers the .proto file at path as subject and returns the
-// schema id.
+// schema id. A file importing msgcontract/v1/options.proto is registered as
+// `msgcontract registry push` registers it: options.proto first, under the
+// subject of its import path, and the file with a reference to it. The
+// registry would resolve the import without one, but a Confluent client
+// reading the version (confluent-kafka's ProtobufSerializer with
+// use.latest.version, its rule executors) builds the schema from its
+// references alone.
 func Register(t testing.TB, c *client.Client, subject, path string) int64 {
 	t.Helper()
 	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _, err := c.Register(context.Background(), subject, string(text), nil)
+	var refs []subjectref.Reference
+	if importsOptions.Match(text) {
+		opts, err := contracts.Source(contracts.OptionsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, version, err := c.Register(context.Background(), contracts.OptionsPath, string(opts), nil)
+		if err != nil {
+			t.Fatalf("register %s: %v", contracts.OptionsPath, err)
+		}
+		refs = []subjectref.Reference{{Name: contracts.OptionsPath, Subject: contracts.OptionsPath, Version: version}}
+	}
+	id, _, err := c.Register(context.Background(), subject, string(text), refs)
 	if err != nil {
 		t.Fatalf("register %s as %s: %v", path, subject, err)
 	}
 	return id
 }
+
+// importsOptions matches an import of msgcontract's options.
+var importsOptions = regexp.MustCompile(`(?m)^\s*import\s+(public\s+)?"msgcontract/v1/options\.proto"\s*;`)
 
 // New opens a fresh SQLite store, closed when the test ends, and the
 // registry API on it, for a test that serves it its own way (behind the

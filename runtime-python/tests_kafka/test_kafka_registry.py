@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import json
 import os
 import pathlib
 import threading
@@ -142,3 +143,27 @@ def test_async_subscription_waits_for_an_unavailable_registry(tmp_path: pathlib.
     assert flaky.refused == REFUSALS, "the subscription did not ask the registry again after a 503"
     assert seen["dead_lettered"] == 0, "a registry that could not answer condemned the record"
     assert aio_effects(path) == (1, 1)
+
+
+def test_publisher_names_a_missing_reference(spec: Any, pb: Any, ns: str) -> None:
+    """A contract registered by a bare POST (no reference for msgcontract's
+    options) cannot be read by confluent-kafka's serializer: the publisher
+    says so and how to register it instead of confluent-kafka's pool error."""
+    subject = ns + "bare-value"
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "proto", "shop", "payment", "v1",
+                           "payment.proto")) as f:
+        text = f.read()
+    req = urllib.request.Request(
+        registry_url() + "/subjects/" + subject + "/versions",
+        data=json.dumps({"schemaType": "PROTOBUF", "schema": text}).encode(),
+        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+    pub = mk.KafkaPublisher(brokers(), namespace=ns, registry_url=registry_url(), specs=[spec], partitions=1)
+    try:
+        env = mc.new_envelope(spec, pb.PaySuccess(order_id="bare", amount=1, currency="EUR"))
+        env.schema_subject = subject
+        with pytest.raises(ValueError, match="msgcontract registry push"):
+            pub.record(spec.topic, env)
+    finally:
+        pub.close()

@@ -475,7 +475,18 @@ class KafkaPublisher:
                 "subject.name.strategy": lambda _ctx, _name: subject,
             })
             self._serializers[k] = ser
-        value = ser(spec.parse_binary(env.payload), SerializationContext(kafka_topic, MessageField.VALUE))
+        try:
+            value = ser(spec.parse_binary(env.payload), SerializationContext(kafka_topic, MessageField.VALUE))
+        except TypeError as e:
+            # confluent-kafka builds the latest version's schema from its
+            # references alone; the registry resolves msgcontract's options
+            # without one, so a contract registered by a bare POST breaks here.
+            if "has not been loaded" not in str(e):
+                raise
+            raise ValueError(
+                f"kafka: the latest version of subject {subject} imports a file it has no reference for ({e}); "
+                "register the contract with `msgcontract registry push`, which registers "
+                "msgcontract/v1/options.proto and references it") from e
         if value is None:  # the serializer's answer to a None message, which parse_binary never returns
             raise ValueError(f"the schema registry serializer wrote no value for {env.event_type}")
         head, _ = wire.split(env)

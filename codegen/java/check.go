@@ -142,7 +142,7 @@ func protocClasses(set *model.Set) map[string]javaClass {
 		}
 		add(OuterClass(fd), fmt.Sprintf("the outer class of %s (%s)", fd.Path(), origin), "one of the files")
 		why := "java_multiple_files"
-		if edition(fd) >= descriptorpb.Edition_EDITION_2024 {
+		if model.Edition(fd) >= descriptorpb.Edition_EDITION_2024 {
 			why = "edition 2024 does not nest it in the outer class"
 		}
 		for i := 0; i < fd.Messages().Len(); i++ {
@@ -155,7 +155,7 @@ func protocClasses(set *model.Set) map[string]javaClass {
 				add(string(e.Name()), fmt.Sprintf("the class of enum %s of %s (%s)", e.FullName(), fd.Path(), why), "the enum")
 			}
 		}
-		if o.GetJavaGenericServices() && (o.GetJavaMultipleFiles() || edition(fd) >= descriptorpb.Edition_EDITION_2024) {
+		if o.GetJavaGenericServices() && (o.GetJavaMultipleFiles() || model.Edition(fd) >= descriptorpb.Edition_EDITION_2024) {
 			for i := 0; i < fd.Services().Len(); i++ {
 				sv := fd.Services().Get(i)
 				add(string(sv.Name()), fmt.Sprintf("the class of service %s of %s (java_multiple_files)", sv.FullName(), fd.Path()), "the service")

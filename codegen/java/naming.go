@@ -8,7 +8,6 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
@@ -146,22 +145,11 @@ func fileBaseClass(fd protoreflect.FileDescriptor) string {
 	return camel(strings.TrimSuffix(path.Base(fd.Path()), ".proto"), true)
 }
 
-// edition is the file's edition (descriptorpb.Edition): EDITION_PROTO2 or
-// EDITION_PROTO3 for syntax files.
-func edition(fd protoreflect.FileDescriptor) descriptorpb.Edition {
-	// protobuf-go's file descriptors answer Edition(); a descriptor of
-	// another implementation is converted.
-	if e, ok := fd.(interface{ Edition() int32 }); ok {
-		return descriptorpb.Edition(e.Edition())
-	}
-	return protodesc.ToFileDescriptorProto(fd).GetEdition()
-}
-
 // oldOuterClassnameDefault is pb.java's use_old_outer_classname_default as
 // it resolves for fd: true before edition 2024, false from it on (users
 // cannot set it: the feature was removed in the edition that introduced it).
 func oldOuterClassnameDefault(fd protoreflect.FileDescriptor) bool {
-	return edition(fd) < descriptorpb.Edition_EDITION_2024
+	return model.Edition(fd) < descriptorpb.Edition_EDITION_2024
 }
 
 // javaFeaturesField and nestInFileClassField are pb.JavaFeatures' number as
@@ -193,7 +181,7 @@ func nestedInFileClass(d protoreflect.Descriptor) bool {
 	case nestNo:
 		return false
 	}
-	if edition(d.ParentFile()) >= descriptorpb.Edition_EDITION_2024 {
+	if model.Edition(d.ParentFile()) >= descriptorpb.Edition_EDITION_2024 {
 		return false
 	}
 	return !fileOptions(d.ParentFile()).GetJavaMultipleFiles()
@@ -336,7 +324,7 @@ func topLevelClass(fd protoreflect.FileDescriptor, name string) bool {
 		}
 	}
 	// A service's class (java_generic_services) follows the file's default.
-	if edition(fd) >= descriptorpb.Edition_EDITION_2024 || fileOptions(fd).GetJavaMultipleFiles() {
+	if model.Edition(fd) >= descriptorpb.Edition_EDITION_2024 || fileOptions(fd).GetJavaMultipleFiles() {
 		for i := 0; i < fd.Services().Len(); i++ {
 			if string(fd.Services().Get(i).Name()) == name {
 				return true

@@ -10,7 +10,9 @@ import (
 	"github.com/msgcontract/msgcontract/third_party/protocompile/linker"
 	"github.com/msgcontract/msgcontract/third_party/protocompile/protoutil"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/msgcontract/msgcontract/codegen/keytemplate"
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
@@ -541,6 +543,16 @@ func seesOptions(fd protoreflect.FileDescriptor) bool {
 		}
 	}
 	return false
+}
+
+// Edition is fd's edition: EDITION_PROTO2 or EDITION_PROTO3 for a syntax
+// file. protoreflect does not declare it; protobuf-go's file descriptors
+// answer it, a descriptor of another implementation is converted.
+func Edition(fd protoreflect.FileDescriptor) descriptorpb.Edition {
+	if e, ok := fd.(interface{ Edition() int32 }); ok {
+		return descriptorpb.Edition(e.Edition())
+	}
+	return protodesc.ToFileDescriptorProto(fd).GetEdition()
 }
 
 // noImports is the empty list of imports.

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
@@ -58,7 +57,7 @@ func newestEdition(ctx context.Context, vf *VectorFile) (descriptorpb.Edition, e
 	}
 	newest := descriptorpb.Edition_EDITION_PROTO2
 	set.Registry.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		newest = max(newest, protodesc.ToFileDescriptorProto(fd).GetEdition())
+		newest = max(newest, model.Edition(fd))
 		return true
 	})
 	return newest, nil
@@ -88,13 +87,24 @@ func LoadModel(ctx context.Context, vf *VectorFile) (*model.Set, error) {
 // language and vector file.
 func Run(ctx context.Context, w io.Writer, files []*VectorFile, executors []Executor, workRoot string) []Summary {
 	sums := make([]Summary, len(executors))
+	// Each file's newest edition, compiled once for every executor that asks.
+	type editionOf struct {
+		ed  descriptorpb.Edition
+		err error
+	}
+	editions := map[*VectorFile]editionOf{}
 	for i, ex := range executors {
 		sums[i] = Summary{Lang: ex.Lang}
 		for _, vf := range files {
 			name := strings.TrimSuffix(filepath.Base(vf.Path), ".json")
 			dir := filepath.Join(workRoot, ex.Lang, fmt.Sprintf("%s-%d", name, len(vf.Cases)))
 			if ex.MaxEdition != 0 {
-				ed, err := newestEdition(ctx, vf)
+				e, ok := editions[vf]
+				if !ok {
+					e.ed, e.err = newestEdition(ctx, vf)
+					editions[vf] = e
+				}
+				ed, err := e.ed, e.err
 				if err != nil {
 					fmt.Fprintf(w, "FAIL conformance-%s %s: %v\n", ex.Lang, vf.Path, err)
 					sums[i].Failed += len(vf.Cases)

@@ -40,19 +40,15 @@ func Golden(t testing.TB, dir string, files []emit.File, update bool, refresh st
 	for _, f := range files {
 		got[f.Name] = f.Content
 	}
-	for _, name := range sortedKeys(got) {
-		w, ok := want[name]
-		switch {
-		case !ok:
-			t.Errorf("%s: generated but has no golden file under %s; run %s", name, dir, refresh)
-		case !bytes.Equal(w, got[name]):
-			t.Errorf("%s: stale golden file under %s; run %s and review the diff", name, dir, refresh)
-		}
+	onlyGot, onlyWant, differ := diffTrees(got, want)
+	for _, name := range onlyGot {
+		t.Errorf("%s: generated but has no golden file under %s; run %s", name, dir, refresh)
 	}
-	for _, name := range sortedKeys(want) {
-		if _, ok := got[name]; !ok {
-			t.Errorf("%s: golden file under %s is no longer generated; run %s", name, dir, refresh)
-		}
+	for _, name := range differ {
+		t.Errorf("%s: stale golden file under %s; run %s and review the diff", name, dir, refresh)
+	}
+	for _, name := range onlyWant {
+		t.Errorf("%s: golden file under %s is no longer generated; run %s", name, dir, refresh)
 	}
 }
 
@@ -96,18 +92,34 @@ func sortedKeys(m map[string][]byte) []string {
 // (the names the failures give, e.g. "msgcontract generate" and "protoc").
 func SameTrees(t testing.TB, want, got map[string][]byte, wantBy, gotBy string) {
 	t.Helper()
-	for _, name := range sortedKeys(want) {
-		g, ok := got[name]
+	onlyWant, onlyGot, differ := diffTrees(want, got)
+	for _, name := range onlyWant {
+		t.Errorf("%s: written by %s, not by %s", name, wantBy, gotBy)
+	}
+	for _, name := range differ {
+		t.Errorf("%s: %s's output differs from %s's", name, gotBy, wantBy)
+	}
+	for _, name := range onlyGot {
+		t.Errorf("%s: written by %s, not by %s", name, gotBy, wantBy)
+	}
+}
+
+// diffTrees compares two trees of files by name: the names only a holds,
+// those only b holds, and those both hold with other bytes, each sorted.
+func diffTrees(a, b map[string][]byte) (onlyA, onlyB, differ []string) {
+	for _, name := range sortedKeys(a) {
+		bb, ok := b[name]
 		switch {
 		case !ok:
-			t.Errorf("%s: written by %s, not by %s", name, wantBy, gotBy)
-		case !bytes.Equal(g, want[name]):
-			t.Errorf("%s: %s's output differs from %s's", name, gotBy, wantBy)
+			onlyA = append(onlyA, name)
+		case !bytes.Equal(a[name], bb):
+			differ = append(differ, name)
 		}
 	}
-	for _, name := range sortedKeys(got) {
-		if _, ok := want[name]; !ok {
-			t.Errorf("%s: written by %s, not by %s", name, gotBy, wantBy)
+	for _, name := range sortedKeys(b) {
+		if _, ok := a[name]; !ok {
+			onlyB = append(onlyB, name)
 		}
 	}
+	return onlyA, onlyB, differ
 }

@@ -8,7 +8,7 @@
 // java_features.proto (and an old one in old jars), grpcio-tools ships
 // neither. A contract that imports them, usually as edition 2024's
 // `import option`, compiles with msgcontract but not with protoc given
-// only -I. DescriptorSet writes them as a FileDescriptorSet for protoc's
+// only -I. Args writes them as a FileDescriptorSet for protoc's
 // --descriptor_set_in, which protoc consults before its -I directories.
 package protocin
 
@@ -24,8 +24,8 @@ import (
 	"github.com/msgcontract/msgcontract/codegen/model"
 )
 
-// Features are the language feature files DescriptorSet hands to protoc.
-var Features = []string{
+// features are the language feature files Args hands to protoc.
+var features = []string{
 	"google/protobuf/cpp_features.proto",
 	"google/protobuf/go_features.proto",
 	"google/protobuf/java_features.proto",
@@ -36,7 +36,7 @@ var Features = []string{
 // into dir.
 func Args(set *model.Set, dir string) ([]string, error) {
 	var out descriptorpb.FileDescriptorSet
-	for _, path := range Features {
+	for _, path := range features {
 		fd, err := set.Registry.FindFileByPath(path)
 		if err != nil {
 			continue // not imported by any file of the set

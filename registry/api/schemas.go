@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/msgcontract/msgcontract/registry/schema"
+	"github.com/msgcontract/msgcontract/registry/store"
 	"github.com/msgcontract/msgcontract/registry/subjectref"
 )
 
@@ -71,11 +72,27 @@ func (s *Server) getSchemaVersions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	svs, err := s.cfg.Store.SubjectVersionsByID(c.Request().Context(), id, boolQuery(c, "deleted"))
+	svs, err := s.readableVersionsByID(c, id)
 	if err != nil {
-		return storeErr(err, "", "")
+		return err
 	}
 	return reply(c, http.StatusOK, svs)
+}
+
+// readableVersionsByID is the subject versions holding schema id that the
+// request's principal may read (soft-deleted ones too with ?deleted=true).
+func (s *Server) readableVersionsByID(c echo.Context, id int64) ([]store.SubjectVersion, error) {
+	svs, err := s.cfg.Store.SubjectVersionsByID(c.Request().Context(), id, boolQuery(c, "deleted"))
+	if err != nil {
+		return nil, storeErr(err, "", "")
+	}
+	out := svs[:0]
+	for _, sv := range svs {
+		if readable(c, sv.Subject) {
+			out = append(out, sv)
+		}
+	}
+	return out, nil
 }
 
 func (s *Server) getSchemaSubjects(c echo.Context) error {
@@ -83,9 +100,9 @@ func (s *Server) getSchemaSubjects(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	svs, err := s.cfg.Store.SubjectVersionsByID(c.Request().Context(), id, boolQuery(c, "deleted"))
+	svs, err := s.readableVersionsByID(c, id)
 	if err != nil {
-		return storeErr(err, "", "")
+		return err
 	}
 	subjects := []string{}
 	for _, sv := range svs {
@@ -128,6 +145,13 @@ func (s *Server) listSchemas(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, "", "")
 	}
+	visible := vs[:0]
+	for _, v := range vs {
+		if readable(c, v.Subject) {
+			visible = append(visible, v)
+		}
+	}
+	vs = visible
 	if boolQuery(c, "latestOnly") {
 		latest := vs[:0]
 		for i, v := range vs {

@@ -6,7 +6,6 @@ package api
 
 import (
 	"context"
-	"crypto/subtle"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -17,12 +16,12 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/internal/lru"
@@ -49,10 +48,15 @@ const DefaultBodyLimit = 4 << 20
 // Config configures a Server. Store is required.
 type Config struct {
 	Store *store.Store
-	// Token, when set, is the bearer token every mutating request
-	// (registering, deleting, changing config) must carry, as
-	// "Authorization: Bearer <token>" or as the password of HTTP Basic
-	// authentication (any user name), as Confluent's clients send it.
+	// Access, when set, authenticates requests and decides what each
+	// principal may do (see package access and the needs table in
+	// access.go). Without it, Token applies.
+	Access *access.Guard
+	// Token, when set and Access is not, is the bearer token every
+	// mutating request (registering, deleting, changing config) must
+	// carry, as "Authorization: Bearer <token>" or as the password of
+	// HTTP Basic authentication (any user name), as Confluent's clients
+	// send it; reads need none. Neither set: anyone may do anything.
 	Token string
 	// BodyLimit caps request bodies; larger ones get 413. Default
 	// DefaultBodyLimit.
@@ -140,6 +144,8 @@ type Server struct {
 	// gate bounds the cost of compiling the schemas of look-ups and
 	// compatibility checks, writeGate that of registrations.
 	gate, writeGate *compileGate
+	// guard authenticates requests and holds the access rules.
+	guard *access.Guard
 }
 
 // New returns a Server for cfg.
@@ -153,10 +159,18 @@ func New(cfg Config) (*Server, error) {
 		gate:      newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout),
 		writeGate: newCompileGate(cfg.MaxCompilations, cfg.WriteCompileTimeout),
 	}
+	s.guard = cfg.Access
+	if s.guard == nil {
+		g, err := access.New(access.Config{Token: cfg.Token})
+		if err != nil {
+			return nil, err
+		}
+		s.guard = g
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.answerFirst, negotiate, recoverPanic, s.limitBody, s.auth)
+	e.Use(s.answerFirst, negotiate, recoverPanic, s.limitBody, s.authorize)
 	s.routes(e)
 	s.echo = e
 	return s, nil
@@ -183,6 +197,9 @@ func (s *Server) WaitCompilations(ctx context.Context) error {
 	}
 	return s.writeGate.waitIdle(ctx)
 }
+
+// Guard is the server's access guard, which the console shares.
+func (s *Server) Guard() *access.Guard { return s.guard }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
@@ -228,6 +245,8 @@ type Error struct {
 	Msg    string `json:"message"`
 	// retryAfter, when set, is sent as Retry-After (seconds).
 	retryAfter int
+	// challenge adds the WWW-Authenticate challenges (a 401).
+	challenge bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %d: %s", e.Status, e.Code, e.Msg) }
@@ -305,6 +324,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 			ae = storeErr(err, "", "")
 		}
 	}
+	if ae.challenge {
+		access.Challenge(c.Response().Header())
+	}
 	if ae.retryAfter > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
 	}
@@ -362,48 +384,6 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 
 func tooLarge(limit int64) *Error {
 	return apiErr(http.StatusRequestEntityTooLarge, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", limit)
-}
-
-// mutating reports requests that change the registry. Looking a schema up
-// (POST /subjects/{s}) and checking compatibility change nothing.
-func mutating(r *http.Request) bool {
-	switch r.Method {
-	case http.MethodPut, http.MethodDelete:
-		return true
-	case http.MethodPost:
-		return strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/versions") && strings.HasPrefix(r.URL.Path, "/subjects/")
-	}
-	return false
-}
-
-func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if s.cfg.Token == "" || !mutating(c.Request()) || authorized(c.Request(), s.cfg.Token) {
-			return next(c)
-		}
-		h := c.Response().Header()
-		h.Add(echo.HeaderWWWAuthenticate, `Bearer realm="msgcontract-registry"`)
-		h.Add(echo.HeaderWWWAuthenticate, `Basic realm="msgcontract-registry", charset="UTF-8"`)
-		return apiErr(http.StatusUnauthorized, CodeUnauthorized,
-			"this request changes the registry and needs Authorization: Bearer <token>, or HTTP Basic with the token as the password (any user name; Confluent clients: basic.auth.user.info=USER:<token>)")
-	}
-}
-
-// authorized reports whether r carries the registry's token: as a bearer
-// token (Authorization: Bearer <token>), or as the password of HTTP Basic
-// authentication with any user name, which is what Confluent's clients
-// send for basic.auth.user.info=USER:PASSWORD. Both compare in constant
-// time; the scheme's name is case-insensitive (RFC 9110).
-func authorized(r *http.Request, token string) bool {
-	scheme, cred, _ := strings.Cut(strings.TrimSpace(r.Header.Get(echo.HeaderAuthorization)), " ")
-	switch {
-	case strings.EqualFold(scheme, "Bearer"):
-		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(cred)), []byte(token)) == 1
-	case strings.EqualFold(scheme, "Basic"):
-		_, password, ok := r.BasicAuth()
-		return ok && subtle.ConstantTimeCompare([]byte(password), []byte(token)) == 1
-	}
-	return false
 }
 
 // subjectParam is the subject from the path, unescaped (clients escape

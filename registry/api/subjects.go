@@ -319,7 +319,7 @@ func (s *Server) listSubjects(c echo.Context) error {
 		if ctx, _ := subjectref.Split(sub); defaultOnly && ctx != subjectref.DefaultContext {
 			continue
 		}
-		if strings.HasPrefix(sub, prefix) && !live[sub] {
+		if strings.HasPrefix(sub, prefix) && !live[sub] && readable(c, sub) {
 			out = append(out, sub)
 		}
 	}
@@ -337,7 +337,13 @@ func (s *Server) listContexts(c echo.Context) error {
 	if err != nil {
 		return storeErr(err, "", "")
 	}
-	return reply(c, http.StatusOK, ctxs)
+	out := ctxs[:0]
+	for _, x := range ctxs {
+		if readableContext(c, x) {
+			out = append(out, x)
+		}
+	}
+	return reply(c, http.StatusOK, out)
 }
 
 func (s *Server) listVersions(c echo.Context) error {

@@ -2,13 +2,16 @@ package ops
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +21,7 @@ import (
 	"github.com/msgcontract/msgcontract/internal/cli"
 	"github.com/msgcontract/msgcontract/internal/dlqopen"
 	"github.com/msgcontract/msgcontract/internal/httpserve"
+	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/client"
 	"github.com/msgcontract/msgcontract/registry/compat"
@@ -49,19 +53,21 @@ meaning: registry/README.md.`,
 			return cli.UsageErr(errors.New("a subcommand is required: serve, push or check; see --help"))
 		},
 	}
-	cmd.AddCommand(newRegistryServeCmd(), newRegistryPushCmd(), newRegistryCheckCmd())
+	cmd.AddCommand(newRegistryServeCmd(), newRegistryPushCmd(), newRegistryCheckCmd(), newCredentialCmd())
 	return cmd
 }
 
 func newRegistryServeCmd() *cobra.Command {
 	var (
 		addr, db, tokenFile string
+		accessFile          string
+		tlsCert, tlsKey     string
 		dlqAddr             string
 		insecure, inProcess bool
 		cfg                 api.Config
 	)
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] --db FILE [--token-file FILE] [--insecure]",
+		Use:   "serve [--addr HOST:PORT] --db FILE [--access-file FILE | --token-file FILE] [--tls-cert FILE --tls-key FILE] [--insecure]",
 		Short: "Serve the schema registry over HTTP",
 		Long: `serve runs the registry on --addr, storing subjects, versions and levels in
 the SQLite database --db (created when missing; WAL mode, so a killed
@@ -69,7 +75,19 @@ server restarts from the last committed registration). When several
 registry instances must share one store, --db is a PostgreSQL URL
 (postgres://user@host:5432/db); the tables are created when missing.
 
-With --token-file, every request that changes the registry (registering,
+With --access-file, requests authenticate with HTTP Basic, bearer tokens,
+OIDC tokens (JWT, verified offline against a JWKS file) or client
+certificates (with --tls-cert/--tls-key), and the file's grants give each
+principal the reader, writer or admin role per subject prefix and schema
+context; reads can be protected, and global config, mode and deletes need
+admin. The file is reloaded when it or a file it names changes (or on
+SIGHUP); a change that does not load is reported and the rules in force
+stay. Every change is recorded, with who made it, in the store's
+hash-chained audit log (msgcontract-ops registry audit verify|list).
+Make its secrets with "msgcontract-ops registry credential password|token".
+See docs/registry-security.md.
+
+With --token-file instead, every request that changes the registry (registering,
 deleting, setting a level) must carry the file's first line, the token:
 as "Authorization: Bearer <token>", or as HTTP Basic authentication with
 the token as the password and any user name, which is what Confluent's
@@ -77,8 +95,8 @@ clients send (basic.auth.credentials.source=USER_INFO and
 basic.auth.user.info=USER:<token>). Reads, look-ups and compatibility
 checks need none. A request without it is answered 401 with a
 WWW-Authenticate challenge for each scheme.
-Listening on anything but a loopback address without a token file is
-refused unless --insecure says that is intended (behind an authenticating
+Listening on anything but a loopback address without an access or token
+file is refused unless --insecure says that is intended (behind an authenticating
 proxy, say).
 
 Compiling a schema a request sends is bounded: at most --max-compilations
@@ -97,32 +115,49 @@ that queue: the embedded SQLite queue's file, or nats://HOST:PORT for
 NATS JetStream (?stream=NAME&prefix=P). The console's writes need the
 token, typed into the form, and a confirmation.
 
-The server prints "listening on http://ADDR" and the console's URL to
+The server prints "listening on http://ADDR" (https with --tls-cert) and the console's URL to
 stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 		Example: `  msgcontract registry serve --db registry.db
   msgcontract registry serve --addr 0.0.0.0:8081 --db /var/lib/msgcontract/registry.db --token-file /run/secrets/registry-token
   msgcontract registry serve --addr 0.0.0.0:8081 --db postgres://registry@db:5432/registry --token-file /run/secrets/registry-token
+  msgcontract registry serve --addr 0.0.0.0:8081 --db registry.db --access-file access.yaml --tls-cert server.pem --tls-key server-key.pem
   msgcontract registry serve --db registry.db --dlq .build/demo/queue.db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if db == "" {
 				return cli.UsageErr(errors.New("--db is required: a SQLite file or a postgres:// URL to keep schemas in"))
 			}
+			if accessFile != "" && tokenFile != "" {
+				return cli.UsageErr(errors.New("--access-file and --token-file exclude each other; put the token's holder in the access file instead"))
+			}
+			if (tlsCert == "") != (tlsKey == "") {
+				return cli.UsageErr(errors.New("--tls-cert and --tls-key go together: the server's certificate chain and its private key (PEM)"))
+			}
 			token, err := cli.ReadToken(tokenFile)
 			if err != nil {
 				return cli.UsageErr(err)
 			}
-			if token == "" && !insecure && !loopback(addr) {
-				return cli.UsageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --token-file; anyone who reaches it could register or delete schemas. Pass --token-file, or --insecure if access is controlled elsewhere", addr))
+			if token == "" && accessFile == "" && !insecure && !loopback(addr) {
+				return cli.UsageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --access-file or --token-file; anyone who reaches it could register or delete schemas. Pass one, or --insecure if access is controlled elsewhere", addr))
 			}
-			cfg.Token = token
-			return serveRegistry(cmd.Context(), cmd, addr, db, cfg, dlqAddr, inProcess)
+			stderr := cmd.ErrOrStderr()
+			guard, err := access.New(access.Config{File: accessFile, Token: token, Logf: func(format string, args ...any) {
+				fmt.Fprintf(stderr, "msgcontract registry: "+format+"\n", args...)
+			}})
+			if err != nil {
+				return cli.UsageErr(fmt.Errorf("--access-file: %w", err))
+			}
+			cfg.Token, cfg.Access = token, guard
+			return serveRegistry(cmd.Context(), cmd, addr, db, cfg, dlqAddr, inProcess, tlsCert, tlsKey)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
 	cmd.Flags().StringVar(&db, "db", "", "SQLite database file, or a postgres:// URL (required)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file whose first line is the token mutating requests need (Bearer, or HTTP Basic's password)")
-	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --token-file")
+	cmd.Flags().StringVar(&accessFile, "access-file", "", "YAML file of users, tokens, JWT and mTLS settings, grants and rate limits (docs/registry-security.md); reloaded when it changes")
+	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate chain (needed for client certificates)")
+	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --access-file or --token-file")
 	cmd.Flags().Int64Var(&cfg.BodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
 	cmd.Flags().IntVar(&cfg.MaxCompilations, "max-compilations", 0, "schemas compiled at once for requests; more wait (default half the CPUs, at least 1)")
 	cmd.Flags().IntVar(&cfg.CompiledCache, "compiled-cache", 2048, "compiled stored schemas kept in memory for compatibility checks (least recently used go first)")
@@ -145,7 +180,7 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config, dlqAddr string, inProcess bool) error {
+func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config, dlqAddr string, inProcess bool, tlsCert, tlsKey string) error {
 	st, err := store.Open(db)
 	if err != nil {
 		return cli.UsageErr(err)
@@ -184,8 +219,32 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	if err != nil {
 		return cli.UsageErr(err)
 	}
+	scheme := "http"
+	if tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
+		if err != nil {
+			ln.Close()
+			return cli.UsageErr(fmt.Errorf("--tls-cert/--tls-key: %w", err))
+		}
+		ln = tls.NewListener(ln, cfg.Access.TLSConfig(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}))
+		scheme = "https"
+	}
+	go cfg.Access.Run(ctx)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				_, _ = cfg.Access.Reload()
+			}
+		}
+	}()
 	hs := &http.Server{
-		Handler:           console.WithAPI(srv, con),
+		Handler:           cfg.Access.Wrap(console.WithAPI(srv, con)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
@@ -194,8 +253,8 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	if store.IsPostgres(db) {
 		where = "PostgreSQL" // the URL may carry a password
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: listening on http://%s (store %s)\n", ln.Addr(), where)
-	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: console at http://%s%s\n", ln.Addr(), console.Prefix)
+	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: listening on %s://%s (store %s)\n", scheme, ln.Addr(), where)
+	fmt.Fprintf(cmd.ErrOrStderr(), "msgcontract registry: console at %s://%s%s\n", scheme, ln.Addr(), console.Prefix)
 	return httpserve.Run(ctx, hs, ln, 10*time.Second)
 }
 

@@ -6,6 +6,10 @@
 //
 // Schema ids are global and content-addressed: the same schema text with
 // the same references has one id in every subject that registers it.
+//
+// Every change is recorded, in its own transaction, in a hash-chained
+// audit log with the Actor its context carries (WithActor); AuditEntries
+// lists it and VerifyAudit checks the chain (audit.go).
 package store
 
 import (

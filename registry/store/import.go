@@ -17,7 +17,8 @@ var ErrImportConflict = errors.New("import conflict")
 // Import registers sc as subject's version (the next one when 0) under
 // schema id (a new id when 0), as a registry in IMPORT mode does when
 // copying another registry: ids and versions keep their numbers. The same
-// schema at the same id and version again is not an error.
+// schema at the same id and version again is not an error, and records
+// nothing in the audit log; an import does, with ctx's Actor.
 func (s *Store) Import(ctx context.Context, subject string, sc Schema, id int64, version int) (Registered, error) {
 	tx, done, err := s.begin(ctx, subject)
 	if err != nil {
@@ -49,6 +50,9 @@ func (s *Store) Import(ctx context.Context, subject string, sc Schema, id int64,
 		return Registered{}, err
 	}
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)`), subject, version, id); err != nil {
+		return Registered{}, err
+	}
+	if err := s.audit(ctx, tx, AuditImport, subject, map[string]any{"version": version, "id": id}); err != nil {
 		return Registered{}, err
 	}
 	return Registered{ID: id, Version: version}, tx.Commit()

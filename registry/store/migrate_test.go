@@ -37,7 +37,8 @@ CREATE TABLE modes (subject TEXT PRIMARY KEY, mode TEXT NOT NULL);
 
 // TestMigrateKeepsData opens a store whose tables predate config settings
 // and schema metadata, on SQLite and PostgreSQL: the columns are added,
-// every row is kept, and the new columns work.
+// every row is kept, the new columns work, and the store gets an audit
+// log.
 func TestMigrateKeepsData(t *testing.T) {
 	t.Parallel()
 	for name, open := range map[string]func(t *testing.T) (dsn, driver, tables string){
@@ -115,5 +116,14 @@ func testMigrate(t *testing.T, dsn, driver, tables string) {
 	}
 	if got, err := st.FullConfig(ctx, "pay"); err != nil || got != (store.ConfigRow{Level: "NONE", Settings: `{"normalize":true}`}) {
 		t.Fatalf("FullConfig = %+v, %v", got, err)
+	}
+	// The store predates the audit log: it has one now, whose first entry
+	// is the first change made after the upgrade.
+	es, err := st.AuditEntries(ctx, store.AuditFilter{})
+	if err != nil || len(es) != 1 || es[0].Seq != 1 || es[0].Action != store.AuditConfig || es[0].Subject != "pay" {
+		t.Fatalf("audit log after the upgrade: %+v, %v; want one config entry for pay", es, err)
+	}
+	if r, err := st.VerifyAudit(ctx); err != nil || !r.OK() || r.Entries != 1 {
+		t.Fatalf("VerifyAudit = %+v, %v", r, err)
 	}
 }

@@ -23,6 +23,10 @@ type Store struct {
 	wmu sync.Mutex
 }
 
+// sqliteSchema creates the tables, each only when missing, so that it runs
+// on every open. audit_log is the audit log (audit.go): one row per
+// change, seq 1, 2, 3..., each row's hash chained to the one before; a
+// store written before it gets an empty log when opened.
 const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS schemas (
   id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -51,6 +55,19 @@ CREATE TABLE IF NOT EXISTS modes (
   subject TEXT PRIMARY KEY,
   mode    TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS audit_log (
+  seq       INTEGER PRIMARY KEY,
+  at        TEXT NOT NULL,
+  principal TEXT NOT NULL,
+  method    TEXT NOT NULL,
+  remote    TEXT NOT NULL,
+  action    TEXT NOT NULL,
+  subject   TEXT NOT NULL,
+  detail    TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_log_subject ON audit_log(subject);
 `
 
 // postgresSchema is sqliteSchema in PostgreSQL's types. Ids come from a
@@ -83,6 +100,19 @@ CREATE TABLE IF NOT EXISTS modes (
   subject TEXT PRIMARY KEY,
   mode    TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS audit_log (
+  seq       BIGINT PRIMARY KEY,
+  at        TEXT NOT NULL,
+  principal TEXT NOT NULL,
+  method    TEXT NOT NULL,
+  remote    TEXT NOT NULL,
+  action    TEXT NOT NULL,
+  subject   TEXT NOT NULL,
+  detail    TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_log_subject ON audit_log(subject);
 `
 
 // IsPostgres reports whether a --db value names a PostgreSQL database

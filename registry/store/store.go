@@ -6,6 +6,10 @@
 //
 // Schema ids are global and content-addressed: the same schema text with
 // the same references has one id in every subject that registers it.
+//
+// Every change is recorded, in its own transaction, in a hash-chained
+// audit log with the Actor its context carries (WithActor); AuditEntries
+// lists it and VerifyAudit checks the chain (audit.go).
 package store
 
 import (
@@ -158,7 +162,9 @@ type Registered struct {
 // Register adds sc as the next version of subject, unless the subject's
 // live versions already hold the same schema, in which case that version
 // is returned. check, when not nil, may veto the new version; its error is
-// returned unchanged.
+// returned unchanged. A new version is recorded in the audit log, with
+// ctx's Actor, in the same transaction; an existing one returned records
+// nothing.
 func (s *Store) Register(ctx context.Context, subject string, sc Schema, check CheckFunc) (Registered, error) {
 	return s.RegisterPrepared(ctx, subject, sc, nil, check)
 }
@@ -211,6 +217,9 @@ func (s *Store) RegisterPrepared(ctx context.Context, subject string, sc Schema,
 		return Registered{}, err
 	}
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)`), subject, next, id); err != nil {
+		return Registered{}, err
+	}
+	if err := s.audit(ctx, tx, AuditRegister, subject, map[string]any{"version": next, "id": id}); err != nil {
 		return Registered{}, err
 	}
 	if err := tx.Commit(); err != nil {

@@ -36,8 +36,10 @@ func newRegistryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "registry",
 		Short: cli.RegistryShort,
-		Long: `registry runs msgcontract's schema registry (serve) or talks to one from a
-build (push, check).
+		Long: `registry runs msgcontract's schema registry (serve), talks to one from a
+build (push, check), makes the secrets of its access file (credential
+password, credential token), or reads its store's audit log of changes
+(audit verify, audit list).
 
 The registry speaks the Confluent Schema Registry REST API for PROTOBUF
 schemas, so Confluent serializers and tools work against it unchanged, and
@@ -47,13 +49,14 @@ event type, error classification, state transitions). Rule IDs and their
 meaning: registry/README.md.`,
 		Example: `  msgcontract registry serve --addr 127.0.0.1:8081 --db registry.db
   msgcontract registry push  --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto
-  msgcontract registry check --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto`,
+  msgcontract registry check --url http://127.0.0.1:8081 --subject payment-value -I proto proto/shop/payment/v1/payment.proto
+  msgcontract registry audit verify --db registry.db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cli.UsageErr(errors.New("a subcommand is required: serve, push or check; see --help"))
+			return cli.UsageErr(errors.New("a subcommand is required: serve, push, check, credential or audit; see --help"))
 		},
 	}
-	cmd.AddCommand(newRegistryServeCmd(), newRegistryPushCmd(), newRegistryCheckCmd(), newCredentialCmd())
+	cmd.AddCommand(newRegistryServeCmd(), newRegistryPushCmd(), newRegistryCheckCmd(), newCredentialCmd(), newRegistryAuditCmd())
 	return cmd
 }
 

@@ -10,6 +10,28 @@
 // state in the URL. Reads are open; writes (registering, replaying and
 // purging dead letters) go through a confirmation step and need the
 // registry's token when one is configured.
+//
+// Every form that POSTs is protected from cross-site request forgery
+// twice: [http.CrossOriginProtection] refuses a post the browser marks as
+// coming from another site (Sec-Fetch-Site, else Origin), and the form
+// must carry a token, HMAC-SHA256 under the console's key
+// ([Config.CSRFKey], or a random key per Console) of a random cookie the
+// console gives each browser (HttpOnly, SameSite=Strict, Path=/ui/,
+// Secure over TLS). A post that fails either gets a 403 page saying the
+// form expired or came from another site and to reload the page. Both
+// checks run before any handler, so a new POST route is covered; its
+// form only adds {{template "csrf" $}}.
+//
+// Every response, static files and errors included, carries a
+// Content-Security-Policy that allows only the console's own stylesheet
+// and script (default-src 'none'; script-src 'self'; style-src 'self';
+// img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri
+// 'none'; frame-ancestors 'none'), X-Content-Type-Options: nosniff,
+// Referrer-Policy: same-origin and X-Frame-Options: DENY. Templates and
+// the Go code that writes HTML or SVG must therefore use classes from
+// static/console.css and listeners in static/console.js: no style="...",
+// <style>, inline <script> or on...= attribute (TestNoInlineScriptOrStyle
+// and the browser tests fail on one).
 package console
 
 import (

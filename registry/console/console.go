@@ -92,7 +92,8 @@ type Config struct {
 	CSRFKey []byte
 }
 
-// Validate reports missing required fields.
+// Validate reports missing required fields and a CSRFKey too short to
+// sign with.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.Store == nil {

@@ -39,4 +39,5 @@ func TestBrowserSlashSubject(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`table.list td a[href^="/ui/contract?"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`svg.states`)))
 	b.contains("table.list", "PAY_SUCCESS")
+	b.noCSPViolations()
 }

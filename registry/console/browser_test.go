@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +38,10 @@ type browser struct {
 	ctx   context.Context
 	shots string
 	base  string
+	// csp holds the Content-Security-Policy violations the browser
+	// reported on its console, on any page, in order.
+	mu  sync.Mutex
+	csp []string
 }
 
 func newBrowser(t *testing.T, exe, base string) *browser {
@@ -56,7 +61,52 @@ func newBrowser(t *testing.T, exe, base string) *browser {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &browser{t: t, ctx: bctx, shots: dir, base: base}
+	b := &browser{t: t, ctx: bctx, shots: dir, base: base}
+	// Subscribe before the first page opens, so no report is lost; the
+	// subscription ends with the browser's context.
+	msgs := chromedp.Console(bctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if strings.Contains(m.Text, "Content Security Policy") {
+				b.mu.Lock()
+				b.csp = append(b.csp, m.String())
+				b.mu.Unlock()
+			}
+		}
+	}()
+	return b
+}
+
+// cspMarker is an address only noCSPViolations fetches.
+const cspMarker = "https://csp-marker.invalid/"
+
+// noCSPViolations fails the test when the browser reported a
+// Content-Security-Policy violation on any page so far. It first causes
+// one it knows, a fetch from another origin, which connect-src 'self'
+// blocks, and waits for its report: the browser reports in order, so
+// every earlier one is in by then, and a harness that hears nothing
+// fails rather than passes.
+func (b *browser) noCSPViolations() {
+	b.t.Helper()
+	b.eval(`(fetch("` + cspMarker + `").catch(function () {}), "")`)
+	for range 100 {
+		b.mu.Lock()
+		got := append([]string(nil), b.csp...)
+		b.mu.Unlock()
+		for i, m := range got {
+			if strings.Contains(m, cspMarker) {
+				if i > 0 {
+					b.t.Errorf("the console broke its Content-Security-Policy:\n%s", strings.Join(got[:i], "\n"))
+				}
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.t.Fatal("the browser reported no violation for a fetch that connect-src 'self' blocks; the Content-Security-Policy is missing or the console log is not read")
 }
 
 func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
@@ -133,7 +183,9 @@ func (b *browser) checkAndRegister() chromedp.Action[chromedp.Void] {
 // TestBrowser drives the console as a person would: registers two versions
 // through the check form, finds the violation at its line in the diff,
 // reads the contract view and its state-machine diagram, and replays a
-// dead letter, with the token and a confirmation.
+// dead letter, with the token and a confirmation. The forms carry their
+// CSRF token as a browser sends them, and no page breaks the
+// Content-Security-Policy.
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	f := newFixture(t)
@@ -255,4 +307,6 @@ func TestBrowser(t *testing.T) {
 	if rec.ReplayCount != 1 {
 		t.Fatalf("after the replay the record's replay count is %d, want 1", rec.ReplayCount)
 	}
+	// No page on the way broke the Content-Security-Policy.
+	b.noCSPViolations()
 }

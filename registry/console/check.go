@@ -53,7 +53,7 @@ func (c *Console) renderCheck(w http.ResponseWriter, r *http.Request, status int
 	if names, err := c.cfg.Store.Subjects(r.Context(), false); err == nil && len(names) <= 2000 {
 		d.Subjects = names // a datalist of 10,000 names helps nobody
 	}
-	c.render(w, status, "check", "Check a schema", "check", d)
+	c.render(w, r, status, "check", "Check a schema", "check", d)
 }
 
 // check tests the pasted schema against the subject as registering it
@@ -93,11 +93,11 @@ func (c *Console) check(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		c.storeFail(w, err, "subject "+d.Subject)
+		c.storeFail(w, r, err, "subject "+d.Subject)
 		return
 	}
 	if d.Level, _, err = c.levelOf(ctx, d.Subject); err != nil {
-		c.storeFail(w, err, "reading the level of "+d.Subject)
+		c.storeFail(w, r, err, "reading the level of "+d.Subject)
 		return
 	}
 	hist := live
@@ -110,7 +110,7 @@ func (c *Console) check(w http.ResponseWriter, r *http.Request) {
 	for i, v := range hist {
 		p, err := c.compile(ctx, d.Subject, v.Schema)
 		if err != nil {
-			c.fail(w, http.StatusInternalServerError, "%v", err)
+			c.fail(w, r, http.StatusInternalServerError, "%v", err)
 			return
 		}
 		sets[i] = compat.PrepareClosure(p.Set)
@@ -177,7 +177,7 @@ func (c *Console) register(w http.ResponseWriter, r *http.Request) {
 	}
 	vs, err := c.cfg.Store.SubjectVersionsByID(r.Context(), answer.ID, false)
 	if err != nil {
-		c.storeFail(w, err, "looking up the registered schema")
+		c.storeFail(w, r, err, "looking up the registered schema")
 		return
 	}
 	version := 0

@@ -10,6 +10,28 @@
 // state in the URL. Reads are open; writes (registering, replaying and
 // purging dead letters) go through a confirmation step and need the
 // registry's token when one is configured.
+//
+// Every form that POSTs is protected from cross-site request forgery
+// twice: [http.CrossOriginProtection] refuses a post the browser marks as
+// coming from another site (Sec-Fetch-Site, else Origin), and the form
+// must carry a token, HMAC-SHA256 under the console's key
+// ([Config.CSRFKey], or a random key per Console) of a random cookie the
+// console gives each browser (HttpOnly, SameSite=Strict, Path=/ui/,
+// Secure over TLS). A post that fails either gets a 403 page saying the
+// form expired or came from another site and to reload the page. Both
+// checks run before any handler, so a new POST route is covered; its
+// form only adds {{template "csrf" $}}.
+//
+// Every response, static files and errors included, carries a
+// Content-Security-Policy that allows only the console's own stylesheet
+// and script (default-src 'none'; script-src 'self'; style-src 'self';
+// img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri
+// 'none'; frame-ancestors 'none'), X-Content-Type-Options: nosniff,
+// Referrer-Policy: same-origin and X-Frame-Options: DENY. Templates and
+// the Go code that writes HTML or SVG must therefore use classes from
+// static/console.css and listeners in static/console.js: no style="...",
+// <style>, inline <script> or on...= attribute (TestNoInlineScriptOrStyle
+// and the browser tests fail on one).
 package console
 
 import (
@@ -60,9 +82,18 @@ type Config struct {
 	// PageSize is how many subjects or dead letters one page lists.
 	// Default 50.
 	PageSize int
+	// CSRFKey is the key the console signs its form tokens with
+	// (HMAC-SHA256 of a per-browser cookie). When empty, each Console
+	// makes a random one, so a form shown before a restart is refused
+	// after it and has to be reloaded. Set it, to the same at least 32
+	// random bytes, when several registry instances sit behind one load
+	// balancer, so that a form one instance rendered is accepted by the
+	// others.
+	CSRFKey []byte
 }
 
-// Validate reports missing required fields.
+// Validate reports missing required fields and a CSRFKey too short to
+// sign with.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.Store == nil {
@@ -70,6 +101,9 @@ func (c *Config) Validate() error {
 	}
 	if c.API == nil {
 		errs = append(errs, errors.New("console: Config.API is required (the registry handler registrations go to)"))
+	}
+	if n := len(c.CSRFKey); n > 0 && n < minCSRFKey {
+		errs = append(errs, fmt.Errorf("console: Config.CSRFKey is %d bytes; use at least %d random bytes (head -c %d /dev/urandom), or none for a random key per process", n, minCSRFKey, minCSRFKey))
 	}
 	return errors.Join(errs...)
 }
@@ -88,6 +122,10 @@ type Console struct {
 	cfg   Config
 	mux   *http.ServeMux
 	pages map[string]*template.Template
+	// csrfKey signs the form tokens: Config.CSRFKey or a random key.
+	csrfKey []byte
+	// handler is mux behind the cross-site checks of every POST.
+	handler http.Handler
 }
 
 // New returns a Console for cfg.
@@ -96,7 +134,10 @@ func New(cfg Config) (*Console, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	c := &Console{cfg: cfg, mux: http.NewServeMux()}
+	c := &Console{cfg: cfg, mux: http.NewServeMux(), csrfKey: newCSRFKey()}
+	if len(cfg.CSRFKey) > 0 {
+		c.csrfKey = append([]byte(nil), cfg.CSRFKey...)
+	}
 	if err := c.parseTemplates(); err != nil {
 		return nil, err
 	}
@@ -114,22 +155,49 @@ func New(cfg Config) (*Console, error) {
 	c.mux.HandleFunc("GET /ui/dlq/record", c.dlqRecord)
 	c.mux.HandleFunc("GET /ui/dlq/confirm", c.dlqConfirm)
 	c.mux.HandleFunc("POST /ui/dlq/apply", c.dlqApply)
+
+	// Every POST passes the browser's cross-site signals first, then the
+	// form token; see csrf.go.
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.fail(w, r, http.StatusForbidden, "%s", csrfCrossSite)
+	}))
+	c.handler = cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, Prefix+"static/") {
+			r = c.withCSRF(w, r)
+		}
+		if r.Method == http.MethodPost && !c.csrfValid(r) {
+			c.refuseCSRF(w, r)
+			return
+		}
+		c.mux.ServeHTTP(w, r)
+	}))
 	return c, nil
+}
+
+// securityHeaders are the headers every console response carries, pages
+// and static files alike. The policy allows only the console's own
+// stylesheet and script: no inline <script>, <style>, style="..." or
+// on...= handler, in the templates or in the HTML and SVG the Go code
+// writes (TestNoInlineScriptOrStyle checks every page).
+var securityHeaders = map[string]string{
+	"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+	"X-Content-Type-Options":  "nosniff",
+	"Referrer-Policy":         "same-origin",
+	"X-Frame-Options":         "DENY",
 }
 
 // ServeHTTP implements http.Handler.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if r.Method == http.MethodPost && !sameOrigin(r) {
-		http.Error(w, "console: cross-origin form posts are refused", http.StatusForbidden)
-		return
+	h := w.Header()
+	for k, v := range securityHeaders {
+		h.Set(k, v)
 	}
 	if to, ok := c.unescapedSubject(r); ok {
 		http.Redirect(w, r, to, http.StatusMovedPermanently)
 		return
 	}
-	c.mux.ServeHTTP(w, r)
+	c.handler.ServeHTTP(w, r)
 }
 
 // unescapedSubject is where a link written before the console's subject
@@ -171,19 +239,6 @@ func WithAPI(api http.Handler, ui http.Handler) http.Handler {
 	})
 }
 
-// sameOrigin refuses form posts from other sites (a page elsewhere must
-// not replay dead letters through a browser that can reach the console).
-// Browsers send Origin on every POST; tools that send none are let
-// through, as the API lets them.
-func sameOrigin(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	if o == "" {
-		return true
-	}
-	u, err := url.Parse(o)
-	return err == nil && u.Host == r.Host
-}
-
 // authorized checks a form's token against the configured one.
 func (c *Console) authorized(r *http.Request) bool {
 	if c.cfg.Token == "" {
@@ -200,7 +255,10 @@ type page struct {
 	Nav      string
 	HasDLQ   bool
 	NeedsKey bool
-	Data     any
+	// CSRF is the form token every POST form carries, in the hidden
+	// field the "csrf" template writes.
+	CSRF string
+	Data any
 }
 
 func (c *Console) parseTemplates() error {
@@ -237,14 +295,14 @@ func (c *Console) parseTemplates() error {
 	return nil
 }
 
-func (c *Console) render(w http.ResponseWriter, status int, name, title, nav string, data any) {
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name, title, nav string, data any) {
 	t, ok := c.pages[name]
 	if !ok {
 		http.Error(w, "console: no template "+name, http.StatusInternalServerError)
 		return
 	}
 	var b strings.Builder
-	p := page{Title: title, Nav: nav, HasDLQ: c.cfg.DLQ != nil, NeedsKey: c.cfg.Token != "", Data: data}
+	p := page{Title: title, Nav: nav, HasDLQ: c.cfg.DLQ != nil, NeedsKey: c.cfg.Token != "", CSRF: formToken(r), Data: data}
 	if err := t.Execute(&b, p); err != nil {
 		http.Error(w, "console: rendering "+name+": "+err.Error(), http.StatusInternalServerError)
 		return
@@ -255,15 +313,15 @@ func (c *Console) render(w http.ResponseWriter, status int, name, title, nav str
 }
 
 // fail renders an error page saying what went wrong and what to do.
-func (c *Console) fail(w http.ResponseWriter, status int, format string, args ...any) {
-	c.render(w, status, "error", "Error", "", fmt.Sprintf(format, args...))
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, status int, format string, args ...any) {
+	c.render(w, r, status, "error", "Error", "", fmt.Sprintf(format, args...))
 }
 
 // storeFail maps store errors to 404 or 500 pages.
-func (c *Console) storeFail(w http.ResponseWriter, err error, what string) {
+func (c *Console) storeFail(w http.ResponseWriter, r *http.Request, err error, what string) {
 	status := http.StatusInternalServerError
 	if errors.Is(err, store.ErrSubjectNotFound) || errors.Is(err, store.ErrVersionNotFound) || errors.Is(err, dlq.ErrNotFound) {
 		status = http.StatusNotFound
 	}
-	c.fail(w, status, "%s: %v", what, err)
+	c.fail(w, r, status, "%s: %v", what, err)
 }

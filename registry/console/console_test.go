@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,12 +25,31 @@ func get(t *testing.T, u string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// post sends a form as the console's own page does: with the browser's
+// console cookie and the form token for it, and Origin when given.
 func post(t *testing.T, u, origin string, form url.Values) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	ck, tok := csrfPair(t, u)
+	h := http.Header{}
 	if origin != "" {
-		req.Header.Set("Origin", origin)
+		h.Set("Origin", origin)
+	}
+	status, body, _ := postRaw(t, u, h, ck, withField(form, "csrf", tok))
+	return status, body
+}
+
+// postRaw sends form with the header and, when not nil, the cookie,
+// without following a redirect; it returns the status, the body and the
+// Location.
+func postRaw(t *testing.T, u string, h http.Header, ck *http.Cookie, form url.Values) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if ck != nil {
+		req.AddCookie(ck)
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
@@ -38,7 +58,51 @@ func post(t *testing.T, u, origin string, form url.Values) (int, string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), resp.Header.Get("Location")
+}
+
+var csrfFieldRE = regexp.MustCompile(`<input type="hidden" name="csrf" value="([^"]+)">`)
+
+// csrfPair is what a browser gets from the check form of the console
+// that serves u: the console's cookie and the form token for it.
+func csrfPair(t *testing.T, u string) (*http.Cookie, string) {
+	t.Helper()
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(pu.Scheme + "://" + pu.Host + "/ui/check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m := csrfFieldRE.FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("the check form has no csrf field:\n%s", b)
+	}
+	for _, ck := range resp.Cookies() {
+		if ck.Name == csrfCookieName {
+			return ck, string(m[1])
+		}
+	}
+	t.Fatalf("GET /ui/check set no %s cookie (Set-Cookie: %q)", csrfCookieName, resp.Header.Values("Set-Cookie"))
+	return nil, ""
+}
+
+// withField is a copy of form with key set to value, or without key
+// when value is "".
+func withField(form url.Values, key, value string) url.Values {
+	out := url.Values{}
+	for k, vs := range form {
+		out[k] = vs
+	}
+	if value == "" {
+		out.Del(key)
+	} else {
+		out.Set(key, value)
+	}
+	return out
 }
 
 // TestWritesNeedTokenAndConfirmation: replaying, purging and registering
@@ -49,18 +113,7 @@ func TestWritesNeedTokenAndConfirmation(t *testing.T) {
 	f := newFixture(t)
 	replay := url.Values{"action": {"replay"}, "id": {f.DeadID}, "confirm": {"yes"}, "token": {token}}
 	register := url.Values{"subject": {subject}, "schema": {paymentV1(t)}, "confirm": {"yes"}, "token": {token}}
-	without := func(v url.Values, key, value string) url.Values {
-		out := url.Values{}
-		for k, vs := range v {
-			out[k] = vs
-		}
-		if value == "" {
-			out.Del(key)
-		} else {
-			out.Set(key, value)
-		}
-		return out
-	}
+	without := withField
 	for _, tc := range []struct {
 		name, path, origin string
 		form               url.Values

@@ -73,7 +73,7 @@ func (c *Console) contract(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := c.compile(r.Context(), name, v.Schema)
 	if err != nil {
-		c.fail(w, http.StatusInternalServerError, "%v", err)
+		c.fail(w, r, http.StatusInternalServerError, "%v", err)
 		return
 	}
 	d := contractView(p.Set.Files[0])
@@ -81,7 +81,7 @@ func (c *Console) contract(w http.ResponseWriter, r *http.Request) {
 	for _, o := range all {
 		d.Versions = append(d.Versions, o.Version)
 	}
-	c.render(w, http.StatusOK, "contract", name+" v"+strconv.Itoa(v.Version)+" contract", "subjects", d)
+	c.render(w, r, http.StatusOK, "contract", name+" v"+strconv.Itoa(v.Version)+" contract", "subjects", d)
 }
 
 func contractView(f *model.File) contractData {

@@ -58,7 +58,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("s")
 	all, err := c.cfg.Store.Versions(ctx, name, true)
 	if err != nil {
-		c.storeFail(w, err, "subject "+strconv.Quote(name))
+		c.storeFail(w, r, err, "subject "+strconv.Quote(name))
 		return
 	}
 	d := diffData{Subject: name}
@@ -69,7 +69,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 		n := def
 		if raw := r.URL.Query().Get(key); raw != "" {
 			if n, err = versionArg(raw); err != nil {
-				c.fail(w, http.StatusBadRequest, "%s: %v", key, err)
+				c.fail(w, r, http.StatusBadRequest, "%s: %v", key, err)
 				return store.Version{}, false
 			}
 		}
@@ -81,7 +81,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 				return v, true
 			}
 		}
-		c.fail(w, http.StatusNotFound, "subject %s has no version %d; its versions are %v", name, n, d.Versions)
+		c.fail(w, r, http.StatusNotFound, "subject %s has no version %d; its versions are %v", name, n, d.Versions)
 		return store.Version{}, false
 	}
 	defFrom := all[0].Version
@@ -98,7 +98,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 	}
 	d.From, d.To = from.Version, to.Version
 	if d.Level, _, err = c.levelOf(ctx, name); err != nil {
-		c.storeFail(w, err, "reading the level of "+name)
+		c.storeFail(w, r, err, "reading the level of "+name)
 		return
 	}
 	// Transitive levels compare pairwise here: this is one pair.
@@ -109,12 +109,12 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 	}
 	oldP, err := c.compile(ctx, name, from.Schema)
 	if err != nil {
-		c.fail(w, http.StatusInternalServerError, "%v", err)
+		c.fail(w, r, http.StatusInternalServerError, "%v", err)
 		return
 	}
 	newP, err := c.compile(ctx, name, to.Schema)
 	if err != nil {
-		c.fail(w, http.StatusInternalServerError, "%v", err)
+		c.fail(w, r, http.StatusInternalServerError, "%v", err)
 		return
 	}
 	d.Violations = compat.CheckPrepared(compat.PrepareClosure(oldP.Set), compat.PrepareClosure(newP.Set), d.Checked.Directions())
@@ -126,7 +126,7 @@ func (c *Console) diff(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Changed = from.Schema.Text != to.Schema.Text
 	d.Contract = contractChanges(from.Schema, to.Schema)
-	c.render(w, http.StatusOK, "diff", name+" v"+strconv.Itoa(d.From)+"→v"+strconv.Itoa(d.To), "subjects", d)
+	c.render(w, r, http.StatusOK, "diff", name+" v"+strconv.Itoa(d.From)+"→v"+strconv.Itoa(d.To), "subjects", d)
 }
 
 // unfold is diffLines without folding.

@@ -48,9 +48,9 @@ type dlqListData struct {
 	Selected bool
 }
 
-func (c *Console) needDLQ(w http.ResponseWriter) bool {
+func (c *Console) needDLQ(w http.ResponseWriter, r *http.Request) bool {
 	if c.cfg.DLQ == nil {
-		c.fail(w, http.StatusNotFound, "no dead-letter queue is configured; start the registry with --dlq PATH (the embedded SQLite queue file) or --dlq nats://HOST:4222")
+		c.fail(w, r, http.StatusNotFound, "no dead-letter queue is configured; start the registry with --dlq PATH (the embedded SQLite queue file) or --dlq nats://HOST:4222")
 		return false
 	}
 	return true
@@ -86,17 +86,17 @@ func readFilter(q url.Values) (dlqFilter, dlq.Filter, error) {
 
 // dlqList lists dead letters, oldest first, filtered by the query.
 func (c *Console) dlqList(w http.ResponseWriter, r *http.Request) {
-	if !c.needDLQ(w) {
+	if !c.needDLQ(w, r) {
 		return
 	}
 	f, df, err := readFilter(r.URL.Query())
 	if err != nil {
-		c.fail(w, http.StatusBadRequest, "%v", err)
+		c.fail(w, r, http.StatusBadRequest, "%v", err)
 		return
 	}
 	recs, err := c.cfg.DLQ.List(r.Context(), df)
 	if err != nil {
-		c.fail(w, http.StatusBadGateway, "listing dead letters in %s: %v", c.cfg.DLQName, err)
+		c.fail(w, r, http.StatusBadGateway, "listing dead letters in %s: %v", c.cfg.DLQName, err)
 		return
 	}
 	d := dlqListData{Name: c.cfg.DLQName, Filter: f, Reasons: reasons, Records: recs, Done: r.URL.Query().Get("done")}
@@ -106,7 +106,7 @@ func (c *Console) dlqList(w http.ResponseWriter, r *http.Request) {
 		more.Limit *= 2
 		d.MoreURL = "/ui/dlq?" + more.query() + "&limit=" + strconv.Itoa(more.Limit)
 	}
-	c.render(w, http.StatusOK, "dlq", "Dead letters", "dlq", d)
+	c.render(w, r, http.StatusOK, "dlq", "Dead letters", "dlq", d)
 }
 
 type dlqRecordData struct {
@@ -137,17 +137,17 @@ type envView struct {
 
 // dlqRecord shows one record: why it died, and its message decoded.
 func (c *Console) dlqRecord(w http.ResponseWriter, r *http.Request) {
-	if !c.needDLQ(w) {
+	if !c.needDLQ(w, r) {
 		return
 	}
 	id := r.URL.Query().Get("id")
 	rec, err := c.cfg.DLQ.Get(r.Context(), id)
 	if err != nil {
-		c.storeFail(w, err, "dead letter "+strconv.Quote(id))
+		c.storeFail(w, r, err, "dead letter "+strconv.Quote(id))
 		return
 	}
 	d := dlqRecordData{Name: c.cfg.DLQName, Rec: rec, Done: r.URL.Query().Get("done"), Env: c.decode(r.Context(), rec)}
-	c.render(w, http.StatusOK, "dlqrecord", "Dead letter "+id, "dlq", d)
+	c.render(w, r, http.StatusOK, "dlqrecord", "Dead letter "+id, "dlq", d)
 }
 
 func (c *Console) decode(ctx context.Context, rec *dlq.Record) envView {
@@ -243,7 +243,7 @@ type dlqConfirmData struct {
 // dlqConfirm is the confirmation step of replay and purge: it lists the
 // records named by ?id= and asks for the token.
 func (c *Console) dlqConfirm(w http.ResponseWriter, r *http.Request) {
-	if !c.needDLQ(w) {
+	if !c.needDLQ(w, r) {
 		return
 	}
 	c.confirmPage(w, r, http.StatusOK, r.URL.Query().Get("action"), r.URL.Query()["id"], "")
@@ -251,11 +251,11 @@ func (c *Console) dlqConfirm(w http.ResponseWriter, r *http.Request) {
 
 func (c *Console) confirmPage(w http.ResponseWriter, r *http.Request, status int, action string, ids []string, msg string) {
 	if action != "replay" && action != "purge" {
-		c.fail(w, http.StatusBadRequest, "action %q: want replay or purge", action)
+		c.fail(w, r, http.StatusBadRequest, "action %q: want replay or purge", action)
 		return
 	}
 	if len(ids) == 0 {
-		c.fail(w, http.StatusBadRequest, "select the records to %s first (tick them in the list)", action)
+		c.fail(w, r, http.StatusBadRequest, "select the records to %s first (tick them in the list)", action)
 		return
 	}
 	d := dlqConfirmData{Name: c.cfg.DLQName, Action: action, Error: msg, Back: r.Referer()}
@@ -266,17 +266,17 @@ func (c *Console) confirmPage(w http.ResponseWriter, r *http.Request, status int
 			continue
 		}
 		if err != nil {
-			c.fail(w, http.StatusBadGateway, "reading dead letter %s: %v", id, err)
+			c.fail(w, r, http.StatusBadGateway, "reading dead letter %s: %v", id, err)
 			return
 		}
 		d.Records = append(d.Records, *rec)
 	}
-	c.render(w, status, "dlqconfirm", strings.ToUpper(action[:1])+action[1:]+" dead letters", "dlq", d)
+	c.render(w, r, status, "dlqconfirm", strings.ToUpper(action[:1])+action[1:]+" dead letters", "dlq", d)
 }
 
 // dlqApply replays or purges the confirmed records.
 func (c *Console) dlqApply(w http.ResponseWriter, r *http.Request) {
-	if !c.needDLQ(w) {
+	if !c.needDLQ(w, r) {
 		return
 	}
 	action, ids := r.PostFormValue("action"), r.PostForm["id"]
@@ -316,7 +316,7 @@ func (c *Console) dlqApply(w http.ResponseWriter, r *http.Request) {
 		}
 		done = fmt.Sprintf("purged %d record%s", n, plural(n))
 	default:
-		c.fail(w, http.StatusBadRequest, "action %q: want replay or purge", action)
+		c.fail(w, r, http.StatusBadRequest, "action %q: want replay or purge", action)
 		return
 	}
 	if action == "replay" && len(ids) == 1 {

@@ -100,13 +100,11 @@ func TestNATSDeadLetters(t *testing.T) {
 	}
 }
 
+// postLocation posts form as the console's page does and returns the
+// status and where it redirects.
 func postLocation(t *testing.T, u string, form url.Values) (int, string) {
 	t.Helper()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.PostForm(u, form)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode, resp.Header.Get("Location")
+	ck, tok := csrfPair(t, u)
+	status, _, where := postRaw(t, u, nil, ck, withField(form, "csrf", tok))
+	return status, where
 }

@@ -41,7 +41,7 @@ func (c *Console) subjects(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	names, err := c.cfg.Store.Subjects(ctx, false)
 	if err != nil {
-		c.storeFail(w, err, "listing subjects")
+		c.storeFail(w, r, err, "listing subjects")
 		return
 	}
 	d := subjectsData{Query: r.URL.Query().Get("q"), Prefix: r.URL.Query().Get("prefix"), Total: len(names)}
@@ -63,19 +63,19 @@ func (c *Console) subjects(w http.ResponseWriter, r *http.Request) {
 	for _, n := range match[lo:hi] {
 		vs, err := c.cfg.Store.Versions(ctx, n, false)
 		if err != nil {
-			c.storeFail(w, err, "reading subject "+n)
+			c.storeFail(w, r, err, "reading subject "+n)
 			return
 		}
 		last := vs[len(vs)-1]
 		level, from, err := c.levelOf(ctx, n)
 		if err != nil {
-			c.storeFail(w, err, "reading the level of "+n)
+			c.storeFail(w, r, err, "reading the level of "+n)
 			return
 		}
 		d.Rows = append(d.Rows, subjectRow{Name: n, Versions: len(vs), Latest: last.Version, SchemaID: last.Schema.ID, Level: level, LevelFrom: from})
 	}
 	if d.GlobalLevel, d.GlobalFrom, err = c.levelOf(ctx, store.GlobalSubject); err != nil {
-		c.storeFail(w, err, "reading the global level")
+		c.storeFail(w, r, err, "reading the global level")
 		return
 	}
 	link := func(p int) string {
@@ -87,7 +87,7 @@ func (c *Console) subjects(w http.ResponseWriter, r *http.Request) {
 	if d.Page < d.Pages {
 		d.NextURL = link(d.Page + 1)
 	}
-	c.render(w, http.StatusOK, "subjects", "Subjects", "subjects", d)
+	c.render(w, r, http.StatusOK, "subjects", "Subjects", "subjects", d)
 }
 
 // prefixes are the most common leading segments of subject names (up to
@@ -142,12 +142,12 @@ func (c *Console) subject(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("s")
 	vs, err := c.cfg.Store.Versions(ctx, name, true)
 	if err != nil {
-		c.storeFail(w, err, "subject "+strconv.Quote(name))
+		c.storeFail(w, r, err, "subject "+strconv.Quote(name))
 		return
 	}
 	d := subjectData{Subject: name}
 	if d.Level, d.LevelFrom, err = c.levelOf(ctx, name); err != nil {
-		c.storeFail(w, err, "reading the level of "+name)
+		c.storeFail(w, r, err, "reading the level of "+name)
 		return
 	}
 	for _, v := range vs {
@@ -156,7 +156,7 @@ func (c *Console) subject(w http.ResponseWriter, r *http.Request) {
 			d.Previous, d.Latest = d.Latest, v.Version
 		}
 	}
-	c.render(w, http.StatusOK, "subject", name, "subjects", d)
+	c.render(w, r, http.StatusOK, "subject", name, "subjects", d)
 }
 
 type refRow struct {
@@ -223,7 +223,7 @@ func (c *Console) version(w http.ResponseWriter, r *http.Request) {
 		d.References = append(d.References, refRow{ref.Name, ref.Subject, ref.Version})
 	}
 	d.Metadata, d.Rules = contractRows(v.Schema)
-	c.render(w, http.StatusOK, "version", name+" v"+strconv.Itoa(v.Version), "subjects", d)
+	c.render(w, r, http.StatusOK, "version", name+" v"+strconv.Itoa(v.Version), "subjects", d)
 }
 
 // pickVersion reads ?s= and ?v= (a number or "latest"; soft-deleted
@@ -233,12 +233,12 @@ func (c *Console) pickVersion(w http.ResponseWriter, r *http.Request) (string, s
 	name := r.URL.Query().Get("s")
 	n, err := versionArg(r.URL.Query().Get("v"))
 	if err != nil {
-		c.fail(w, http.StatusBadRequest, "%v", err)
+		c.fail(w, r, http.StatusBadRequest, "%v", err)
 		return name, store.Version{}, nil, false
 	}
 	all, err := c.cfg.Store.Versions(r.Context(), name, true)
 	if err != nil {
-		c.storeFail(w, err, "subject "+strconv.Quote(name))
+		c.storeFail(w, r, err, "subject "+strconv.Quote(name))
 		return name, store.Version{}, nil, false
 	}
 	if n == subjectref.Latest {
@@ -253,6 +253,6 @@ func (c *Console) pickVersion(w http.ResponseWriter, r *http.Request) (string, s
 			return name, v, all, true
 		}
 	}
-	c.fail(w, http.StatusNotFound, "subject %s: version %s not found", name, r.URL.Query().Get("v"))
+	c.fail(w, r, http.StatusNotFound, "subject %s: version %s not found", name, r.URL.Query().Get("v"))
 	return name, store.Version{}, nil, false
 }

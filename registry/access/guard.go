@@ -305,6 +305,14 @@ func (g *Guard) Wrap(h http.Handler) http.Handler {
 	})
 }
 
+// Bearer authenticates a token or JWT typed into a form (the console's
+// token field), as if it came as "Authorization: Bearer"; remote is the
+// client's address, whose failed attempts are counted.
+func (g *Guard) Bearer(cred, remote string) (*Principal, *Denial) {
+	r := &http.Request{Header: http.Header{"Authorization": {"Bearer " + strings.TrimSpace(cred)}}, RemoteAddr: remote}
+	return g.authenticate(g.cur.Load(), r, remoteHost(r))
+}
+
 func (g *Guard) authenticate(p *policy, r *http.Request, remote string) (*Principal, *Denial) {
 	authz := strings.TrimSpace(r.Header.Get("Authorization"))
 	if authz == "" {

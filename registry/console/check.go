@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/datacontract"
@@ -139,9 +140,15 @@ func (c *Console) register(w http.ResponseWriter, r *http.Request) {
 		c.renderCheck(w, r, http.StatusBadRequest, d)
 		return
 	}
-	if !c.authorized(r) {
-		d.Error = "the token is wrong; registering needs the registry's token (the first line of the server's --token-file)"
+	who, why := c.actor(r)
+	if who == nil {
+		d.Error = why
 		c.renderCheck(w, r, http.StatusUnauthorized, d)
+		return
+	}
+	if ok, why := c.mayWrite(who, access.Writer, d.Subject, "registering in "+d.Subject); !ok {
+		d.Error = why
+		c.renderCheck(w, r, denyStatus(who), d)
 		return
 	}
 	refs, err := c.parseRefs(r, d.Schema, d.Refs)
@@ -158,11 +165,11 @@ func (c *Console) register(w http.ResponseWriter, r *http.Request) {
 		reqBody["metadata"], reqBody["ruleSet"] = datacontract.FromContract(p.Set.Files[0])
 	}
 	body, _ := json.Marshal(reqBody)
-	req := httptest.NewRequestWithContext(r.Context(), http.MethodPost, "/subjects/"+url.PathEscape(d.Subject)+"/versions", bytes.NewReader(body))
+	// The API admits the request as the form's writer, checks the role
+	// again and records the principal in the audit log.
+	req := httptest.NewRequestWithContext(access.WithPrincipal(r.Context(), who), http.MethodPost, "/subjects/"+url.PathEscape(d.Subject)+"/versions", bytes.NewReader(body))
 	req.Header.Set("Content-Type", api.ContentType)
-	if c.cfg.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
-	}
+	req.RemoteAddr = r.RemoteAddr
 	rec := httptest.NewRecorder()
 	c.cfg.API.ServeHTTP(rec, req)
 	var answer struct {

@@ -35,7 +35,6 @@
 package console
 
 import (
-	"crypto/subtle"
 	"embed"
 	"errors"
 	"fmt"
@@ -46,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/store"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
@@ -68,8 +68,13 @@ type Config struct {
 	// form are sent to it in-process, so they pass exactly the checks a
 	// client's registration passes.
 	API http.Handler
-	// Token, when set, must be typed into every form that changes
-	// something (registering, replaying, purging).
+	// Access is the registry's access guard, the API's own, so the
+	// console answers every principal as the API does. Without it, a
+	// guard is made from Token.
+	Access *access.Guard
+	// Token, when set (the registry's --token-file), must be typed into
+	// every form that changes something (registering, replaying,
+	// purging) by a browser that sends no credentials of its own.
 	Token string
 	// DefaultLevel is the level of subjects and a registry with none
 	// configured; it must match the API's. Default BACKWARD.
@@ -126,6 +131,9 @@ type Console struct {
 	csrfKey []byte
 	// handler is mux behind the cross-site checks of every POST.
 	handler http.Handler
+	// guard authenticates and authorizes requests: Config.Access, or
+	// one made from Config.Token.
+	guard *access.Guard
 }
 
 // New returns a Console for cfg.
@@ -138,23 +146,35 @@ func New(cfg Config) (*Console, error) {
 	if len(cfg.CSRFKey) > 0 {
 		c.csrfKey = append([]byte(nil), cfg.CSRFKey...)
 	}
+	c.guard = cfg.Access
+	if c.guard == nil {
+		g, err := access.New(access.Config{Token: cfg.Token})
+		if err != nil {
+			return nil, err
+		}
+		c.guard = g
+	}
 	if err := c.parseTemplates(); err != nil {
 		return nil, err
 	}
 	static, _ := fs.Sub(staticFS, "static")
 	c.mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
-	c.mux.HandleFunc("GET /ui/{$}", c.subjects)
-	c.mux.HandleFunc("GET /ui/subject", c.subject)
-	c.mux.HandleFunc("GET /ui/version", c.version)
-	c.mux.HandleFunc("GET /ui/diff", c.diff)
-	c.mux.HandleFunc("GET /ui/contract", c.contract)
-	c.mux.HandleFunc("GET /ui/check", c.checkForm)
-	c.mux.HandleFunc("POST /ui/check", c.check)
-	c.mux.HandleFunc("POST /ui/register", c.register)
-	c.mux.HandleFunc("GET /ui/dlq", c.dlqList)
-	c.mux.HandleFunc("GET /ui/dlq/record", c.dlqRecord)
-	c.mux.HandleFunc("GET /ui/dlq/confirm", c.dlqConfirm)
-	c.mux.HandleFunc("POST /ui/dlq/apply", c.dlqApply)
+	// Each page's access rule; see access.go. Registering and applying
+	// to dead letters check the writer's role themselves, because the
+	// token typed into the form may name the principal.
+	read := func(sc scope, what string, h http.HandlerFunc) http.HandlerFunc { return c.need(access.Reader, sc, what, h) }
+	c.mux.HandleFunc("GET /ui/{$}", read(anySubject, "list subjects", c.subjects))
+	c.mux.HandleFunc("GET /ui/subject", read(theSubject, "read the subject", c.subject))
+	c.mux.HandleFunc("GET /ui/version", read(theSubject, "read the subject", c.version))
+	c.mux.HandleFunc("GET /ui/diff", read(theSubject, "read the subject", c.diff))
+	c.mux.HandleFunc("GET /ui/contract", read(theSubject, "read the subject", c.contract))
+	c.mux.HandleFunc("GET /ui/check", read(theSubject, "check a schema", c.checkForm))
+	c.mux.HandleFunc("POST /ui/check", read(theSubject, "check a schema against the subject", c.check))
+	c.mux.HandleFunc("POST /ui/register", read(theSubject, "register in the subject", c.register))
+	c.mux.HandleFunc("GET /ui/dlq", read(allSubjects, "list dead letters", c.dlqList))
+	c.mux.HandleFunc("GET /ui/dlq/record", read(allSubjects, "read dead letters", c.dlqRecord))
+	c.mux.HandleFunc("GET /ui/dlq/confirm", read(allSubjects, "read dead letters", c.dlqConfirm))
+	c.mux.HandleFunc("POST /ui/dlq/apply", read(allSubjects, "read dead letters", c.dlqApply))
 
 	// Every POST passes the browser's cross-site signals first, then the
 	// form token; see csrf.go.
@@ -237,15 +257,6 @@ func WithAPI(api http.Handler, ui http.Handler) http.Handler {
 			api.ServeHTTP(w, r)
 		}
 	})
-}
-
-// authorized checks a form's token against the configured one.
-func (c *Console) authorized(r *http.Request) bool {
-	if c.cfg.Token == "" {
-		return true
-	}
-	got := strings.TrimSpace(r.PostFormValue("token"))
-	return subtle.ConstantTimeCompare([]byte(got), []byte(c.cfg.Token)) == 1
 }
 
 // page is what every template gets.

@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/subjectref"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
@@ -284,8 +285,13 @@ func (c *Console) dlqApply(w http.ResponseWriter, r *http.Request) {
 		c.confirmPage(w, r, http.StatusBadRequest, action, ids, "confirm on this page to "+action)
 		return
 	}
-	if !c.authorized(r) {
-		c.confirmPage(w, r, http.StatusUnauthorized, action, ids, "the token is wrong; "+action+" needs the registry's token (the first line of the server's --token-file)")
+	who, why := c.actor(r)
+	if who == nil {
+		c.confirmPage(w, r, http.StatusUnauthorized, action, ids, why)
+		return
+	}
+	if ok, why := c.mayWrite(who, access.Admin, "", action+" dead letters"); !ok {
+		c.confirmPage(w, r, denyStatus(who), action, ids, why)
 		return
 	}
 	ctx := r.Context()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/compat"
 	"github.com/msgcontract/msgcontract/registry/datacontract"
 	"github.com/msgcontract/msgcontract/registry/store"
@@ -39,10 +40,18 @@ type subjectsData struct {
 // read beyond their names, so 10,000 subjects list as fast as 50.
 func (c *Console) subjects(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	names, err := c.cfg.Store.Subjects(ctx, false)
+	all, err := c.cfg.Store.Subjects(ctx, false)
 	if err != nil {
 		c.storeFail(w, r, err, "listing subjects")
 		return
+	}
+	// Only the subjects the principal may read are listed.
+	p := access.FromContext(ctx)
+	names := all[:0]
+	for _, n := range all {
+		if p == nil || p.Can(access.Reader, n) {
+			names = append(names, n)
+		}
 	}
 	d := subjectsData{Query: r.URL.Query().Get("q"), Prefix: r.URL.Query().Get("prefix"), Total: len(names)}
 	d.Prefixes = prefixes(names, 12)

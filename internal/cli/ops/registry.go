@@ -205,7 +205,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	if err != nil {
 		return err
 	}
-	ui := console.Config{Store: st, API: srv, Token: cfg.Token}
+	ui := console.Config{Store: st, API: srv, Token: cfg.Token, Access: cfg.Access}
 	if dlqAddr != "" {
 		dl, err := dlqopen.Open(ctx, dlqAddr)
 		if err != nil {

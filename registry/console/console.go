@@ -162,7 +162,9 @@ func New(cfg Config) (*Console, error) {
 	// Each page's access rule; see access.go. Registering and applying
 	// to dead letters check the writer's role themselves, because the
 	// token typed into the form may name the principal.
-	read := func(sc scope, what string, h http.HandlerFunc) http.HandlerFunc { return c.need(access.Reader, sc, what, h) }
+	read := func(sc scope, what string, h http.HandlerFunc) http.HandlerFunc {
+		return c.need(access.Reader, sc, what, h)
+	}
 	c.mux.HandleFunc("GET /ui/{$}", read(anySubject, "list subjects", c.subjects))
 	c.mux.HandleFunc("GET /ui/subject", read(theSubject, "read the subject", c.subject))
 	c.mux.HandleFunc("GET /ui/version", read(theSubject, "read the subject", c.version))

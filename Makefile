@@ -38,7 +38,7 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus test-registry-security fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 # The fast tier: what a change should pass before it is pushed, in under
@@ -46,7 +46,7 @@ test: summary-reset jaeger-background runtime-java setup runtime-python test-go 
 # no race detector (make test has them all); PostgreSQL (a throwaway
 # cluster, seconds to start) for the stores' PostgreSQL tests.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-LINT_TAGS   := kafka,mysql,obs,trace,stress
+LINT_TAGS   := kafka,mysql,obs,trace,stress,security
 CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./contracts/... ./integration/layering ./integration/protosame ./integration/modules ./integration/docs
 
 .PHONY: check check-go check-java check-python
@@ -117,6 +117,13 @@ test-runtime: ## vet and test runtime-go's modules under the race detector, with
 	cd runtime-go && $(GO) vet $(RUNTIME_GO_PKGS)
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	CGO_ENABLED=1 bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test -race -json $(RUNTIME_GO_PKGS)' | $(TESTSUMMARY) -suite runtime-go -dir $(SUMMARY)
+
+.PHONY: test-registry-security
+test-registry-security: runtime-python ## the registry's access rules over HTTPS: every endpoint x role x credential kind (Basic, bearer token, JWT, client certificate, anonymous), the console, bad credentials, rate limits, reloads, the audit log's principals, Confluent's Python client with Basic, a JWT and a certificate; ends "registry-security: N passed, 0 failed"
+	$(GO) vet -tags security ./integration/registrysecurity
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	$(GO) test -tags security -count=1 -json ./integration/registrysecurity | $(TESTSUMMARY) -suite registry-security -dir $(SUMMARY)
+	@sed -i -E 's/ passed, 0 skipped, / passed, /' $(SUMMARY)/registry-security.txt && cat $(SUMMARY)/registry-security.txt
 
 .PHONY: test-kafka
 test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka

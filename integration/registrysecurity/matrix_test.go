@@ -164,7 +164,7 @@ func (w *world) server(t *testing.T) string {
 	srv, err := api.New(api.Config{Store: st, Access: w.guard, MaxCompilations: 1})
 	must(t, err)
 	hs := httptest.NewUnstartedServer(w.guard.Wrap(srv))
-	hs.TLS = w.guard.TLSConfig(&tls.Config{Certificates: []tls.Certificate{w.serverCert}, MinVersion: tls.VersionTLS12})
+	hs.TLS = w.guard.TLSConfig(w.tlsConfig())
 	hs.StartTLS()
 	t.Cleanup(hs.Close)
 	admin := w.byName["basic-admin"]

@@ -127,6 +127,23 @@ func ParseFile(name string, data []byte) (*File, error) {
 		if errors.Is(err, io.EOF) { // an empty file: no users, no grants
 			return &f, nil
 		}
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			errs := make([]error, len(te.Errors))
+			for i, e := range te.Errors {
+				// "line 2: field grant not found in type access.File"
+				line, msg, _ := strings.Cut(strings.TrimPrefix(e, "line "), ": ")
+				if field, typ, ok := strings.Cut(msg, " not found in type access."); ok {
+					where := "an entry of " + strings.ToLower(typ)
+					if typ == "File" {
+						where = "the access file"
+					}
+					msg = strings.TrimPrefix(field, "field ") + " is not a setting of " + where
+				}
+				errs[i] = fmt.Errorf("%s:%s: %s; see docs/registry-security.md for the settings", name, line, msg)
+			}
+			return nil, errors.Join(errs...)
+		}
 		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	var root yaml.Node
@@ -232,7 +249,7 @@ func find(root *yaml.Node, path ...any) *yaml.Node {
 		return nil
 	}
 	n = n.Content[0]
-	for _, p := range path {
+	for depth, p := range path {
 		switch k := p.(type) {
 		case string:
 			if n.Kind != yaml.MappingNode {
@@ -242,8 +259,8 @@ func find(root *yaml.Node, path ...any) *yaml.Node {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				if n.Content[i].Value == k {
 					next = n.Content[i+1]
-					if next.Kind == yaml.ScalarNode {
-						next = n.Content[i]
+					if next.Kind == yaml.ScalarNode || depth == len(path)-1 {
+						next = n.Content[i] // the key's position
 					}
 				}
 			}

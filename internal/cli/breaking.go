@@ -21,9 +21,10 @@ import (
 
 func newBreakingCmd() *cobra.Command {
 	var (
-		pf                                   ProtoFlags
-		against, level, subject, tok, format string
-		code                                 bool
+		pf                              ProtoFlags
+		conn                            RegistryConn
+		against, level, subject, format string
+		code                            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "breaking --against PREV [--level LEVEL] [CURRENT]",
@@ -89,11 +90,11 @@ docs/compat-rules.md.`,
 				if subject == "" {
 					return UsageErr(errors.New("--against a registry URL needs --subject"))
 				}
-				token, err := ReadToken(tok)
+				rc, err := conn.Client(against)
 				if err != nil {
-					return UsageErr(err)
+					return err
 				}
-				if history, err = registryHistory(ctx, &client.Client{URL: against, Token: token}, subject, lvl); err != nil {
+				if history, err = registryHistory(ctx, rc, subject, lvl); err != nil {
 					return UsageErr(err)
 				}
 				if next, err = pf.compile(ctx, []string{current}, true); err != nil {
@@ -126,7 +127,7 @@ docs/compat-rules.md.`,
 	cmd.Flags().StringVar(&against, "against", "", "the previous contracts: a directory, or a registry URL with --subject")
 	cmd.Flags().StringVar(&level, "level", string(compat.Full), "compatibility level: NONE, BACKWARD, FORWARD, FULL or a _TRANSITIVE form")
 	cmd.Flags().StringVar(&subject, "subject", "", "registry subject, with --against URL")
-	cmd.Flags().StringVar(&tok, "token-file", "", "file with the registry's bearer token, if reads need one")
+	conn.Register(cmd)
 	cmd.Flags().StringVar(&format, "format", "text", "output: text (FILE:LINE:COL: RULE_ID: message) or json")
 	cmd.Flags().BoolVar(&code, "code", false, "also report CODE rules: changes that break only code generated from PREV")
 	return cmd

@@ -7,11 +7,15 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -23,7 +27,8 @@ import (
 type Client struct {
 	// URL is the registry's base URL, e.g. http://127.0.0.1:8081.
 	URL string
-	// Token, when set, is sent as a bearer token.
+	// Token, when set, is sent as a bearer token (a registry token or
+	// an OIDC token).
 	Token string
 	// HTTP defaults to http.DefaultClient.
 	HTTP *http.Client
@@ -178,4 +183,47 @@ func (c *Client) Version(ctx context.Context, subject string, version int) (stri
 	}
 	err := c.do(ctx, http.MethodGet, subjectPath(subject)+"/versions/"+which, nil, &v)
 	return v.Schema, v.References, err
+}
+
+// TLSFiles are the PEM files a client needs for a registry served over
+// HTTPS with a private CA or client certificates.
+type TLSFiles struct {
+	// CA, when set, is the CA certificate(s) the server's certificate
+	// must chain to, instead of the system's.
+	CA string
+	// Cert and Key, when set, are the client certificate and its key
+	// presented to a registry that authenticates by certificate.
+	Cert, Key string
+}
+
+// HTTPClient returns an HTTP client for f, or nil (http.DefaultClient)
+// when f names no file.
+func (f TLSFiles) HTTPClient() (*http.Client, error) {
+	if f == (TLSFiles{}) {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if f.CA != "" {
+		pem, err := os.ReadFile(f.CA)
+		if err != nil {
+			return nil, fmt.Errorf("--ca-file: %w", err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ca-file %s holds no PEM certificate", f.CA)
+		}
+	}
+	if (f.Cert == "") != (f.Key == "") {
+		return nil, errors.New("--client-cert and --client-key go together: the certificate and its private key (PEM)")
+	}
+	if f.Cert != "" {
+		c, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+		if err != nil {
+			return nil, fmt.Errorf("--client-cert/--client-key: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{c}
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = cfg
+	return &http.Client{Transport: tr}, nil
 }

@@ -65,6 +65,7 @@ func newRegistryServeCmd() *cobra.Command {
 		addr, db, tokenFile string
 		accessFile          string
 		tlsCert, tlsKey     string
+		csrfKeyFile         string
 		dlqAddr             string
 		insecure, inProcess bool
 		cfg                 api.Config
@@ -151,7 +152,13 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 				return cli.UsageErr(fmt.Errorf("--access-file: %w", err))
 			}
 			cfg.Token, cfg.Access = token, guard
-			return serveRegistry(cmd.Context(), cmd, addr, db, cfg, dlqAddr, inProcess, tlsCert, tlsKey)
+			var csrfKey []byte
+			if csrfKeyFile != "" {
+				if csrfKey, err = os.ReadFile(csrfKeyFile); err != nil {
+					return cli.UsageErr(fmt.Errorf("--csrf-key-file: %w", err))
+				}
+			}
+			return serveRegistry(cmd.Context(), cmd, addr, db, cfg, dlqAddr, inProcess, tlsCert, tlsKey, csrfKey)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8081", "address to listen on, HOST:PORT (port 0 picks a free one)")
@@ -160,6 +167,7 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 	cmd.Flags().StringVar(&accessFile, "access-file", "", "YAML file of users, tokens, JWT and mTLS settings, grants and rate limits (docs/registry-security.md); reloaded when it changes")
 	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate chain (needed for client certificates)")
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	cmd.Flags().StringVar(&csrfKeyFile, "csrf-key-file", "", "file of at least 32 random bytes the console signs its form tokens with; give every instance behind one load balancer the same (default: a random key per process)")
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a non-loopback --addr without --access-file or --token-file")
 	cmd.Flags().Int64Var(&cfg.BodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in bytes; larger ones get 413")
 	cmd.Flags().IntVar(&cfg.MaxCompilations, "max-compilations", 0, "schemas compiled at once for requests; more wait (default half the CPUs, at least 1)")
@@ -183,7 +191,7 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config, dlqAddr string, inProcess bool, tlsCert, tlsKey string) error {
+func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg api.Config, dlqAddr string, inProcess bool, tlsCert, tlsKey string, csrfKey []byte) error {
 	st, err := store.Open(db)
 	if err != nil {
 		return cli.UsageErr(err)
@@ -205,7 +213,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	if err != nil {
 		return err
 	}
-	ui := console.Config{Store: st, API: srv, Token: cfg.Token, Access: cfg.Access}
+	ui := console.Config{Store: st, API: srv, Token: cfg.Token, Access: cfg.Access, CSRFKey: csrfKey}
 	if dlqAddr != "" {
 		dl, err := dlqopen.Open(ctx, dlqAddr)
 		if err != nil {
@@ -216,7 +224,7 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 	}
 	con, err := console.New(ui)
 	if err != nil {
-		return err
+		return cli.UsageErr(err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -264,14 +272,15 @@ func serveRegistry(ctx context.Context, cmd *cobra.Command, addr, db string, cfg
 // registryFlags are the flags push and check share.
 type registryFlags struct {
 	cli.ProtoFlags
-	url, subject, tokenFile string
+	url, subject string
+	conn         cli.RegistryConn
 }
 
 func (f *registryFlags) register(cmd *cobra.Command) {
 	f.ProtoFlags.Register(cmd)
 	cmd.Flags().StringVar(&f.url, "url", "http://127.0.0.1:8081", "registry base URL")
 	cmd.Flags().StringVar(&f.subject, "subject", "", "subject of the contract, e.g. payment-value (required)")
-	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "file whose first line is the registry's bearer token")
+	f.conn.Register(cmd)
 }
 
 // prepare compiles file and returns the client, the file's text and its
@@ -281,9 +290,9 @@ func (f *registryFlags) prepare(cmd *cobra.Command, file string) (*client.Client
 	if f.subject == "" {
 		return nil, nil, cli.UsageErr(errors.New("--subject is required"))
 	}
-	token, err := cli.ReadToken(f.tokenFile)
+	c, err := f.conn.Client(f.url)
 	if err != nil {
-		return nil, nil, cli.UsageErr(err)
+		return nil, nil, err
 	}
 	set, err := f.Load(cmd, []string{file})
 	if err != nil {
@@ -295,7 +304,7 @@ func (f *registryFlags) prepare(cmd *cobra.Command, file string) (*client.Client
 		}
 		return nil, nil, cli.UsageErr(errors.New("the contract has lint errors; the registry would reject it (msgcontract lint)"))
 	}
-	return &client.Client{URL: f.url, Token: token}, set, nil
+	return c, set, nil
 }
 
 func builtin(path string) bool {

@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/internal/cli"
+	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/api"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
@@ -223,5 +225,104 @@ func TestRegistryServeHelpAuth(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("registry serve --help lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestRegistryServeAccessFile: serve with --access-file authenticates
+// with the file's users, picks up a changed file while running, and
+// refuses flags that cannot work together with a usage error that says
+// where.
+func TestRegistryServeAccessFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	hash, err := access.HashSecret("pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accessFile := filepath.Join(dir, "access.yaml")
+	base := fmt.Sprintf("anonymous: none\nusers:\n  - name: alice\n    password_hash: %q\ngrants:\n  - to: [user:alice]\n    role: reader\n", hash)
+	if err := os.WriteFile(accessFile, []byte(base), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "r.db")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"both files", []string{"--access-file", accessFile, "--token-file", accessFile}, "exclude each other"},
+		{"cert without key", []string{"--access-file", accessFile, "--tls-cert", accessFile}, "--tls-cert and --tls-key go together"},
+		{"short csrf key", []string{"--access-file", accessFile, "--csrf-key-file", accessFile + ".short"}, "at least 32"},
+	} {
+		_ = os.WriteFile(accessFile+".short", []byte("short"), 0o600)
+		code, _, stderr := run(t, append([]string{"registry", "serve", "--addr", "127.0.0.1:0", "--db", db}, tc.args...)...)
+		if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %d with %q", tc.name, code, stderr, cli.ExitUsage, tc.want)
+		}
+	}
+	broken := filepath.Join(dir, "broken.yaml")
+	if err := os.WriteFile(broken, []byte("grants:\n  - to: [user:alice]\n    role: owner\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "registry", "serve", "--db", db, "--access-file", broken); code != cli.ExitUsage || !strings.Contains(stderr, broken+":2:5") {
+		t.Errorf("a broken access file: exit %d, stderr %q; want its file:line:col", code, stderr)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	sw := &syncWriter{w: &stderr}
+	go func() {
+		done <- Execute(ctx, []string{"registry", "serve", "--addr", addr, "--db", db, "--access-file", accessFile}, io.Discard, sw)
+	}()
+	put := func() int {
+		req, _ := http.NewRequest("PUT", "http://"+addr+"/config", strings.NewReader(`{"compatibility":"FULL"}`))
+		req.SetBasicAuth("alice", "pw")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	var got int
+	for range 200 {
+		if got = put(); got != 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got != http.StatusForbidden {
+		t.Fatalf("a reader changing the global config: %d, want 403", got)
+	}
+	if err := os.WriteFile(accessFile, []byte(strings.Replace(base, "role: reader", "role: admin", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(accessFile, later, later); err != nil {
+		t.Fatal(err)
+	}
+	// The file is polled every 2 s.
+	deadline := time.Now().Add(15 * time.Second)
+	for got = put(); got != http.StatusOK && time.Now().Before(deadline); got = put() {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got != http.StatusOK {
+		t.Fatalf("after granting admin in the running server's file: %d, want 200", got)
+	}
+	cancel()
+	if code := <-done; code != cli.ExitOK {
+		t.Fatalf("serve exited %d", code)
+	}
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if !strings.Contains(stderr.String(), "access: reloaded "+accessFile) {
+		t.Errorf("the reload was not reported:\n%s", stderr.String())
 	}
 }

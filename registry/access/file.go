@@ -211,7 +211,7 @@ func (f *File) validate(name string, root *yaml.Node) error {
 			errs = append(errs, fmt.Errorf("%s: grant role %q: use reader, writer or admin", w, g.Role))
 		}
 		if len(g.To) == 0 {
-			errs = append(errs, fmt.Errorf("%s: grant names no principal in to:", w))
+			errs = append(errs, fmt.Errorf("%s: grant names no principal; list them under to", w))
 		}
 		for _, p := range g.To {
 			kind, rest, ok := strings.Cut(p, ":")

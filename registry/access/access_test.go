@@ -1,9 +1,19 @@
 package access
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -88,5 +98,48 @@ func TestGrants(t *testing.T) {
 	}
 	if p.CanGlobal(Reader) || p.CanAll(Reader) || !p.CanAny(Admin) || !p.CanContext(Admin, ".orders") || p.CanContext(Admin, ".") {
 		t.Error("CanGlobal/CanAll/CanAny/CanContext disagree with the grants")
+	}
+}
+
+// TestJWTRememberedUntilExpiry: a verified JWT is not verified again on
+// every request, but is refused once it expires (exp plus leeway).
+func TestJWTRememberedUntilExpiry(t *testing.T) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	set, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &k.PublicKey, KeyID: "k1", Algorithm: "ES256"}}})
+	if err := os.WriteFile(filepath.Join(dir, "jwks.json"), set, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	doc := "jwt:\n  jwks_file: jwks.json\n  issuer: i\n  audience: a\n  leeway: 10s\ngrants:\n  - to: [jwt:s]\n    role: reader\n"
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(Config{File: filepath.Join(dir, "a.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	clock := func() time.Time { return now }
+	g.now, g.cur.Load().jwt.now = clock, clock
+	s, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
+	tok, _ := jwt.Signed(s).Claims(jwt.Claims{Issuer: "i", Audience: jwt.Audience{"a"}, Subject: "s", Expiry: jwt.NewNumericDate(now.Add(time.Minute))}).Serialize()
+	r, _ := http.NewRequest("GET", "/", nil)
+	r.Header.Set("Authorization", "Bearer "+tok)
+	r.RemoteAddr = "127.0.0.1:1"
+	for _, tc := range []struct {
+		after time.Duration
+		ok    bool
+	}{{0, true}, {time.Minute, true}, {time.Minute + 9*time.Second, true}, {time.Minute + 11*time.Second, false}} {
+		now = time.Now().Add(tc.after)
+		r2, d := g.Admit(r)
+		if (d == nil) != tc.ok {
+			t.Fatalf("%v after issue: denial %v, want ok=%v", tc.after, d, tc.ok)
+		}
+		if d == nil && FromContext(r2.Context()).ID != "jwt:s" {
+			t.Fatalf("principal %q", FromContext(r2.Context()).ID)
+		}
 	}
 }

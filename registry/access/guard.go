@@ -70,6 +70,10 @@ type Guard struct {
 type verifiedCred struct {
 	id     string
 	method Method
+	groups []string
+	// until, when set, is when the credential stops being valid (a
+	// JWT's exp plus leeway).
+	until time.Time
 }
 
 // maxCached bounds the verified-credential cache and the rate limiters;
@@ -344,16 +348,41 @@ func (g *Guard) authenticate(p *policy, r *http.Request, remote string) (*Princi
 		return g.verifyToken(p, remote, pass, MethodBasic)
 	case strings.EqualFold(scheme, "Bearer"):
 		if p.jwt != nil && looksLikeJWT(cred) {
-			id, groups, err := p.jwt.verify(cred)
-			if err != nil {
-				g.failed(p, remote)
-				return nil, badCredentials("the bearer JWT was refused: " + err.Error())
-			}
-			return p.principal(id, MethodJWT, groups), nil
+			return g.verifyJWT(p, remote, cred)
 		}
 		return g.verifyToken(p, remote, cred, MethodBearer)
 	}
 	return nil, badCredentials(fmt.Sprintf("the Authorization scheme %q is not one the registry takes (Basic or Bearer)", scheme))
+}
+
+// verifyJWT checks a JWT's signature and claims once, then remembers it
+// until it expires: Confluent's clients send the same token with every
+// request, and a signature check costs more than serving most reads.
+func (g *Guard) verifyJWT(p *policy, remote, cred string) (*Principal, *Denial) {
+	key := sha256.Sum256([]byte("jwt\x00" + cred))
+	now := g.now()
+	g.mu.Lock()
+	v, ok := g.verified[key]
+	g.mu.Unlock()
+	if ok && now.Before(v.until) {
+		return p.principal(v.id, MethodJWT, v.groups), nil
+	}
+	id, groups, until, err := p.jwt.verify(cred)
+	if err != nil {
+		g.failed(p, remote)
+		return nil, badCredentials("the bearer JWT was refused: " + err.Error())
+	}
+	g.remember(key, verifiedCred{id: id, method: MethodJWT, groups: groups, until: until})
+	return p.principal(id, MethodJWT, groups), nil
+}
+
+func (g *Guard) remember(key [32]byte, v verifiedCred) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.verified) >= maxCached {
+		g.verified = map[[32]byte]verifiedCred{}
+	}
+	g.verified[key] = v
 }
 
 func (g *Guard) verifyToken(p *policy, remote, token string, m Method) (*Principal, *Denial) {
@@ -392,12 +421,7 @@ func (g *Guard) verifyCached(p *policy, remote string, m Method, id, cred string
 		g.failed(p, remote)
 		return nil, badCredentials("wrong user name, password or token")
 	}
-	g.mu.Lock()
-	if len(g.verified) >= maxCached {
-		g.verified = map[[32]byte]verifiedCred{}
-	}
-	g.verified[key] = verifiedCred{id: id, method: m}
-	g.mu.Unlock()
+	g.remember(key, verifiedCred{id: id, method: m})
 	return p.principal(id, m, nil), nil
 }
 

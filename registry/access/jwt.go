@@ -49,14 +49,14 @@ func newJWTVerifier(file string, data []byte, cfg JWTConfig) (*jwtVerifier, erro
 }
 
 // verify checks raw's signature, issuer, audience and times, and returns
-// the caller's id and groups.
-func (v *jwtVerifier) verify(raw string) (id string, groups []string, err error) {
+// the caller's id and groups, and until when the token holds.
+func (v *jwtVerifier) verify(raw string) (id string, groups []string, until time.Time, err error) {
 	tok, err := jwt.ParseSigned(raw, jwtAlgorithms)
 	if err != nil {
-		return "", nil, fmt.Errorf("not a signed JWT with an accepted algorithm: %w", err)
+		return "", nil, time.Time{}, fmt.Errorf("not a signed JWT with an accepted algorithm: %w", err)
 	}
 	if len(tok.Headers) != 1 {
-		return "", nil, errors.New("the JWT has more than one signature")
+		return "", nil, time.Time{}, errors.New("the JWT has more than one signature")
 	}
 	kid := tok.Headers[0].KeyID
 	var key *jose.JSONWebKey
@@ -65,28 +65,28 @@ func (v *jwtVerifier) verify(raw string) (id string, groups []string, err error)
 		if ks := v.keys.Key(kid); len(ks) > 0 {
 			key = &ks[0]
 		} else {
-			return "", nil, fmt.Errorf("no key with kid %q in the JWKS file; add the identity provider's new key to it", kid)
+			return "", nil, time.Time{}, fmt.Errorf("no key with kid %q in the JWKS file; add the identity provider's new key to it", kid)
 		}
 	case len(v.keys.Keys) == 1:
 		key = &v.keys.Keys[0]
 	default:
-		return "", nil, errors.New("the JWT names no kid and the JWKS file holds several keys")
+		return "", nil, time.Time{}, errors.New("the JWT names no kid and the JWKS file holds several keys")
 	}
 	var std jwt.Claims
 	var all map[string]any
 	if err := tok.Claims(key.Key, &std, &all); err != nil {
-		return "", nil, fmt.Errorf("the JWT's signature does not verify with key %q", key.KeyID)
+		return "", nil, time.Time{}, fmt.Errorf("the JWT's signature does not verify with key %q", key.KeyID)
 	}
 	if std.Expiry == nil {
-		return "", nil, errors.New("the JWT has no exp claim; tokens must expire")
+		return "", nil, time.Time{}, errors.New("the JWT has no exp claim; tokens must expire")
 	}
 	err = std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: v.now()}, v.cfg.Leeway)
 	if err != nil {
-		return "", nil, fmt.Errorf("the JWT is not valid here: %w (want iss %q, aud %q)", err, v.cfg.Issuer, v.cfg.Audience)
+		return "", nil, time.Time{}, fmt.Errorf("the JWT is not valid here: %w (want iss %q, aud %q)", err, v.cfg.Issuer, v.cfg.Audience)
 	}
 	sub, _ := all[v.cfg.PrincipalClaim].(string)
 	if sub == "" {
-		return "", nil, fmt.Errorf("the JWT has no string claim %q to name the caller", v.cfg.PrincipalClaim)
+		return "", nil, time.Time{}, fmt.Errorf("the JWT has no string claim %q to name the caller", v.cfg.PrincipalClaim)
 	}
 	if c := v.cfg.GroupsClaim; c != "" {
 		switch gs := all[c].(type) {
@@ -102,7 +102,7 @@ func (v *jwtVerifier) verify(raw string) (id string, groups []string, err error)
 			}
 		}
 	}
-	return "jwt:" + sub, groups, nil
+	return "jwt:" + sub, groups, std.Expiry.Time().Add(v.cfg.Leeway), nil
 }
 
 // looksLikeJWT reports whether a bearer credential is a compact JWS.

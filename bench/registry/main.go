@@ -162,6 +162,9 @@ func run(duration time.Duration, workers, versions, checks int) error {
 	fmt.Printf("GET /schemas/ids/{id}  registry: %10.0f req/s   bare echo: %10.0f req/s   (%d workers, %s each, %d-byte body)\n",
 		regRate, bareRate, workers, duration, len(want))
 	fmt.Printf("ratio registry-get/bare-echo=%.2f\n", regRate/bareRate)
+	if err := authCost(dir, st, hc, want, duration, workers); err != nil {
+		return err
+	}
 
 	// A subject with `versions` versions, checked at FULL_TRANSITIVE.
 	if _, err := call(hc, "PUT", reg.URL+"/config/checked-value", []byte(`{"compatibility":"NONE"}`)); err != nil {
@@ -264,6 +267,11 @@ func callWith(hc *http.Client, method, url string, b []byte, auth string) ([]byt
 // load runs workers GET loops for d and returns requests per second. Every
 // answer must equal want.
 func load(hc *http.Client, url string, want []byte, d time.Duration, workers int) (float64, error) {
+	return loadWith(hc, url, "", want, d, workers)
+}
+
+// loadWith is load sending auth as the Authorization header.
+func loadWith(hc *http.Client, url, auth string, want []byte, d time.Duration, workers int) (float64, error) {
 	var (
 		n     atomic.Int64
 		wg    sync.WaitGroup
@@ -275,7 +283,7 @@ func load(hc *http.Client, url string, want []byte, d time.Duration, workers int
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				got, err := call(hc, "GET", url, nil)
+				got, err := callWith(hc, "GET", url, nil, auth)
 				if err == nil && !bytes.Equal(got, want) {
 					err = fmt.Errorf("%s answered %q, want %q", url, got, want)
 				}

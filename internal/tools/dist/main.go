@@ -123,7 +123,10 @@ func run(repo, rev, version, out string, modules []string, skipBin bool, cdx str
 				return fmt.Errorf("the SBOM of %s: %w", path, err)
 			}
 		}
-		fmt.Printf("dist: %s: a CycloneDX SBOM per module (vX.Y.Z.cdx.json)\n", proxyDir)
+		if err := sumsFile(proxyDir, commitTime); err != nil {
+			return err
+		}
+		fmt.Printf("dist: %s: a CycloneDX SBOM per module (vX.Y.Z.cdx.json), SHA256SUMS of every file\n", proxyDir)
 	}
 	if skipBin {
 		return nil

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -189,4 +192,37 @@ func writeJSON(file string, v any, t time.Time) error {
 		return err
 	}
 	return writeFile(file, buf.Bytes(), t)
+}
+
+// sumsFile writes dir/SHA256SUMS: the SHA-256 of every other file under dir
+// (paths relative to it, slash-separated, sorted), as sha256sum writes them,
+// so that `sha256sum -c SHA256SUMS` in dir checks them.
+func sumsFile(dir string, t time.Time) error {
+	var names []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if rel != "SHA256SUMS" {
+			names = append(names, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	var sums bytes.Buffer
+	for _, n := range names {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(data), n)
+	}
+	return writeFile(filepath.Join(dir, "SHA256SUMS"), sums.Bytes(), t)
 }

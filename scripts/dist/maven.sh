@@ -89,12 +89,13 @@ done
   die "the deploy wrote no msgcontract-runtime-parent-$VERSION-cyclonedx.json; check cyclonedx-maven-plugin in the profile release of runtime-java/pom.xml"
 # What Maven Central requires of a POM, here or in its parent.
 parent_pom="$repo/$group/msgcontract-runtime-parent/$VERSION/msgcontract-runtime-parent-$VERSION.pom"
-for tag in name description url licenses scm developers; do
-  grep -qE "<$tag[ >]" "$parent_pom" || die "runtime-java/pom.xml has no <$tag>, which Maven Central requires"
+# (element, not tag: $tag is the prefix of this script's messages)
+for element in name description url licenses scm developers; do
+  grep -qE "<$element[ >]" "$parent_pom" || die "runtime-java/pom.xml has no <$element>, which Maven Central requires"
 done
 for a in "${artifacts[@]}"; do
-  for tag in name description; do
-    grep -q "^  <$tag>" "$repo/$group/$a/$VERSION/$a-$VERSION.pom" || die "the POM of $a has no <$tag> of its own"
+  for element in name description; do
+    grep -q "^  <$element>" "$repo/$group/$a/$VERSION/$a-$VERSION.pom" || die "the POM of $a has no <$element> of its own"
   done
 done
 # The core jar carries msgcontract's protos, for protobuf-maven-plugin in a
@@ -107,7 +108,7 @@ say "POMs carry name, description, url, licenses, scm, developers; msgcontract-r
 
 # SHA256SUMS of every artifact, POM and SBOM (Maven's own .md5 and .sha1
 # files aside), paths relative to dist/maven: sha256sum -c SHA256SUMS.
-(cd "$repo" && find . -type f ! -name '*.md5' ! -name '*.sha1' ! -name 'maven-metadata.xml*' | LC_ALL=C sort |
+(cd "$repo" && find . -type f ! -name SHA256SUMS ! -name '*.md5' ! -name '*.sha1' ! -name 'maven-metadata.xml*' | LC_ALL=C sort |
   sed 's#^\./##' | xargs sha256sum >SHA256SUMS)
 rm -rf dist/maven
 mkdir -p dist

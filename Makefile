@@ -95,6 +95,10 @@ services: build runtime-java runtime-python ## build and run examples/services/{
 	bash scripts/test-services.sh | tee $(SUMMARY)/services.log
 	grep '^services-[a-z-]*: ' $(SUMMARY)/services.log > $(SUMMARY)/services.txt
 
+.PHONY: audit
+audit: ## the dependency vulnerability audit, offline (scripts/audit.sh): govulncheck on the tool module and every runtime-go module against the pinned golang.org/x/vulndb (security/versions.env); fails on a called vulnerability that security/vuln-exceptions.txt does not list; ends with "audit: N passed, M failed"
+	bash scripts/audit.sh
+
 .PHONY: release-check
 release-check: dist ## check dist/ as a new user meets it (empty HOME, GOPATH, module cache, ~/.m2, pip cache): install msgcontract from dist/goproxy, verify dist/bin/SHA256SUMS, msgcontract init for go, java and python and build and run each against dist/ alone; ends with "release-check: N passed, M failed"
 	bash scripts/release-check.sh dist

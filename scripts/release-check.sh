@@ -13,7 +13,9 @@
 #     binary          scripts/dist/check-go.sh DIST_DIR: installs msgcontract from
 #                     DIST_DIR/goproxy (GOPROXY=file://...,https://proxy.golang.org,
 #                     GONOSUMDB=github.com/msgcontract/*) and puts it on PATH
-#     checksums       sha256sum -c DIST_DIR/bin/SHA256SUMS
+#     checksums       sha256sum -c the SHA256SUMS of DIST_DIR/bin, goproxy, python and maven
+#     sbom            scripts/dist/check-sbom.sh DIST_DIR: every artifact has a valid
+#                     CycloneDX SBOM naming it at VERSION, with its real dependencies
 #     go              msgcontract init --lang go; `make run` with runtime-go from DIST_DIR/goproxy
 #     python          msgcontract init --lang python; a fresh venv, msgcontract-runtime
 #                     from DIST_DIR/python alone (--no-index), then `make run` (mypy --strict included)
@@ -34,7 +36,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
-all_steps=(binary checksums go python java python-dist maven-dist paths)
+all_steps=(binary checksums sbom go python java python-dist maven-dist paths)
 steps=() dist=dist bin="" keep=""
 usage() { sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; }
 while (($#)); do
@@ -131,8 +133,17 @@ step_binary() {
 }
 
 step_checksums() {
-  if [[ ! -f "$dist/bin/SHA256SUMS" ]]; then fail "checksums" "no $dist/bin/SHA256SUMS"; return; fi
-  check "checksums: dist/bin/SHA256SUMS" bash -c 'cd "$1/bin" && sha256sum --strict -c SHA256SUMS' _ "$dist"
+  local d
+  for d in bin goproxy python maven; do
+    if [[ ! -f "$dist/$d/SHA256SUMS" ]]; then fail "checksums: dist/$d/SHA256SUMS" "no $dist/$d/SHA256SUMS"; continue; fi
+    check "checksums: dist/$d/SHA256SUMS" bash -c 'cd "$1/$2" && sha256sum --strict -c SHA256SUMS' _ "$dist" "$d"
+  done
+}
+
+step_sbom() {
+  if [[ ! -f scripts/dist/check-sbom.sh ]]; then fail "sbom" "scripts/dist/check-sbom.sh is missing"; return; fi
+  check "sbom: scripts/dist/check-sbom.sh" bash scripts/dist/check-sbom.sh "$dist" &&
+    grep -h '^release-check: ' "$last_log" | sed 's/^/  /'
 }
 
 # init LANG: a fresh scaffold in $tmp/scaffolds/svc_LANG; prints its directory.

@@ -4,7 +4,9 @@
 # io.msgcontract:msgcontract-runtime-parent (POM), msgcontract-runtime (core)
 # and msgcontract-runtime-kafka at version $VERSION (default: the VERSION
 # file), each jar with its -sources.jar and -javadoc.jar (the profile
-# `release` of runtime-java/pom.xml). Built from the files git tracks at
+# `release` of runtime-java/pom.xml), and each artifact's CycloneDX SBOM
+# <artifactId>-X.Y.Z-cyclonedx.json (cyclonedx-maven-plugin, in the same
+# profile), and SHA256SUMS of all of them. Built from the files git tracks at
 # HEAD, never from the work tree, tests skipped (make test runs them).
 #
 # Reproducible: project.build.outputTimestamp is SOURCE_DATE_EPOCH (the
@@ -79,18 +81,21 @@ repo="$tmp/repo1"
 [[ -f "$repo/$group/msgcontract-runtime-parent/$VERSION/msgcontract-runtime-parent-$VERSION.pom" ]] ||
   die "the deploy wrote no msgcontract-runtime-parent-$VERSION.pom"
 for a in "${artifacts[@]}"; do
-  for f in "$a-$VERSION.pom" "$a-$VERSION.jar" "$a-$VERSION-sources.jar" "$a-$VERSION-javadoc.jar"; do
+  for f in "$a-$VERSION.pom" "$a-$VERSION.jar" "$a-$VERSION-sources.jar" "$a-$VERSION-javadoc.jar" "$a-$VERSION-cyclonedx.json"; do
     [[ -f "$repo/$group/$a/$VERSION/$f" ]] || die "the deploy wrote no $f; check the profile release in runtime-java/pom.xml"
   done
 done
+[[ -f "$repo/$group/msgcontract-runtime-parent/$VERSION/msgcontract-runtime-parent-$VERSION-cyclonedx.json" ]] ||
+  die "the deploy wrote no msgcontract-runtime-parent-$VERSION-cyclonedx.json; check cyclonedx-maven-plugin in the profile release of runtime-java/pom.xml"
 # What Maven Central requires of a POM, here or in its parent.
 parent_pom="$repo/$group/msgcontract-runtime-parent/$VERSION/msgcontract-runtime-parent-$VERSION.pom"
-for tag in name description url licenses scm developers; do
-  grep -qE "<$tag[ >]" "$parent_pom" || die "runtime-java/pom.xml has no <$tag>, which Maven Central requires"
+# (element, not tag: $tag is the prefix of this script's messages)
+for element in name description url licenses scm developers; do
+  grep -qE "<$element[ >]" "$parent_pom" || die "runtime-java/pom.xml has no <$element>, which Maven Central requires"
 done
 for a in "${artifacts[@]}"; do
-  for tag in name description; do
-    grep -q "^  <$tag>" "$repo/$group/$a/$VERSION/$a-$VERSION.pom" || die "the POM of $a has no <$tag> of its own"
+  for element in name description; do
+    grep -q "^  <$element>" "$repo/$group/$a/$VERSION/$a-$VERSION.pom" || die "the POM of $a has no <$element> of its own"
   done
 done
 # The core jar carries msgcontract's protos, for protobuf-maven-plugin in a
@@ -101,6 +106,10 @@ for p in msgcontract/v1/options.proto msgcontract/v1/envelope.proto; do
 done
 say "POMs carry name, description, url, licenses, scm, developers; msgcontract-runtime-$VERSION.jar holds msgcontract/v1/*.proto"
 
+# SHA256SUMS of every artifact, POM and SBOM (Maven's own .md5 and .sha1
+# files aside), paths relative to dist/maven: sha256sum -c SHA256SUMS.
+(cd "$repo" && find . -type f ! -name SHA256SUMS ! -name '*.md5' ! -name '*.sha1' ! -name 'maven-metadata.xml*' | LC_ALL=C sort |
+  sed 's#^\./##' | xargs sha256sum >SHA256SUMS)
 rm -rf dist/maven
 mkdir -p dist
 cp -r "$repo" dist/maven

@@ -5,7 +5,10 @@
 # tracks at HEAD, never from the work tree. SOURCE_DATE_EPOCH is the commit's
 # time, so the archives are reproducible: the script builds twice, from two
 # separate copies of the commit, and fails unless both builds are
-# byte-identical. Then `twine check --strict` on both files, and the wheel
+# byte-identical. Each archive gets its CycloneDX SBOM <file>.cdx.json
+# (cyclonedx-py, security/requirements-sbom.txt, in .build/venv-sbom), and
+# dist/python/SHA256SUMS covers the four files. Then `twine check --strict`
+# on both archives, and the wheel
 # must hold the .proto files (for protoc -I), the generated *_pb2 modules and
 # the DDL.
 #
@@ -62,6 +65,58 @@ with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
 PY
 }
 
+# cyclonedx-py (security/requirements-sbom.txt) in a venv of its own.
+sbom_venv="$root/.build/venv-sbom"
+sbom_want="$(sha256sum security/requirements-sbom.txt | cut -d' ' -f1)"
+if [[ "$(cat "$sbom_venv/.requirements-sbom.sha256" 2>/dev/null || true)" != "$sbom_want" ]]; then
+  say "installing cyclonedx-py (security/requirements-sbom.txt) into $sbom_venv"
+  rm -rf "$sbom_venv"
+  "$("$py" -c 'import sys; print(sys._base_executable)')" -m venv "$sbom_venv"
+  bash scripts/pip-install.sh dist-python "$sbom_venv" -r security/requirements-sbom.txt >&2 ||
+    die "installing security/requirements-sbom.txt into $sbom_venv failed (above); PyPI must be reachable"
+  echo "$sbom_want" >"$sbom_venv/.requirements-sbom.sha256"
+fi
+# The dependencies an SBOM lists: the runtime's required ones (no extra)
+# at the versions make test runs them with (PROTOBUF's newest end); a
+# user's install resolves within the declared range.
+. ./PROTOBUF
+sbom_deps=("protobuf==$PYTHON_PROTOBUF_NEWEST")
+
+# sbom N: writes <file>.cdx.json beside the wheel and the sdist in
+# $tmp/outN. cyclonedx-py environment reads a venv holding the wheel and
+# sbom_deps (nothing else: no pip), with build N's pyproject.toml as the
+# root component; --output-reproducible leaves out the serial number and
+# takes the time from SOURCE_DATE_EPOCH. The root component then gets its
+# purl (with the file's name) and the file's SHA-256, and the JSON is
+# written with sorted keys.
+sbom() {
+  local n="$1" env="$tmp/sbomenv$1" f
+  "$("$py" -c 'import sys; print(sys._base_executable)')" -m venv --without-pip "$env"
+  "$sbom_venv/bin/python" -m pip --python "$env/bin/python" install --quiet --disable-pip-version-check \
+    --no-deps "$tmp/out$n/$wheel" "${sbom_deps[@]}" >"$tmp/sbompip$n.log" 2>&1 ||
+    { cat "$tmp/sbompip$n.log" >&2; die "installing $wheel and ${sbom_deps[*]} for its SBOM failed (above)"; }
+  "$sbom_venv/bin/cyclonedx-py" environment --pyproject "$tmp/src$n/runtime-python/pyproject.toml" \
+    --mc-type library --spec-version 1.6 --output-reproducible --output-format JSON \
+    -o "$tmp/sbom$n.json" "$env/bin/python" 2>"$tmp/sbom$n.log" ||
+    { cat "$tmp/sbom$n.log" >&2; die "cyclonedx-py environment failed (above)"; }
+  for f in "$wheel" "$sdist"; do
+    "$sbom_venv/bin/python" - "$tmp/sbom$n.json" "$tmp/out$n/$f" "$VERSION" >"$tmp/out$n/$f.cdx.json" <<'PY'
+import hashlib, json, os, sys
+bom_file, artifact, version = sys.argv[1:]
+with open(bom_file) as f:
+    bom = json.load(f)
+comp = bom["metadata"]["component"]
+if comp.get("name") != "msgcontract-runtime" or comp.get("version") != version:
+    sys.exit(f"cyclonedx-py named the root component {comp.get('name')} {comp.get('version')}, not msgcontract-runtime {version}")
+comp["purl"] = f"pkg:pypi/msgcontract-runtime@{version}?file_name={os.path.basename(artifact)}"
+with open(artifact, "rb") as f:
+    comp["hashes"] = [{"alg": "SHA-256", "content": hashlib.sha256(f.read()).hexdigest()}]
+json.dump(bom, sys.stdout, indent=2, sort_keys=True)
+sys.stdout.write("\n")
+PY
+  done
+}
+
 say "building msgcontract-runtime $VERSION from $commit (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH), twice"
 build 1
 build 2
@@ -70,6 +125,9 @@ sdist="msgcontract_runtime-$VERSION.tar.gz"
 for f in "$wheel" "$sdist"; do
   [[ -f "$tmp/out1/$f" ]] || die "python -m build wrote no $f (it wrote: $(ls "$tmp/out1" | paste -sd' '))"
 done
+say "writing the CycloneDX SBOMs of both builds (cyclonedx-py)"
+sbom 1
+sbom 2
 if ! diff -r "$tmp/out1" "$tmp/out2" >/dev/null; then
   for f in "$tmp/out1"/*; do
     cmp "$f" "$tmp/out2/$(basename "$f")" >&2 || true
@@ -97,6 +155,8 @@ say "$wheel holds msgcontract/v1/*.proto, *_pb2.py and sql/*.sql"
 
 rm -rf dist/python
 mkdir -p dist/python
-cp "$tmp/out1/$wheel" "$tmp/out1/$sdist" dist/python/
-(cd dist/python && sha256sum "$wheel" "$sdist" | sed 's/^/dist-python: /')
+cp "$tmp/out1/$wheel" "$tmp/out1/$sdist" "$tmp/out1/$wheel.cdx.json" "$tmp/out1/$sdist.cdx.json" dist/python/
+# SHA256SUMS of the archives and their SBOMs (sha256sum -c SHA256SUMS).
+(cd dist/python && sha256sum "$wheel" "$wheel.cdx.json" "$sdist" "$sdist.cdx.json" >SHA256SUMS &&
+  touch -d "@$SOURCE_DATE_EPOCH" ./* && sed 's/^/dist-python: /' SHA256SUMS)
 say "wrote dist/python/"

@@ -35,9 +35,10 @@ var commands = []struct {
 var gccTriple = map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}
 
 // binaries builds every command for every target from tree into out as
-// <name>-<version>-<os>-<arch> and writes out/SHA256SUMS. It returns how
-// many binaries it wrote.
-func binaries(tree, version, commit string, t time.Time, out string) (int, error) {
+// <name>-<version>-<os>-<arch>, with cdx (cyclonedx-gomod; none if "")
+// each one's SBOM <name>-<version>-<os>-<arch>.cdx.json, and writes
+// out/SHA256SUMS of both. It returns how many binaries it wrote.
+func binaries(tree, version, commit string, t time.Time, out, cdx string) (int, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return 0, err
 	}
@@ -79,6 +80,16 @@ func binaries(tree, version, commit string, t time.Time, out string) (int, error
 			names = append(names, name)
 		}
 	}
+	built := len(names)
+	if cdx != "" {
+		for _, n := range names[:built] {
+			sbom, err := binarySBOM(cdx, filepath.Join(absOut, n), version, t)
+			if err != nil {
+				return 0, fmt.Errorf("the SBOM of %s: %w", n, err)
+			}
+			names = append(names, filepath.Base(sbom))
+		}
+	}
 	sort.Strings(names)
 	var sums bytes.Buffer
 	for _, n := range names {
@@ -89,7 +100,7 @@ func binaries(tree, version, commit string, t time.Time, out string) (int, error
 		sum := sha256.Sum256(data)
 		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), n)
 	}
-	return len(names), writeFile(filepath.Join(out, "SHA256SUMS"), sums.Bytes(), t)
+	return built, writeFile(filepath.Join(out, "SHA256SUMS"), sums.Bytes(), t)
 }
 
 // crossCC is the C compiler for linux/goarch: gcc on a host of that

@@ -87,7 +87,7 @@ func TestGoProxyReproducible(t *testing.T) {
 	}
 	a, b := t.TempDir(), t.TempDir()
 	for _, out := range []string{a, b} {
-		if err := run(repo, "HEAD", "1.2.3", out, fixtureModules, true); err != nil {
+		if err := run(repo, "HEAD", "1.2.3", out, fixtureModules, true, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,19 +151,19 @@ func TestGoProxyReproducible(t *testing.T) {
 
 func TestRefusesDirtyTreeAndOtherVersion(t *testing.T) {
 	repo := gitRepo(t, nil)
-	if err := run(repo, "HEAD", "1.2.4", t.TempDir(), fixtureModules, true); err == nil || !strings.Contains(err.Error(), "VERSION at ") {
+	if err := run(repo, "HEAD", "1.2.4", t.TempDir(), fixtureModules, true, ""); err == nil || !strings.Contains(err.Error(), "VERSION at ") {
 		t.Errorf("a version other than VERSION's: err = %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "fix.go"), []byte("package fix // changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("DIST_ALLOW_DIRTY", "")
-	if err := run(repo, "HEAD", "1.2.3", t.TempDir(), fixtureModules, true); err == nil || !strings.Contains(err.Error(), "fix.go") {
+	if err := run(repo, "HEAD", "1.2.3", t.TempDir(), fixtureModules, true, ""); err == nil || !strings.Contains(err.Error(), "fix.go") {
 		t.Errorf("a modified tracked file: err = %v, want a refusal naming fix.go", err)
 	}
 	t.Setenv("DIST_ALLOW_DIRTY", "1")
 	out := t.TempDir()
-	if err := run(repo, "HEAD", "1.2.3", out, fixtureModules, true); err != nil {
+	if err := run(repo, "HEAD", "1.2.3", out, fixtureModules, true, ""); err != nil {
 		t.Fatal(err)
 	}
 	zr := readZip(t, files(t, out)["goproxy/example.com/fix/@v/v1.2.3.zip"])
@@ -174,7 +174,7 @@ func TestRefusesDirtyTreeAndOtherVersion(t *testing.T) {
 
 func TestReleasedGoModRefusesForeignReplace(t *testing.T) {
 	repo := gitRepo(t, map[string]string{"go.mod": fixture["go.mod"] + "replace example.com/other => ../other\n"})
-	if err := run(repo, "HEAD", "1.2.3", t.TempDir(), fixtureModules, true); err == nil || !strings.Contains(err.Error(), "example.com/other") {
+	if err := run(repo, "HEAD", "1.2.3", t.TempDir(), fixtureModules, true, ""); err == nil || !strings.Contains(err.Error(), "example.com/other") {
 		t.Errorf("replace of a module outside the release: err = %v", err)
 	}
 }

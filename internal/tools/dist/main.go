@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/mod/modfile"
 )
 
 // goModules are the modules a release publishes, as directories of the
@@ -43,14 +45,15 @@ func main() {
 	repo := flag.String("repo", ".", "the git repository to release from")
 	rev := flag.String("rev", "HEAD", "the commit to release (its files, as git archive writes them)")
 	skipBin := flag.Bool("skip-bin", false, "write dist/goproxy only")
+	cdx := flag.String("cyclonedx-gomod", "", "the cyclonedx-gomod executable that writes each binary's and module's CycloneDX SBOM (<binary>.cdx.json, <module>/@v/vX.Y.Z.cdx.json); none written without it")
 	flag.Parse()
-	if err := run(*repo, *rev, *version, *out, goModules, *skipBin); err != nil {
+	if err := run(*repo, *rev, *version, *out, goModules, *skipBin, *cdx); err != nil {
 		fmt.Fprintf(os.Stderr, "dist (Go): %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(repo, rev, version, out string, modules []string, skipBin bool) error {
+func run(repo, rev, version, out string, modules []string, skipBin bool, cdx string) error {
 	if version == "" {
 		return errors.New("-version X.Y.Z is required")
 	}
@@ -110,15 +113,46 @@ func run(repo, rev, version, out string, modules []string, skipBin bool) error {
 		return fmt.Errorf("writing %s: %w", proxyDir, err)
 	}
 	fmt.Printf("dist: %s: %d modules at v%s (commit %s)\n", proxyDir, len(modules), version, sha[:12])
+	if cdx != "" {
+		for _, dir := range modules {
+			path, err := modulePath(filepath.Join(binTree, dir, "go.mod"))
+			if err != nil {
+				return err
+			}
+			if err := moduleSBOM(cdx, proxyDir, path, "v"+version, commitTime); err != nil {
+				return fmt.Errorf("the SBOM of %s: %w", path, err)
+			}
+		}
+		if err := sumsFile(proxyDir, commitTime); err != nil {
+			return err
+		}
+		fmt.Printf("dist: %s: a CycloneDX SBOM per module (vX.Y.Z.cdx.json), SHA256SUMS of every file\n", proxyDir)
+	}
 	if skipBin {
 		return nil
 	}
-	built, err := binaries(binTree, version, string(sha), commitTime, binDir)
+	built, err := binaries(binTree, version, string(sha), commitTime, binDir, cdx)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", binDir, err)
 	}
-	fmt.Printf("dist: %s: %d binaries and SHA256SUMS\n", binDir, built)
+	if cdx != "" {
+		fmt.Printf("dist: %s: %d binaries, their CycloneDX SBOMs (<binary>.cdx.json) and SHA256SUMS\n", binDir, built)
+	} else {
+		fmt.Printf("dist: %s: %d binaries and SHA256SUMS\n", binDir, built)
+	}
 	return nil
+}
+
+// modulePath reads the module line of a go.mod file.
+func modulePath(gomod string) (string, error) {
+	raw, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	if p := modfile.ModulePath(raw); p != "" {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s has no module line", gomod)
 }
 
 // git runs git in repo and returns its standard output.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/api"
+	"github.com/msgcontract/msgcontract/registry/console"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -153,7 +154,8 @@ grants:
 	return w
 }
 
-// server starts a registry over HTTPS with w's guard and a store of its
+// server starts a registry with its web console, as `msgcontract
+// registry serve` runs them, over HTTPS with w's guard and a store of its
 // own, seeded by admin: subject pay-value (schema id 1), orders-value
 // (id 2), a global and a subject config and a subject mode.
 func (w *world) server(t *testing.T) string {
@@ -163,7 +165,9 @@ func (w *world) server(t *testing.T) string {
 	t.Cleanup(func() { st.Close() })
 	srv, err := api.New(api.Config{Store: st, Access: w.guard, MaxCompilations: 1})
 	must(t, err)
-	hs := httptest.NewUnstartedServer(w.guard.Wrap(srv))
+	con, err := console.New(console.Config{Store: st, API: srv, Access: w.guard})
+	must(t, err)
+	hs := httptest.NewUnstartedServer(w.guard.Wrap(console.WithAPI(srv, con)))
 	hs.TLS = w.guard.TLSConfig(w.tlsConfig())
 	hs.StartTLS()
 	t.Cleanup(hs.Close)
@@ -242,6 +246,8 @@ type endpoint struct {
 	global bool
 	// subject: the route is about pay-value (held by the pay admin).
 	subject bool
+	// console: a web console page, answered in HTML.
+	console bool
 }
 
 var endpoints = []endpoint{
@@ -276,6 +282,12 @@ var endpoints = []endpoint{
 	{method: "DELETE", path: "/config/pay-value", need: access.Admin, subject: true},
 	{method: "PUT", path: "/mode/pay-value", body: `{"mode":"READONLY"}`, need: access.Admin, subject: true},
 	{method: "DELETE", path: "/mode/pay-value", need: access.Admin, subject: true},
+	// The web console's pages (HTML; their forms in TestSecurityConsole).
+	{method: "GET", path: "/ui/", need: access.Reader, console: true},
+	{method: "GET", path: "/ui/subject?s=pay-value", need: access.Reader, subject: true, console: true},
+	{method: "GET", path: "/ui/version?s=pay-value&v=1", need: access.Reader, subject: true, console: true},
+	{method: "GET", path: "/ui/contract?s=pay-value", need: access.Reader, subject: true, console: true},
+	{method: "GET", path: "/ui/check?s=pay-value", need: access.Reader, subject: true, console: true},
 }
 
 // allowed is the matrix's oracle: what the documented rules let id do.
@@ -310,6 +322,14 @@ func TestSecurityMatrix(t *testing.T) {
 				case allowed(id, e):
 					if st < 200 || st > 299 {
 						t.Fatalf("allowed, but answered %d: %s", st, body)
+					}
+				case e.console:
+					want := 403
+					if id.kind == "anonymous" {
+						want = 401
+					}
+					if st != want || !strings.Contains(string(body), id.kindPrefix()) && want == 403 {
+						t.Fatalf("answered %d, want %d naming %s:\n%s", st, want, id.kindPrefix(), body)
 					}
 				case id.kind == "anonymous":
 					expectDenied(t, st, body, 401, access.CodeUnauthorized)

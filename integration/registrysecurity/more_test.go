@@ -24,7 +24,6 @@ import (
 
 	"github.com/msgcontract/msgcontract/registry/access"
 	"github.com/msgcontract/msgcontract/registry/api"
-	"github.com/msgcontract/msgcontract/registry/console"
 	"github.com/msgcontract/msgcontract/registry/store"
 )
 
@@ -258,7 +257,7 @@ func TestSecurityAuditNamesPrincipal(t *testing.T) {
 // them), lists show only readable subjects, registering needs writer.
 func TestSecurityConsole(t *testing.T) {
 	w := newWorld(t, "")
-	base := w.serverWithConsole(t)
+	base := w.server(t)
 	for _, tc := range []struct {
 		id, path string
 		status   int
@@ -303,30 +302,6 @@ func TestSecurityConsole(t *testing.T) {
 // by the test CA.
 func (w *world) tlsConfig() *tls.Config {
 	return &tls.Config{Certificates: []tls.Certificate{w.serverCert}, MinVersion: tls.VersionTLS12}
-}
-
-// serverWithConsole is server with the web console mounted, as
-// `msgcontract registry serve` runs it.
-func (w *world) serverWithConsole(t *testing.T) string {
-	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "registry.db"))
-	must(t, err)
-	t.Cleanup(func() { st.Close() })
-	srv, err := api.New(api.Config{Store: st, Access: w.guard, MaxCompilations: 1})
-	must(t, err)
-	con, err := console.New(console.Config{Store: st, API: srv, Access: w.guard})
-	must(t, err)
-	hs := httptest.NewUnstartedServer(w.guard.Wrap(console.WithAPI(srv, con)))
-	hs.TLS = w.guard.TLSConfig(w.tlsConfig())
-	hs.StartTLS()
-	t.Cleanup(hs.Close)
-	admin := w.byName["basic-admin"]
-	for _, s := range []struct{ subject, text string }{{"pay-value", payV1}, {"orders-value", ordV1}} {
-		if code, body := w.do(t, hs.URL, admin, "POST", "/subjects/"+s.subject+"/versions", schemaBody(s.text)); code != 200 {
-			t.Fatalf("seeding %s: %d %s", s.subject, code, body)
-		}
-	}
-	return hs.URL
 }
 
 // consolePost submits a console form as id, with the CSRF cookie and

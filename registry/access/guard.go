@@ -102,6 +102,16 @@ func New(cfg Config) (*Guard, error) {
 	return g, nil
 }
 
+// GuardOr returns g, or, when g is nil, a guard for the older single
+// token (no token: everyone may do everything): what the API and the
+// console use when they are given a token and no guard.
+func GuardOr(g *Guard, token string) (*Guard, error) {
+	if g != nil {
+		return g, nil
+	}
+	return New(Config{Token: token})
+}
+
 // Open reports whether the guard lets everyone do everything (no access
 // file and no token).
 func (g *Guard) Open() bool { return g.cfg.File == "" && g.cfg.Token == "" }

@@ -159,14 +159,11 @@ func New(cfg Config) (*Server, error) {
 		gate:      newCompileGate(cfg.MaxCompilations, cfg.CompileTimeout),
 		writeGate: newCompileGate(cfg.MaxCompilations, cfg.WriteCompileTimeout),
 	}
-	s.guard = cfg.Access
-	if s.guard == nil {
-		g, err := access.New(access.Config{Token: cfg.Token})
-		if err != nil {
-			return nil, err
-		}
-		s.guard = g
+	g, err := access.GuardOr(cfg.Access, cfg.Token)
+	if err != nil {
+		return nil, err
 	}
+	s.guard = g
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError

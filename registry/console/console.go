@@ -146,14 +146,11 @@ func New(cfg Config) (*Console, error) {
 	if len(cfg.CSRFKey) > 0 {
 		c.csrfKey = append([]byte(nil), cfg.CSRFKey...)
 	}
-	c.guard = cfg.Access
-	if c.guard == nil {
-		g, err := access.New(access.Config{Token: cfg.Token})
-		if err != nil {
-			return nil, err
-		}
-		c.guard = g
+	g, err := access.GuardOr(cfg.Access, cfg.Token)
+	if err != nil {
+		return nil, err
 	}
+	c.guard = g
 	if err := c.parseTemplates(); err != nil {
 		return nil, err
 	}

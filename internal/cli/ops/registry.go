@@ -145,6 +145,9 @@ stderr once it accepts connections, and stops cleanly on SIGINT or SIGTERM.`,
 				return cli.UsageErr(fmt.Errorf("refusing to serve on %s, which is not a loopback address, without --access-file or --token-file; anyone who reaches it could register or delete schemas. Pass one, or --insecure if access is controlled elsewhere", addr))
 			}
 			stderr := cmd.ErrOrStderr()
+			if (accessFile != "" || token != "") && tlsCert == "" && !loopback(addr) {
+				fmt.Fprintf(stderr, "msgcontract registry: warning: serving plain HTTP on %s, so passwords and tokens cross the network in clear; pass --tls-cert and --tls-key, or terminate TLS in front of the registry\n", addr)
+			}
 			guard, err := access.New(access.Config{File: accessFile, Token: token, Logf: func(format string, args ...any) {
 				fmt.Fprintf(stderr, "msgcontract registry: "+format+"\n", args...)
 			}})

@@ -15,20 +15,23 @@ import (
 func TestReleaseCheckCounts(t *testing.T) {
 	e := setup(t)
 	dist := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dist, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dist, "bin", "tool"), []byte("a binary\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sum := exec.Command("sha256sum", "tool")
-	sum.Dir = filepath.Join(dist, "bin")
-	sums, err := sum.Output()
-	if err != nil {
-		t.Fatalf("sha256sum: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dist, "bin", "SHA256SUMS"), sums, 0o644); err != nil {
-		t.Fatal(err)
+	// Each directory of a release has a file and its SHA256SUMS.
+	for _, d := range []string{"bin", "goproxy", "python", "maven"} {
+		if err := os.MkdirAll(filepath.Join(dist, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dist, d, "tool"), []byte("an artifact of "+d+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sum := exec.Command("sha256sum", "tool")
+		sum.Dir = filepath.Join(dist, d)
+		sums, err := sum.Output()
+		if err != nil {
+			t.Fatalf("sha256sum: %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(dist, d, "SHA256SUMS"), sums, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	script := filepath.Join(e.root, "scripts", "release-check.sh")
 	mc := filepath.Join(e.bin, "msgcontract")
@@ -49,7 +52,7 @@ func TestReleaseCheckCounts(t *testing.T) {
 	out, code := releaseCheck("--only", "checksums,paths", "--msgcontract", mc, dist)
 	if code != 0 || !strings.Contains(out, "release-check: checksums: dist/bin/SHA256SUMS: ok") ||
 		!strings.Contains(out, "release-check: paths: no scaffold names the checkout") ||
-		!strings.HasSuffix(out, "release-check: 2 passed, 0 failed\n") {
+		!strings.HasSuffix(out, "release-check: 5 passed, 0 failed\n") {
 		t.Fatalf("a good release: exit %d\n%s", code, out)
 	}
 
@@ -58,7 +61,7 @@ func TestReleaseCheckCounts(t *testing.T) {
 	}
 	out, code = releaseCheck("--only", "checksums", dist)
 	if code != 1 || !strings.Contains(out, "release-check: checksums: dist/bin/SHA256SUMS: FAILED") ||
-		!strings.Contains(out, "release-check: 0 passed, 1 failed\n") || !strings.Contains(out, "release-check: kept ") {
+		!strings.Contains(out, "release-check: 3 passed, 1 failed\n") || !strings.Contains(out, "release-check: kept ") {
 		t.Fatalf("a tampered binary: exit %d, want 1 and a failed check\n%s", code, out)
 	}
 

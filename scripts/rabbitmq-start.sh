@@ -60,6 +60,10 @@ vm_memory_high_watermark.absolute = 512MiB
 disk_free_limit.absolute = 50MB
 CONF
   echo "[]." >"$dir/enabled_plugins"
+  # Quorum queues dead-letter at least once through a worker that keeps
+  # 32 messages in flight by default: a burst of expiring retries then
+  # waits in line. docs/rabbitmq.md recommends the same for production.
+  echo "[{rabbit, [{dead_letter_worker_consumer_prefetch, 1024}]}]." >"$dir/advanced.config"
   : >"$dir/rabbitmq-env.conf"
   # The cookie: rabbitmqctl and the node read it from HOME.
   head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/home/.erlang.cookie"

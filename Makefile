@@ -138,6 +138,7 @@ test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-serv
 	$(GO) vet -tags rabbitmq ./internal/cli/... ./internal/dlqopen ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	CGO_ENABLED=1 bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rabbitmq -count=1 ./transport/rabbitmq/... && $(GO) test -race -json -tags rabbitmq -count=1 -run "TestRabbitMQ|TestFault./.*rabbitmq" ../integration/runtime/consumer && cd .. && $(GO) test -race -json -tags rabbitmq -count=1 -run "RabbitMQ|TestOpen" ./internal/cli/ops ./internal/dlqopen' | $(TESTSUMMARY) -suite rabbitmq -dir $(SUMMARY)
+	@cat $(SUMMARY)/rabbitmq-retry-delays.txt
 
 test-mysql: runtime-python ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null

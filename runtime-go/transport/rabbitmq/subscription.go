@@ -181,9 +181,13 @@ func (s *subscription) delay(e *entry, nb int64, wait time.Duration) {
 		defer cancel()
 		err := s.t.publishToGroup(ctx, s.group, e.d.Topic, e.msg.Body, e.msg.MessageId, nb)
 		if err == nil {
-			err = e.ch.Ack(e.msg.DeliveryTag, false)
+			// A failed ack (the channel closed) redelivers it: a second
+			// copy under the same message_id, which the claims absorb.
+			_ = e.ch.Ack(e.msg.DeliveryTag, false)
 		} else {
-			// It comes back at once and tries again.
+			// Handed back to come again and try again, not in a tight
+			// loop while the broker refuses.
+			time.Sleep(time.Second)
 			_ = e.ch.Nack(e.msg.DeliveryTag, false, true)
 		}
 		s.mu.Lock()

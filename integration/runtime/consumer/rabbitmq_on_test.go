@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq/rabbitmqtest"
 )
@@ -38,6 +40,53 @@ var rabbitmqBroker = brokerKind{name: "rabbitmq", open: func(t *testing.T, now f
 	}
 	return &broker{pub: tr, sub: tr, raw: tr.PublishRaw, dlq: tr, drained: drained, name: "rabbitmq"}
 }}
+
+// childRabbitMQEnv carries the fixture's prefix to child processes; the
+// broker's URL comes from rabbitmqtest.Env, which they inherit.
+const childRabbitMQEnv = "MSGCONTRACT_FAULT_RABBITMQ_PREFIX"
+
+func rabbitmqProcessTransports() []string { return []string{"rabbitmq"} }
+
+// openRabbitMQProcess makes p's transport a RabbitMQ prefix the children
+// share, with group g's queue declared before they start. Its backlog
+// counts what the queues hold ready: the children's unacknowledged
+// deliveries are out of its sight, so the tests wait for their effects
+// first.
+func openRabbitMQProcess(t *testing.T, p *processFixture) {
+	prefix := rabbitmqtest.Prefix()
+	p.childEnv = append(p.childEnv, childRabbitMQEnv+"="+prefix)
+	tr := rabbitmqtest.New(t, rabbitmq.Config{Prefix: prefix, Topology: map[string][]string{topic: {"g"}}})
+	p.pub, p.deadLetters = tr, tr
+	p.backlog = func() (int, error) { return tr.Backlog(context.Background(), "g") }
+}
+
+// rabbitmqChildTransport is a child's transport when the parent runs
+// RabbitMQ.
+func rabbitmqChildTransport(ctx context.Context) (transport.Subscriber, bool, error) {
+	prefix, ok := os.LookupEnv(childRabbitMQEnv)
+	if !ok {
+		return nil, false, nil
+	}
+	tr, err := rabbitmq.New(ctx, rabbitmq.Config{URL: os.Getenv(rabbitmqtest.Env), Prefix: prefix, Lease: childLease, Prefetch: 16})
+	return tr, true, err
+}
+
+// rabbitmqForkingBrokers: RabbitMQ with a short lease, its retries forked
+// (TestRetryChainFork).
+func rabbitmqForkingBrokers() []func(*testing.T, func() time.Time) (*broker, *forkingSubscriber) {
+	return []func(*testing.T, func() time.Time) (*broker, *forkingSubscriber){
+		func(t *testing.T, now func() time.Time) (*broker, *forkingSubscriber) {
+			tr := rabbitmqtest.New(t, rabbitmq.Config{Now: now, Prefetch: 64, Lease: 1500 * time.Millisecond,
+				Topology: map[string][]string{topic: {"g"}}})
+			fs := &forkingSubscriber{inner: tr, raw: tr.PublishRaw, seen: map[string]bool{}}
+			drained := func() bool {
+				n, err := tr.Backlog(context.Background(), "g")
+				return err == nil && n == 0
+			}
+			return &broker{pub: tr, sub: fs, raw: tr.PublishRaw, dlq: tr, drained: drained, name: "rabbitmq-forking"}, fs
+		},
+	}
+}
 
 // TestRabbitMQThousand: 1,000 messages over RabbitMQ into a SQLite
 // business database, 200 of them published twice and 100 of those and 150

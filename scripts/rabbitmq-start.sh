@@ -15,7 +15,8 @@
 # Stop it with the command printed on stderr (scripts/with-rabbitmq.sh
 # does): it stops the node, then its epmd, and leaves nothing running.
 # Given the dir of an earlier run (`rabbitmq-start.sh DIR`) it starts that
-# node again on the same ports and data, for a run that restarts the broker.
+# node again on the same ports and data, for a run that restarts the broker
+# (kill it with the beam pid in DIR/node.pid, or DIR/pid for a clean stop).
 #
 # Installs Debian's rabbitmq-server package when it is missing (needs root;
 # scripts/setup.sh does it without leaving the system service running).
@@ -81,10 +82,15 @@ export HOME="$dir/home" \
   RABBITMQ_MNESIA_BASE="$dir/mnesia" RABBITMQ_LOG_BASE="$dir/log" RABBITMQ_PID_FILE="$dir/node.pid" \
   RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
 
-# Its own epmd, in the foreground of a background job so its pid is known.
-epmd -port "$epmd_port" -address 127.0.0.1 >>"$dir/log/epmd.log" 2>&1 </dev/null &
-epmd_pid=$!
-echo "$epmd_pid" >"$dir/epmd.pid"
+# Its own epmd, in the foreground of a background job so its pid is known;
+# a restart (rabbitmq-start.sh DIR) keeps the one still running.
+if [[ -f "$dir/epmd.pid" ]] && kill -0 "$(cat "$dir/epmd.pid")" 2>/dev/null; then
+  epmd_pid=$(cat "$dir/epmd.pid")
+else
+  epmd -port "$epmd_port" -address 127.0.0.1 >>"$dir/log/epmd.log" 2>&1 </dev/null &
+  epmd_pid=$!
+  echo "$epmd_pid" >"$dir/epmd.pid"
+fi
 
 "$server" >>"$dir/log/server.out" 2>&1 </dev/null &
 pid=$!

@@ -39,9 +39,9 @@ type stored struct {
 // between hands them all back: nothing is lost. Two scans at once see
 // each other's records missing, so dlq commands run one at a time.
 func (t *Transport) scan(ctx context.Context, fn func(ch *amqp.Channel, recs []stored) error) error {
-	ch, err := t.conn.Channel()
+	ch, err := t.channel()
 	if err != nil {
-		return fmt.Errorf("rabbitmq: dlq: open a channel: %w", err)
+		return fmt.Errorf("rabbitmq: dlq: %w", err)
 	}
 	defer ch.Close() // hands back whatever is still unacknowledged
 	var recs []stored

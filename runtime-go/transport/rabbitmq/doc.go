@@ -76,4 +76,12 @@
 //
 // Retry, DeadLetter and Defer publish, then acknowledge: a crash between
 // the two delivers the original again (transport.ForkingRetry).
+//
+// # Reconnecting
+//
+// A closed connection is dialled again by the next call that needs a
+// channel; calls fail while the broker is down. A subscription whose
+// channel closed consumes again on its next Fetch: the broker requeued
+// what it held unacknowledged, so acks of those deliveries fail and they
+// come again.
 package rabbitmq

@@ -78,13 +78,14 @@ type subscription struct {
 	queues map[string]string // queue name (= consumer tag) -> topic
 	wake   chan struct{}
 
-	mu      sync.Mutex
-	ch      *amqp.Channel // nil until the first Fetch
-	ready   []*entry
-	out     map[*entry]struct{} // fetched, unsettled
-	waiting int                 // held until due or being sent to a delay queue
-	err     error               // the channel closed
-	closed  bool
+	mu       sync.Mutex
+	ch       *amqp.Channel // nil until the first Fetch, and after it closed
+	prefetch int           // the first Fetch's max
+	ready    []*entry
+	out      map[*entry]struct{} // fetched, unsettled
+	waiting  int                 // held until due or being sent to a delay queue
+	err      error               // the channel closed
+	closed   bool
 }
 
 // entry is one delivery's state; Delivery.Handle.
@@ -99,9 +100,9 @@ type entry struct {
 }
 
 func (s *subscription) start(prefetch int) error {
-	ch, err := s.t.conn.Channel()
+	ch, err := s.t.channel()
 	if err != nil {
-		return fmt.Errorf("rabbitmq: open a channel for group %s: %w", s.group, err)
+		return fmt.Errorf("rabbitmq: consume for group %s: %w", s.group, err)
 	}
 	if s.t.cfg.Prefetch > 0 {
 		prefetch = s.t.cfg.Prefetch
@@ -110,6 +111,7 @@ func (s *subscription) start(prefetch int) error {
 		ch.Close()
 		return fmt.Errorf("rabbitmq: basic.qos %d for group %s: %w", prefetch, s.group, err)
 	}
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	for q := range s.queues {
 		msgs, err := ch.Consume(q, q, false, false, false, false, nil)
 		if err != nil {
@@ -118,12 +120,11 @@ func (s *subscription) start(prefetch int) error {
 		}
 		go s.receive(ch, q, msgs)
 	}
-	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	go func() {
 		e, ok := <-closed
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if ok && e != nil && !s.closed {
+		if ok && e != nil && !s.closed && s.ch == ch {
 			s.err = fmt.Errorf("rabbitmq: the channel of group %s closed: %w; its unacknowledged deliveries went back to the queues", s.group, e)
 			s.signal()
 		}
@@ -151,7 +152,9 @@ func (s *subscription) receive(ch *amqp.Channel, q string, msgs <-chan amqp.Deli
 			}
 		}
 		s.mu.Lock()
-		s.ready = append(s.ready, e)
+		if s.ch == nil || s.ch == ch {
+			s.ready = append(s.ready, e)
+		}
 		s.mu.Unlock()
 		s.signal()
 	}
@@ -168,7 +171,7 @@ func (s *subscription) delay(e *entry, nb int64, wait time.Duration) {
 		time.AfterFunc(wait, func() {
 			s.mu.Lock()
 			s.waiting--
-			if !s.closed {
+			if !s.closed && (s.ch == nil || s.ch == e.ch) { // else its channel's gone and the broker requeued it
 				s.ready = append(s.ready, e)
 			}
 			s.mu.Unlock()
@@ -228,8 +231,17 @@ func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery,
 		n = 1
 	}
 	s.mu.Lock()
+	if s.err != nil && !s.closed {
+		// The channel closed (a broker restart, a lost connection): the
+		// broker requeued its unacknowledged deliveries, so the ones not
+		// handed out yet are dropped and consuming starts again.
+		s.ready, s.err, s.ch = nil, nil, nil
+	}
 	if s.ch == nil && !s.closed {
-		if err := s.start(n); err != nil {
+		if s.prefetch == 0 {
+			s.prefetch = n
+		}
+		if err := s.start(s.prefetch); err != nil {
 			s.mu.Unlock()
 			return nil, err
 		}

@@ -38,9 +38,12 @@ const (
 // Transport is the RabbitMQ transport: a transport.Publisher, a
 // transport.Subscriber and a dlq.Store.
 type Transport struct {
-	cfg  Config
-	n    names
-	conn *amqp.Connection
+	cfg Config
+	n   names
+
+	connMu sync.Mutex
+	conn   *amqp.Connection // redialled when it closed
+	closed bool
 
 	pubMu sync.Mutex
 	pubCh *amqp.Channel // confirm mode
@@ -66,10 +69,9 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	conn, err := amqp.DialConfig(cfg.URL, amqp.Config{Dial: amqp.DefaultDial(cfg.ConnectTimeout),
-		Properties: amqp.Table{"connection_name": "msgcontract runtime-go"}})
+	conn, err := dial(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("rabbitmq: connect to %s: %w (is the broker up and the URL's user allowed in?)", redact(cfg.URL), err)
+		return nil, err
 	}
 	t := &Transport{cfg: cfg, n: names{cfg.Prefix}, conn: conn, subs: map[*subscription]struct{}{}}
 	ctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
@@ -89,9 +91,44 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	return t, nil
 }
 
+func dial(cfg Config) (*amqp.Connection, error) {
+	conn, err := amqp.DialConfig(cfg.URL, amqp.Config{Dial: amqp.DefaultDial(cfg.ConnectTimeout),
+		Properties: amqp.Table{"connection_name": "msgcontract runtime-go"}})
+	if err != nil {
+		return nil, fmt.Errorf("rabbitmq: connect to %s: %w (is the broker up and the URL's user allowed in?)", redact(cfg.URL), err)
+	}
+	return conn, nil
+}
+
+// channel opens a channel, dialling the broker again when the connection
+// closed (a broker restart, a network failure): every later call tries
+// once more, so a transport outlives its broker's restarts.
+func (t *Transport) channel() (*amqp.Channel, error) {
+	t.connMu.Lock()
+	defer t.connMu.Unlock()
+	if t.closed {
+		return nil, transport.ErrClosed
+	}
+	if t.conn.IsClosed() {
+		conn, err := dial(t.cfg)
+		if err != nil {
+			return nil, err
+		}
+		t.conn = conn
+	}
+	ch, err := t.conn.Channel()
+	if err != nil {
+		return nil, fmt.Errorf("rabbitmq: open a channel on %s: %w", redact(t.cfg.URL), err)
+	}
+	return ch, nil
+}
+
 // Close closes the connection: unacknowledged deliveries go back to their
 // queues.
 func (t *Transport) Close() error {
+	t.connMu.Lock()
+	defer t.connMu.Unlock()
+	t.closed = true
 	if err := t.conn.Close(); err != nil && !errors.Is(err, amqp.ErrClosed) {
 		return fmt.Errorf("rabbitmq: close: %w", err)
 	}
@@ -104,9 +141,9 @@ func (t *Transport) admin(fn func(ch *amqp.Channel) error) error {
 	t.adminMu.Lock()
 	defer t.adminMu.Unlock()
 	if t.adminCh == nil || t.adminCh.IsClosed() {
-		ch, err := t.conn.Channel()
+		ch, err := t.channel()
 		if err != nil {
-			return fmt.Errorf("rabbitmq: open a channel: %w", err)
+			return err
 		}
 		t.adminCh = ch
 	}
@@ -240,9 +277,9 @@ func (t *Transport) pubChannel() (*amqp.Channel, error) {
 	if t.pubCh != nil && !t.pubCh.IsClosed() {
 		return t.pubCh, nil
 	}
-	ch, err := t.conn.Channel()
+	ch, err := t.channel()
 	if err != nil {
-		return nil, fmt.Errorf("rabbitmq: open the publishing channel: %w", err)
+		return nil, err
 	}
 	if err := ch.Confirm(false); err != nil {
 		ch.Close()

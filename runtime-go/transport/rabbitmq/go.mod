@@ -5,6 +5,13 @@ go 1.26.8
 require github.com/msgcontract/msgcontract/runtime-go v0.0.0
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/mattn/go-sqlite3 v1.14.53 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+)
+
+require (
 	github.com/rabbitmq/amqp091-go v1.17.0
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -133,7 +133,7 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
 .PHONY: test-rabbitmq
-test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-server (scripts/with-rabbitmq.sh): transport suite, retry-delay accuracy over 1,000 retries, fault tests 1-8 (5, 6, 8 SIGKILL consumer processes), forked retry chains, 1,000 messages end to end, dlq --rabbitmq, then the node SIGKILLed and restarted under a live Transport
+test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-server (scripts/with-rabbitmq.sh): transport suite, the wire format of docs/rabbitmq.md, outbox relay, retry-delay accuracy over 1,000 retries, fault tests 1-8 (5, 6, 8 SIGKILL consumer processes), forked retry chains, 1,000 messages end to end, dlq --rabbitmq, then the node SIGKILLed and restarted under a live Transport
 	cd runtime-go && $(GO) vet -tags rabbitmq,rabbitmq_restart $(RUNTIME_GO_PKGS)
 	$(GO) vet -tags rabbitmq ./internal/cli/... ./internal/dlqopen ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary

@@ -52,12 +52,15 @@ else
   epmd_port=$(pick)
   echo "$port $dist $epmd_port" >"$dir/ports"
   mkdir -p "$dir/home" "$dir/mnesia" "$dir/log"
+  # Every test declares a dozen quorum queues under its own prefix: a full
+  # make test-rabbitmq holds some 700, more than 512 MiB, and a memory
+  # alarm blocks every publisher.
   cat >"$dir/rabbitmq.conf" <<CONF
 listeners.tcp.1 = 127.0.0.1:$port
 loopback_users.guest = true
 log.console = false
 log.file.level = info
-vm_memory_high_watermark.absolute = 512MiB
+vm_memory_high_watermark.absolute = 2GiB
 disk_free_limit.absolute = 50MB
 CONF
   echo "[]." >"$dir/enabled_plugins"

@@ -41,6 +41,9 @@ type Config struct {
 	// ConnectTimeout bounds the dial and the topology declarations of
 	// New. Defaults to 30 s.
 	ConnectTimeout time.Duration
+	// PublishTimeout bounds the wait for one publish's confirm when the
+	// caller's context has no earlier deadline. Defaults to 30 s.
+	PublishTimeout time.Duration
 	// Now is the clock that turns not_before into a delay. Defaults to
 	// time.Now.
 	Now func() time.Time
@@ -68,6 +71,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ConnectTimeout == 0 {
 		c.ConnectTimeout = 30 * time.Second
+	}
+	if c.PublishTimeout == 0 {
+		c.PublishTimeout = 30 * time.Second
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -80,7 +80,9 @@
 // # Reconnecting
 //
 // A closed connection is dialled again by the next call that needs a
-// channel; calls fail while the broker is down. A subscription whose
+// channel; calls fail while the broker is down, and publishes fail at once
+// while it blocks publishers (connection.blocked: a memory or disk alarm)
+// or after Config.PublishTimeout without a confirm. A subscription whose
 // channel closed consumes again on its next Fetch: the broker requeued
 // what it held unacknowledged, so acks of those deliveries fail and they
 // come again.

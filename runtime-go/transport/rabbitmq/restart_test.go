@@ -171,3 +171,70 @@ func pidIn(t *testing.T, path string) int {
 	}
 	return p
 }
+
+// TestPublishersBlocked sets the node's memory alarm (rabbitmqctl
+// set_vm_memory_high_watermark) and checks a publish fails within
+// PublishTimeout with an error naming the alarm instead of hanging, the
+// next one at once, and publishing resumes when the alarm clears.
+func TestPublishersBlocked(t *testing.T) {
+	dir := os.Getenv("MSGCONTRACT_RABBITMQ_DIR")
+	if dir == "" {
+		t.Fatal("MSGCONTRACT_RABBITMQ_DIR is not set: run it through scripts/with-rabbitmq.sh (make test-rabbitmq)")
+	}
+	ctx := context.Background()
+	tr := rabbitmqtest.New(t, rabbitmq.Config{PublishTimeout: 2 * time.Second, Topology: map[string][]string{"b": {"g"}}})
+	publish := func() error {
+		return tr.Publish(ctx, "b", &envelopepb.Envelope{MessageId: "m", BizKey: "k", EventType: "E", Topic: "b"})
+	}
+	if err := publish(); err != nil {
+		t.Fatal(err)
+	}
+	ctl(t, dir, "set_vm_memory_high_watermark", "absolute", "1MB")
+	restored := false
+	defer func() {
+		if !restored {
+			ctl(t, dir, "set_vm_memory_high_watermark", "absolute", "2GiB")
+		}
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	var err error
+	for err = publish(); err == nil || !strings.Contains(err.Error(), "blocks publishers"); err = publish() {
+		if time.Now().After(deadline) {
+			t.Fatalf("publishing under a memory alarm: %v; want an error naming the alarm", err)
+		}
+	}
+	t.Logf("publish under the alarm: %v", err)
+	began := time.Now()
+	if err := publish(); err == nil || time.Since(began) > time.Second {
+		t.Fatalf("a second publish under the alarm: %v after %v; want an error at once", err, time.Since(began))
+	}
+	ctl(t, dir, "set_vm_memory_high_watermark", "absolute", "2GiB")
+	restored = true
+	deadline = time.Now().Add(20 * time.Second)
+	for err := publish(); err != nil; err = publish() {
+		if time.Now().After(deadline) {
+			t.Fatalf("publishing after the alarm cleared: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// ctl runs rabbitmqctl against the node of dir (scripts/rabbitmq-start.sh).
+func ctl(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "ports"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports := strings.Fields(string(b))
+	if len(ports) != 3 {
+		t.Fatalf("%s/ports: %q", dir, b)
+	}
+	node := "msgcontract-test-" + ports[0] + "@localhost"
+	cmd := exec.Command("/usr/lib/rabbitmq/bin/rabbitmqctl", append([]string{"-n", node}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "RABBITMQ_NODENAME="+node,
+		"ERL_EPMD_PORT="+ports[2], "RABBITMQ_CONF_ENV_FILE="+filepath.Join(dir, "rabbitmq-env.conf"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("rabbitmqctl %v: %v\n%s", args, err, out)
+	}
+}

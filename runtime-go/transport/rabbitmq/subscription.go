@@ -35,7 +35,7 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 	if err := checkGroup(group); err != nil {
 		return nil, err
 	}
-	s := &subscription{t: t, group: group, topics: topics, queues: map[string]string{}, wake: make(chan struct{}, 1),
+	s := &subscription{t: t, group: group, topics: topics, queues: map[string]string{}, changed: make(chan struct{}),
 		out: map[*entry]struct{}{}}
 	for _, tp := range topics {
 		if err := checkTopic(tp); err != nil {
@@ -76,9 +76,9 @@ type subscription struct {
 	group  string
 	topics []string
 	queues map[string]string // queue name (= consumer tag) -> topic
-	wake   chan struct{}
 
 	mu       sync.Mutex
+	changed  chan struct{} // closed, and replaced, when ready, err or closed change
 	ch       *amqp.Channel // nil until the first Fetch, and after it closed
 	prefetch int           // the first Fetch's max
 	ready    []*entry
@@ -126,18 +126,17 @@ func (s *subscription) start(prefetch int) error {
 		defer s.mu.Unlock()
 		if ok && e != nil && !s.closed && s.ch == ch {
 			s.err = fmt.Errorf("rabbitmq: the channel of group %s closed: %w; its unacknowledged deliveries went back to the queues", s.group, e)
-			s.signal()
+			s.broadcast()
 		}
 	}()
 	s.ch = ch
 	return nil
 }
 
-func (s *subscription) signal() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+// broadcast wakes every Fetch waiting; s.mu is held.
+func (s *subscription) broadcast() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // receive turns q's deliveries into entries.
@@ -154,9 +153,9 @@ func (s *subscription) receive(ch *amqp.Channel, q string, msgs <-chan amqp.Deli
 		s.mu.Lock()
 		if s.ch == nil || s.ch == ch {
 			s.ready = append(s.ready, e)
+			s.broadcast()
 		}
 		s.mu.Unlock()
-		s.signal()
 	}
 }
 
@@ -173,9 +172,9 @@ func (s *subscription) delay(e *entry, nb int64, wait time.Duration) {
 			s.waiting--
 			if !s.closed && (s.ch == nil || s.ch == e.ch) { // else its channel's gone and the broker requeued it
 				s.ready = append(s.ready, e)
+				s.broadcast()
 			}
 			s.mu.Unlock()
-			s.signal()
 		})
 		return
 	}
@@ -270,11 +269,12 @@ func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery,
 			s.mu.Unlock()
 			return nil, err
 		}
+		changed := s.changed
 		s.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-s.wake:
+		case <-changed:
 		}
 	}
 }
@@ -423,17 +423,28 @@ func (s *subscription) Close() error {
 	}
 	s.out, s.ready = map[*entry]struct{}{}, nil
 	ch := s.ch
+	s.broadcast()
 	s.mu.Unlock()
-	s.signal()
 	s.t.subsMu.Lock()
 	delete(s.t.subs, s)
 	s.t.subsMu.Unlock()
-	if ch != nil {
-		if err := ch.Close(); err != nil && !errors.Is(err, amqp.ErrClosed) {
+	if ch == nil {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- ch.Close() }()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, amqp.ErrClosed) {
 			return fmt.Errorf("rabbitmq: close the channel of group %s: %w", s.group, err)
 		}
+		return nil
+	case <-time.After(5 * time.Second):
+		if err := s.t.blockedErr(); err != nil {
+			return fmt.Errorf("rabbitmq: close the channel of group %s: no answer in 5s: %w", s.group, err)
+		}
+		return fmt.Errorf("rabbitmq: close the channel of group %s: no answer from the broker in 5s", s.group)
 	}
-	return nil
 }
 
 // storeRecord publishes rec, under a fresh time-ordered id, to the

@@ -41,9 +41,10 @@ type Transport struct {
 	cfg Config
 	n   names
 
-	connMu sync.Mutex
-	conn   *amqp.Connection // redialled when it closed
-	closed bool
+	connMu  sync.Mutex
+	conn    *amqp.Connection // redialled when it closed
+	closed  bool
+	blocked string // why the broker blocks the connection's publishers; "" when it does not
 
 	pubMu sync.Mutex
 	pubCh *amqp.Channel // confirm mode
@@ -73,7 +74,8 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Transport{cfg: cfg, n: names{cfg.Prefix}, conn: conn, subs: map[*subscription]struct{}{}}
+	t := &Transport{cfg: cfg, n: names{cfg.Prefix}, subs: map[*subscription]struct{}{}}
+	t.watch(conn)
 	ctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
 	defer cancel()
 	if err := t.declareBase(ctx); err != nil {
@@ -114,7 +116,7 @@ func (t *Transport) channel() (*amqp.Channel, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.conn = conn
+		t.watch(conn)
 	}
 	ch, err := t.conn.Channel()
 	if err != nil {
@@ -123,13 +125,48 @@ func (t *Transport) channel() (*amqp.Channel, error) {
 	return ch, nil
 }
 
+// watch makes conn the connection and follows the broker's
+// connection.blocked and unblocked notices on it (t.connMu held or t not
+// shared yet).
+func (t *Transport) watch(conn *amqp.Connection) {
+	t.conn, t.blocked = conn, ""
+	notices := conn.NotifyBlocked(make(chan amqp.Blocking, 4))
+	go func() {
+		for b := range notices {
+			t.connMu.Lock()
+			if t.conn == conn {
+				t.blocked = ""
+				if b.Active {
+					t.blocked = b.Reason
+					if t.blocked == "" {
+						t.blocked = "no reason given"
+					}
+				}
+			}
+			t.connMu.Unlock()
+		}
+	}()
+}
+
+// blockedErr is an error when the broker blocks publishers (a memory or
+// disk alarm): a publish would wait for the alarm to clear.
+func (t *Transport) blockedErr() error {
+	t.connMu.Lock()
+	defer t.connMu.Unlock()
+	if t.blocked == "" {
+		return nil
+	}
+	return fmt.Errorf("rabbitmq: the broker at %s blocks publishers (%s): a memory or disk alarm; "+
+		"free memory or disk on the broker or raise its vm_memory_high_watermark / disk_free_limit", redact(t.cfg.URL), t.blocked)
+}
+
 // Close closes the connection: unacknowledged deliveries go back to their
-// queues.
+// queues. It waits at most 5 s for the broker.
 func (t *Transport) Close() error {
 	t.connMu.Lock()
 	defer t.connMu.Unlock()
 	t.closed = true
-	if err := t.conn.Close(); err != nil && !errors.Is(err, amqp.ErrClosed) {
+	if err := t.conn.CloseDeadline(time.Now().Add(5 * time.Second)); err != nil && !errors.Is(err, amqp.ErrClosed) {
 		return fmt.Errorf("rabbitmq: close: %w", err)
 	}
 	return nil
@@ -257,12 +294,20 @@ func (t *Transport) publish(ctx context.Context, exchange, key string, msg amqp.
 	if msg.MessageId == "" {
 		msg.MessageId = event.NewMessageID()
 	}
+	if err := t.blockedErr(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.PublishTimeout)
+	defer cancel()
 	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, false, false, msg)
 	if err != nil {
 		return fmt.Errorf("rabbitmq: publish to exchange %q key %q: %w", exchange, key, err)
 	}
 	ok, err := dc.WaitContext(ctx)
 	if err != nil {
+		if berr := t.blockedErr(); berr != nil {
+			err = berr
+		}
 		return fmt.Errorf("rabbitmq: publish to exchange %q key %q: no confirm: %w", exchange, key, err)
 	}
 	if !ok {

@@ -46,7 +46,7 @@ test: summary-reset jaeger-background runtime-java setup runtime-python test-go 
 # no race detector (make test has them all); PostgreSQL (a throwaway
 # cluster, seconds to start) for the stores' PostgreSQL tests.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-LINT_TAGS   := kafka,mysql,obs,trace,stress,security
+LINT_TAGS   := kafka,rabbitmq,rabbitmq_restart,mysql,obs,trace,stress,security
 CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./contracts/... ./integration/layering ./integration/protosame ./integration/modules ./integration/docs
 
 .PHONY: check check-go check-java check-python
@@ -115,7 +115,7 @@ test-go: ## vet and test the tool module under the race detector (generators, re
 # runtime-go is a core module and one module per broker or optional store
 # (go.work ties them for development); ./... stops at a module's edge, so
 # each is named.
-RUNTIME_GO_PKGS := ./... ./transport/kafka/... ./transport/natsjs/... ./sqldb/mysqldb/... ./dedup/redisfilter/... ./bench/...
+RUNTIME_GO_PKGS := ./... ./transport/kafka/... ./transport/natsjs/... ./transport/rabbitmq/... ./sqldb/mysqldb/... ./dedup/redisfilter/... ./bench/...
 
 test-runtime: ## vet and test runtime-go's modules under the race detector, with a throwaway PostgreSQL for its PostgreSQL tests
 	cd runtime-go && $(GO) vet $(RUNTIME_GO_PKGS)
@@ -135,6 +135,14 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 	$(GO) vet -tags kafka ./internal/cli/... ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
+
+.PHONY: test-rabbitmq
+test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-server (scripts/with-rabbitmq.sh): transport suite, the wire format of docs/rabbitmq.md, outbox relay, retry-delay accuracy over 1,000 retries, fault tests 1-8 (5, 6, 8 SIGKILL consumer processes), forked retry chains, 1,000 messages end to end, dlq --rabbitmq, then the node SIGKILLed and restarted under a live Transport and a memory alarm set and cleared
+	cd runtime-go && $(GO) vet -tags rabbitmq,rabbitmq_restart $(RUNTIME_GO_PKGS)
+	$(GO) vet -tags rabbitmq ./internal/cli/... ./internal/dlqopen ./integration/runtime/...
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	CGO_ENABLED=1 bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rabbitmq -count=1 ./transport/rabbitmq/... && $(GO) test -race -json -tags rabbitmq -count=1 -run "TestRabbitMQ|(TestFault.|TestRetryChainFork)/.*rabbitmq" ../integration/runtime/consumer && cd .. && $(GO) test -race -json -tags rabbitmq -count=1 -run "RabbitMQ|TestOpen" ./internal/cli/ops ./internal/dlqopen && cd runtime-go && $(GO) test -race -json -tags rabbitmq,rabbitmq_restart -count=1 -run "TestBrokerKillAndRestart|TestPublishersBlocked" ./transport/rabbitmq' | $(TESTSUMMARY) -suite rabbitmq -dir $(SUMMARY)
+	@cat $(SUMMARY)/rabbitmq-retry-delays.txt
 
 test-mysql: runtime-python ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null

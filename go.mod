@@ -38,6 +38,7 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
+	github.com/rabbitmq/amqp091-go v1.17.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
@@ -70,6 +71,7 @@ require (
 	github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb v0.0.0
 	github.com/msgcontract/msgcontract/runtime-go/transport/kafka v0.0.0
 	github.com/msgcontract/msgcontract/runtime-go/transport/natsjs v0.0.0
+	github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq v0.0.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/prometheus/client_golang v1.25.0
@@ -92,4 +94,5 @@ replace (
 	github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb => ./runtime-go/sqldb/mysqldb
 	github.com/msgcontract/msgcontract/runtime-go/transport/kafka => ./runtime-go/transport/kafka
 	github.com/msgcontract/msgcontract/runtime-go/transport/natsjs => ./runtime-go/transport/natsjs
+	github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq => ./runtime-go/transport/rabbitmq
 )

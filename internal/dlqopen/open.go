@@ -16,6 +16,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -33,8 +34,18 @@ type Store interface {
 //	                                            to MSGCONTRACT, prefix to msgcontract)
 //	kafka://host:9092[,host:9092][?namespace=N] Apache Kafka (dead letters of topic
 //	                                            T in T.dlq); TLS/SASL need kafka.New
+//	amqp://user:pass@host:5672/vhost[?prefix=P] RabbitMQ (records in the quorum queue
+//	amqps://...                                 P.dlq; prefix defaults to msgcontract)
 func Open(ctx context.Context, target string) (Store, error) {
 	switch {
+	case strings.HasPrefix(target, "amqp://") || strings.HasPrefix(target, "amqps://"):
+		u, err := url.Parse(target)
+		if err != nil {
+			return nil, fmt.Errorf("dlqopen: %q: %w", target, err)
+		}
+		prefix := u.Query().Get("prefix")
+		u.RawQuery = ""
+		return rabbitmq.New(ctx, rabbitmq.Config{URL: u.String(), Prefix: prefix})
 	case strings.HasPrefix(target, "kafka://"):
 		u, err := url.Parse(target)
 		if err != nil {
@@ -59,7 +70,7 @@ func Open(ctx context.Context, target string) (Store, error) {
 		}
 		return natsStore{tr, nc}, nil
 	case strings.Contains(target, "://"):
-		return nil, fmt.Errorf("dlqopen: unsupported address %q: use a SQLite queue file path, nats://host:port or kafka://host:port", target)
+		return nil, fmt.Errorf("dlqopen: unsupported address %q: use a SQLite queue file path, nats://host:port, kafka://host:port or amqp://user:password@host:port/", target)
 	default:
 		path := strings.TrimPrefix(target, "sqlite:")
 		// Opening creates a queue that does not exist: a mistyped path

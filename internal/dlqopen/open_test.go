@@ -40,7 +40,7 @@ func TestOpenSQLite(t *testing.T) {
 	} else if _, serr := os.Stat(missing); !errors.Is(serr, fs.ErrNotExist) {
 		t.Errorf("opening a missing queue created %s", missing)
 	}
-	if _, err := dlqopen.Open(ctx, "amqp://x"); err == nil {
+	if _, err := dlqopen.Open(ctx, "mqtt://x"); err == nil {
 		t.Error("want an error for an unsupported scheme")
 	}
 }

@@ -112,6 +112,12 @@ func TestRetryChainFork(t *testing.T) {
 			testRetryChainFork(t, true, open)
 		})
 	}
+	for _, open := range rabbitmqForkingBrokers() {
+		t.Run("rabbitmq", func(t *testing.T) {
+			t.Parallel()
+			testRetryChainFork(t, true, open)
+		})
+	}
 }
 
 func testRetryChainFork(t *testing.T, batch bool,

@@ -25,7 +25,7 @@ type matrixEntry = struct {
 }
 
 // matrix is every (database, transport) pair tests 1, 2, 3 and 7 run on;
-// -tags kafka and -tags mysql add theirs.
+// -tags kafka, -tags rabbitmq and -tags mysql add theirs.
 // A batch entry runs the consumer in its default mode (one transaction per
 // fetch, a savepoint per handler); the others with PerMessageTx.
 func matrix() []matrixEntry {
@@ -36,7 +36,7 @@ func matrix() []matrixEntry {
 		{postgresBackend, sqliteBroker, false},
 		{postgresBackend, sqliteBroker, true},
 		{sqliteBackend, natsBroker, false},
-	}, append(kafkaMatrix(), mysqlMatrix()...)...)
+	}, append(append(kafkaMatrix(), rabbitmqMatrix()...), mysqlMatrix()...)...)
 }
 
 func forMatrix(t *testing.T, run func(t *testing.T, be dbBackend, bk brokerKind)) {

@@ -65,6 +65,9 @@ func runChild(mode string) int {
 		return 2
 	}
 	tr, isKafka, err := kafkaChildTransport(ctx)
+	if !isKafka {
+		tr, isKafka, err = rabbitmqChildTransport(ctx) // an external broker too
+	}
 	if isKafka {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -228,6 +231,10 @@ func newProcessFixture(t *testing.T, transportName string) *processFixture {
 		openKafkaProcess(t, p)
 		return p
 	}
+	if transportName == "rabbitmq" {
+		openRabbitMQProcess(t, p)
+		return p
+	}
 	if transportName == "natsjs" {
 		nc := startNATS(t)
 		p.natsURL = nc.ConnectedUrl()
@@ -281,7 +288,7 @@ func (p *processFixture) drained() bool {
 	return err == nil && n == 0
 }
 
-var processTransports = append([]string{"sqlitequeue", "natsjs"}, kafkaProcessTransports()...)
+var processTransports = append(append([]string{"sqlitequeue", "natsjs"}, kafkaProcessTransports()...), rabbitmqProcessTransports()...)
 
 // Fault 5: a consumer process SIGKILLed in the middle of its handler
 // loses nothing: after a restart the message is processed exactly once,

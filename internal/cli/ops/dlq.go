@@ -27,6 +27,7 @@ import (
 type dlqFlags struct {
 	queue, natsURL, stream string
 	kafka, namespace       string
+	rabbitmq, prefix       string
 	filter                 dlq.Filter
 	reason                 string
 }
@@ -37,6 +38,8 @@ func (f *dlqFlags) register(cmd *cobra.Command, filters bool) {
 	cmd.Flags().StringVar(&f.stream, "stream", "MSGCONTRACT", "with --nats: the message stream (its dead letters are in STREAM_DLQ)")
 	cmd.Flags().StringVar(&f.kafka, "kafka", "", "Kafka seed brokers, host:port[,host:port...]; dead letters of topic T are in T.dlq")
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "with --kafka: the transport's topic and group prefix (kafka.Config.Namespace)")
+	cmd.Flags().StringVar(&f.rabbitmq, "rabbitmq", "", "a RabbitMQ AMQP URL, e.g. amqp://user:password@127.0.0.1:5672/; dead letters are in the quorum queue PREFIX.dlq")
+	cmd.Flags().StringVar(&f.prefix, "prefix", "", "with --rabbitmq: the transport's exchange and queue prefix (rabbitmq.Config.Prefix, default msgcontract)")
 	if !filters {
 		return
 	}
@@ -84,9 +87,20 @@ func (f *dlqFlags) selection(ctx context.Context, ids []string, all bool, what s
 
 func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
 	var target string
-	switch named := countSet(f.queue, f.natsURL, f.kafka); {
+	switch named := countSet(f.queue, f.natsURL, f.kafka, f.rabbitmq); {
 	case named != 1:
-		return nil, nil, cli.UsageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite), --nats URL or --kafka BROKERS"))
+		return nil, nil, cli.UsageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite), --nats URL, --kafka BROKERS or --rabbitmq URL"))
+	case f.rabbitmq != "":
+		u, err := url.Parse(f.rabbitmq)
+		if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") {
+			return nil, nil, cli.UsageErr(fmt.Errorf("--rabbitmq: want an amqp:// or amqps:// URL, e.g. amqp://user:password@127.0.0.1:5672/"))
+		}
+		q := u.Query()
+		if f.prefix != "" {
+			q.Set("prefix", f.prefix)
+		}
+		u.RawQuery = q.Encode()
+		target = u.String()
 	case f.kafka != "":
 		target = "kafka://" + f.kafka + "?namespace=" + url.QueryEscape(f.namespace)
 	case f.queue != "":
@@ -139,7 +153,11 @@ On Kafka (--kafka) the dead letters of topic T are records of T.dlq (value:
 the envelope's bytes, metadata in a header), ids are T/PARTITION/OFFSET,
 and replay and purge write markers to the compacted topic T.dlq.ops
 instead of rewriting T.dlq: purged records disappear from list at once and
-leave the log when T.dlq's retention expires.`,
+leave the log when T.dlq's retention expires.
+
+On RabbitMQ (--rabbitmq) the records are messages of the quorum queue
+PREFIX.dlq (JSON), ids are time-ordered strings; every command reads the
+whole queue and hands back what it keeps, so run one at a time.`,
 		Example: `  msgcontract dlq list --queue .build/demo/queue.db
   msgcontract dlq list --queue queue.db --reason retries_exhausted --group payment-callback
   msgcontract dlq show --queue queue.db 7
@@ -147,7 +165,8 @@ leave the log when T.dlq's retention expires.`,
   msgcontract dlq replay --queue queue.db 7 8
   msgcontract dlq purge --queue queue.db --reason decode
   msgcontract dlq list --kafka 127.0.0.1:9092 --topic order-event
-  msgcontract dlq replay --kafka 127.0.0.1:9092 order-event/0/42`,
+  msgcontract dlq replay --kafka 127.0.0.1:9092 order-event/0/42
+  msgcontract dlq list --rabbitmq amqp://guest:guest@127.0.0.1:5672/ --group payment-callback`,
 	}
 	cmd.AddCommand(newDLQListCmd(), newDLQShowCmd(), newDLQReplayCmd(), newDLQPurgeCmd())
 	return cmd

@@ -33,6 +33,7 @@ var goModules = []string{
 	"runtime-go",
 	"runtime-go/transport/kafka",
 	"runtime-go/transport/natsjs",
+	"runtime-go/transport/rabbitmq",
 	"runtime-go/sqldb/mysqldb",
 	"runtime-go/dedup/redisfilter",
 }

@@ -115,13 +115,20 @@ func moduleSBOM(tool, proxyDir, path, version string, t time.Time) error {
 	if err != nil {
 		return err
 	}
-	goproxy, err := exec.Command("go", "env", "GOPROXY").Output()
+	goenv, err := exec.Command("go", "env", "GOPROXY", "GOMODCACHE").Output()
 	if err != nil {
-		return fmt.Errorf("go env GOPROXY: %w", err)
+		return fmt.Errorf("go env GOPROXY GOMODCACHE: %w", err)
 	}
+	goproxy, modcache, _ := strings.Cut(strings.TrimSpace(string(goenv)), "\n")
+	// A module cache of its own: the machine's may hold an earlier build
+	// of this very version (another commit's `make dist`), which the go
+	// command would trust over the zips written here and refuse as a
+	// checksum mismatch. The machine's cache still serves every other
+	// module, as a file proxy after the release's own.
 	env := []string{
-		"GOWORK=off", "GOFLAGS=-mod=mod", "GOOS=linux", "GOARCH=amd64",
-		"GOPROXY=file://" + filepath.ToSlash(absProxy) + "," + strings.TrimSpace(string(goproxy)),
+		"GOWORK=off", "GOFLAGS=-mod=mod -modcacherw", "GOOS=linux", "GOARCH=amd64",
+		"GOMODCACHE=" + filepath.Join(tmp, "modcache"),
+		"GOPROXY=file://" + filepath.ToSlash(absProxy) + ",file://" + filepath.ToSlash(filepath.Join(modcache, "cache", "download")) + "," + goproxy,
 		"GONOSUMDB=" + rootModule + "/*", "GOPRIVATE=", "GONOPROXY=",
 	}
 	out := filepath.Join(vdir, version+".cdx.json")

@@ -128,7 +128,7 @@ func (w *world) doRaw(t *testing.T, base string, id *identity, authorization, me
 // limit overrides the default; failed logins spend the address's
 // anonymous budget.
 func TestSecurityRateLimit(t *testing.T) {
-	w := newWorld(t, "rate_limit:\n  rps: 0.5\n  burst: 3\n  principals:\n    user:basic-admin: {rps: 1000, burst: 1000}\n")
+	w := newWorld(t, "rate_limit:\n  rps: 0.05\n  burst: 3\n  principals:\n    user:basic-admin: {rps: 1000, burst: 1000}\n")
 	base := w.server(t) // seeding as basic-admin: its own, larger limit
 	reader, writer := w.byName["basic-reader"], w.byName["jwt-writer"]
 	for i := range 3 {

@@ -112,14 +112,6 @@ func GuardOr(g *Guard, token string) (*Guard, error) {
 	return New(Config{Token: token})
 }
 
-// Open reports whether the guard lets everyone do everything (no access
-// file and no token).
-func (g *Guard) Open() bool { return g.cfg.File == "" && g.cfg.Token == "" }
-
-// Protects reports whether writes need credentials: false only for an
-// open guard.
-func (g *Guard) Protects() bool { return !g.Open() }
-
 func (g *Guard) load() (*policy, error) {
 	switch {
 	case g.cfg.File != "":

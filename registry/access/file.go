@@ -295,9 +295,10 @@ type policy struct {
 }
 
 // compile turns f, read from the file at path, into a policy, reading the
-// JWKS and CA files it names (relative to the access file's directory).
-func compile(path string, f *File) (*policy, error) {
-	p := &policy{users: map[string]string{}, tokens: map[string]Token{}, grants: map[string][]grant{}, rate: f.RateLimit, files: map[string]fileStamp{}}
+// JWKS and CA files it names (relative to the access file's directory)
+// and adding their stamps to files, which holds the access file's.
+func compile(path string, f *File, files map[string]fileStamp) (*policy, error) {
+	p := &policy{users: map[string]string{}, tokens: map[string]Token{}, grants: map[string][]grant{}, rate: f.RateLimit, files: files}
 	p.anonymous, _ = ParseRole(f.Anonymous)
 	for _, u := range f.Users {
 		p.users[u.Name] = u.PasswordHash

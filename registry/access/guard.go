@@ -115,8 +115,8 @@ func GuardOr(g *Guard, token string) (*Guard, error) {
 func (g *Guard) load() (*policy, error) {
 	switch {
 	case g.cfg.File != "":
-		p := &policy{files: map[string]fileStamp{}}
-		data, err := readStamped(p.files, g.cfg.File)
+		files := map[string]fileStamp{}
+		data, err := readStamped(files, g.cfg.File)
 		if err != nil {
 			return nil, fmt.Errorf("access file: %w", err)
 		}
@@ -124,11 +124,10 @@ func (g *Guard) load() (*policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		np, err := compile(g.cfg.File, f)
+		np, err := compile(g.cfg.File, f, files)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", g.cfg.File, err)
 		}
-		np.files[g.cfg.File] = p.files[g.cfg.File]
 		return np, nil
 	case g.cfg.Token != "":
 		return &policy{anonymous: Reader, legacyToken: g.cfg.Token, grants: map[string][]grant{

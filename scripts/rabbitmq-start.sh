@@ -66,8 +66,11 @@ CONF
   echo "[]." >"$dir/enabled_plugins"
   # Quorum queues dead-letter at least once through a worker that keeps
   # 32 messages in flight by default: a burst of expiring retries then
-  # waits in line. docs/rabbitmq.md recommends the same for production.
-  echo "[{rabbit, [{dead_letter_worker_consumer_prefetch, 1024}]}]." >"$dir/advanced.config"
+  # waits in line. And a copy the worker could not forward (its exchange
+  # or target queue not yet back after a restart) waits for the worker's
+  # next try, 180 s by default. docs/rabbitmq.md ("Broker settings")
+  # recommends both for production.
+  echo "[{rabbit, [{dead_letter_worker_consumer_prefetch, 1024}, {dead_letter_worker_publisher_confirm_timeout, 5000}]}]." >"$dir/advanced.config"
   : >"$dir/rabbitmq-env.conf"
   # The cookie: rabbitmqctl and the node read it from HOME.
   head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/home/.erlang.cookie"

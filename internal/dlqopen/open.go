@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -45,7 +46,9 @@ func Open(ctx context.Context, target string) (Store, error) {
 		}
 		prefix := u.Query().Get("prefix")
 		u.RawQuery = ""
-		return rabbitmq.New(ctx, rabbitmq.Config{URL: u.String(), Prefix: prefix})
+		// A command line waits 5 s for a broker that is down, not the
+		// 30 s a service starting beside a restarting broker waits.
+		return rabbitmq.New(ctx, rabbitmq.Config{URL: u.String(), Prefix: prefix, ConnectTimeout: 5 * time.Second})
 	case strings.HasPrefix(target, "kafka://"):
 		u, err := url.Parse(target)
 		if err != nil {

@@ -38,8 +38,11 @@ type Config struct {
 	// in the subscription until due, keeping its prefetch slot. A power of
 	// two milliseconds between 1 ms and 1 s. Defaults to 16 ms.
 	MinDelay time.Duration
-	// ConnectTimeout bounds the dial and the topology declarations of
-	// New. Defaults to 30 s.
+	// ConnectTimeout bounds how long New and Subscribe wait for the
+	// broker: the dial and the topology declarations, tried again while
+	// the broker refuses or drops the connection (a restart), never when
+	// it refuses the request itself (credentials, a queue declared with
+	// other arguments). Defaults to 30 s.
 	ConnectTimeout time.Duration
 	// PublishTimeout bounds the wait for one publish's confirm when the
 	// caller's context has no earlier deadline. Defaults to 30 s.

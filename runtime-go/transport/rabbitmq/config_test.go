@@ -1,9 +1,18 @@
 package rabbitmq
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
 func TestValidate(t *testing.T) {
@@ -86,5 +95,46 @@ func TestNames(t *testing.T) {
 		if got != want {
 			t.Errorf("name %q, want %q", got, want)
 		}
+	}
+}
+
+// TestPermanent: New and Subscribe wait out a broker that drops or refuses
+// connections, and give up at once when the broker refuses the request.
+func TestPermanent(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"connection refused", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, false},
+		{"reset while declaring", &amqp.Error{Code: amqp.FrameError, Reason: "read: connection reset by peer"}, false},
+		{"connection closed", fmt.Errorf("rabbitmq: declare queue q: %w", amqp.ErrClosed), false},
+		{"node shutting down", &amqp.Error{Code: amqp.ConnectionForced, Reason: "shutdown", Server: true}, false},
+		{"wrong password", &amqp.Error{Code: amqp.AccessRefused, Server: true}, true},
+		{"other queue arguments", fmt.Errorf("rabbitmq: declare queue q: %w", &amqp.Error{Code: amqp.PreconditionFailed, Server: true}), true},
+		{"transport closed", transport.ErrClosed, true},
+	}
+	for _, tt := range tests {
+		if got := permanent(tt.err); got != tt.want {
+			t.Errorf("%s: permanent(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestUntilUpStopsAtDeadline: a broker that never comes back ends the
+// wait when the context does, with the last error.
+func TestUntilUpStopsAtDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	tries := 0
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	err := untilUp(ctx, func() error { tries++; return refused })
+	if !errors.Is(err, syscall.ECONNREFUSED) || tries < 2 {
+		t.Fatalf("untilUp = %v after %d tries; want the refusal, after more than one try", err, tries)
+	}
+	tries = 0
+	err = untilUp(context.Background(), func() error { tries++; return &amqp.Error{Code: amqp.AccessRefused} })
+	if err == nil || tries != 1 {
+		t.Fatalf("untilUp = %v after %d tries; want the refusal after one", err, tries)
 	}
 }

@@ -25,7 +25,8 @@ import (
 // rabbitmq_restart) with messages waiting, one fetched and unacknowledged
 // and one retry copy in a delay queue, starts it again on its data dir,
 // and checks one Transport and subscription carry on: every message
-// confirmed before or after the kill is delivered, the retry copy too.
+// confirmed before or after the kill is delivered, the retry copy too;
+// and a Transport started while the node was down waits for it.
 func TestBrokerKillAndRestart(t *testing.T) {
 	dir, start := os.Getenv("MSGCONTRACT_RABBITMQ_DIR"), os.Getenv("MSGCONTRACT_RABBITMQ_START")
 	if dir == "" || start == "" {
@@ -88,7 +89,25 @@ func TestBrokerKillAndRestart(t *testing.T) {
 	} else {
 		t.Logf("publish with the broker down: %v", err)
 	}
+	// A member starting while the node is down waits for it (New and
+	// Subscribe retry within ConnectTimeout) instead of failing.
+	late := make(chan error, 1)
+	go func() {
+		tr2, err := rabbitmq.New(ctx, rabbitmq.Config{URL: rabbitmqtest.URL(t), Prefix: rabbitmqtest.Prefix(),
+			ConnectTimeout: time.Minute, Topology: map[string][]string{"r": {"g"}}})
+		if err == nil {
+			var sub2 interface{ Close() error }
+			if sub2, err = tr2.Subscribe(ctx, "g", []string{"r"}); err == nil {
+				sub2.Close()
+			}
+			tr2.Close()
+		}
+		late <- err
+	}()
 	restart(t, start, dir)
+	if err := <-late; err != nil {
+		t.Fatalf("a Transport started while the node was down: %v", err)
+	}
 
 	for i := range 100 {
 		k := fmt.Sprint("after-", i)

@@ -41,17 +41,29 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 		if err := checkTopic(tp); err != nil {
 			return nil, err
 		}
-		if err := t.declareGroup(ctx, group, tp); err != nil {
-			return nil, err
-		}
 		s.queues[t.n.queue(group, tp)] = tp
 	}
-	// The short delay queues, declared ahead: creating a quorum queue
-	// takes tens of milliseconds, as long as a short retry's whole wait.
-	for exp := t.cfg.minExp(); exp <= predeclareExp; exp++ {
-		if _, err := t.declareDelay(group, exp); err != nil {
-			return nil, err
+	// A member started while the broker restarts waits for it, up to
+	// ConnectTimeout, as New does.
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.ConnectTimeout)
+	defer cancel()
+	err := untilUp(ctx, func() error {
+		for _, tp := range topics {
+			if err := t.declareGroup(ctx, group, tp); err != nil {
+				return err
+			}
 		}
+		// The short delay queues, declared ahead: creating a quorum queue
+		// takes tens of milliseconds, as long as a short retry's whole wait.
+		for exp := t.cfg.minExp(); exp <= predeclareExp; exp++ {
+			if _, err := t.declareDelay(group, exp); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	t.subsMu.Lock()
 	t.subs[s] = struct{}{}

@@ -70,27 +70,79 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	conn, err := dial(cfg)
+	ctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
+	defer cancel()
+	var conn *amqp.Connection
+	err := untilUp(ctx, func() (err error) {
+		conn, err = dial(cfg)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	t := &Transport{cfg: cfg, n: names{cfg.Prefix}, subs: map[*subscription]struct{}{}}
 	t.watch(conn)
-	ctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
-	defer cancel()
-	if err := t.declareBase(ctx); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	for topic, groups := range cfg.Topology {
-		for _, g := range groups {
-			if err := t.declareGroup(ctx, g, topic); err != nil {
-				conn.Close()
-				return nil, err
+	err = untilUp(ctx, func() error {
+		if err := t.declareBase(ctx); err != nil {
+			return err
+		}
+		for topic, groups := range cfg.Topology {
+			for _, g := range groups {
+				if err := t.declareGroup(ctx, g, topic); err != nil {
+					return err
+				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Close()
+		return nil, err
 	}
 	return t, nil
+}
+
+// untilUp runs fn until it succeeds, fails for a reason that trying again
+// cannot fix (permanent), or ctx ends, pausing 100 ms, doubling up to 2 s,
+// between tries. It is how New and Subscribe wait out a broker that is
+// restarting: a connection refused or reset, a channel or connection
+// closed under them. The last error is returned.
+func untilUp(ctx context.Context, fn func() error) error {
+	pause := 100 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || permanent(err) {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
+}
+
+// permanent reports whether err is the broker refusing the request
+// itself (wrong credentials or vhost, a declaration whose arguments
+// differ from the existing queue's, an invalid name), which no retry
+// fixes.
+func permanent(err error) bool {
+	if errors.Is(err, transport.ErrClosed) {
+		return true
+	}
+	var ae *amqp.Error
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.Code {
+	case amqp.AccessRefused, amqp.PreconditionFailed, amqp.NotAllowed, amqp.InvalidPath,
+		amqp.NotImplemented, amqp.CommandInvalid, amqp.SyntaxError, amqp.NotFound:
+		return true
+	}
+	return false
 }
 
 func dial(cfg Config) (*amqp.Connection, error) {

@@ -232,13 +232,13 @@ demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, OR
 	bash scripts/heartbeat.sh "demo: go build ./examples/demo" $(GO) build -o .build/bin/demo ./examples/demo
 	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
-chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka or rabbitmq: and a broker SIGKILL and restart; BUSINESS=mysql: claims and effects in MariaDB)
+chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka or rabbitmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=mysql: claims and effects in MariaDB)
 ifeq ($(BUSINESS),mysql)
 	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -business mysql'
 else ifeq ($(TRANSPORT),kafka)
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport kafka -kill-min 2s -kill-max 5s'
 else ifeq ($(TRANSPORT),rabbitmq)
-	bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport rabbitmq -kill-min 2s -kill-max 5s'
+	bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport rabbitmq -outbox -kill-min 2s -kill-max 5s'
 else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
 endif

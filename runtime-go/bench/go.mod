@@ -13,6 +13,7 @@ require (
 	github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb v0.0.0
 	github.com/msgcontract/msgcontract/runtime-go/transport/kafka v0.0.0
 	github.com/msgcontract/msgcontract/runtime-go/transport/natsjs v0.0.0
+	github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq v0.0.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/twmb/franz-go v1.22.3
@@ -43,6 +44,7 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
+	github.com/rabbitmq/amqp091-go v1.17.0 // indirect
 	github.com/twmb/franz-go/pkg/kadm v1.20.0 // indirect
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect
@@ -58,4 +60,5 @@ replace (
 	github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb => ../sqldb/mysqldb
 	github.com/msgcontract/msgcontract/runtime-go/transport/kafka => ../transport/kafka
 	github.com/msgcontract/msgcontract/runtime-go/transport/natsjs => ../transport/natsjs
+	github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq => ../transport/rabbitmq
 )

@@ -38,7 +38,6 @@ func kafkaConfig(ns string) kafka.Config {
 type kafkaQueue struct {
 	tr        *kafka.Transport
 	ns        string
-	initial   int
 	restarts  int
 	restarted time.Duration
 }
@@ -62,7 +61,7 @@ func startKafka(ctx context.Context) (*kafkaQueue, error) {
 	if err := sub.Close(); err != nil {
 		return nil, err
 	}
-	return &kafkaQueue{tr: tr, ns: ns, initial: -1}, nil
+	return &kafkaQueue{tr: tr, ns: ns}, nil
 }
 
 func (q *kafkaQueue) publish(ctx context.Context, envs []*envelopepb.Envelope) error {
@@ -78,9 +77,6 @@ func (q *kafkaQueue) pending(ctx context.Context) (int, error) {
 	if err != nil {
 		return -1, nil
 	}
-	if q.initial < 0 {
-		q.initial = int(n)
-	}
 	return int(n), nil
 }
 
@@ -93,8 +89,8 @@ func (q *kafkaQueue) close() { q.tr.Close() }
 // maybeRestart SIGKILLs the broker and starts it again on the same data,
 // once, when a tenth of the backlog is done: consumers and the producer
 // must ride through it.
-func (q *kafkaQueue) maybeRestart(n int) error {
-	if q.restarts > 0 || n < 0 || q.initial < 0 || n > q.initial*9/10 {
+func (q *kafkaQueue) maybeRestart(n, initial int) error {
+	if q.restarts > 0 || n < 0 || initial <= 0 || n > initial*9/10 {
 		return nil
 	}
 	dir := os.Getenv(envDir)
@@ -120,7 +116,7 @@ func (q *kafkaQueue) maybeRestart(n int) error {
 	}
 	q.restarts++
 	q.restarted = time.Since(start)
-	fmt.Printf("chaos: broker SIGKILLed with %d of %d records pending and restarted in %v\n", n, q.initial,
+	fmt.Printf("chaos: broker SIGKILLed with %d of %d deliveries pending and restarted in %v\n", n, initial,
 		q.restarted.Round(time.Millisecond))
 	return nil
 }

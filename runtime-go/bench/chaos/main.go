@@ -20,12 +20,18 @@
 // dead_letter_repeats counts dead letters listed beyond one per key (a
 // forked retry chain). It exits 1 when any of these is off.
 //
+// -outbox sends the deliveries the way a producer service does: a
+// producer process writes them into its transactional outbox and a relay
+// process publishes it, and the killer SIGKILLs those two as well.
+//
 // -transport sqlite-shared keeps the embedded queue in the business file,
 // where the default-mode consumers read their fetches inside the business
 // transaction; -transport nats runs the same over NATS JetStream;
 // -transport kafka over
 // the Apache Kafka broker scripts/with-kafka.sh started, which it SIGKILLs
-// and restarts once in the middle (make chaos TRANSPORT=kafka); -business postgres
+// and restarts once in the middle (make chaos TRANSPORT=kafka); -transport
+// rabbitmq over the RabbitMQ node scripts/with-rabbitmq.sh started, likewise
+// SIGKILLed and restarted once (make chaos TRANSPORT=rabbitmq); -business postgres
 // keeps effects and claims in PostgreSQL ($MSGCONTRACT_PG_DSN), -business mysql
 // in MySQL/MariaDB ($MSGCONTRACT_MYSQL_DSN, e.g. under scripts/with-mariadb.sh).
 //
@@ -49,19 +55,31 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.Int64Var(&cfg.seed, "seed", time.Now().UnixNano(), "random seed")
 	flag.StringVar(&cfg.dir, "dir", "", "working directory (default: a fresh temp dir, removed afterwards)")
-	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue), sqlite-shared (the embedded queue in the business file, read in the business transaction), nats (an in-process JetStream server) or kafka (the broker of scripts/with-kafka.sh, restarted once mid-run)")
+	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue), sqlite-shared (the embedded queue in the business file, read in the business transaction), nats (an in-process JetStream server) kafka (the broker of scripts/with-kafka.sh, restarted once mid-run) or rabbitmq (the node of scripts/with-rabbitmq.sh, restarted once mid-run)")
 	flag.StringVar(&cfg.business, "business", "sqlite", "business database: sqlite, postgres at $MSGCONTRACT_PG_DSN, or mysql at $MSGCONTRACT_MYSQL_DSN")
 	flag.StringVar(&cfg.natsURL, "nats", "", "NATS URL (internal)")
 	flag.StringVar(&cfg.kafkaNS, "kafka-ns", "", "Kafka namespace (internal)")
+	flag.StringVar(&cfg.rabbitPrefix, "rabbitmq-prefix", "", "RabbitMQ name prefix (internal)")
 	flag.StringVar(&cfg.pgDSN, "pg", "", "PostgreSQL DSN (internal)")
 	flag.StringVar(&cfg.mysqlDSN, "mysql", "", "MySQL DSN (internal)")
-	child := flag.Bool("child", false, "run as a consumer process (internal)")
+	flag.BoolVar(&cfg.outbox, "outbox", false, "publish through a producer process writing its outbox and a relay process, both SIGKILLed at random too")
+	flag.StringVar(&cfg.role, "role", "consumer", "with -child: consumer, producer or relay (internal)")
+	child := flag.Bool("child", false, "run as a child process (internal)")
 	id := flag.Int("id", 0, "consumer process id (internal)")
 	flag.Parse()
 
 	if *child {
-		if err := runChild(cfg, *id); err != nil {
-			fmt.Fprintln(os.Stderr, "chaos child:", err)
+		run := map[string]func() error{
+			"consumer": func() error { return runChild(cfg, *id) },
+			"producer": func() error { return runProducer(cfg) },
+			"relay":    func() error { return runRelay(cfg) },
+		}[cfg.role]
+		if run == nil {
+			fmt.Fprintf(os.Stderr, "chaos child: -role %q: want consumer, producer or relay\n", cfg.role)
+			os.Exit(2)
+		}
+		if err := run(); err != nil {
+			fmt.Fprintf(os.Stderr, "chaos %s: %v\n", cfg.role, err)
 			os.Exit(2)
 		}
 		return
@@ -86,4 +104,7 @@ type config struct {
 	natsURL, pgDSN        string
 	mysqlDSN              string
 	kafkaNS               string
+	rabbitPrefix          string
+	outbox                bool
+	role                  string
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -21,7 +22,7 @@ import (
 
 // restarter is a queue whose broker the parent restarts mid-run.
 type restarter interface {
-	maybeRestart(pending int) error
+	maybeRestart(pending, initial int) error
 }
 
 type plan struct {
@@ -122,6 +123,9 @@ func runParent(cfg config) (bool, error) {
 		if cfg.transport == "sqlite-shared" && cfg.business != "sqlite" {
 			return false, fmt.Errorf("-transport sqlite-shared needs -business sqlite")
 		}
+		if cfg.transport == "sqlite-shared" && cfg.outbox {
+			return false, fmt.Errorf("-outbox needs a transport of its own, not -transport sqlite-shared")
+		}
 		tr, err := sqlitequeue.Open(ctx, queueFile(cfg), sqlitequeue.Config{})
 		if err != nil {
 			return false, err
@@ -139,48 +143,94 @@ func runParent(cfg config) (bool, error) {
 			return false, err
 		}
 		q, cfg.kafkaNS = kq, kq.ns
-	default:
-		return false, fmt.Errorf("-transport %q: want sqlite, sqlite-shared, nats or kafka", cfg.transport)
-	}
-	defer q.close()
-	for i := 0; i < len(p.deliveries); i += 1000 {
-		if err := q.publish(ctx, p.deliveries[i:min(i+1000, len(p.deliveries))]); err != nil {
+	case "rabbitmq":
+		rq, err := startRabbitMQ(ctx)
+		if err != nil {
 			return false, err
 		}
+		q, cfg.rabbitPrefix = rq, rq.prefix
+	default:
+		return false, fmt.Errorf("-transport %q: want sqlite, sqlite-shared, nats, kafka or rabbitmq", cfg.transport)
 	}
-	fmt.Printf("chaos: seed=%d published %d deliveries (%d messages, %d duplicates, %d poison); %d consumer processes; transport %s, business database %s\n",
-		cfg.seed, len(p.deliveries), cfg.messages, p.dups, len(p.poison), cfg.procs, cfg.transport, cfg.business)
+	defer q.close()
+	var pdb *sql.DB
+	how := "published"
+	if cfg.outbox {
+		if pdb, err = stageOutbox(ctx, cfg, p.deliveries); err != nil {
+			return false, err
+		}
+		defer pdb.Close()
+		how = "planned, through a producer's outbox and a relay,"
+	} else {
+		for i := 0; i < len(p.deliveries); i += 1000 {
+			if err := q.publish(ctx, p.deliveries[i:min(i+1000, len(p.deliveries))]); err != nil {
+				return false, err
+			}
+		}
+	}
+	fmt.Printf("chaos: seed=%d %s %d deliveries (%d messages, %d duplicates, %d poison); %d consumer processes; transport %s, business database %s\n",
+		cfg.seed, how, len(p.deliveries), cfg.messages, p.dups, len(p.poison), cfg.procs, cfg.transport, cfg.business)
 
 	start := time.Now()
-	procs := make([]*exec.Cmd, cfg.procs)
+	// The consumers, then with -outbox the producer and the relay.
+	kids := make([]*child, cfg.procs)
+	for i := range kids {
+		kids[i] = &child{role: "consumer"}
+	}
+	if cfg.outbox {
+		kids = append(kids, &child{role: "producer"}, &child{role: "relay"})
+	}
 	nextID := 0
-	spawn := func(slot int) error {
-		cmd := exec.Command(os.Args[0], "-child", "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
-			"-handler-delay", cfg.handlerDelay.String(), "-transport", cfg.transport, "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-mysql", cfg.mysqlDSN, "-kafka-ns", cfg.kafkaNS)
+	spawn := func(c *child) error {
+		cmd := exec.Command(os.Args[0], "-child", "-role", c.role, "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
+			"-handler-delay", cfg.handlerDelay.String(), "-transport", cfg.transport, "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-mysql", cfg.mysqlDSN, "-kafka-ns", cfg.kafkaNS, "-rabbitmq-prefix", cfg.rabbitPrefix)
 		nextID++
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			return err
 		}
-		procs[slot] = cmd
+		c.cmd, c.done = cmd, make(chan struct{})
+		go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(c.done)
 		return nil
 	}
-	for i := range procs {
-		if err := spawn(i); err != nil {
+	for _, c := range kids {
+		if err := spawn(c); err != nil {
 			return false, err
 		}
 	}
-	kills, stops := 0, 0
+	kills, stops, initial, producerDone, turn := map[string]int{}, 0, -1, false, 0
 	for {
+		// A child that ended without being told to is a failure, but
+		// for the producer at the end of its plan.
+		for slot, c := range kids {
+			if !c.exited() || (c.role == "producer" && producerDone) {
+				continue
+			}
+			if c.role == "producer" && c.cmd.ProcessState.Success() {
+				producerDone = true
+				continue
+			}
+			return false, fmt.Errorf("%s process in slot %d ended with %v: a child exited on its own", c.role, slot, c.cmd.ProcessState)
+		}
 		n, err := q.pending(ctx)
 		if err != nil {
 			return false, err
 		}
+		if pdb != nil && n >= 0 {
+			unsent, err := outboxPending(ctx, pdb, len(p.deliveries))
+			if err != nil {
+				return false, err
+			}
+			n += unsent
+		}
 		if n == 0 {
 			break
 		}
+		if initial < 0 && n > 0 {
+			initial = n
+		}
 		if r, ok := q.(restarter); ok {
-			if err := r.maybeRestart(n); err != nil {
+			if err := r.maybeRestart(n, initial); err != nil {
 				return false, err
 			}
 		}
@@ -189,31 +239,52 @@ func runParent(cfg config) (bool, error) {
 		}
 		pause := cfg.killMin + time.Duration(rng.Int64N(int64(cfg.killMax-cfg.killMin)+1))
 		time.Sleep(pause)
-		slot := rng.IntN(len(procs))
-		if rng.IntN(4) == 0 {
+		// The victims take turns by role (consumer, producer, relay), so
+		// a run with -outbox kills its producer and relay too.
+		role := []string{"consumer", "producer", "relay"}[turn%3]
+		turn++
+		if !cfg.outbox || (role == "producer" && producerDone) {
+			role = "consumer"
+		}
+		var slots []int
+		for i, c := range kids {
+			if c.role == role {
+				slots = append(slots, i)
+			}
+		}
+		slot := slots[rng.IntN(len(slots))]
+		c := kids[slot]
+		if c.exited() { // the producer at the end of its plan, or a failure the next pass reports
+			continue
+		}
+		if c.role == "consumer" && rng.IntN(4) == 0 {
 			// A graceful stop: the consumer finishes what it holds,
 			// commits and leaves its group.
-			if err := stopGracefully(procs[slot], slot); err != nil {
+			if err := c.stopGracefully(slot); err != nil {
 				return false, err
 			}
 			stops++
 		} else {
-			_ = procs[slot].Process.Signal(syscall.SIGKILL)
-			_ = procs[slot].Wait()
-			if ws, ok := procs[slot].ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				return false, fmt.Errorf("consumer process in slot %d ended with %v, not by the SIGKILL: a child exited on its own", slot, procs[slot].ProcessState)
+			_ = c.cmd.Process.Signal(syscall.SIGKILL)
+			<-c.done
+			if ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+				if c.role == "producer" && c.cmd.ProcessState.Success() {
+					producerDone = true // it finished just before the signal
+					continue
+				}
+				return false, fmt.Errorf("%s process in slot %d ended with %v, not by the SIGKILL: a child exited on its own", c.role, slot, c.cmd.ProcessState)
 			}
-			kills++
+			kills[c.role]++
 		}
-		if err := spawn(slot); err != nil {
+		if err := spawn(c); err != nil {
 			return false, err
 		}
 	}
-	for _, cmd := range procs {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
+	for _, c := range kids {
+		_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	}
-	for _, cmd := range procs {
-		_ = cmd.Wait()
+	for _, c := range kids {
+		<-c.done
 	}
 	elapsed := time.Since(start)
 
@@ -265,11 +336,15 @@ func runParent(cfg config) (bool, error) {
 			wrongDead++
 		}
 	}
-	fmt.Printf("chaos: %d processes SIGKILLed, %d stopped gracefully, each restarted, in %v (%.0f deliveries/s); %d dead-letter records listed\n",
-		kills, stops, elapsed.Round(time.Millisecond), float64(len(p.deliveries))/elapsed.Seconds(), deadRecords)
+	fmt.Printf("chaos: %d consumer, %d producer and %d relay processes SIGKILLed, %d consumers stopped gracefully, each restarted, in %v (%.0f deliveries/s); %d dead-letter records listed\n",
+		kills["consumer"], kills["producer"], kills["relay"], stops, elapsed.Round(time.Millisecond), float64(len(p.deliveries))/elapsed.Seconds(), deadRecords)
 	ok := duplicates == 0 && lost == 0 && effects == len(p.good) && dead == len(p.poison) && wrongDead == 0 &&
 		poisonEffects == 0 && repeats == 0
-	if kq, isKafka := q.(*kafkaQueue); isKafka && kq.restarts == 0 {
+	if cfg.outbox && (kills["producer"] == 0 || kills["relay"] == 0) {
+		ok = false
+		fmt.Println("chaos: FAILED: -outbox, but the producer or the relay was never SIGKILLed (the plan was written before a kill came?)")
+	}
+	if restarts(q) == 0 {
 		ok = false
 		fmt.Println("chaos: FAILED: the broker was never restarted (the run ended before a tenth of it was done?)")
 	}
@@ -282,21 +357,48 @@ func runParent(cfg config) (bool, error) {
 	return ok, nil
 }
 
-// stopGracefully sends cmd SIGTERM and waits for it to exit 0; one that
-// has not exited within a minute is killed, and that is an error.
-func stopGracefully(cmd *exec.Cmd, slot int) error {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+// restarts is how often q's broker was restarted; -1 for a queue without
+// a broker of its own to restart.
+func restarts(q queue) int {
+	switch q := q.(type) {
+	case *kafkaQueue:
+		return q.restarts
+	case *rabbitQueue:
+		return q.restarts
+	}
+	return -1
+}
+
+// child is one process the parent runs: a consumer, the producer or the
+// relay; done closes when it has exited.
+type child struct {
+	role string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func (c *child) exited() bool {
 	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("consumer process in slot %d, stopped with SIGTERM, exited with %v", slot, err)
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopGracefully sends the child SIGTERM and waits for it to exit 0; one
+// that has not exited within a minute is killed, and that is an error.
+func (c *child) stopGracefully(slot int) error {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+		if !c.cmd.ProcessState.Success() {
+			return fmt.Errorf("%s process in slot %d, stopped with SIGTERM, exited with %v", c.role, slot, c.cmd.ProcessState)
 		}
 		return nil
 	case <-time.After(time.Minute):
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-done
-		return fmt.Errorf("consumer process in slot %d did not stop within a minute of SIGTERM", slot)
+		_ = c.cmd.Process.Signal(syscall.SIGKILL)
+		<-c.done
+		return fmt.Errorf("%s process in slot %d did not stop within a minute of SIGTERM", c.role, slot)
 	}
 }

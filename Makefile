@@ -241,9 +241,11 @@ else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
 endif
 
-bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker)
+bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker; TRANSPORT=rabbitmq: on a throwaway RabbitMQ node, vs a bare amqp091-go loop writing the same dedup row)
 ifeq ($(TRANSPORT),kafka)
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000'
+else ifeq ($(TRANSPORT),rabbitmq)
+	bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) run ./bench/rabbitmq -n 50000'
 else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 endif

@@ -13,8 +13,10 @@ require (
 	github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb v0.0.0
 	github.com/msgcontract/msgcontract/runtime-go/transport/kafka v0.0.0
 	github.com/msgcontract/msgcontract/runtime-go/transport/natsjs v0.0.0
+	github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq v0.0.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/prometheus/client_golang v1.25.0
+	github.com/rabbitmq/amqp091-go v1.17.0
 	github.com/twmb/franz-go v1.22.3
 	google.golang.org/protobuf v1.36.12
 )
@@ -58,4 +60,5 @@ replace (
 	github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb => ../sqldb/mysqldb
 	github.com/msgcontract/msgcontract/runtime-go/transport/kafka => ../transport/kafka
 	github.com/msgcontract/msgcontract/runtime-go/transport/natsjs => ../transport/natsjs
+	github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq => ../transport/rabbitmq
 )

@@ -5,8 +5,8 @@
 // apart and printed, never counted):
 //
 //   - rabbitmq-bare: the loop a team writes by hand on amqp091-go:
-//     basic.consume with basic.qos(-prefetch), take the deliveries at hand
-//     (up to -prefetch), decode each envelope and payload, the business
+//     basic.consume with basic.qos(-prefetch), read -prefetch deliveries,
+//     decode each envelope and payload, the business
 //     INSERT for each, in one SQLite transaction per batch, commit, then
 //     one basic.ack(multiple) for the batch;
 //   - rabbitmq-bare-dedup: the same, also writing each message's dedup row
@@ -42,6 +42,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,6 +57,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
 )
 
@@ -107,7 +109,10 @@ var profile *os.File
 // result is one side's run: consume and publish wall time, and the CPU
 // time of the consume span (all threads of this process, amqp091-go's
 // included; the broker's are not).
-type result struct{ consume, publish, cpu time.Duration }
+type result struct {
+	consume, publish, cpu time.Duration
+	txs                   int // transactions (bare batches, runtime fetches) that wrote the n effects
+}
 
 func run(cfg config) error {
 	ctx := context.Background()
@@ -153,13 +158,16 @@ func run(cfg config) error {
 	medians := map[string]time.Duration{}
 	for _, s := range sides {
 		var cs, ps, cpus []time.Duration
+		txs := 0
 		for _, r := range s.got {
 			cs, ps, cpus = append(cs, r.consume), append(ps, r.publish), append(cpus, r.cpu)
+			txs += r.txs
 		}
 		c, p := benchstat.Median(cs), benchstat.Median(ps)
 		medians[s.name] = c
-		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %s; publish %v (%.0f msg/s), not counted",
-			s.note, benchstat.PerMessage(benchstat.Median(cpus), cfg.n), p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
+		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %.0f messages a transaction on average; %s; publish %v (%.0f msg/s), not counted",
+			s.note, float64(cfg.n*len(s.got))/float64(max(txs, 1)), benchstat.PerMessage(benchstat.Median(cpus), cfg.n),
+			p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
 	}
 	if cfg.only != "" {
 		return nil
@@ -269,9 +277,8 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 }
 
 // runBare is the loop a team writes by hand on amqp091-go: consume the
-// group's queue with basic.qos(prefetch), take the first delivery and
-// whatever else has arrived (up to prefetch: the broker sends no more
-// until some are acknowledged), decode each envelope and payload and
+// group's queue with basic.qos(prefetch), read prefetch deliveries (the
+// broker sends no more until some are acknowledged), decode each envelope and payload and
 // insert the batch's effects in one transaction (with withDedup, each
 // after its dedup row, skipped when the row exists), commit, then
 // acknowledge the batch.
@@ -310,24 +317,19 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 	}
 	var start time.Time
 	var cpu time.Duration
+	txs := 0
 	batch := make([]amqp.Delivery, 0, cfg.prefetch)
 	for done := 0; done < cfg.n; {
-		m, ok := <-msgs
-		if !ok {
-			return result{}, errors.New("the consumer's channel closed")
-		}
-		batch = append(batch[:0], m)
-	more:
-		for len(batch) < cfg.prefetch {
-			select {
-			case m, ok := <-msgs:
-				if !ok {
-					return result{}, errors.New("the consumer's channel closed")
-				}
-				batch = append(batch, m)
-			default:
-				break more
+		// A full batch of prefetch (the last one: what is left): the
+		// queue holds all n, so the broker sends prefetch unacknowledged
+		// deliveries and the loop never waits for one that is not coming.
+		batch = batch[:0]
+		for len(batch) < min(cfg.prefetch, cfg.n-done) {
+			m, ok := <-msgs
+			if !ok {
+				return result{}, errors.New("the consumer's channel closed")
 			}
+			batch = append(batch, m)
 		}
 		if start.IsZero() {
 			if cfg.only != "" {
@@ -346,9 +348,10 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 			return result{}, err
 		}
 		done += len(batch)
+		txs++
 	}
 	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
-	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, db, cfg.n)
+	return result{consume: elapsed, publish: published, cpu: cpu, txs: txs}, checkEffects(ctx, db, cfg.n)
 }
 
 // bareTx is one batch's transaction of runBare.
@@ -381,7 +384,8 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Group: group, Workers: cfg.workers,
+	sub := &countingSubscriber{Transport: tr}
+	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: sub, Group: group, Workers: cfg.workers,
 		FetchSize: cfg.prefetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return result{}, err
@@ -414,8 +418,50 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 	if err := <-done; err != nil {
 		return result{}, err
 	}
-	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, db, cfg.n)
+	return result{consume: elapsed, publish: published, cpu: cpu, txs: int(sub.fetches.Load())}, checkEffects(ctx, db, cfg.n)
 }
+
+// countingSubscriber counts the runtime's non-empty fetches (its default
+// mode runs one transaction per fetch) to report the transaction size the
+// bare loops are compared at. Its subscription keeps the rabbitmq
+// subscription's optional interfaces, which the consumer looks for.
+type countingSubscriber struct {
+	*rabbitmq.Transport
+	fetches atomic.Int64
+}
+
+func (c *countingSubscriber) Subscribe(ctx context.Context, group string, topics []string) (transport.Subscription, error) {
+	sub, err := c.Transport.Subscribe(ctx, group, topics)
+	if err != nil {
+		return nil, err
+	}
+	return &countingSubscription{Subscription: sub, ext: sub.(transport.Extender), fetches: &c.fetches}, nil
+}
+
+type countingSubscription struct {
+	transport.Subscription
+	ext     transport.Extender
+	fetches *atomic.Int64
+}
+
+var (
+	_ transport.Extender     = (*countingSubscription)(nil)
+	_ transport.ForkingRetry = (*countingSubscription)(nil)
+)
+
+func (s *countingSubscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery, error) {
+	ds, err := s.Subscription.Fetch(ctx, n)
+	if len(ds) > 0 {
+		s.fetches.Add(1)
+	}
+	return ds, err
+}
+
+func (s *countingSubscription) Lease() time.Duration { return s.ext.Lease() }
+func (s *countingSubscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
+	return s.ext.Extend(ctx, ds...)
+}
+func (s *countingSubscription) RetryMayFork() {}
 
 // startProfile starts the CPU profile of -cpuprofile if it has not run
 // yet (one profile per file: the first run's) and returns its stop.

@@ -6,16 +6,20 @@
 //
 //   - rabbitmq-bare: the loop a team writes by hand on amqp091-go:
 //     basic.consume with basic.qos(-prefetch), read -prefetch deliveries,
-//     decode each envelope and payload, the business
-//     INSERT for each, in one SQLite transaction per batch, commit, then
-//     one basic.ack(multiple) for the batch;
+//     decode each envelope and payload, the business INSERT for each, in
+//     one SQLite transaction per batch, commit, then one
+//     basic.ack(multiple) for the batch;
 //   - rabbitmq-bare-dedup: the same, also writing each message's dedup row
 //     (the runtime's msg_dedup table, INSERT ... ON CONFLICT DO NOTHING,
 //     the effect only when the row is new): what the claim write costs;
 //   - rabbitmq-runtime: the runtime on the rabbitmq transport in its
-//     default mode with fetches of -prefetch (basic.qos = the fetch size;
-//     decode, claim, handler, one transaction per fetch, savepoints only
-//     after a failure, a basic.ack per delivery after the commit).
+//     default mode with fetches of up to -prefetch (basic.qos = the fetch
+//     size; decode, claim, handler, one transaction per fetch, savepoints
+//     only after a failure, the fetch acknowledged after the commit).
+//
+// -qos N (N > -prefetch) sets basic.qos to N on every side, transactions
+// staying at most -prefetch: the broker then sends the next batch while
+// one is handled.
 //
 // Each side is timed from its first effect to its last, so declaring and
 // subscribing is not counted. The sides run interleaved, one after the
@@ -66,16 +70,17 @@ import (
 const group = "bench"
 
 type config struct {
-	url                        string
-	n, workers, prefetch, runs int
-	only                       string
+	url                             string
+	n, workers, prefetch, qos, runs int
+	only                            string
 }
 
 func main() {
 	var cfg config
 	flag.IntVar(&cfg.n, "n", 50000, "messages")
 	flag.IntVar(&cfg.workers, "workers", 0, "runtime consumer workers; 0 keeps consumer.Config's default (1 on SQLite, whose one writer lock makes a second worker wait in the busy handler)")
-	flag.IntVar(&cfg.prefetch, "prefetch", 256, "basic.qos and messages per transaction, on every side (the runtime's fetch size)")
+	flag.IntVar(&cfg.prefetch, "prefetch", 256, "messages per transaction, and basic.qos unless -qos is set, on every side (the runtime's fetch size)")
+	flag.IntVar(&cfg.qos, "qos", 0, "basic.qos on every side when it differs from -prefetch (at least -prefetch): the broker then sends the next batch while one is handled")
 	flag.IntVar(&cfg.runs, "runs", 3, "repetitions; the median of each side is reported")
 	flag.StringVar(&cfg.only, "only", "", "run only this side (rabbitmq-bare, rabbitmq-bare-dedup or rabbitmq-runtime; for profiling); no ratios")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the first run's consume span of the runtime side (of the -only side) to this file")
@@ -94,8 +99,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench-rabbitmq: MSGCONTRACT_TEST_RABBITMQ is not set: run it through scripts/with-rabbitmq.sh (make bench-runtime TRANSPORT=rabbitmq)")
 		os.Exit(2)
 	}
-	if cfg.prefetch < 1 || cfg.prefetch > 65535 {
-		fmt.Fprintf(os.Stderr, "bench-rabbitmq: -prefetch %d is outside 1..65535 (basic.qos)\n", cfg.prefetch)
+	if cfg.qos == 0 {
+		cfg.qos = cfg.prefetch
+	}
+	if cfg.prefetch < 1 || cfg.qos < cfg.prefetch || cfg.qos > 65535 {
+		fmt.Fprintf(os.Stderr, "bench-rabbitmq: -prefetch %d and -qos %d: want 1 <= prefetch <= qos <= 65535 (basic.qos)\n", cfg.prefetch, cfg.qos)
 		os.Exit(2)
 	}
 	if err := run(cfg); err != nil {
@@ -122,13 +130,13 @@ func run(cfg config) error {
 		got        []result
 	}
 	sides := []side{
-		{name: "rabbitmq-bare", note: fmt.Sprintf("amqp091-go consume, qos %d, decode, INSERT, one transaction per batch, then one ack(multiple)", cfg.prefetch),
+		{name: "rabbitmq-bare", note: fmt.Sprintf("amqp091-go consume, qos %d, batches of %d: decode, INSERT, one transaction per batch, then one ack(multiple)", cfg.qos, cfg.prefetch),
 			run: func(ctx context.Context, cfg config, dir string) (result, error) {
 				return runBare(ctx, cfg, dir, false)
 			}},
 		{name: "rabbitmq-bare-dedup", note: "the same plus the dedup row per message",
 			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
-		{name: "rabbitmq-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=qos=%d", workersNote(cfg.workers), cfg.prefetch),
+		{name: "rabbitmq-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=%d qos=%d", workersNote(cfg.workers), cfg.prefetch, cfg.qos),
 			run: runRuntime},
 	}
 	if cfg.only != "" {
@@ -154,7 +162,7 @@ func run(cfg config) error {
 			fmt.Printf("run %d: %s %v\n", i+1, s.name, r.consume.Round(time.Millisecond))
 		}
 	}
-	fmt.Printf("%d messages, one quorum queue, qos = transaction size = %d, medians of %d runs; publish timed apart\n", cfg.n, cfg.prefetch, cfg.runs)
+	fmt.Printf("%d messages, one quorum queue, qos %d, transactions of up to %d, medians of %d runs; publish timed apart\n", cfg.n, cfg.qos, cfg.prefetch, cfg.runs)
 	medians := map[string]time.Duration{}
 	for _, s := range sides {
 		var cs, ps, cpus []time.Duration
@@ -198,7 +206,7 @@ func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
 func fill(ctx context.Context, cfg config) (*rabbitmq.Transport, string, time.Duration, error) {
 	prefix := fmt.Sprintf("bench%d", time.Now().UnixNano())
 	tr, err := rabbitmq.New(ctx, rabbitmq.Config{URL: cfg.url, Prefix: prefix,
-		Topology: map[string][]string{benchmsg.Topic: {group}}, Prefetch: cfg.prefetch})
+		Topology: map[string][]string{benchmsg.Topic: {group}}, Prefetch: cfg.qos})
 	if err != nil {
 		return nil, "", 0, err
 	}
@@ -277,8 +285,8 @@ func openDB(ctx context.Context, path string) (*sql.DB, error) {
 }
 
 // runBare is the loop a team writes by hand on amqp091-go: consume the
-// group's queue with basic.qos(prefetch), read prefetch deliveries (the
-// broker sends no more until some are acknowledged), decode each envelope and payload and
+// group's queue with basic.qos(qos), read prefetch deliveries (the broker
+// sends no more than qos until some are acknowledged), decode each envelope and payload and
 // insert the batch's effects in one transaction (with withDedup, each
 // after its dedup row, skipped when the row exists), commit, then
 // acknowledge the batch.
@@ -307,7 +315,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 	if err != nil {
 		return result{}, err
 	}
-	if err := ch.Qos(cfg.prefetch, 0, false); err != nil {
+	if err := ch.Qos(cfg.qos, 0, false); err != nil {
 		return result{}, err
 	}
 	q := prefix + "/" + group + "/" + benchmsg.Topic // docs/rabbitmq.md: P/G/T
@@ -321,8 +329,9 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 	batch := make([]amqp.Delivery, 0, cfg.prefetch)
 	for done := 0; done < cfg.n; {
 		// A full batch of prefetch (the last one: what is left): the
-		// queue holds all n, so the broker sends prefetch unacknowledged
-		// deliveries and the loop never waits for one that is not coming.
+		// queue holds all n, so the broker sends qos >= prefetch
+		// unacknowledged deliveries and the loop never waits for one
+		// that is not coming.
 		batch = batch[:0]
 		for len(batch) < min(cfg.prefetch, cfg.n-done) {
 			m, ok := <-msgs

@@ -171,7 +171,7 @@ test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-jaeger.sh $(GO) test -json -tags trace -count=1 -run TestTraceEndToEnd ./examples/demo | $(TESTSUMMARY) -suite trace -dir $(SUMMARY)
 
-.PHONY: test-kafka-python test-demo-kafka
+.PHONY: test-kafka-python test-demo-kafka test-demo-rabbitmq
 test-kafka-python: runtime-python ## Python on Kafka and the Confluent wire format (broker + PostgreSQL): runtime-python/tests_kafka (KafkaConsumerLoop, and AsyncConsumer on aio.kafka), Go<->Python interop
 	bash scripts/setup-python.sh >/dev/null
 	cd runtime-python && MYPYPATH=tests_kafka ../.venv/bin/python -m mypy --no-error-summary tests_kafka
@@ -190,6 +190,12 @@ test-demo-kafka: runtime-java runtime-python ## the demo on a real Kafka broker 
 	$(GO) vet -tags kafka ./examples/demo
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh $(GO) test -json -tags kafka -count=1 -run TestDemoKafka ./examples/demo | $(TESTSUMMARY) -suite demo-kafka -dir $(SUMMARY)
+
+test-demo-rabbitmq: runtime-java runtime-python ## the demo on a throwaway RabbitMQ node (Java outbox -> Go relay -> Go and Python consumers on shared quorum queues); asserts the verdict and the run's dead-letter queue
+	bash scripts/setup-java.sh
+	$(GO) vet -tags rabbitmq ./examples/demo
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rabbitmq.sh $(GO) test -json -tags rabbitmq -count=1 -run TestDemoRabbitMQ ./examples/demo | $(TESTSUMMARY) -suite demo-rabbitmq -dir $(SUMMARY)
 
 test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
 	bash scripts/setup-python.sh >/dev/null
@@ -225,12 +231,12 @@ TRACE     ?=
 # them) and is never quiet for long: a step without progress of its own
 # prints a heartbeat line every 15 s (scripts/heartbeat.sh, the demo's
 # -heartbeat).
-demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger, prints one order's trace and keeps Jaeger up until Ctrl-C)
+demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka|rabbitmq, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger, prints one order's trace and keeps Jaeger up until Ctrl-C)
 	bash scripts/install-runtime-java.sh --no-tests
 	bash scripts/install-runtime-python.sh --no-tests
 	bash scripts/heartbeat.sh "setup-java" bash scripts/setup-java.sh
 	bash scripts/heartbeat.sh "demo: go build ./examples/demo" $(GO) build -o .build/bin/demo ./examples/demo
-	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
+	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(filter rabbitmq,$(TRANSPORT)),bash scripts/with-rabbitmq.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
 chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka or rabbitmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=mysql: claims and effects in MariaDB)
 ifeq ($(BUSINESS),mysql)
@@ -243,9 +249,11 @@ else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
 endif
 
-bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker)
+bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker; TRANSPORT=rabbitmq: on a throwaway RabbitMQ node, vs a bare amqp091-go loop writing the same dedup row)
 ifeq ($(TRANSPORT),kafka)
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000'
+else ifeq ($(TRANSPORT),rabbitmq)
+	bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) run ./bench/rabbitmq -n 50000'
 else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 endif

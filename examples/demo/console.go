@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -49,6 +50,9 @@ func serveConsole(ctx context.Context, cfg Config, res *Result, ln net.Listener,
 		}
 		defer dl.Close()
 		ui.DLQ, ui.DLQName = dl, dlqAddr
+		if u, err := url.Parse(dlqAddr); err == nil && u.User != nil {
+			ui.DLQName = u.Redacted() // the page shows it: RabbitMQ's URL carries the password
+		}
 	}
 	con, err := console.New(ui)
 	if err != nil {

@@ -36,8 +36,11 @@ type Config struct {
 	// Brokers are the Kafka brokers (host:port, comma-separated) of
 	// -transport kafka.
 	Brokers string
-	WorkDir string
-	Verbose bool
+	// RabbitMQ is the AMQP URL (amqp://user:password@host:5672/) of
+	// -transport rabbitmq.
+	RabbitMQ string
+	WorkDir  string
+	Verbose  bool
 	// OTLP is the OTLP/HTTP endpoint (http://host:port) every service
 	// exports its spans to; "" runs without tracing.
 	OTLP string
@@ -307,6 +310,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 			return nil, err
 		}
 		res.DLQ = k.dlqAddr()
+	}
+	if r, ok := tr.(*rabbitmqTransport); ok {
+		res.DLQ = r.dlqAddr()
 	}
 	res.RegistryRejected = rejected
 	res.LedgerCalls, res.LedgerFailures = led.stats()

@@ -42,8 +42,9 @@ type Result struct {
 	// Framing counts, on Kafka only, the event topic's records by the
 	// schema id of their Confluent frame (-1: not framed).
 	Framing map[int32]int
-	// DLQ is, on Kafka, the dead-letter store's dlqopen address
-	// (kafka://brokers?namespace=NS), for the console after the run.
+	// DLQ is, on Kafka and RabbitMQ, the dead-letter store's dlqopen
+	// address (kafka://brokers?namespace=NS, amqp://…/?prefix=P), for the
+	// console after the run.
 	DLQ     string
 	Elapsed time.Duration
 	// TraceOrder and TraceID, when tracing was on: the order whose

@@ -16,7 +16,7 @@ import (
 )
 
 // transports the demo runs on (-transport).
-var transports = []string{"sqlite", "nats", "kafka"}
+var transports = []string{"sqlite", "nats", "kafka", "rabbitmq"}
 
 // demoTransport is everything transport-specific in the scenario: the Go
 // pieces publish and subscribe through it, the Python service is told how
@@ -52,6 +52,8 @@ func openTransport(ctx context.Context, cfg Config, work, registry string) (demo
 		return openNATS(ctx, filepath.Join(work, "nats"))
 	case "kafka":
 		return openKafka(ctx, cfg.Brokers, registry)
+	case "rabbitmq":
+		return openRabbitMQ(ctx, cfg.RabbitMQ)
 	}
 	return nil, fmt.Errorf("transport %q: want one of %v", cfg.Transport, transports)
 }

@@ -16,6 +16,7 @@ require (
 	github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq v0.0.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/prometheus/client_golang v1.25.0
+	github.com/rabbitmq/amqp091-go v1.17.0
 	github.com/twmb/franz-go v1.22.3
 	google.golang.org/protobuf v1.36.12
 )

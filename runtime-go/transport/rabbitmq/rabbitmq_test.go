@@ -191,3 +191,88 @@ func TestBacklog(t *testing.T) {
 	}
 	backlog(0)
 }
+
+// TestAckCoalescing: Ack sends one basic.ack(multiple) only for tags no
+// other unsettled delivery lies below. Of ten fetched deliveries the
+// middle three are acknowledged while the first five are not: closing the
+// subscription hands back exactly the other seven (a multiple ack would
+// have taken the first five with it). The seven, fetched again and
+// acknowledged at once, leave the group drained, and the channel still
+// works (an ack of a tag the broker no longer holds would have closed
+// it).
+func TestAckCoalescing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := rabbitmqtest.New(t, rabbitmq.Config{Topology: map[string][]string{"c": {"g"}}, Prefetch: 10})
+	publish := func(keys ...string) {
+		t.Helper()
+		for _, k := range keys {
+			if err := tr.Publish(ctx, "c", &envelopepb.Envelope{MessageId: k, BizKey: k, Topic: "c", EventType: "E"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fetch := func(sub transport.Subscription, n int) []*transport.Delivery {
+		t.Helper()
+		fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		var ds []*transport.Delivery
+		for len(ds) < n {
+			got, err := sub.Fetch(fctx, n-len(ds))
+			if err != nil {
+				t.Fatalf("fetched %d of %d: %v", len(ds), n, err)
+			}
+			ds = append(ds, got...)
+		}
+		return ds
+	}
+	keys := func(ds []*transport.Delivery) []string {
+		var ks []string
+		for _, d := range ds {
+			env, err := envelope.Unmarshal(d.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks = append(ks, env.GetBizKey())
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	var all []string
+	for i := range 10 {
+		all = append(all, fmt.Sprintf("k%d", i))
+	}
+	publish(all...)
+	sub, err := tr.Subscribe(ctx, "g", []string{"c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := fetch(sub, 10)
+	if err := sub.Ack(ctx, ds[5:8]...); err != nil {
+		t.Fatal(err)
+	}
+	want := keys(append(slices.Clone(ds[:5]), ds[8:]...))
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sub, err = tr.Subscribe(ctx, "g", []string{"c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	again := fetch(sub, 7)
+	if got := keys(again); !slices.Equal(got, want) {
+		t.Fatalf("handed back %v, want %v", got, want)
+	}
+	if err := sub.Ack(ctx, again...); err != nil {
+		t.Fatal(err)
+	}
+	publish("last")
+	last := fetch(sub, 1)
+	if err := sub.Ack(ctx, last...); err != nil {
+		t.Fatalf("ack on the same channel after the coalesced ack: %v", err)
+	}
+	if n, err := tr.Backlog(ctx, "g"); err != nil || n != 0 {
+		t.Fatalf("backlog = %d, %v; want 0", n, err)
+	}
+}

@@ -1,0 +1,495 @@
+// Command rabbitmq measures what effectively-once costs on RabbitMQ. Every
+// side reads the same -n envelopes from a fresh quorum queue of the node at
+// $MSGCONTRACT_TEST_RABBITMQ (scripts/with-rabbitmq.sh), published in the
+// transport's wire format (docs/rabbitmq.md) before the side starts (timed
+// apart and printed, never counted):
+//
+//   - rabbitmq-bare: the loop a team writes by hand on amqp091-go:
+//     basic.consume with basic.qos(-prefetch), read -prefetch deliveries,
+//     decode each envelope and payload, the business INSERT for each, in
+//     one SQLite transaction per batch, commit, then one
+//     basic.ack(multiple) for the batch;
+//   - rabbitmq-bare-dedup: the same, also writing each message's dedup row
+//     (the runtime's msg_dedup table, INSERT ... ON CONFLICT DO NOTHING,
+//     the effect only when the row is new): what the claim write costs;
+//   - rabbitmq-runtime: the runtime on the rabbitmq transport in its
+//     default mode with fetches of up to -prefetch (basic.qos = the fetch
+//     size; decode, claim, handler, one transaction per fetch, savepoints
+//     only after a failure, the fetch acknowledged after the commit).
+//
+// -qos N (N > -prefetch) sets basic.qos to N on every side, transactions
+// staying at most -prefetch: the broker then sends the next batch while
+// one is handled.
+//
+// Each side is timed from its first effect to its last, so declaring and
+// subscribing is not counted. The sides run interleaved, one after the
+// other in each of -runs runs, in one process; medians are reported. Last
+// come
+//
+//	ratio rabbitmq-runtime/rabbitmq-bare-dedup=X (...)  the headline
+//	ratio rabbitmq-runtime/rabbitmq-bare=Y (...)
+//
+// (time per message of the runtime over the bare loop).
+//
+//	bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && go run ./bench/rabbitmq -n 50000'
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	amqp "github.com/rabbitmq/amqp091-go"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
+	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
+)
+
+// group is the consumer group of every side; each run has its own prefix,
+// so its queue is fresh.
+const group = "bench"
+
+type config struct {
+	url                             string
+	n, workers, prefetch, qos, runs int
+	only                            string
+}
+
+func main() {
+	var cfg config
+	flag.IntVar(&cfg.n, "n", 50000, "messages")
+	flag.IntVar(&cfg.workers, "workers", 0, "runtime consumer workers; 0 keeps consumer.Config's default (1 on SQLite, whose one writer lock makes a second worker wait in the busy handler)")
+	flag.IntVar(&cfg.prefetch, "prefetch", 256, "messages per transaction, and basic.qos unless -qos is set, on every side (the runtime's fetch size)")
+	flag.IntVar(&cfg.qos, "qos", 0, "basic.qos on every side when it differs from -prefetch (at least -prefetch): the broker then sends the next batch while one is handled")
+	flag.IntVar(&cfg.runs, "runs", 3, "repetitions; the median of each side is reported")
+	flag.StringVar(&cfg.only, "only", "", "run only this side (rabbitmq-bare, rabbitmq-bare-dedup or rabbitmq-runtime; for profiling); no ratios")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the first run's consume span of the runtime side (of the -only side) to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-rabbitmq:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		profile = f
+	}
+	cfg.url = os.Getenv("MSGCONTRACT_TEST_RABBITMQ")
+	if cfg.url == "" {
+		fmt.Fprintln(os.Stderr, "bench-rabbitmq: MSGCONTRACT_TEST_RABBITMQ is not set: run it through scripts/with-rabbitmq.sh (make bench-runtime TRANSPORT=rabbitmq)")
+		os.Exit(2)
+	}
+	if cfg.qos == 0 {
+		cfg.qos = cfg.prefetch
+	}
+	if cfg.prefetch < 1 || cfg.qos < cfg.prefetch || cfg.qos > 65535 {
+		fmt.Fprintf(os.Stderr, "bench-rabbitmq: -prefetch %d and -qos %d: want 1 <= prefetch <= qos <= 65535 (basic.qos)\n", cfg.prefetch, cfg.qos)
+		os.Exit(2)
+	}
+	if err := run(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-rabbitmq:", err)
+		os.Exit(1)
+	}
+}
+
+var profile *os.File
+
+// result is one side's run: consume and publish wall time, and the CPU
+// time of the consume span (all threads of this process, amqp091-go's
+// included; the broker's are not).
+type result struct {
+	consume, publish, cpu time.Duration
+	txs                   int // transactions (bare batches, runtime fetches) that wrote the n effects
+}
+
+func run(cfg config) error {
+	ctx := context.Background()
+	type side struct {
+		name, note string
+		run        func(ctx context.Context, cfg config, dir string) (result, error)
+		got        []result
+	}
+	sides := []side{
+		{name: "rabbitmq-bare", note: fmt.Sprintf("amqp091-go consume, qos %d, batches of %d: decode, INSERT, one transaction per batch, then one ack(multiple)", cfg.qos, cfg.prefetch),
+			run: func(ctx context.Context, cfg config, dir string) (result, error) {
+				return runBare(ctx, cfg, dir, false)
+			}},
+		{name: "rabbitmq-bare-dedup", note: "the same plus the dedup row per message",
+			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
+		{name: "rabbitmq-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=%d qos=%d", workersNote(cfg.workers), cfg.prefetch, cfg.qos),
+			run: runRuntime},
+	}
+	if cfg.only != "" {
+		i := slices.IndexFunc(sides, func(s side) bool { return s.name == cfg.only })
+		if i < 0 {
+			return fmt.Errorf("-only %q: no such side", cfg.only)
+		}
+		sides = sides[i : i+1]
+	}
+	for i := range cfg.runs {
+		for j := range sides {
+			s := &sides[j]
+			dir, err := os.MkdirTemp("", "msgcontract-bench-rabbitmq-")
+			if err != nil {
+				return err
+			}
+			r, err := s.run(ctx, cfg, dir)
+			os.RemoveAll(dir)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			s.got = append(s.got, r)
+			fmt.Printf("run %d: %s %v\n", i+1, s.name, r.consume.Round(time.Millisecond))
+		}
+	}
+	fmt.Printf("%d messages, one quorum queue, qos %d, transactions of up to %d, medians of %d runs; publish timed apart\n", cfg.n, cfg.qos, cfg.prefetch, cfg.runs)
+	medians := map[string]time.Duration{}
+	for _, s := range sides {
+		var cs, ps, cpus []time.Duration
+		txs := 0
+		for _, r := range s.got {
+			cs, ps, cpus = append(cs, r.consume), append(ps, r.publish), append(cpus, r.cpu)
+			txs += r.txs
+		}
+		c, p := benchstat.Median(cs), benchstat.Median(ps)
+		medians[s.name] = c
+		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %.0f messages a transaction on average; %s; publish %v (%.0f msg/s), not counted",
+			s.note, float64(cfg.n*len(s.got))/float64(max(txs, 1)), benchstat.PerMessage(benchstat.Median(cpus), cfg.n),
+			p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
+	}
+	if cfg.only != "" {
+		return nil
+	}
+	fmt.Println(benchstat.Ratio("rabbitmq-runtime", "rabbitmq-bare-dedup", cfg.n, medians["rabbitmq-runtime"], medians["rabbitmq-bare-dedup"]))
+	fmt.Println(benchstat.Ratio("rabbitmq-runtime", "rabbitmq-bare", cfg.n, medians["rabbitmq-runtime"], medians["rabbitmq-bare"]))
+	return nil
+}
+
+func workersNote(n int) string {
+	if n == 0 {
+		return "default"
+	}
+	return strconv.Itoa(n)
+}
+
+func key(i int) string { return "order:" + strconv.Itoa(i) + ":PAID" }
+
+// fill creates a transport under a fresh prefix whose Topology declares
+// the bench group's queue, and publishes n envelopes to the bench topic,
+// timing the publish. The transport publishes one message per confirm
+// (there is no batch publish); preloading 50,000 that way would take
+// minutes a side, so fill publishes the transport's wire format itself
+// (the same exchange, routing key, properties and header as
+// Transport.Publish) on a confirm-mode channel with up to 1,000 confirms
+// outstanding, and waits for all of them: every message is in the queue
+// before a side starts.
+func fill(ctx context.Context, cfg config) (*rabbitmq.Transport, string, time.Duration, error) {
+	prefix := fmt.Sprintf("bench%d", time.Now().UnixNano())
+	tr, err := rabbitmq.New(ctx, rabbitmq.Config{URL: cfg.url, Prefix: prefix,
+		Topology: map[string][]string{benchmsg.Topic: {group}}, Prefetch: cfg.qos})
+	if err != nil {
+		return nil, "", 0, err
+	}
+	published, err := publish(ctx, cfg, prefix)
+	if err != nil {
+		tr.Close()
+		return nil, "", 0, err
+	}
+	return tr, prefix, published, nil
+}
+
+func publish(ctx context.Context, cfg config, prefix string) (time.Duration, error) {
+	conn, err := amqp.Dial(cfg.url)
+	if err != nil {
+		return 0, fmt.Errorf("fill: connect: %w", err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		return 0, fmt.Errorf("fill: channel: %w", err)
+	}
+	if err := ch.Confirm(false); err != nil {
+		return 0, fmt.Errorf("fill: confirm.select: %w", err)
+	}
+	start := time.Now()
+	var pending []*amqp.DeferredConfirmation
+	wait := func(keep int) error {
+		for len(pending) > keep {
+			ok, err := pending[0].WaitContext(ctx)
+			if err != nil {
+				return fmt.Errorf("fill: confirm: %w", err)
+			}
+			if !ok {
+				return errors.New("fill: the broker refused a publish (basic.nack); see its log")
+			}
+			pending = pending[1:]
+		}
+		return nil
+	}
+	for i := range cfg.n {
+		env, err := event.NewEnvelope(benchmsg.Spec, wrapperspb.String("ok"), key(i), event.Options{})
+		if err != nil {
+			return 0, err
+		}
+		body, err := envelope.Marshal(env)
+		if err != nil {
+			return 0, err
+		}
+		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, prefix, benchmsg.Topic, false, false, amqp.Publishing{
+			ContentType: rabbitmq.ContentType, DeliveryMode: amqp.Persistent, MessageId: event.NewMessageID(),
+			Headers: amqp.Table{rabbitmq.HeaderTopic: benchmsg.Topic}, Body: body})
+		if err != nil {
+			return 0, fmt.Errorf("fill: publish: %w", err)
+		}
+		pending = append(pending, dc)
+		if err := wait(1000); err != nil {
+			return 0, err
+		}
+	}
+	if err := wait(0); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+func openDB(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := sqlitedb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := benchmsg.CreateEffects(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// runBare is the loop a team writes by hand on amqp091-go: consume the
+// group's queue with basic.qos(qos), read prefetch deliveries (the broker
+// sends no more than qos until some are acknowledged), decode each envelope and payload and
+// insert the batch's effects in one transaction (with withDedup, each
+// after its dedup row, skipped when the row exists), commit, then
+// acknowledge the batch.
+func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (result, error) {
+	tr, prefix, published, err := fill(ctx, cfg)
+	if err != nil {
+		return result{}, err
+	}
+	defer tr.Close()
+	db, err := openDB(ctx, filepath.Join(dir, "bare.db"))
+	if err != nil {
+		return result{}, err
+	}
+	defer db.Close()
+	if withDedup {
+		if err := benchmsg.CreateDedup(ctx, db); err != nil {
+			return result{}, err
+		}
+	}
+	conn, err := amqp.Dial(cfg.url)
+	if err != nil {
+		return result{}, err
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		return result{}, err
+	}
+	if err := ch.Qos(cfg.qos, 0, false); err != nil {
+		return result{}, err
+	}
+	q := prefix + "/" + group + "/" + benchmsg.Topic // docs/rabbitmq.md: P/G/T
+	msgs, err := ch.Consume(q, "bare", false, false, false, false, nil)
+	if err != nil {
+		return result{}, err
+	}
+	var start time.Time
+	var cpu time.Duration
+	txs := 0
+	batch := make([]amqp.Delivery, 0, cfg.prefetch)
+	for done := 0; done < cfg.n; {
+		// A full batch of prefetch (the last one: what is left): the
+		// queue holds all n, so the broker sends qos >= prefetch
+		// unacknowledged deliveries and the loop never waits for one
+		// that is not coming.
+		batch = batch[:0]
+		for len(batch) < min(cfg.prefetch, cfg.n-done) {
+			m, ok := <-msgs
+			if !ok {
+				return result{}, errors.New("the consumer's channel closed")
+			}
+			batch = append(batch, m)
+		}
+		if start.IsZero() {
+			if cfg.only != "" {
+				defer startProfile()()
+			}
+			start, cpu = time.Now(), benchstat.CPU()
+		}
+		if err := bareTx(ctx, db, batch, withDedup); err != nil {
+			return result{}, err
+		}
+		// One basic.ack with multiple=true on the batch's last delivery
+		// tag settles the whole batch (every earlier tag on this channel
+		// is in it or in an earlier batch): what a hand-written loop
+		// does. The runtime acknowledges each delivery on its own.
+		if err := ch.Ack(batch[len(batch)-1].DeliveryTag, true); err != nil {
+			return result{}, err
+		}
+		done += len(batch)
+		txs++
+	}
+	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
+	return result{consume: elapsed, publish: published, cpu: cpu, txs: txs}, checkEffects(ctx, db, cfg.n)
+}
+
+// bareTx is one batch's transaction of runBare.
+func bareTx(ctx context.Context, db *sql.DB, batch []amqp.Delivery, withDedup bool) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, m := range batch {
+		if err := benchmsg.BareHandle(ctx, tx, m.Body, withDedup); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
+	tr, _, published, err := fill(ctx, cfg)
+	if err != nil {
+		return result{}, err
+	}
+	defer tr.Close()
+	db, err := openDB(ctx, filepath.Join(dir, "business.db"))
+	if err != nil {
+		return result{}, err
+	}
+	defer db.Close()
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		return result{}, err
+	}
+	sub := &countingSubscriber{Transport: tr}
+	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: sub, Group: group, Workers: cfg.workers,
+		FetchSize: cfg.prefetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return result{}, err
+	}
+	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
+		func(ctx context.Context, tx *sql.Tx, _ *wrapperspb.StringValue) error {
+			return benchmsg.InsertEffect(ctx, tx, "rt")
+		})
+	if err != nil {
+		return result{}, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(runCtx) }()
+	for benchmsg.Processed(m) == 0 {
+		select {
+		case err := <-done:
+			cancel()
+			return result{}, fmt.Errorf("the consumer stopped before the first message: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	defer startProfile()()
+	start, cpu := time.Now(), benchstat.CPU()
+	for benchmsg.Processed(m) < cfg.n {
+		time.Sleep(time.Millisecond)
+	}
+	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
+	cancel()
+	if err := <-done; err != nil {
+		return result{}, err
+	}
+	return result{consume: elapsed, publish: published, cpu: cpu, txs: int(sub.fetches.Load())}, checkEffects(ctx, db, cfg.n)
+}
+
+// countingSubscriber counts the runtime's non-empty fetches (its default
+// mode runs one transaction per fetch) to report the transaction size the
+// bare loops are compared at. Its subscription keeps the rabbitmq
+// subscription's optional interfaces, which the consumer looks for.
+type countingSubscriber struct {
+	*rabbitmq.Transport
+	fetches atomic.Int64
+}
+
+func (c *countingSubscriber) Subscribe(ctx context.Context, group string, topics []string) (transport.Subscription, error) {
+	sub, err := c.Transport.Subscribe(ctx, group, topics)
+	if err != nil {
+		return nil, err
+	}
+	return &countingSubscription{Subscription: sub, ext: sub.(transport.Extender), fetches: &c.fetches}, nil
+}
+
+type countingSubscription struct {
+	transport.Subscription
+	ext     transport.Extender
+	fetches *atomic.Int64
+}
+
+var (
+	_ transport.Extender     = (*countingSubscription)(nil)
+	_ transport.ForkingRetry = (*countingSubscription)(nil)
+)
+
+func (s *countingSubscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery, error) {
+	ds, err := s.Subscription.Fetch(ctx, n)
+	if len(ds) > 0 {
+		s.fetches.Add(1)
+	}
+	return ds, err
+}
+
+func (s *countingSubscription) Lease() time.Duration { return s.ext.Lease() }
+func (s *countingSubscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
+	return s.ext.Extend(ctx, ds...)
+}
+func (s *countingSubscription) RetryMayFork() {}
+
+// startProfile starts the CPU profile of -cpuprofile if it has not run
+// yet (one profile per file: the first run's) and returns its stop.
+func startProfile() (stop func()) {
+	if profile == nil {
+		return func() {}
+	}
+	_ = pprof.StartCPUProfile(profile)
+	profile = nil
+	return pprof.StopCPUProfile
+}
+
+func checkEffects(ctx context.Context, db *sql.DB, n int) error {
+	var effects int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM effects`).Scan(&effects); err != nil {
+		return err
+	}
+	if effects != n {
+		return fmt.Errorf("effects = %d, want %d", effects, n)
+	}
+	return nil
+}

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
@@ -93,29 +90,12 @@ func (q *kafkaQueue) maybeRestart(n, initial int) error {
 	if q.restarts > 0 || n < 0 || initial <= 0 || n > initial*9/10 {
 		return nil
 	}
-	dir := os.Getenv(envDir)
-	pid, err := os.ReadFile(dir + "/pid")
+	took, err := restartBroker(os.Getenv(envDir), os.Getenv(envStart), os.Getenv(envBrokers), "pid")
 	if err != nil {
 		return err
 	}
-	p, err := strconv.Atoi(strings.TrimSpace(string(pid)))
-	if err != nil {
-		return fmt.Errorf("broker pid file: %w", err)
-	}
-	start := time.Now()
-	if err := syscall.Kill(p, syscall.SIGKILL); err != nil {
-		return fmt.Errorf("kill broker %d: %w", p, err)
-	}
-	for syscall.Kill(p, 0) == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
-	cmd := exec.Command("bash", os.Getenv(envStart), dir)
-	cmd.Stderr = os.Stderr
-	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != os.Getenv(envBrokers) {
-		return fmt.Errorf("restart broker: %v (address %q)", err, out)
-	}
 	q.restarts++
-	q.restarted = time.Since(start)
+	q.restarted = took
 	fmt.Printf("chaos: broker SIGKILLed with %d of %d deliveries pending and restarted in %v\n", n, initial,
 		q.restarted.Round(time.Millisecond))
 	return nil

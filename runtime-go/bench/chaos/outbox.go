@@ -31,8 +31,8 @@ import (
 // it). Their database is the producer's own SQLite file, producer.db.
 const (
 	produceBatch = 50
-	producePace  = 50 * time.Millisecond // 1,000 deliveries/s: production spans several kills
-	relayLease   = 2 * time.Second       // how soon a new relay takes over from a killed one
+	producePace  = 100 * time.Millisecond // 500 deliveries/s: production spans several kills
+	relayLease   = 2 * time.Second        // how soon a new relay takes over from a killed one
 )
 
 func producerFile(cfg config) string { return filepath.Join(cfg.dir, "producer.db") }

@@ -239,9 +239,9 @@ func runParent(cfg config) (bool, error) {
 		}
 		pause := cfg.killMin + time.Duration(rng.Int64N(int64(cfg.killMax-cfg.killMin)+1))
 		time.Sleep(pause)
-		// The victims take turns by role (consumer, producer, relay), so
+		// The victims take turns by role (producer, relay, consumer), so
 		// a run with -outbox kills its producer and relay too.
-		role := []string{"consumer", "producer", "relay"}[turn%3]
+		role := []string{"producer", "relay", "consumer"}[turn%3]
 		turn++
 		if !cfg.outbox || (role == "producer" && producerDone) {
 			role = "consumer"

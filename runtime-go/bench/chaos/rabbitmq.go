@@ -4,11 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
@@ -111,35 +106,13 @@ func (q *rabbitQueue) maybeRestart(n, initial int) error {
 	if q.restarts > 0 || n < 0 || initial <= 0 || n > initial*9/10 {
 		return nil
 	}
-	dir := os.Getenv(envRabbitDir)
-	var pids []int
-	for _, f := range []string{"node.pid", "pid"} { // the VM, then its wrapper
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			return fmt.Errorf("the RabbitMQ node's pid file: %w", err)
-		}
-		p, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil {
-			return fmt.Errorf("the RabbitMQ node's pid file %s: %w", f, err)
-		}
-		pids = append(pids, p)
-	}
-	start := time.Now()
-	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
-		return fmt.Errorf("kill the RabbitMQ node's VM (pid %d): %w", pids[0], err)
-	}
-	for _, p := range pids {
-		for syscall.Kill(p, 0) == nil {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	cmd := exec.Command("bash", os.Getenv(envRabbitStart), dir)
-	cmd.Stderr = os.Stderr
-	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != os.Getenv(envRabbitURL) {
-		return fmt.Errorf("restart the RabbitMQ node: %v (address %q)", err, out)
+	// The VM, then its wrapper script.
+	took, err := restartBroker(os.Getenv(envRabbitDir), os.Getenv(envRabbitStart), os.Getenv(envRabbitURL), "node.pid", "pid")
+	if err != nil {
+		return err
 	}
 	q.restarts++
 	fmt.Printf("chaos: RabbitMQ node SIGKILLed with %d of %d deliveries pending and restarted in %v\n", n, initial,
-		time.Since(start).Round(time.Millisecond))
+		took.Round(time.Millisecond))
 	return nil
 }

@@ -38,7 +38,7 @@ const (
 
 func runFloor(kind floorKind) func(ctx context.Context, cfg config, dir string) (result, error) {
 	return func(ctx context.Context, cfg config, dir string) (result, error) {
-		db, err := openDB(ctx, filepath.Join(dir, "floor.db"))
+		db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "floor.db"))
 		if err != nil {
 			return result{}, err
 		}

@@ -57,7 +57,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 )
 
@@ -220,18 +219,6 @@ func fill(ctx context.Context, cfg config) (*kafka.Transport, string, time.Durat
 	return tr, ns, time.Since(start), nil
 }
 
-func openDB(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sqlitedb.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := benchmsg.CreateEffects(ctx, db); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
 // runBare is the loop a team writes by hand on franz-go: poll, decode each
 // record's envelope and payload, insert the batch's effects in one
 // transaction (with withDedup, each after its dedup row, skipped when the
@@ -243,7 +230,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 		return result{}, err
 	}
 	defer tr.Close()
-	db, err := openDB(ctx, filepath.Join(dir, "bare.db"))
+	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "bare.db"))
 	if err != nil {
 		return result{}, err
 	}
@@ -308,7 +295,7 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 		return result{}, err
 	}
 	defer tr.Close()
-	db, err := openDB(ctx, filepath.Join(dir, "business.db"))
+	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "business.db"))
 	if err != nil {
 		return result{}, err
 	}

@@ -60,7 +60,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
 )
@@ -272,18 +271,6 @@ func publish(ctx context.Context, cfg config, prefix string) (time.Duration, err
 	return time.Since(start), nil
 }
 
-func openDB(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sqlitedb.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := benchmsg.CreateEffects(ctx, db); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
 // runBare is the loop a team writes by hand on amqp091-go: consume the
 // group's queue with basic.qos(qos), read prefetch deliveries (the broker
 // sends no more than qos until some are acknowledged), decode each envelope and payload and
@@ -296,7 +283,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 		return result{}, err
 	}
 	defer tr.Close()
-	db, err := openDB(ctx, filepath.Join(dir, "bare.db"))
+	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "bare.db"))
 	if err != nil {
 		return result{}, err
 	}
@@ -384,7 +371,7 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 		return result{}, err
 	}
 	defer tr.Close()
-	db, err := openDB(ctx, filepath.Join(dir, "business.db"))
+	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "business.db"))
 	if err != nil {
 		return result{}, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 )
 
 // Handler and event names.
@@ -50,6 +51,20 @@ var Spec = &event.Spec{
 func CreateEffects(ctx context.Context, db *sql.DB) error {
 	_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS effects (biz_key TEXT NOT NULL, note TEXT NOT NULL)`)
 	return err
+}
+
+// OpenEffects opens (creating) the SQLite file at path with the effects
+// table in it: the business database of a bench side.
+func OpenEffects(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := sqlitedb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := CreateEffects(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // InsertEffect is the business write.

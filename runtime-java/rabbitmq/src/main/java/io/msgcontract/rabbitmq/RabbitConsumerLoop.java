@@ -93,7 +93,7 @@ public final class RabbitConsumerLoop implements AutoCloseable {
   private volatile boolean closed;
   private volatile boolean started;
   private volatile Channel channel;
-  private RabbitPublisher pub;
+  private volatile RabbitPublisher pub;
   private long dbRetryAt;
 
   private final AtomicLong handled = new AtomicLong();
@@ -237,6 +237,11 @@ public final class RabbitConsumerLoop implements AutoCloseable {
   /** Deliveries handed back (basic.nack, requeue) because their lease ran out. */
   public long requeued() {
     return requeued.get();
+  }
+
+  /** Tests only: the loop's publisher (its connection), null before run. */
+  RabbitPublisher publisherForTests() {
+    return pub;
   }
 
   /** True once the loop consumes (its queues exist and basic.consume succeeded). */

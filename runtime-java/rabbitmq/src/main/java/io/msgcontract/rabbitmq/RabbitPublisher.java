@@ -115,9 +115,14 @@ public final class RabbitPublisher implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalArgumentException("rabbitmq: url \"" + RabbitConfig.redact(cfg.url) + "\": " + e.getMessage(), e);
     }
+    // amqp://host:5672/ names the default vhost "/", as runtime-go's client
+    // (amqp091-go) and the docs read it; the Java client would take "".
+    String path = java.net.URI.create(cfg.url).getRawPath();
+    if (path == null || path.isEmpty() || path.equals("/")) {
+      factory.setVirtualHost("/");
+    }
     factory.setConnectionTimeout((int) Math.min(cfg.connectTimeoutMs, Integer.MAX_VALUE));
     factory.setAutomaticRecoveryEnabled(false); // redialled lazily, as runtime-go does
-    factory.setClientProperties(new HashMap<>(Map.of("connection_name", "msgcontract runtime-java")));
     connection();
     admin(ch -> names.declareBase(ch), "declare the exchanges, " + names.unrouted() + " and " + names.dlq());
     cfg.topology.forEach((topic, groups) -> groups.forEach(g -> declareGroup(g, topic)));
@@ -151,6 +156,7 @@ public final class RabbitPublisher implements AutoCloseable {
           conn = c;
         } catch (IOException | TimeoutException e) {
           throw new RabbitRuntimeException("rabbitmq: connect to " + RabbitConfig.redact(cfg.url) + ": " + e
+              + (e.getCause() != null ? " (" + e.getCause() + ")" : "")
               + " (is the broker up and the URL's user allowed in?)", e);
         }
       }

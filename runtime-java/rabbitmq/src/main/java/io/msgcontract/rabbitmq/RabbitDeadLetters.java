@@ -68,9 +68,24 @@ public final class RabbitDeadLetters {
 
   private record Stored(DeadLetterRecord rec, long tag) {}
 
+  /** Acknowledges (removes) records of a scan and remembers which. */
+  private static final class Acks {
+    final Channel ch;
+    final java.util.Set<Long> acked = new java.util.HashSet<>();
+
+    Acks(Channel ch) {
+      this.ch = ch;
+    }
+
+    void ack(long tag) throws IOException {
+      ch.basicAck(tag, false);
+      acked.add(tag);
+    }
+  }
+
   @FunctionalInterface
   private interface Action {
-    void run(Channel ch, List<Stored> recs) throws IOException;
+    void run(Acks ch, List<Stored> recs) throws IOException;
   }
 
   /**
@@ -87,13 +102,12 @@ public final class RabbitDeadLetters {
     Channel ch = pub.newChannel();
     try {
       List<Stored> recs = new ArrayList<>();
-      long last = 0;
       while (true) {
         GetResponse m = ch.basicGet(dlq, false);
         if (m == null) {
           break;
         }
-        last = m.getEnvelope().getDeliveryTag();
+        long tag = m.getEnvelope().getDeliveryTag();
         String mid = m.getProps().getMessageId();
         DeadLetterRecord r;
         try {
@@ -105,18 +119,27 @@ public final class RabbitDeadLetters {
         if (r.id().isEmpty() && mid != null) {
           r = r.withId(mid);
         }
-        recs.add(new Stored(r, last));
+        recs.add(new Stored(r, tag));
       }
       recs.sort(Comparator.comparing(s -> s.rec().id()));
       RuntimeException failed = null;
+      Acks acks = new Acks(ch);
       try {
-        fn.run(ch, recs);
+        fn.run(acks, recs);
       } catch (RuntimeException e) {
         failed = e;
       }
-      if (last > 0) {
+      // basic.nack(multiple) names the highest record not removed: the
+      // broker refuses a tag that is settled already (406).
+      long handBack = 0;
+      for (Stored s : recs) {
+        if (!acks.acked.contains(s.tag())) {
+          handBack = Math.max(handBack, s.tag());
+        }
+      }
+      if (handBack > 0) {
         try {
-          ch.basicNack(last, true, true);
+          ch.basicNack(handBack, true, true);
         } catch (IOException | AlreadyClosedException e) {
           if (failed == null) {
             failed = new RabbitRuntimeException("rabbitmq: dlq: hand back the records of " + dlq + ": " + e, e);
@@ -205,7 +228,7 @@ public final class RabbitDeadLetters {
       DeadLetterRecord again = r.replayed(Instant.ofEpochMilli(pub.now()))
           .withId(RabbitPublisher.newRecordId(pub.now()));
       pub.await(pub.storeRecord(again), "", pub.topology().dlq());
-      ch.basicAck(s.tag(), false);
+      ch.ack(s.tag());
     });
   }
 
@@ -215,7 +238,7 @@ public final class RabbitDeadLetters {
     scan((ch, recs) -> {
       for (Stored s : recs) {
         if (f.matches(s.rec())) {
-          ch.basicAck(s.tag(), false);
+          ch.ack(s.tag());
           n[0]++;
         }
       }

@@ -103,6 +103,14 @@ public final class RabbitConsumerLoop implements AutoCloseable {
   private final AtomicLong deferred = new AtomicLong();
   private final AtomicLong requeued = new AtomicLong();
 
+  /**
+   * Tests only: asked with a delivery's message_id once its retry copy is
+   * confirmed, before the delivery is acknowledged. True acts out a crash in
+   * between: the connection is aborted instead of acking, and the broker
+   * delivers the original again.
+   */
+  java.util.function.Predicate<String> crashAfterRetry = id -> false;
+
   private record Route<M extends Message>(EventSpec<M> spec, String handlerName, Consumer<M> consumer) {}
 
   private static final class Entry {
@@ -430,6 +438,10 @@ public final class RabbitConsumerLoop implements AutoCloseable {
     f.whenComplete((v, x) -> inbox.add((Runnable) () -> {
       if (x == null) {
         counter.incrementAndGet();
+        if (counter == retried && crashAfterRetry.test(e.id)) {
+          pub.connection().abort(); // no ack: the original comes again
+          return;
+        }
         ack(e);
         return;
       }

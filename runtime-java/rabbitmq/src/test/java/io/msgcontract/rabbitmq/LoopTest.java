@@ -206,6 +206,43 @@ class LoopTest extends BrokerTest {
     drained();
   }
 
+  /**
+   * One retry chain per message, keyed on the transport's message_id
+   * (io.msgcontract.support.RetryChain): a crash between a retry's confirm
+   * and the original's ack delivers the original again under the same
+   * message_id, which the chain does not supersede (its retry might not have
+   * been published), so it publishes a second copy of attempt 1; of the two
+   * copies only one goes on, the other is settled as a duplicate.
+   */
+  @Test
+  void aCrashBetweenRetryAndAckKeepsOneRetryChain() throws Exception {
+    AtomicInteger originalRuns = new AtomicInteger();
+    RabbitConsumerLoop l = new RabbitConsumerLoop(fx.config(), Fixture.GROUP, fx::open);
+    AtomicBoolean crashed = new AtomicBoolean();
+    l.crashAfterRetry = id -> crashed.compareAndSet(false, true);
+    l.register(Fixture.SPEC, Fixture.HANDLER, (tx, m, env) -> {
+      if (env.getRetryCount() == 0) {
+        originalRuns.incrementAndGet();
+        throw new RetryableException(50001, "system", "the original always fails");
+      }
+      Fixture.insert("java").handle(tx, m, env);
+    });
+    toClose.add(0, l);
+    threads.add(Fixture.start(l, errors));
+    Fixture.waitFor("the loop consuming", () -> l.consuming() || !errors.isEmpty());
+    publisher().publish(Fixture.envelope("chain"));
+    Fixture.waitFor("the retry copy handled", () -> l.handled() == 1);
+    Fixture.waitFor("the second copy of attempt 1 settled as a duplicate", () -> l.deduplicated() == 1);
+    assertTrue(crashed.get());
+    assertEquals(2, originalRuns.get(), "the original was not delivered again after the crash");
+    assertEquals(2, l.retried(), "the redelivery (same message_id) is the copy that went on: it publishes again");
+    drained();
+    assertEquals(1, l.handled(), "both copies of attempt 1 went on: the chain forked");
+    assertEquals(1, l.deduplicated());
+    assertEquals(Map.of("chain", 1), fx.effects());
+    drained();
+  }
+
   @Test
   void notYetDueMessageWaitsForItsNotBefore() throws Exception {
     List<Long> ranAt = Collections.synchronizedList(new ArrayList<>());

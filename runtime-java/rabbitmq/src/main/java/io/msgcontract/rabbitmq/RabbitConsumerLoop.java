@@ -111,6 +111,15 @@ public final class RabbitConsumerLoop implements AutoCloseable {
    */
   java.util.function.Predicate<String> crashAfterRetry = id -> false;
 
+  /**
+   * Tests only: told of each delivery that reaches the loop due or within
+   * 16 ms of due (not sent on through a delay queue), with its body and the
+   * time it is ready for its handler: when it arrived, or its not_before when
+   * it is held until then (never before it). The transport's side of the retry
+   * delays: how late the delay queues handed it over.
+   */
+  java.util.function.ObjLongConsumer<byte[]> readyForTests = (body, at) -> {};
+
   private record Route<M extends Message>(EventSpec<M> spec, String handlerName, Consumer<M> consumer) {}
 
   private static final class Entry {
@@ -392,6 +401,9 @@ public final class RabbitConsumerLoop implements AutoCloseable {
       defer(e, e.notBeforeHeader);
       return;
     }
+    // Due when taken; one that arrived before its not_before (the loop took
+    // it late) was ready at its not_before.
+    readyForTests.accept(e.delivered, Math.max(e.receivedAt, e.notBeforeHeader));
     pending.add(e);
   }
 
@@ -421,6 +433,7 @@ public final class RabbitConsumerLoop implements AutoCloseable {
   private void defer(Entry e, long notBefore) {
     long wait = notBefore - clock.getAsLong();
     if (Topology.bucket(wait) < 0) {
+      readyForTests.accept(e.delivered, notBefore); // held until then
       e.dueAt = notBefore;
       pending.add(e);
       return;

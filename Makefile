@@ -38,7 +38,7 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq test-java-rabbitmq fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 # The fast tier: what a change should pass before it is pushed, in under
@@ -184,6 +184,13 @@ test-java-kafka: runtime-java ## the Java Kafka loop, outbox and relay (runtime-
 	$(GO) vet -tags kafka ./integration/javakafka
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 15m ./integration/javakafka' | $(TESTSUMMARY) -suite java-kafka -dir $(SUMMARY)
+
+.PHONY: test-java-rabbitmq
+test-java-rabbitmq: runtime-java ## the Java RabbitMQ member (runtime-java/rabbitmq, JUnit count checked) on a real node: the wire of docs/rabbitmq.md, the loop's decisions, DLQ, outbox relay, 1,000 retry delays, and Go members in the same group and DLQ (integration/javarabbitmq)
+	$(GO) vet -tags rabbitmq ./integration/javarabbitmq/...
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rabbitmq.sh bash -c '$(GO) test -json -tags rabbitmq -count=1 -timeout 15m ./integration/javarabbitmq' | $(TESTSUMMARY) -suite java-rabbitmq -dir $(SUMMARY)
+	@cat $(SUMMARY)/java-rabbitmq-retry-delays.txt
 
 test-demo-kafka: runtime-java runtime-python ## the demo on a real Kafka broker (Java outbox -> Confluent-framed relay -> Go and Python consumers); asserts the verdict
 	bash scripts/setup-java.sh

@@ -7,8 +7,9 @@
 # the demo and examples/services/java find them. The tests run on both ends of
 # PROTOBUF's Java range: with the POM's protobuf-java (the newest end), then
 # again on the oldest (-Dprotobuf.version), each run's JUnit count checked; the
-# jar installed is the first build's. The kafka module's tests need
-# a broker: make test-java-kafka builds and installs it. Needs a JDK 17 and
+# jar installed is the first build's. The kafka and rabbitmq modules' tests need
+# a broker: make test-java-kafka and make test-java-rabbitmq build and install
+# them. Needs a JDK 17 and
 # Maven 3.8+ on PATH. Skipped when the installed jar was built from the same
 # sources.
 #

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # scripts/dist/check-maven.sh DIST_DIR (run by make release-check) resolves
-# io.msgcontract:msgcontract-runtime-kafka $VERSION (default: the VERSION
+# io.msgcontract:msgcontract-runtime-kafka and msgcontract-runtime-rabbitmq
+# $VERSION (default: the VERSION
 # file) as a user's project would: a throwaway Maven project in a temporary
 # directory names file://DIST_DIR/maven as a repository, with an empty local
 # repository (third-party artifacts from Maven Central, io.msgcontract ones
 # from DIST_DIR/maven only), compiles a class using
-# io.msgcontract.support.Version and io.msgcontract.kafka.KafkaConsumerLoop,
+# io.msgcontract.support.Version, io.msgcontract.kafka.KafkaConsumerLoop and
+# io.msgcontract.rabbitmq.RabbitConsumerLoop,
 # and runs it on the resolved class path. Prints
 #   release-check: maven resolve from dist/maven: ok
 # and exits non-zero on any failure. Needs a JDK 17, Maven 3.8+ and Maven
@@ -19,8 +21,10 @@ dist="$(cd "$1" && pwd)" || { echo "release-check: maven: no directory $1" >&2; 
 cd "$(dirname "$0")/../.."
 VERSION="${VERSION:-$(cat VERSION)}"
 fail() { echo "release-check: maven resolve from $1/maven: FAILED: $2" >&2; exit 1; }
-[[ -f "$dist/maven/io/msgcontract/msgcontract-runtime-kafka/$VERSION/msgcontract-runtime-kafka-$VERSION.pom" ]] ||
-  fail "$1" "no io/msgcontract/msgcontract-runtime-kafka/$VERSION in it; run make dist VERSION=$VERSION first"
+for a in msgcontract-runtime-kafka msgcontract-runtime-rabbitmq; do
+  [[ -f "$dist/maven/io/msgcontract/$a/$VERSION/$a-$VERSION.pom" ]] ||
+    fail "$1" "no io/msgcontract/$a/$VERSION in it; run make dist VERSION=$VERSION first"
+done
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -50,6 +54,11 @@ cat >"$proj/pom.xml" <<EOF
       <artifactId>msgcontract-runtime-kafka</artifactId>
       <version>$VERSION</version>
     </dependency>
+    <dependency>
+      <groupId>io.msgcontract</groupId>
+      <artifactId>msgcontract-runtime-rabbitmq</artifactId>
+      <version>$VERSION</version>
+    </dependency>
   </dependencies>
   <build>
     <plugins>
@@ -73,11 +82,13 @@ cat >"$proj/pom.xml" <<EOF
 </project>
 EOF
 # Version.RUNTIME is a compile-time constant: read through reflection, it is
-# the resolved jar's. Loading KafkaConsumerLoop links kafka-clients.
+# the resolved jar's. Loading KafkaConsumerLoop links kafka-clients,
+# RabbitConsumerLoop amqp-client.
 cat >"$proj/src/main/java/check/Main.java" <<'EOF'
 package check;
 
 import io.msgcontract.kafka.KafkaConsumerLoop;
+import io.msgcontract.rabbitmq.RabbitConsumerLoop;
 import io.msgcontract.support.Version;
 
 public final class Main {
@@ -86,20 +97,23 @@ public final class Main {
     Version.require(args[0], Main.class);
     Class<?> loop = Class.forName(KafkaConsumerLoop.class.getName(), true, Main.class.getClassLoader());
     Class.forName("org.apache.kafka.clients.consumer.KafkaConsumer");
+    Class<?> rabbit = Class.forName(RabbitConsumerLoop.class.getName(), true, Main.class.getClassLoader());
+    Class.forName("com.rabbitmq.client.ConnectionFactory");
     if (Version.class.getClassLoader().getResource("msgcontract/v1/options.proto") == null) {
       throw new IllegalStateException("msgcontract/v1/options.proto is not on the class path");
     }
-    System.out.println("runtime " + runtime + ", " + loop.getSimpleName() + " loaded");
+    System.out.println("runtime " + runtime + ", " + loop.getSimpleName() + " and " + rabbit.getSimpleName()
+        + " loaded");
   }
 }
 EOF
 if ! (cd "$proj" && mvn -B -Dstyle.color=never -Dmaven.repo.local="$repo" compile dependency:build-classpath \
   -Dmdep.outputFile="$tmp/classpath.txt" >"$tmp/mvn.log" 2>&1); then
   grep -E '^\[(ERROR|WARNING)\]' "$tmp/mvn.log" | tail -n 30 >&2
-  fail "$1" "mvn compile of a project depending on io.msgcontract:msgcontract-runtime-kafka:$VERSION (errors above)"
+  fail "$1" "mvn compile of a project depending on io.msgcontract:msgcontract-runtime-kafka and -rabbitmq:$VERSION (errors above)"
 fi
 # Every io.msgcontract artifact came from the dist repository.
-for a in msgcontract-runtime-parent msgcontract-runtime msgcontract-runtime-kafka; do
+for a in msgcontract-runtime-parent msgcontract-runtime msgcontract-runtime-kafka msgcontract-runtime-rabbitmq; do
   grep -q '>msgcontract-dist=' "$repo/io/msgcontract/$a/$VERSION/_remote.repositories" 2>/dev/null ||
     fail "$1" "io.msgcontract:$a:$VERSION was not resolved from it (see $a/$VERSION/_remote.repositories)"
 done
@@ -107,6 +121,6 @@ if ! out="$(java -cp "$proj/target/classes:$(cat "$tmp/classpath.txt")" check.Ma
   echo "$out" >&2
   fail "$1" "the compiled class did not run on the resolved class path (above)"
 fi
-[[ "$out" == "runtime $VERSION, KafkaConsumerLoop loaded" ]] || fail "$1" "the class printed \"$out\", not runtime $VERSION"
+[[ "$out" == "runtime $VERSION, KafkaConsumerLoop and RabbitConsumerLoop loaded" ]] || fail "$1" "the class printed \"$out\", not runtime $VERSION"
 echo "release-check: maven $out"
 echo "release-check: maven resolve from $1/maven: ok"

@@ -50,8 +50,8 @@ _table_integer = _pamqp_encode.table_integer
 
 def _long_aware_table_integer(value: int) -> bytes:
     if isinstance(value, Long):
-        return b"l" + _pamqp_encode.long_long_int(value)
-    return _table_integer(value)
+        return b"l" + bytes(_pamqp_encode.long_long_int(value))
+    return bytes(_table_integer(value))
 
 
 # pamqp's encode_table_value looks table_integer up in its module: only Long values change.

@@ -61,6 +61,7 @@ MAX_DELAY_EXP = 31  # 2^31 ms, 24.9 days
 AHEAD_DELAY_EXP = 12  # a member declares P.delay/G/16 .. P.delay/G/4096 ahead
 CODE_NO_HANDLER = -4
 INFRA_RETRY_MS = 1000
+BLOCKED_GIVE_UP_S = 0.25
 DLQ_DEFAULT_LIMIT = 100
 REASONS_BEFORE_HANDLER = ("decode", "no_handler", "schema")
 
@@ -241,26 +242,52 @@ def rfc3339(ms: int) -> str:
 
 class Connection:
     """One AMQP connection: an admin channel for declarations, a confirm-mode channel for publishes, the
-    broker's connection.blocked state, and the names declared so far. Used from one thread."""
+    broker's connection.blocked state, and the names declared so far. Used from one thread.
 
-    def __init__(self, cfg: Config, name: str = "msgcontract runtime-python") -> None:
+    With redial (publishers, the dlq store, a loop's publishing connection), a publish on a closed
+    connection dials again first, as runtime-go's lazy reconnect does."""
+
+    def __init__(self, cfg: Config, name: str = "msgcontract runtime-python", redial: bool = False) -> None:
         self.cfg = cfg
         self.n = Names(cfg.prefix)
-        params = pika.URLParameters(cfg.url)
-        params.client_properties = {"connection_name": name}
-        params.blocked_connection_timeout = cfg.publish_timeout_s
-        params.socket_timeout = cfg.connect_timeout_s
+        self.name = name
+        self.redial = redial
+        self.declared: set[str] = set()
+        self._dial()
+
+    def _dial(self) -> None:
+        params = pika.URLParameters(self.cfg.url)
+        params.client_properties = {"connection_name": self.name}
+        # While the broker blocks the connection (a memory or disk alarm) a confirm cannot come: pika
+        # closes the connection this long after connection.blocked, which ends the publish waiting for it
+        # with an error naming the alarm (docs/rabbitmq.md: a publish fails at once instead of hanging).
+        params.blocked_connection_timeout = min(BLOCKED_GIVE_UP_S, self.cfg.publish_timeout_s)
+        params.socket_timeout = self.cfg.connect_timeout_s
         try:
             self.conn = pika.BlockingConnection(params)
         except pika.exceptions.AMQPError as e:
-            raise RabbitMQError(f"rabbitmq: connect to {redact(cfg.url)}: {e!r}; is the broker up and the URL "
+            raise RabbitMQError(f"rabbitmq: connect to {redact(self.cfg.url)}: {e!r}; is the broker up and the URL "
                                 "right?") from e
         self.blocked: str | None = None
         self.conn.add_on_connection_blocked_callback(self._on_blocked)
         self.conn.add_on_connection_unblocked_callback(self._on_unblocked)
         self._admin: BlockingChannel | None = None
         self._pub: BlockingChannel | None = None
-        self.declared: set[str] = set()
+
+    def _live(self) -> None:
+        """Reads what arrived (connection.blocked among it); dials again when the connection closed and
+        redial is on, else raises."""
+        try:
+            if self.conn.is_open:
+                self.conn.process_data_events(0)
+        except pika.exceptions.AMQPError as e:
+            log.warning("msgcontract: rabbitmq connection %s: %r", self.name, e)
+        if self.conn.is_open:
+            return
+        if not self.redial:
+            raise RabbitMQError(f"rabbitmq: the connection to {redact(self.cfg.url)} closed; restart the consumer "
+                                "(the broker handed back what it held unacknowledged)")
+        self._dial()
 
     def _on_blocked(self, _conn: Any, frame: Any) -> None:
         self.blocked = str(getattr(frame.method, "reason", "") or "unknown alarm")
@@ -269,6 +296,8 @@ class Connection:
         self.blocked = None
 
     def admin(self) -> BlockingChannel:
+        if self.redial and not self.conn.is_open:
+            self._dial()
         if self._admin is None or not self._admin.is_open:
             self._admin = self.conn.channel()
         return self._admin
@@ -342,7 +371,7 @@ class Connection:
                 content_type: str = CONTENT_TYPE) -> None:
         """Publishes and waits for the broker's confirm; raises RabbitMQError when it does not come."""
         # pika reads connection.blocked off the socket: take in what arrived before deciding.
-        self.conn.process_data_events(0)
+        self._live()
         if self.blocked is not None:
             raise self._blocked_error(exchange, key)
         if self._pub is None or not self._pub.is_open:
@@ -359,7 +388,7 @@ class Connection:
             raise RabbitMQError(f"rabbitmq: publish to exchange {exchange!r} key {key!r}: the broker refused it "
                                 "(basic.nack); see its log") from e
         except pika.exceptions.AMQPError as e:
-            if self.blocked is not None:
+            if self.blocked is not None or isinstance(e, pika.exceptions.ConnectionBlockedTimeout):
                 raise self._blocked_error(exchange, key) from e
             raise RabbitMQError(f"rabbitmq: publish to exchange {exchange!r} key {key!r}: no confirm: {e!r}") from e
 
@@ -424,7 +453,7 @@ class RabbitMQPublisher:
             check_topic(t)
             for g in groups:
                 check_group(g)
-        self._c = Connection(self.cfg, "msgcontract runtime-python publisher")
+        self._c = Connection(self.cfg, "msgcontract runtime-python publisher", redial=True)
         self._c.declare_base()
         for t, groups in (topology or {}).items():
             for g in groups:
@@ -556,6 +585,10 @@ class RabbitMQConsumerLoop:
         self._routes = {(c.spec.topic, c.spec.event_type): c for c in consumers}
         self._c = Connection(self.cfg, f"msgcontract runtime-python {group}")
         self._c.declare_member(group, topics)
+        # Retries, deferrals and dead letters go out on a connection of their own: the broker blocks a
+        # publishing connection under an alarm (and pika then closes it), which must not end consuming.
+        self._p = Connection(self.cfg, f"msgcontract runtime-python {group} publisher", redial=True)
+        self._p.declared = self._c.declared
         self._topic_of: dict[str, str] = {}
         self._inbox: list[Delivery] = []
         self._held: list[tuple[int, int, Delivery]] = []  # (due ms, seq, delivery): unacked, due soon
@@ -645,7 +678,7 @@ class RabbitMQConsumerLoop:
         if until_ms - self.clock_ms() < (1 << MIN_DELAY_EXP):
             self._hold(d, until_ms)
             return
-        if self._publishing(self._c.publish_to_group, d, self.group, d.topic, d.body, d.message_id, until_ms,
+        if self._publishing(self._p.publish_to_group, d, self.group, d.topic, d.body, d.message_id, until_ms,
                             self.clock_ms):
             self.counts.deferred += 1
             self._settle(d)
@@ -742,7 +775,7 @@ class RabbitMQConsumerLoop:
             self._defer(d, dec.not_before_ms)
         elif isinstance(dec, Retry):
             nxt = dec.next_envelope
-            if self._publishing(self._c.publish_to_group, d, self.group, r.topic, encode(nxt), new_message_id(),
+            if self._publishing(self._p.publish_to_group, d, self.group, r.topic, encode(nxt), new_message_id(),
                                 nxt.not_before, self.clock_ms):
                 self.counts.retried += 1
                 self._settle(d)
@@ -752,7 +785,7 @@ class RabbitMQConsumerLoop:
     def _dead_letter(self, d: Delivery, topic: str, body: bytes, env: _envelope_pb2.Envelope | None,
                      handler: str, dead: DeadLetter) -> None:
         rec = dead_letter_record(topic, self.group, handler, body, env, dead, self.clock_ms())
-        if self._publishing(self._c.store_record, d, rec):
+        if self._publishing(self._p.store_record, d, rec):
             self.counts.dead_lettered += 1
             self._settle(d)
 
@@ -762,6 +795,7 @@ class RabbitMQConsumerLoop:
             return
         self._closed = True
         self._c.close()
+        self._p.close()
 
 
 class NotFound(KeyError):
@@ -794,7 +828,7 @@ class DeadLetters:
     def __init__(self, cfg: Config | str, prefix: str = DEFAULT_PREFIX) -> None:
         self.cfg = Config(cfg, prefix=prefix) if isinstance(cfg, str) else cfg
         self.cfg.validate()
-        self._c = Connection(self.cfg, "msgcontract runtime-python dlq")
+        self._c = Connection(self.cfg, "msgcontract runtime-python dlq", redial=True)
         self._c.declare_base()
 
     def _scan(self, fn: Callable[[BlockingChannel, list[tuple[dict[str, Any], int]]], Any]) -> Any:

@@ -19,10 +19,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	paymentv1 "github.com/msgcontract/msgcontract/examples/gen/go/shop/payment/v1"
+	"github.com/msgcontract/msgcontract/runtime-go/classify"
 	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
@@ -80,11 +82,25 @@ func sqliteDB(t *testing.T) (*sql.DB, string) {
 
 func runConsumer(t *testing.T, tr *rabbitmq.Transport, db *sql.DB, group, who string) {
 	t.Helper()
+	runConsumerFlaky(t, tr, db, group, who, nil)
+}
+
+// runConsumerFlaky runs a Go consumer of group whose handler fails (code
+// 50301, retryable) the first time this member sees an order id that
+// flaky accepts.
+func runConsumerFlaky(t *testing.T, tr *rabbitmq.Transport, db *sql.DB, group, who string, flaky func(string) bool) {
+	t.Helper()
+	var seen sync.Map
 	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Group: group})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = paymentv1.RegisterPaySuccessHandler(c, group+".pay", func(ctx context.Context, tx *sql.Tx, m *paymentv1.PaySuccess) error {
+		if flaky != nil && flaky(m.OrderId) {
+			if _, again := seen.LoadOrStore(m.OrderId, true); !again {
+				return classify.NewError(50301, "ledger answered 503 (first sight in "+who+")")
+			}
+		}
 		key, _ := m.BizKey()
 		_, err := tx.ExecContext(ctx, `INSERT INTO effects (biz_key, who) VALUES (?, ?)`, key, who)
 		return err
@@ -147,13 +163,16 @@ func TestPythonToGo(t *testing.T) {
 // TestGoToPythonSharedGroup: Go declares first and publishes 100 events
 // twice each; a Go consumer and a Python RabbitMQConsumerLoop share group
 // payments's queue and business database: every event applied exactly once,
-// by both members between them.
+// by both members between them. The 20 flaky-* orders fail the first time
+// each member sees them, so retry copies (through the delay queues, under
+// the other language's headers) reach either member and the retry chain
+// spans both.
 func TestGoToPythonSharedGroup(t *testing.T) {
 	prefix := rabbitmqtest.Prefix()
 	url := rabbitmqtest.URL(t)
 	tr := newTransport(t, prefix, map[string][]string{"order-event": {"payments"}})
 	db, path := sqliteDB(t)
-	runConsumer(t, tr, db, "payments", "go") // migrates msg_dedup first
+	runConsumerFlaky(t, tr, db, "payments", "go", func(id string) bool { return strings.HasPrefix(id, "flaky-") })
 	waitFor(t, "the dedup tables", func() bool {
 		var n int
 		return db.QueryRow(`SELECT count(*) FROM msg_dedup`).Scan(&n) == nil
@@ -186,7 +205,11 @@ func TestGoToPythonSharedGroup(t *testing.T) {
 	const n = 100
 	var envs []*envelopepb.Envelope
 	for i := range n {
-		m := &paymentv1.PaySuccess{OrderId: fmt.Sprintf("go-%d", i), Amount: int64(i), Currency: "EUR"}
+		id := fmt.Sprintf("go-%d", i)
+		if i%5 == 0 { // odd and even places: each member sees some first
+			id = fmt.Sprintf("flaky-%d", i)
+		}
+		m := &paymentv1.PaySuccess{OrderId: id, Amount: int64(i), Currency: "EUR"}
 		env, err := paymentv1.NewPaySuccessEnvelope(m, event.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -224,6 +247,12 @@ func TestGoToPythonSharedGroup(t *testing.T) {
 	t.Logf("effects by go: %d, by python: %d", goN, pyN)
 	if goN == 0 || pyN == 0 {
 		t.Fatalf("one member did all the work (go %d, python %d): the queue was not shared", goN, pyN)
+	}
+	if f, d := effects(t, db, " WHERE biz_key LIKE 'order_id:flaky-%'"); f != 20 || d != 20 {
+		t.Fatalf("flaky effects = %d (%d distinct), want 20 once each", f, d)
+	}
+	if !strings.Contains(last, "retried=") || strings.Contains(last, "retried=0 ") {
+		t.Fatalf("the Python member retried nothing: %q", last)
 	}
 }
 

@@ -4,8 +4,9 @@ Usage:
   pyinterop.py declare URL PREFIX GROUP          declare what a member of GROUP on order-event declares
   pyinterop.py publish URL PREFIX GEN N          publish PaySuccess py-0 .. py-<N-1>
   pyinterop.py member URL PREFIX GEN DB STOP     RabbitMQConsumerLoop of group payments on the SQLite file DB
-                                                 (effects rows (biz_key, 'py')) until the file STOP exists;
-                                                 then prints "py: processed=P deduped=D"
+                                                 (effects rows (biz_key, 'py'); a flaky-* order fails the
+                                                 first time this member sees it) until the file STOP
+                                                 exists; then prints "py: processed=P deduped=D retried=R ..."
   pyinterop.py deadletter URL PREFIX GEN         publish a body that is no envelope, consume it as group
                                                  payments until it is dead-lettered
   pyinterop.py dlq URL PREFIX                    print the dead-letter store's records, one JSON a line
@@ -54,15 +55,21 @@ def main() -> None:
         db = sqlite3.connect(sys.argv[5], timeout=30, isolation_level="DEFERRED")
         db.execute("PRAGMA busy_timeout = 30000")
         stop = sys.argv[6]
+        seen: set[str] = set()
 
         def handler(conn: Any, m: Any, env: Any) -> None:
+            if m.order_id.startswith("flaky-") and m.order_id not in seen:  # fails the first time seen here
+                seen.add(m.order_id)
+                raise mc.RetryableError(50301, "system", "ledger answered 503 (first sight in py)")
             conn.cursor().execute("INSERT INTO effects (biz_key, who) VALUES (?, 'py')", (env.biz_key,))
 
         loop = mr.RabbitMQConsumerLoop(url, "payments", [mc.Consumer(spec, "payments.pay", handler)], db,
                                        prefix=prefix, batch_size=8)
         print("py: ready", flush=True)
         loop.run(lambda: os.path.exists(stop))
-        print(f"py: processed={loop.counts.processed} deduped={loop.counts.deduped}", flush=True)
+        n = loop.counts
+        print(f"py: processed={n.processed} deduped={n.deduped} retried={n.retried} deferred={n.deferred} ",
+              flush=True)
     elif cmd == "deadletter":
         pb = payment(sys.argv[4])
         spec = pay_success_spec(pb)

@@ -631,7 +631,15 @@ class RabbitMQConsumerLoop:
             wait = max(0.0, min(wait, (self._held[0][0] - self.clock_ms()) / 1000))
         if self._inbox:
             wait = 0.0
-        self._c.conn.process_data_events(time_limit=wait)
+        try:
+            self._c.conn.process_data_events(time_limit=wait)
+        except pika.exceptions.AMQPError as e:
+            raise RabbitMQError(f"rabbitmq: group {self.group}: the consuming connection failed: {e!r}; restart the "
+                                "consumer (the broker hands back what it held unacknowledged)") from e
+        closed = [ch for ch in self._channels if not ch.is_open]
+        if closed:
+            raise RabbitMQError(f"rabbitmq: group {self.group}: the broker closed a consuming channel (see its log, "
+                                "e.g. consumer_timeout); restart the consumer, the broker hands back what it held")
         now = self.clock_ms()
         todo: list[Delivery] = []
         while self._held and self._held[0][0] <= now:

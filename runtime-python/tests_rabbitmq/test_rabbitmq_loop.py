@@ -272,3 +272,21 @@ def test_config_is_validated() -> None:
             assert want in str(e), (kw, e)
         else:
             raise AssertionError(f"{kw} accepted")
+
+
+def test_publisher_topology_and_unrouted(prefix: str, spec: Any, pb: Any) -> None:
+    """RabbitMQPublisher(topology=...) declares the groups' queues before publishing (a group receives only
+    what is published after its queue exists); a topic no queue is bound to lands in P.unrouted."""
+    from rmqhelp import queue_depth
+
+    pub = mr.RabbitMQPublisher(mr.Config(url(), prefix=prefix), topology={"order-event": ["billing", "audit"]})
+    try:
+        publish_pay(pub, spec, pb, "t-1")
+        pub.publish("nobody-listens", mc.new_envelope(spec, pb.PaySuccess(order_id="t-2", amount=1, currency="EUR")))
+    finally:
+        pub.close()
+    wait(lambda: queue_depth(url(), f"{prefix}/billing/order-event") == 1, lambda: None, "billing's copy", 10)
+    assert queue_depth(url(), f"{prefix}/audit/order-event") == 1
+    [(props, body)] = drain(url(), prefix + ".unrouted", 1)
+    assert props.headers["x-msgcontract-topic"] == "nobody-listens"
+    assert mc.decode(body).biz_key == "order_id:t-2:PAY_SUCCESS"

@@ -38,7 +38,7 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq test-java-rabbitmq fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq test-java-rabbitmq test-rabbitmq-python test-demo-rabbitmq fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 # The fast tier: what a change should pass before it is pushed, in under
@@ -143,6 +143,15 @@ test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-serv
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	CGO_ENABLED=1 bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rabbitmq -count=1 ./transport/rabbitmq/... && $(GO) test -race -json -tags rabbitmq -count=1 -run "TestRabbitMQ|(TestFault.|TestRetryChainFork)/.*rabbitmq" ../integration/runtime/consumer && cd .. && $(GO) test -race -json -tags rabbitmq -count=1 -run "RabbitMQ|TestOpen" ./internal/cli/ops ./internal/dlqopen && cd runtime-go && $(GO) test -race -json -tags rabbitmq,rabbitmq_restart -count=1 -run "TestBrokerKillAndRestart|TestPublishersBlocked" ./transport/rabbitmq' | $(TESTSUMMARY) -suite rabbitmq -dir $(SUMMARY)
 	@cat $(SUMMARY)/rabbitmq-retry-delays.txt
+
+.PHONY: test-rabbitmq-python
+test-rabbitmq-python: runtime-python ## Python on RabbitMQ (scripts/with-rabbitmq.sh): runtime-python/tests_rabbitmq (RabbitMQConsumerLoop, the dlq store, outbox relay, SIGKILL mid-batch, retry delays over 1,000 retries, the asyncio loop), Go<->Python interop (shared group, dead letters both ways, msgcontract dlq --rabbitmq)
+	bash scripts/setup-python.sh >/dev/null
+	cd runtime-python && MYPYPATH=tests_rabbitmq ../.venv/bin/python -m mypy --no-error-summary tests_rabbitmq ../integration/rabbitmqinterop/testdata/pyinterop.py
+	$(GO) vet -tags rabbitmq ./integration/rabbitmqinterop
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rabbitmq.sh $(GO) test -json -tags rabbitmq -count=1 -timeout 15m ./integration/rabbitmqinterop | $(TESTSUMMARY) -suite rabbitmq-python -dir $(SUMMARY)
+	@cat $(SUMMARY)/python-rabbitmq-retry-delays.txt
 
 .PHONY: test-rabbitmq-restart
 test-rabbitmq-restart: ## only the RabbitMQ node SIGKILLed and restarted under a live Transport, and a memory alarm set and cleared, on a fresh node (make test-rabbitmq runs them too, last)

@@ -6,8 +6,9 @@
 #   --extras  pip install './runtime-python[every extra]' with nothing
 #             pinned, so pip picks the newest release of everything the
 #             package's bounds allow, then imports every module of
-#             msgcontract_runtime (.kafka and .aio.kafka included) and prints
-#             the protobuf and confluent-kafka versions pip chose;
+#             msgcontract_runtime (.kafka, .aio.kafka, .rabbitmq and
+#             .aio.rabbitmq included) and prints the protobuf,
+#             confluent-kafka, pika and aio-pika versions pip chose;
 #   --range   pip install ./runtime-python with protobuf at each end of the
 #             supported range (PROTOBUF's PYTHON_PROTOBUF_OLDEST and _NEWEST)
 #             and with the newest 6.x pip serves, then imports
@@ -25,7 +26,7 @@ PYTHON="${PYTHON:-python3.11}"
 if ! command -v "$PYTHON" >/dev/null; then
   PYTHON=python3
 fi
-extras=kafka,prometheus,otel,postgres,aiosqlite,asyncpg,aiomysql,nats,mysql
+extras=kafka,rabbitmq,prometheus,otel,postgres,aiosqlite,asyncpg,aiomysql,nats,mysql
 modes=()
 case "${1:-}" in
   --extras | --range) modes=("${1#--}") ;;
@@ -84,14 +85,16 @@ for name in names:
     except Exception as e:  # each failure is reported, then the run fails
         failed.append(name)
         print(f"check-python-extras: import {name}: {type(e).__name__}: {e}", file=sys.stderr)
-for must in ("msgcontract_runtime.kafka", "msgcontract_runtime.aio.kafka"):
+for must in ("msgcontract_runtime.kafka", "msgcontract_runtime.aio.kafka", "msgcontract_runtime.rabbitmq",
+             "msgcontract_runtime.aio.rabbitmq"):
     if must not in names:
         failed.append(must)
         print(f"check-python-extras: {must} is not in the installed package", file=sys.stderr)
 if failed:
     sys.exit(1)
 print(f"check-python-extras: imported {len(names)} modules of msgcontract_runtime; resolved protobuf "
-      f"{version('protobuf')}, confluent-kafka {version('confluent-kafka')}")
+      f"{version('protobuf')}, confluent-kafka {version('confluent-kafka')}, pika {version('pika')}, "
+      f"aio-pika {version('aio-pika')}")
 EOF
 }
 

@@ -21,8 +21,13 @@ runtime-go twin so Go and Python consume side by side:
   (msgcontract-runtime[kafka]), which lays topics out as runtime-go's kafka
   transport; --namespace is the topic and group prefix, --registry the schema
   registry the Confluent-framed records' ids are checked against.
+- --rabbitmq URL: RabbitMQ with msgcontract_runtime.rabbitmq.RabbitMQConsumerLoop
+  (msgcontract-runtime[rabbitmq]), on the exchanges and queues of
+  docs/rabbitmq.md under --rabbitmq-prefix (default msgcontract), as a member
+  of the same group name as on Kafka, beside runtime-go's rabbitmq transport.
 
-Usage: reconciliation.py (--queue QUEUE_DB | --nats URL | --kafka BROKERS [--namespace NS] [--registry URL])
+Usage: reconciliation.py (--queue QUEUE_DB | --nats URL | --kafka BROKERS [--namespace NS] [--registry URL]
+                          | --rabbitmq URL [--rabbitmq-prefix P])
        --db RECON_DB [--retry-base-ms N]
 It runs until SIGTERM or SIGINT, then finishes the messages in hand.
 
@@ -333,6 +338,25 @@ def consume_kafka(brokers: str, namespace: str, registry: str | None, recon: Rec
     recon.conn.commit()
 
 
+def consume_rabbitmq(url: str, prefix: str, recon: Reconciliation, stopping: Callable[[], bool]) -> None:
+    """The consume loop on RabbitMQ, until stopping() is true: RabbitMQConsumerLoop runs the same generated
+    consumers as a member of GROUP (queues PREFIX/GROUP/TOPIC); its counts go to recon_stats when it stops."""
+    from msgcontract_runtime.rabbitmq import RabbitMQConsumerLoop  # pika is needed only on this path
+
+    loop = RabbitMQConsumerLoop(url, GROUP, list(recon.consumers.values()), recon.conn, prefix=prefix)
+    print("reconciliation: consuming group", GROUP, "with prefix", prefix, "on RabbitMQ", flush=True)
+    loop.run(stopping)
+    c = loop.counts
+    for name, value in (("processed", c.processed), ("deduped", c.deduped), ("retried", c.retried),
+                        ("dead_lettered", c.dead_lettered)):
+        recon.conn.execute(
+            "INSERT INTO recon_stats (name, value) VALUES (?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            (name, value),
+        )
+    recon.conn.commit()
+
+
 def start_tracing(system: str) -> tuple[mc.DeliveryTracer | None, Callable[[], None]]:
     """Spans over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT as service "reconciliation"; none when it is unset.
 
@@ -360,6 +384,9 @@ def main() -> int:
     where.add_argument("--queue", help="the embedded queue's SQLite file")
     where.add_argument("--nats", metavar="URL", help="a NATS server with JetStream, e.g. nats://127.0.0.1:4222")
     where.add_argument("--kafka", metavar="BROKERS", help="Kafka brokers, host:port[,host:port...]")
+    where.add_argument("--rabbitmq", metavar="URL", help="a RabbitMQ AMQP URL, e.g. amqp://guest:guest@127.0.0.1:5672/")
+    ap.add_argument("--rabbitmq-prefix", metavar="P", default="msgcontract",
+                    help="with --rabbitmq: the exchange and queue prefix (rabbitmq Config.Prefix)")
     ap.add_argument("--namespace", default="", help="with --kafka: the prefix of every topic and group name")
     ap.add_argument("--registry", metavar="URL", help="with --kafka: the schema registry of Confluent-framed records")
     ap.add_argument("--db", required=True, help="the reconciliation database")
@@ -381,13 +408,16 @@ def main() -> int:
     # handled and settled before the service exits.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    tracer, stop_tracing = start_tracing("nats" if args.nats else "kafka" if args.kafka else "msgcontract_sqlite")
+    system = "nats" if args.nats else "kafka" if args.kafka else "rabbitmq" if args.rabbitmq else "msgcontract_sqlite"
+    tracer, stop_tracing = start_tracing(system)
     recon = Reconciliation(args.db, retry, tracer)
     try:
         if args.nats:
             asyncio.run(consume_nats(args.nats, recon, lambda: stopping))
         elif args.kafka:
             consume_kafka(args.kafka, args.namespace, args.registry, recon, lambda: stopping)
+        elif args.rabbitmq:
+            consume_rabbitmq(args.rabbitmq, args.rabbitmq_prefix, recon, lambda: stopping)
         else:
             consume_sqlite(args.queue, recon, lambda: stopping)
     finally:

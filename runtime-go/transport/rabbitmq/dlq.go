@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	amqp "github.com/rabbitmq/amqp091-go"
-
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 )
@@ -34,18 +32,17 @@ type stored struct {
 }
 
 // scan takes every record of the dead-letter queue (basic.get, no
-// auto-ack) on a channel of its own, lets fn acknowledge the ones it
-// removes, and hands the rest back (basic.nack, requeue). A crash in
+// auto-ack) on a channel of its own, lets fn remove (acknowledge) some,
+// and hands the rest back (basic.nack, requeue). A crash in
 // between hands them all back: nothing is lost. Two scans at once see
 // each other's records missing, so dlq commands run one at a time.
-func (t *Transport) scan(ctx context.Context, fn func(ch *amqp.Channel, recs []stored) error) error {
+func (t *Transport) scan(ctx context.Context, fn func(remove func(stored) error, recs []stored) error) error {
 	ch, err := t.channel()
 	if err != nil {
 		return fmt.Errorf("rabbitmq: dlq: %w", err)
 	}
 	defer ch.Close() // hands back whatever is still unacknowledged
 	var recs []stored
-	var last uint64
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -57,7 +54,6 @@ func (t *Transport) scan(ctx context.Context, fn func(ch *amqp.Channel, recs []s
 		if !ok {
 			break
 		}
-		last = m.DeliveryTag
 		r := &dlq.Record{}
 		if err := json.Unmarshal(m.Body, r); err != nil {
 			return fmt.Errorf("rabbitmq: dlq: record %s in %s is not a JSON dlq.Record: %w", m.MessageId, t.n.dlq(), err)
@@ -68,9 +64,30 @@ func (t *Transport) scan(ctx context.Context, fn func(ch *amqp.Channel, recs []s
 		recs = append(recs, stored{r, m.DeliveryTag})
 	}
 	slices.SortStableFunc(recs, func(a, b stored) int { return strings.Compare(a.rec.ID, b.rec.ID) })
-	ferr := fn(ch, recs)
+	removed := map[uint64]bool{}
+	ferr := fn(func(s stored) error {
+		if err := ch.Ack(s.tag, false); err != nil {
+			return err
+		}
+		removed[s.tag] = true
+		return nil
+	}, recs)
+	// Hand back, with one basic.nack(multiple), every record up to the
+	// highest one kept: naming a removed one would be refused (406) and
+	// close the channel.
+	var last uint64
+	for _, s := range recs {
+		if !removed[s.tag] {
+			last = max(last, s.tag)
+		}
+	}
 	if last > 0 {
 		if err := ch.Nack(last, true, true); err != nil && ferr == nil {
+			ferr = fmt.Errorf("rabbitmq: dlq: hand back the records: %w", err)
+		}
+		// basic.nack has no reply: a passive declare after it is answered
+		// only if the broker took the nack, so a refusal shows here.
+		if _, err := ch.QueueDeclarePassive(t.n.dlq(), true, false, false, false, nil); err != nil && ferr == nil {
 			ferr = fmt.Errorf("rabbitmq: dlq: hand back the records: %w", err)
 		}
 	}
@@ -85,7 +102,7 @@ func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error
 		limit = dlq.DefaultLimit
 	}
 	var out []dlq.Record
-	err := t.scan(ctx, func(_ *amqp.Channel, recs []stored) error {
+	err := t.scan(ctx, func(_ func(stored) error, recs []stored) error {
 		for _, s := range recs {
 			if len(out) >= limit {
 				break
@@ -102,7 +119,7 @@ func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error
 // Get returns the record with id.
 func (t *Transport) Get(ctx context.Context, id string) (*dlq.Record, error) {
 	var found *dlq.Record
-	err := t.scan(ctx, func(_ *amqp.Channel, recs []stored) error {
+	err := t.scan(ctx, func(_ func(stored) error, recs []stored) error {
 		for _, s := range recs {
 			if s.rec.ID == id {
 				found = s.rec
@@ -125,7 +142,7 @@ func (t *Transport) Get(ctx context.Context, id string) (*dlq.Record, error) {
 // the old one, in that order: a crash in between leaves a duplicate,
 // never a loss.
 func (t *Transport) Replay(ctx context.Context, id string) error {
-	return t.scan(ctx, func(ch *amqp.Channel, recs []stored) error {
+	return t.scan(ctx, func(remove func(stored) error, recs []stored) error {
 		i := slices.IndexFunc(recs, func(s stored) bool { return s.rec.ID == id })
 		if i < 0 {
 			return fmt.Errorf("%w: no record %q in %s", dlq.ErrNotFound, id, t.n.dlq())
@@ -149,7 +166,7 @@ func (t *Transport) Replay(ctx context.Context, id string) error {
 		if err := t.storeRecord(ctx, &r); err != nil {
 			return fmt.Errorf("rabbitmq: replay %s: store the replayed record: %w", id, err)
 		}
-		if err := ch.Ack(recs[i].tag, false); err != nil {
+		if err := remove(recs[i]); err != nil {
 			return fmt.Errorf("rabbitmq: replay %s: remove the old record: %w", id, err)
 		}
 		return nil
@@ -159,13 +176,13 @@ func (t *Transport) Replay(ctx context.Context, id string) error {
 // Purge removes matching records.
 func (t *Transport) Purge(ctx context.Context, f dlq.Filter) (int, error) {
 	n := 0
-	err := t.scan(ctx, func(ch *amqp.Channel, recs []stored) error {
+	err := t.scan(ctx, func(remove func(stored) error, recs []stored) error {
 		var errs []error
 		for _, s := range recs {
 			if !f.Matches(s.rec) {
 				continue
 			}
-			if err := ch.Ack(s.tag, false); err != nil {
+			if err := remove(s); err != nil {
 				errs = append(errs, fmt.Errorf("rabbitmq: purge %s: %w", s.rec.ID, err))
 				break
 			}

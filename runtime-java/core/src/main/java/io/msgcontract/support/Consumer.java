@@ -7,6 +7,8 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
@@ -237,6 +239,39 @@ public final class Consumer<M extends Message> {
     return " transport_id=" + deliveryId + " topic=" + spec.topic() + " message_id=" + env.getMessageId()
         + " biz_key=" + env.getBizKey() + " retry_count=" + env.getRetryCount() + " event_type="
         + env.getEventType() + " handler=" + handlerName;
+  }
+
+  /** One delivery of a broker loop's batch: the consumer its route names, its body and its delivery id. */
+  public record BatchItem(Consumer<?> consumer, byte[] body, String deliveryId) {}
+
+  /**
+   * Runs the claims and handlers of a broker loop's batch in one transaction on c, each in a
+   * savepoint ({@link #processShared}), and commits it; a failure rolls it back, tells each
+   * {@link Pending} its transaction was lost, and is rethrown (the loop hands the whole batch back).
+   * The Kafka and RabbitMQ loops share it.
+   */
+  public static List<Pending> processBatch(Connection c, List<BatchItem> items) throws SQLException {
+    c.setAutoCommit(false);
+    List<Pending> pending = new ArrayList<>(items.size());
+    try {
+      for (BatchItem it : items) {
+        pending.add(it.consumer().processShared(c, it.body(), it.deliveryId()));
+      }
+      c.commit();
+    } catch (SQLException | RuntimeException x) {
+      for (Pending p : pending) {
+        p.lost(x);
+      }
+      // A failed commit can leave the transaction open; what close does
+      // with it is the driver's choice, so it is rolled back here.
+      try {
+        c.rollback();
+      } catch (SQLException r) {
+        x.addSuppressed(r);
+      }
+      throw x;
+    }
+    return pending;
   }
 
   /**

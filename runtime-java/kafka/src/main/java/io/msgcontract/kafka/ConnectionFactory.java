@@ -1,11 +1,9 @@
 package io.msgcontract.kafka;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-
-/** Opens a connection to the business database; a DataSource's getConnection fits. */
+/**
+ * Opens a connection to the business database (not to the broker); a DataSource's getConnection
+ * fits. It is core's {@link io.msgcontract.support.ConnectionFactory} under this module's name, so
+ * one lambda serves the consumer loop and the outbox relay.
+ */
 @FunctionalInterface
-public interface ConnectionFactory {
-  /** Returns a new connection; the caller closes it. */
-  Connection open() throws SQLException;
-}
+public interface ConnectionFactory extends io.msgcontract.support.ConnectionFactory {}

@@ -488,7 +488,8 @@ public final class KafkaConsumerLoop implements AutoCloseable {
           }
         }
         if (!shared.isEmpty()) {
-          List<Consumer.Pending> pending = runShared(c, shared);
+          List<Consumer.Pending> pending = Consumer.processBatch(c,
+              shared.stream().map(e -> new Consumer.BatchItem(e.route.consumer(), e.body, e.deliveryId())).toList());
           for (int i = 0; i < shared.size(); i++) {
             Entry e = shared.get(i);
             try {
@@ -545,35 +546,6 @@ public final class KafkaConsumerLoop implements AutoCloseable {
       }
       throw x;
     }
-  }
-
-  /**
-   * Runs the claims and handlers of entries in one transaction on c, each in
-   * a savepoint, and commits it; a failure rolls it back and hands every one
-   * of them back (SQLException).
-   */
-  private static List<Consumer.Pending> runShared(Connection c, List<Entry> entries) throws SQLException {
-    c.setAutoCommit(false);
-    List<Consumer.Pending> pending = new ArrayList<>(entries.size());
-    try {
-      for (Entry e : entries) {
-        pending.add(e.route.consumer().processShared(c, e.body, e.deliveryId()));
-      }
-      c.commit();
-    } catch (SQLException | RuntimeException x) {
-      for (Consumer.Pending p : pending) {
-        p.lost(x);
-      }
-      // A failed commit can leave the transaction open; what close does
-      // with it is the driver's choice, so it is rolled back here.
-      try {
-        c.rollback();
-      } catch (SQLException r) {
-        x.addSuppressed(r);
-      }
-      throw x;
-    }
-    return pending;
   }
 
   private Route<?> lookup(String topic, String eventType) {

@@ -1,36 +1,18 @@
 package io.msgcontract.kafka;
 
 import io.msgcontract.observe.Tracing;
-import io.msgcontract.support.DecodeException;
-import io.msgcontract.support.Envelopes;
-import io.msgcontract.v1.Envelope;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.StatusCode;
+import io.msgcontract.support.Outbox;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.UUID;
 
 /**
- * Publishes the outbox's pending rows through a {@link KafkaPublisher}, in id
- * order, and marks each sent, as runtime-go's outbox.Relay does: one relay
- * at a time holds the leader lock (a lease in msg_outbox_lock), a row whose
- * publish failed holds back the later rows of its biz_key until the next
- * pass, and delivery is at least once (a relay that dies between publish and
- * mark publishes the row again; the consumers' dedup absorbs it).
+ * Publishes the outbox's pending rows through a {@link KafkaPublisher}: core's
+ * {@link io.msgcontract.support.OutboxRelay} (in id order, one relay at a time under the leader
+ * lock, a failed row holding back the later rows of its biz_key, at least once), as runtime-go's
+ * outbox.Relay does.
  */
 public final class OutboxRelay {
-  private final ConnectionFactory db;
-  private final KafkaPublisher publisher;
-  private final String owner = UUID.randomUUID().toString();
-  private final long leaseMs;
-  private final int batchSize;
-  private final Tracing tracing;
+  private final io.msgcontract.support.OutboxRelay relay;
 
   /**
    * Returns a relay.
@@ -56,38 +38,8 @@ public final class OutboxRelay {
    * @param tracing the tracing, or null for none
    */
   public OutboxRelay(ConnectionFactory db, KafkaPublisher publisher, long leaseMs, int batchSize, Tracing tracing) {
-    if (leaseMs <= 0 || batchSize <= 0) {
-      throw new IllegalArgumentException("outbox: leaseMs and batchSize must be positive");
-    }
-    this.db = db;
-    this.publisher = publisher;
-    this.leaseMs = leaseMs;
-    this.batchSize = batchSize;
-    this.tracing = tracing;
+    this.relay = new io.msgcontract.support.OutboxRelay(db, publisher::publish, leaseMs, batchSize, tracing);
   }
-
-  /** A row's body to publish and its publish span (null without tracing). */
-  record Traced(byte[] body, Span span) {}
-
-  /**
-   * Starts r's publish span and returns the body carrying it; the body unchanged and no span
-   * without tracing or for a row that is no envelope.
-   */
-  static Traced trace(Tracing tracing, String topic, byte[] body) {
-    if (tracing == null) {
-      return new Traced(body, null);
-    }
-    Envelope.Builder b;
-    try {
-      b = Envelopes.decode(body).toBuilder();
-    } catch (DecodeException e) {
-      return new Traced(body, null);
-    }
-    Span span = tracing.startPublish(topic, b);
-    return new Traced(Envelopes.encode(b.build()), span);
-  }
-
-  private record Row(long id, String topic, String key, byte[] body) {}
 
   /**
    * Makes one pass and returns how many rows it published; 0 when another
@@ -97,76 +49,11 @@ public final class OutboxRelay {
    * @throws KafkaRuntimeException when a publish failed (the rows published before it are marked)
    */
   public int flush() throws SQLException {
-    try (Connection c = db.open()) {
-      c.setAutoCommit(true);
-      if (!lead(c)) {
-        return 0;
-      }
-      List<Row> batch = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT id, topic, biz_key, envelope FROM " + Outbox.TABLE
-          + " WHERE sent_at = 0 ORDER BY id LIMIT ?")) {
-        st.setInt(1, batchSize);
-        try (ResultSet rs = st.executeQuery()) {
-          while (rs.next()) {
-            batch.add(new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getBytes(4)));
-          }
-        }
-      }
-      Set<String> blocked = new HashSet<>();
-      KafkaRuntimeException first = null;
-      int sent = 0;
-      for (Row r : batch) {
-        if (blocked.contains(r.key())) {
-          continue;
-        }
-        Traced t = trace(tracing, r.topic(), r.body());
-        try {
-          publisher.publish(r.topic(), r.key(), t.body());
-        } catch (KafkaRuntimeException e) {
-          if (t.span() != null) {
-            t.span().recordException(e);
-            t.span().setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
-          }
-          blocked.add(r.key());
-          first = first == null ? e : first;
-          continue;
-        } finally {
-          if (t.span() != null) {
-            t.span().end();
-          }
-        }
-        try (PreparedStatement st = c.prepareStatement("UPDATE " + Outbox.TABLE + " SET sent_at = ? WHERE id = ?")) {
-          st.setLong(1, System.currentTimeMillis());
-          st.setLong(2, r.id());
-          st.executeUpdate();
-        }
-        sent++;
-      }
-      if (first != null) {
-        throw first;
-      }
-      return sent;
-    }
+    return relay.flush();
   }
 
   /** Counts rows not yet sent. */
   public static int pending(Connection c) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement("SELECT count(*) FROM " + Outbox.TABLE + " WHERE sent_at = 0");
-        ResultSet rs = st.executeQuery()) {
-      rs.next();
-      return rs.getInt(1);
-    }
-  }
-
-  private boolean lead(Connection c) throws SQLException {
-    long now = System.currentTimeMillis();
-    try (PreparedStatement st = c.prepareStatement("UPDATE " + Outbox.LOCK_TABLE
-        + " SET owner = ?, lease_until = ? WHERE name = 'relay' AND (owner = ? OR lease_until < ?)")) {
-      st.setString(1, owner);
-      st.setLong(2, now + leaseMs);
-      st.setString(3, owner);
-      st.setLong(4, now);
-      return st.executeUpdate() == 1;
-    }
+    return Outbox.pending(c);
   }
 }

@@ -1,5 +1,6 @@
 package io.msgcontract.kafka;
 
+import io.msgcontract.support.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;

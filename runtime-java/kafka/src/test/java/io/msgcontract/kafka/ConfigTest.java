@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.Envelopes;
+import io.msgcontract.support.Json;
 import io.msgcontract.v1.Envelope;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;

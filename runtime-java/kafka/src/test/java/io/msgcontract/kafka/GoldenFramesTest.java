@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.google.protobuf.ByteString;
+import io.msgcontract.support.Json;
 import io.msgcontract.v1.Envelope;
 import io.msgcontract.v1.TraceContext;
 import java.nio.charset.StandardCharsets;

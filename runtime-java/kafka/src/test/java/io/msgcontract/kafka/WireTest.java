@@ -11,6 +11,7 @@ import io.msgcontract.kafka.testpb.OrderNote;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.Handler;
+import io.msgcontract.support.Json;
 import io.msgcontract.support.NonRetryableException;
 import io.msgcontract.v1.Envelope;
 import java.io.File;

@@ -1,5 +1,6 @@
 package io.msgcontract.rabbitmq;
 
+import io.msgcontract.support.Json;
 import io.msgcontract.support.JsonStrings;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -587,7 +587,8 @@ public final class RabbitConsumerLoop implements AutoCloseable {
           }
         }
         if (!shared.isEmpty()) {
-          List<Consumer.Pending> pend = runShared(c, shared);
+          List<Consumer.Pending> pend = Consumer.processBatch(c,
+              shared.stream().map(e -> new Consumer.BatchItem(e.route.consumer(), e.delivered, e.id)).toList());
           for (int i = 0; i < shared.size(); i++) {
             Entry e = shared.get(i);
             try {
@@ -640,29 +641,6 @@ public final class RabbitConsumerLoop implements AutoCloseable {
       }
       throw x;
     }
-  }
-
-  /** Runs the claims and handlers of entries in one transaction on c, each in a savepoint, and commits it. */
-  private static List<Consumer.Pending> runShared(Connection c, List<Entry> entries) throws SQLException {
-    c.setAutoCommit(false);
-    List<Consumer.Pending> pend = new ArrayList<>(entries.size());
-    try {
-      for (Entry e : entries) {
-        pend.add(e.route.consumer().processShared(c, e.delivered, e.id));
-      }
-      c.commit();
-    } catch (SQLException | RuntimeException x) {
-      for (Consumer.Pending p : pend) {
-        p.lost(x);
-      }
-      try {
-        c.rollback();
-      } catch (SQLException r) {
-        x.addSuppressed(r);
-      }
-      throw x;
-    }
-    return pend;
   }
 
   /** Carries out the decision taken for e in a committed transaction. */

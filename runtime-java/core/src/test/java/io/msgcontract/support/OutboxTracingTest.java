@@ -1,4 +1,4 @@
-package io.msgcontract.kafka;
+package io.msgcontract.support;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.msgcontract.observe.Tracing;
-import io.msgcontract.support.Envelopes;
 import io.msgcontract.v1.Envelope;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -36,7 +35,7 @@ class OutboxTracingTest {
     byte[] stored;
     Span app = otel.getTracer("test").spanBuilder("order pay").startSpan();
     try (Connection c = DriverManager.getConnection("jdbc:sqlite::memory:")) {
-      Outbox.migrate(c, Outbox.Dialect.SQLITE);
+      Outbox.migrate(c, Ddl.SQLITE);
       Scope s = app.makeCurrent();
       try {
         Outbox.write(c, env);

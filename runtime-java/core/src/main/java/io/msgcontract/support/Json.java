@@ -1,4 +1,4 @@
-package io.msgcontract.rabbitmq;
+package io.msgcontract.support;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small JSON reader (a copy of runtime-java/kafka's) for the dead-letter
- * records of P.dlq, so the RabbitMQ runtime needs no JSON library: objects become
- * Maps, arrays Lists, numbers Doubles (or Longs when integral), the rest
- * String, Boolean or null.
+ * A small JSON reader for the registry's answers, the RabbitMQ dead-letter
+ * records and the golden frames the tests read, so the runtimes need no JSON
+ * library: objects become Maps, arrays Lists, numbers Doubles (or Longs when
+ * integral), the rest String, Boolean or null.
  */
-final class Json {
+public final class Json {
   private final String s;
   private int i;
 
@@ -24,7 +24,7 @@ final class Json {
    *
    * @throws IllegalArgumentException on malformed input
    */
-  static Object parse(String s) {
+  public static Object parse(String s) {
     Json j = new Json(s);
     Object v = j.value();
     j.ws();

@@ -584,3 +584,30 @@ def begin(conn: Any) -> None:
     """
     if isinstance(conn, sqlite3.Connection) and not conn.in_transaction:
         conn.execute("BEGIN")
+
+
+def process_batch(conn: Any, batch: list[tuple[Consumer[Any], bytes, str]]) -> list[Decision | None]:
+    """Runs a broker loop's batch, (consumer, body, delivery id) each, in one transaction of conn and
+    commits it; raises when it failed, leaving the rollback to the caller. Then each failure advances its
+    retry chain on its own: None for a delivery whose advance the database failed, to be handed back alone.
+    The Kafka and RabbitMQ loops share it."""
+    pending: list[Pending] = []
+    try:
+        begin(conn)
+        for target, body, did in batch:
+            pending.append(target.process_shared(conn, body, did))
+        conn.commit()
+    except BaseException as e:  # the caller rolls back
+        for p in pending:
+            p.lost(e)
+        raise
+    out: list[Decision | None] = []
+    for p in pending:
+        try:
+            p.committed()
+        except Exception as e:  # the database failed: not the message's fault, no retry counted
+            log.error("msgcontract: database failure, message handed back (advance retry chain): %s", e)
+            out.append(None)
+            continue
+        out.append(p.decision)
+    return out

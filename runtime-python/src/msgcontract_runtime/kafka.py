@@ -58,7 +58,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
-from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Pending, Retry, begin
+from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Retry, process_batch
 from msgcontract_runtime.envelope import decode, encode
 from msgcontract_runtime.event import DecodeError, EventSpec
 
@@ -734,7 +734,7 @@ class KafkaConsumerLoop:
                 i, r = todo[0]
                 decisions.append(r.target.process(self.conn, r.body, delivery_id(msgs[i])))
             else:
-                decisions = self._shared([(r, delivery_id(msgs[i])) for i, r in todo])
+                decisions = process_batch(self.conn, [(r.target, r.body, delivery_id(msgs[i])) for i, r in todo])
         except Exception as e:  # the database failed: not the messages' fault, no retry counted
             # A failed commit can leave the transaction open, and the next
             # record would run inside it: roll it back.
@@ -754,31 +754,6 @@ class KafkaConsumerLoop:
                 continue
             untils[i] = self._published(self._decided, msgs[i], routed, d)
         return untils
-
-    def _shared(self, routed: list[tuple[Routed[Consumer[Any]], str]]) -> list[Decision | None]:
-        """Runs routed's deliveries (with their delivery ids) in one transaction of self.conn and commits it;
-        raises when it failed, leaving the rollback to the caller. Then each failure advances its retry
-        chain, on its own: None for a delivery whose advance the database failed, handed back alone."""
-        pending: list[Pending] = []
-        try:
-            begin(self.conn)
-            for r, did in routed:
-                pending.append(r.target.process_shared(self.conn, r.body, did))
-            self.conn.commit()
-        except BaseException as e:  # the caller rolls back
-            for p in pending:
-                p.lost(e)
-            raise
-        out: list[Decision | None] = []
-        for p in pending:
-            try:
-                p.committed()
-            except Exception as e:  # the database failed: not the message's fault, no retry counted
-                log.error("msgcontract: database failure, message handed back (advance retry chain): %s", e)
-                out.append(None)
-                continue
-            out.append(p.decision)
-        return out
 
     def _published(self, act: Callable[..., int | None], *args: Any) -> int | None:
         """Runs act(*args), which may publish a retry copy or a dead letter; when the broker did not

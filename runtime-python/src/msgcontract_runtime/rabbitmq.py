@@ -43,7 +43,7 @@ import pika.exceptions
 from pika.adapters.blocking_connection import BlockingChannel
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Pending, Retry, begin
+from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Retry, process_batch
 from msgcontract_runtime.envelope import decode, encode
 from msgcontract_runtime.event import DecodeError
 
@@ -731,7 +731,7 @@ class RabbitMQConsumerLoop:
                 d, r = todo[0]
                 decisions.append(r.target.process(self.conn, r.body, self._delivery_id(d)))
             else:
-                decisions = self._shared([(r, self._delivery_id(d)) for d, r in todo])
+                decisions = process_batch(self.conn, [(r.target, r.body, self._delivery_id(d)) for d, r in todo])
         except Exception as e:  # the database failed: not the messages' fault, no retry counted
             try:
                 self.conn.rollback()
@@ -753,29 +753,6 @@ class RabbitMQConsumerLoop:
     def _delivery_id(d: Delivery) -> str:
         """The delivery's id for the retry chain: its message_id (one without: the queue and delivery tag)."""
         return d.message_id or f"{d.queue}#{d.tag}"
-
-    def _shared(self, routed: list[tuple[Routed, str]]) -> list[Decision | None]:
-        """As KafkaConsumerLoop._shared: one transaction, committed; then each failure advances its chain."""
-        pending: list[Pending] = []
-        try:
-            begin(self.conn)
-            for r, did in routed:
-                pending.append(r.target.process_shared(self.conn, r.body, did))
-            self.conn.commit()
-        except BaseException as e:  # the caller rolls back
-            for p in pending:
-                p.lost(e)
-            raise
-        out: list[Decision | None] = []
-        for p in pending:
-            try:
-                p.committed()
-            except Exception as e:  # the database failed: not the message's fault, no retry counted
-                log.error("msgcontract: database failure, message handed back (advance retry chain): %s", e)
-                out.append(None)
-                continue
-            out.append(p.decision)
-        return out
 
     def _decided(self, d: Delivery, r: Routed, dec: Decision) -> None:
         if isinstance(dec, Ack):
@@ -844,8 +821,16 @@ class DeadLetters:
         self._c = Connection(self.cfg, "msgcontract runtime-python dlq", redial=True)
         self._c.declare_base()
 
-    def _scan(self, fn: Callable[[BlockingChannel, list[tuple[dict[str, Any], int]]], Any]) -> Any:
+    def _scan(self, fn: Callable[[Callable[[int], None], list[tuple[dict[str, Any], int]]], Any]) -> Any:
+        """Reads every record, lets fn remove (ack) some by delivery tag, and hands the rest back with one
+        basic.nack(multiple) up to the highest tag kept: naming a removed one is refused (406)."""
         ch = self._c.channel()
+        removed: set[int] = set()
+
+        def remove(tag: int) -> None:
+            ch.basic_ack(tag)
+            removed.add(tag)
+
         q = self._c.n.dlq
         recs: list[tuple[dict[str, Any], int]] = []
         last = 0
@@ -869,8 +854,9 @@ class DeadLetters:
                     r["id"] = str(props.message_id or "")
                 recs.append((r, last))
             recs.sort(key=lambda x: str(x[0]["id"]))
-            return fn(ch, recs)
+            return fn(remove, recs)
         finally:
+            last = max((tag for _, tag in recs if tag not in removed), default=0)
             try:
                 if last > 0 and ch.is_open:
                     ch.basic_nack(last, multiple=True, requeue=True)
@@ -884,14 +870,14 @@ class DeadLetters:
         f = f or Filter()
         limit = f.limit if f.limit > 0 else DLQ_DEFAULT_LIMIT
 
-        def pick(_ch: BlockingChannel, recs: list[tuple[dict[str, Any], int]]) -> list[dict[str, Any]]:
+        def pick(_remove: Callable[[int], None], recs: list[tuple[dict[str, Any], int]]) -> list[dict[str, Any]]:
             return [r for r, _ in recs if f.matches(r)][:limit]
 
         out: list[dict[str, Any]] = self._scan(pick)
         return out
 
     def show(self, record_id: str) -> dict[str, Any]:
-        def find(_ch: BlockingChannel, recs: list[tuple[dict[str, Any], int]]) -> dict[str, Any] | None:
+        def find(_remove: Callable[[int], None], recs: list[tuple[dict[str, Any], int]]) -> dict[str, Any] | None:
             return next((r for r, _ in recs if r["id"] == record_id), None)
 
         r: dict[str, Any] | None = self._scan(find)
@@ -903,7 +889,7 @@ class DeadLetters:
         """Sends the record's envelope (retry_count and not_before reset, replay_count + 1) to its group's
         queue only, stores the record again with replay_count + 1 under a new id, then removes the old one."""
 
-        def do(ch: BlockingChannel, recs: list[tuple[dict[str, Any], int]]) -> None:
+        def do(remove: Callable[[int], None], recs: list[tuple[dict[str, Any], int]]) -> None:
             hit = next(((r, tag) for r, tag in recs if r["id"] == record_id), None)
             if hit is None:
                 raise NotFound(f"no record {record_id!r} in {self._c.n.dlq}")
@@ -924,7 +910,7 @@ class DeadLetters:
             again["replay_count"] = int(r.get("replay_count") or 0) + 1
             again["last_replayed_at"] = rfc3339(now_ms())
             self._c.store_record(again)
-            ch.basic_ack(tag)
+            remove(tag)
 
         self._scan(do)
 
@@ -932,11 +918,11 @@ class DeadLetters:
         """Removes the matching records; returns how many."""
         f = f or Filter()
 
-        def do(ch: BlockingChannel, recs: list[tuple[dict[str, Any], int]]) -> int:
+        def do(remove: Callable[[int], None], recs: list[tuple[dict[str, Any], int]]) -> int:
             n = 0
             for r, tag in recs:
                 if f.matches(r):
-                    ch.basic_ack(tag)
+                    remove(tag)
                     n += 1
             return n
 

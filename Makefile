@@ -38,7 +38,7 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq test-java-rabbitmq test-rabbitmq-python test-demo-rabbitmq fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq-all fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 # The fast tier: what a change should pass before it is pushed, in under
@@ -152,6 +152,10 @@ test-rabbitmq-python: runtime-python ## Python on RabbitMQ (scripts/with-rabbitm
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-rabbitmq.sh $(GO) test -json -tags rabbitmq -count=1 -timeout 15m ./integration/rabbitmqinterop | $(TESTSUMMARY) -suite rabbitmq-python -dir $(SUMMARY)
 	@cat $(SUMMARY)/python-rabbitmq-retry-delays.txt
+
+.PHONY: test-rabbitmq-all
+test-rabbitmq-all: ## every RabbitMQ suite (Java, Python, the demo, then runtime-go's with its broker restart last) on one node: what make test runs
+	bash scripts/with-rabbitmq.sh $(MAKE) --no-print-directory test-java-rabbitmq test-rabbitmq-python test-demo-rabbitmq test-rabbitmq
 
 .PHONY: test-rabbitmq-restart
 test-rabbitmq-restart: ## only the RabbitMQ node SIGKILLed and restarted under a live Transport, and a memory alarm set and cleared, on a fresh node (make test-rabbitmq runs them too, last)

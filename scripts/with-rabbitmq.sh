@@ -8,8 +8,17 @@
 # command fails, the node's last warnings and errors (40) go to stderr.
 #
 #   bash scripts/with-rabbitmq.sh go test -tags rabbitmq ./transport/rabbitmq
+#
+# Inside another with-rabbitmq.sh (MSGCONTRACT_TEST_RABBITMQ and the node's
+# dir already set) it runs the command on that node: make test runs its
+# RabbitMQ suites on one node (make test-rabbitmq-all), sparing a start and
+# a stop each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ -n "${MSGCONTRACT_TEST_RABBITMQ:-}" && -d "${MSGCONTRACT_RABBITMQ_DIR:-}" ]]; then
+  echo "with-rabbitmq: on the node already running at ${MSGCONTRACT_RABBITMQ_DIR}" >&2
+  exec "$@"
+fi
 log=$(mktemp)
 url=$(bash scripts/rabbitmq-start.sh 2>"$log") || { cat "$log" >&2; rm -f "$log"; exit 1; }
 dir=$(sed -n 's/^rabbitmq-start: node .* in \(.*\) on 127.0.0.1:[0-9]*$/\1/p' "$log")

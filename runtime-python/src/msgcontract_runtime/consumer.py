@@ -10,7 +10,7 @@ import random as _random
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Generic, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import payload_hash
@@ -67,6 +67,9 @@ Decision = Ack | Defer | Retry | DeadLetter
 
 CODE_DECODE = -3
 """The code of a message that did not decode, as in the Go runtime."""
+
+CODE_NO_HANDLER = -4
+"""The code of a message no handler of the group takes, as in the Go runtime."""
 
 MAX_ERROR_MESSAGE = 512
 """The largest last_error message kept, in bytes, as in the Go runtime."""
@@ -611,3 +614,44 @@ def process_batch(conn: Any, batch: list[tuple[Consumer[Any], bytes, str]]) -> l
             continue
         out.append(p.decision)
     return out
+
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass
+class Routed(Generic[T]):
+    """A broker loop's delivery to hand to target: its topic, envelope bytes and envelope."""
+
+    topic: str
+    body: bytes
+    env: _envelope_pb2.Envelope
+    target: T
+
+
+@dataclasses.dataclass
+class Refused:
+    """A delivery dead-lettered before any handler: not an envelope (or, on Kafka, not framed right), or no
+    handler for it."""
+
+    topic: str
+    body: bytes
+    env: _envelope_pb2.Envelope | None
+    dead: DeadLetter
+
+
+def route_envelope(body: bytes, topic: str, routes: dict[tuple[str, str], T], group: str) -> Routed[T] | Refused:
+    """Where a broker loop's envelope bytes go: by (topic, event type), then by the envelope's own topic;
+    else a decode or no_handler dead letter. The Kafka loop calls it after unframing, the RabbitMQ loop as is."""
+    try:
+        env = decode(body)
+    except DecodeError as e:
+        return Refused(topic, body, None, DeadLetter("decode", CODE_DECODE, str(e), 0))
+    target = routes.get((topic, env.event_type))
+    if target is None and env.topic and env.topic != topic:
+        topic = env.topic
+        target = routes.get((topic, env.event_type))
+    if target is None:
+        msg = f"no handler for event type {env.event_type!r} on topic {topic!r} in group {group!r}"
+        return Refused(topic, body, env, DeadLetter("no_handler", CODE_NO_HANDLER, msg, 0))
+    return Routed(topic, body, env, target)

@@ -43,7 +43,6 @@ import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from typing import (
     Any,
-    Generic,
     Protocol,
     TypeVar,
     cast,
@@ -58,15 +57,25 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
-from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Retry, process_batch
-from msgcontract_runtime.envelope import decode, encode
-from msgcontract_runtime.event import DecodeError, EventSpec
+from msgcontract_runtime.consumer import (
+    Ack,
+    Consumer,
+    DeadLetter,
+    Decision,
+    Defer,
+    Refused,
+    Retry,
+    Routed,
+    process_batch,
+    route_envelope,
+)
+from msgcontract_runtime.envelope import encode
+from msgcontract_runtime.event import EventSpec
 
 log = logging.getLogger("msgcontract.kafka")
 
 HEADER_TOPIC = "msgcontract.topic"
 HEADER_DLQ = "msgcontract.dlq"
-CODE_NO_HANDLER = -4
 CODE_SCHEMA = -5
 DLQ_RETENTION_MS = 30 * 24 * 3600 * 1000
 INFRA_RETRY_MS = 1000
@@ -311,26 +320,6 @@ def unframe(registry: SchemaRegistry | None, topic: str, value: bytes, head: byt
 T = TypeVar("T")
 
 
-@dataclasses.dataclass
-class Routed(Generic[T]):
-    """A record to hand to target: its user topic, envelope bytes (unframed) and envelope."""
-
-    topic: str
-    body: bytes
-    env: _envelope_pb2.Envelope
-    target: T
-
-
-@dataclasses.dataclass
-class Refused:
-    """A record dead-lettered before any handler: not framed right, not an envelope, or no handler for it."""
-
-    topic: str
-    body: bytes
-    env: _envelope_pb2.Envelope | None
-    dead: DeadLetter
-
-
 def route(value: bytes, headers: dict[str, bytes], topic: str, routes: dict[tuple[str, str], T], group: str,
           registry: SchemaRegistry | None) -> Routed[T] | Refused:
     """Where a record goes: topic is its user topic (the ``msgcontract.topic`` header wins), routes are by
@@ -343,18 +332,7 @@ def route(value: bytes, headers: dict[str, bytes], topic: str, routes: dict[tupl
             body = encode(unframe(registry, topic, value, headers.get(wire.HEADER_ENVELOPE)))
         except SchemaRefused as e:
             return Refused(topic, value, None, DeadLetter("schema", CODE_SCHEMA, str(e), 0))
-    try:
-        env = decode(body)
-    except DecodeError as e:
-        return Refused(topic, body, None, DeadLetter("decode", CODE_DECODE, str(e), 0))
-    target = routes.get((topic, env.event_type))
-    if target is None and env.topic and env.topic != topic:
-        topic = env.topic
-        target = routes.get((topic, env.event_type))
-    if target is None:
-        msg = f"no handler for event type {env.event_type!r} on topic {topic!r} in group {group!r}"
-        return Refused(topic, body, env, DeadLetter("no_handler", CODE_NO_HANDLER, msg, 0))
-    return Routed(topic, body, env, target)
+    return route_envelope(body, topic, routes, group)
 
 
 def take_in(parts: dict[tuple[str, int], Offsets], m: Message) -> tuple[Offsets, bytes] | None:

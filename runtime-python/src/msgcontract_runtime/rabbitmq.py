@@ -43,7 +43,18 @@ import pika.exceptions
 from pika.adapters.blocking_connection import BlockingChannel
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
-from msgcontract_runtime.consumer import CODE_DECODE, Ack, Consumer, DeadLetter, Decision, Defer, Retry, process_batch
+from msgcontract_runtime.consumer import (
+    Ack,
+    Consumer,
+    DeadLetter,
+    Decision,
+    Defer,
+    Refused,
+    Retry,
+    Routed,
+    process_batch,
+    route_envelope,
+)
 from msgcontract_runtime.envelope import decode, encode
 from msgcontract_runtime.event import DecodeError
 
@@ -59,7 +70,6 @@ CONTENT_TYPE = "application/x-protobuf; messageType=msgcontract.v1.Envelope"
 MIN_DELAY_EXP = 4  # 16 ms: shorter waits are held by the consumer
 MAX_DELAY_EXP = 31  # 2^31 ms, 24.9 days
 AHEAD_DELAY_EXP = 12  # a member declares P.delay/G/16 .. P.delay/G/4096 ahead
-CODE_NO_HANDLER = -4
 INFRA_RETRY_MS = 1000
 BLOCKED_GIVE_UP_S = 0.25
 DLQ_DEFAULT_LIMIT = 100
@@ -504,37 +514,10 @@ class Delivery:
         return int(v) if isinstance(v, int) else 0
 
 
-@dataclasses.dataclass
-class Routed:
-    topic: str
-    body: bytes
-    env: _envelope_pb2.Envelope
-    target: Consumer[Any]
-
-
-@dataclasses.dataclass
-class Refused:
-    topic: str
-    body: bytes
-    env: _envelope_pb2.Envelope | None
-    dead: DeadLetter
-
-
-def route(body: bytes, topic: str, routes: dict[tuple[str, str], Consumer[Any]], group: str) -> Routed | Refused:
-    """Where a delivery goes, as kafka.route (without the Confluent framing, which RabbitMQ does not carry):
-    by (topic, event type), then by the envelope's own topic; else a decode or no_handler dead letter."""
-    try:
-        env = decode(body)
-    except DecodeError as e:
-        return Refused(topic, body, None, DeadLetter("decode", CODE_DECODE, str(e), 0))
-    target = routes.get((topic, env.event_type))
-    if target is None and env.topic and env.topic != topic:
-        topic = env.topic
-        target = routes.get((topic, env.event_type))
-    if target is None:
-        msg = f"no handler for event type {env.event_type!r} on topic {topic!r} in group {group!r}"
-        return Refused(topic, body, env, DeadLetter("no_handler", CODE_NO_HANDLER, msg, 0))
-    return Routed(topic, body, env, target)
+def route(body: bytes, topic: str, routes: dict[tuple[str, str], Consumer[Any]],
+          group: str) -> Routed[Consumer[Any]] | Refused:
+    """Where a delivery goes: consumer.route_envelope (RabbitMQ carries no Confluent framing)."""
+    return route_envelope(body, topic, routes, group)
 
 
 def dead_letter_record(topic: str, group: str, handler: str, body: bytes, env: _envelope_pb2.Envelope | None,
@@ -711,7 +694,7 @@ class RabbitMQConsumerLoop:
             self._defer(d, d.not_before)
 
     def _run_due(self, ds: list[Delivery]) -> None:
-        todo: list[tuple[Delivery, Routed]] = []
+        todo: list[tuple[Delivery, Routed[Consumer[Any]]]] = []
         for d in ds:
             r = route(d.body, d.topic, self._routes, self.group)
             if isinstance(r, Refused):
@@ -754,7 +737,7 @@ class RabbitMQConsumerLoop:
         """The delivery's id for the retry chain: its message_id (one without: the queue and delivery tag)."""
         return d.message_id or f"{d.queue}#{d.tag}"
 
-    def _decided(self, d: Delivery, r: Routed, dec: Decision) -> None:
+    def _decided(self, d: Delivery, r: Routed[Consumer[Any]], dec: Decision) -> None:
         if isinstance(dec, Ack):
             if dec.deduplicated:
                 self.counts.deduped += 1

@@ -44,6 +44,7 @@ from confluent_kafka import Consumer as _KConsumer, KafkaException, Message, Pro
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import wire
 from msgcontract_runtime.aio import DeadLetterRecord, Delivery
+from msgcontract_runtime.consumer import Refused
 from msgcontract_runtime.envelope import encode
 from msgcontract_runtime.event import EventSpec
 from msgcontract_runtime.kafka import (
@@ -51,7 +52,6 @@ from msgcontract_runtime.kafka import (
     INFRA_RETRY_MS,
     LagObserver,
     Offsets,
-    Refused,
     RegistryUnavailable,
     SchemaRegistry,
     _headers,

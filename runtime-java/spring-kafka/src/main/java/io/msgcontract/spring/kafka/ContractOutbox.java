@@ -1,0 +1,96 @@
+package io.msgcontract.spring.kafka;
+
+import com.google.protobuf.Message;
+import io.msgcontract.support.BizKeyException;
+import io.msgcontract.support.Envelopes;
+import io.msgcontract.support.EventSpec;
+import io.msgcontract.support.Outbox;
+import io.msgcontract.v1.Envelope;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Publishes contract events through the transactional outbox: {@link #publish} writes the envelope
+ * to {@code msg_outbox} in the caller's Spring transaction, on the same connection as its {@code
+ * JdbcTemplate} or JPA writes, so the event exists exactly when the business change commits; the
+ * relay ({@code msgcontract.relay.enabled=true}, or a Go or Java relay elsewhere) sends it.
+ *
+ * <pre>{@code
+ * @Transactional
+ * public void pay(String orderId) {
+ *   jdbc.update("UPDATE orders SET state = 'PAID' WHERE id = ?", orderId);
+ *   outbox.publish(PaymentContract.PaySuccess.SPEC, PaySuccess.newBuilder().setOrderId(orderId).build());
+ * }
+ * }</pre>
+ */
+public class ContractOutbox {
+  private final DataSource dataSource;
+
+  /**
+   * Returns an outbox on dataSource, whose transaction manager binds the caller's connection.
+   *
+   * @param dataSource the business database
+   */
+  public ContractOutbox(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /**
+   * Writes message's envelope to the outbox in the current transaction.
+   *
+   * @param <M> the event message
+   * @param spec the event's contract, for example {@code PaymentContract.PaySuccess.SPEC}
+   * @param message the event
+   * @return the envelope written (its message id is the event's)
+   * @throws IllegalStateException when no Spring transaction is active
+   * @throws IllegalArgumentException when the message's biz_key cannot be rendered
+   * @throws SQLException when the database refuses the row
+   */
+  public <M extends Message> Envelope publish(EventSpec<M> spec, M message) throws SQLException {
+    Envelope env;
+    try {
+      env = Envelopes.newEnvelope(spec, message, System.currentTimeMillis());
+    } catch (BizKeyException e) {
+      throw new IllegalArgumentException("outbox: " + spec.eventType() + ": " + e.getMessage(), e);
+    }
+    write(env);
+    return env;
+  }
+
+  /**
+   * Writes message's envelope, its spec looked up from the message class ({@link
+   * ContractSpecs#fromMessage}).
+   *
+   * @param <M> the event message
+   * @param message the event
+   * @return the envelope written
+   * @throws SQLException when the database refuses the row
+   */
+  @SuppressWarnings("unchecked")
+  public <M extends Message> Envelope publish(M message) throws SQLException {
+    return publish((EventSpec<M>) ContractSpecs.fromMessage(message.getClass()), message);
+  }
+
+  /**
+   * Writes env (built with {@code Envelopes.newEnvelope}) to the outbox in the current transaction.
+   *
+   * @param env the envelope
+   * @throws IllegalStateException when no Spring transaction is active
+   * @throws SQLException when the database refuses the row
+   */
+  public void write(Envelope env) throws SQLException {
+    if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+      throw new IllegalStateException("ContractOutbox.publish needs an active Spring transaction, so the event "
+          + "commits with the business write: call it from a @Transactional method (or in a TransactionTemplate)");
+    }
+    Connection c = DataSourceUtils.getConnection(dataSource);
+    try {
+      Outbox.write(c, env);
+    } finally {
+      DataSourceUtils.releaseConnection(c, dataSource);
+    }
+  }
+}

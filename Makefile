@@ -202,6 +202,12 @@ test-java-kafka: runtime-java ## the Java Kafka loop, outbox and relay (runtime-
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 15m ./integration/javakafka' | $(TESTSUMMARY) -suite java-kafka -dir $(SUMMARY)
 
+.PHONY: test-spring
+test-spring: ## the Spring Boot starter (runtime-java/spring-kafka, JUnit count checked) on a real broker, PostgreSQL and MariaDB: @ContractListener in one Spring transaction with the dedup claim, retries on the contract's schedule, dead letters, batches, the outbox and relay, start-up validation, a group shared with a plain Java member (integration/springkafka)
+	$(GO) vet -tags kafka ./integration/springkafka
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-postgres.sh bash scripts/with-mariadb.sh bash scripts/with-kafka.sh bash -c '$(GO) test -json -tags kafka -count=1 -timeout 20m ./integration/springkafka' | $(TESTSUMMARY) -suite spring -dir $(SUMMARY)
+
 .PHONY: test-java-rabbitmq
 test-java-rabbitmq: runtime-java ## the Java RabbitMQ member (runtime-java/rabbitmq, JUnit count checked) on a real node: the wire of docs/rabbitmq.md, the loop's decisions, DLQ, outbox relay, 1,000 retry delays, and Go members in the same group and DLQ (integration/javarabbitmq)
 	$(GO) vet -tags rabbitmq ./integration/javarabbitmq/...

@@ -53,7 +53,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * turns them off (its registry adds them unconditionally); a scrape that must match the Go runtime
  * exactly drops them with the registry's {@code scrape(contentType, includedNames)} or Prometheus'
  * {@code metric_relabel_configs}. There are no others: the counter and the gauge are written as
- * they are, and the text format writes no {@code _created} series.
+ * they are, and neither the Prometheus text format nor OpenMetrics writes a {@code _created}
+ * series (the Prometheus client's default, as for core's PrometheusMetrics).
  *
  * <p>The names above hold under Micrometer's default conventions. A {@code MeterFilter} that
  * renames these meters, adds common tags or turns on percentile histograms or other service level
@@ -104,7 +105,11 @@ public final class MicrometerMetrics implements Observer, LagObserver {
     if (label == null) {
       return; // deferred: not final yet
     }
-    HandlerMeters m = handlers.computeIfAbsent(new HandlerKey(o.handler(), o.eventType()), HandlerMeters::new);
+    HandlerKey key = new HandlerKey(o.handler(), o.eventType());
+    HandlerMeters m = handlers.get(key);
+    if (m == null) {
+      m = handlers.computeIfAbsent(key, HandlerMeters::new);
+    }
     m.processed(label).increment();
     if (!Double.isNaN(o.handlerSeconds())) {
       m.duration().record(Math.round(o.handlerSeconds() * 1e9), TimeUnit.NANOSECONDS);

@@ -14,6 +14,7 @@ import io.msgcontract.support.LagObserver;
 import io.msgcontract.support.Observer;
 import io.msgcontract.support.Observer.Outcome;
 import io.msgcontract.v1.Envelope;
+import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -95,6 +96,31 @@ class MicrometerMetricsTest {
     for (String family : core.keySet()) {
       assertEquals(core.get(family), micrometer.get(family), family); // HELP, TYPE and every sample line
     }
+  }
+
+  @Test
+  void openMetricsScrapeMatchesCorePrometheusMetricsToo() throws IOException {
+    PrometheusMeterRegistry mm = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    scenario(new MicrometerMetrics(mm));
+    PrometheusRegistry pr = new PrometheusRegistry();
+    scenario(new PrometheusMetrics(pr));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    OpenMetricsTextFormatWriter.create().write(out, pr.scrape());
+
+    String text = mm.scrape(OpenMetricsTextFormatWriter.CONTENT_TYPE);
+    assertTrue(text.endsWith("# EOF\n"), text);
+    Map<String, Set<String>> micrometer = families(text);
+    Map<String, Set<String>> core = families(out.toString(StandardCharsets.UTF_8));
+    // OpenMetrics names the counter's family without _total; its sample keeps it
+    assertEquals(Set.of("msgcontract_messages_processed", "msgcontract_handler_duration_seconds",
+        "msgcontract_retry_delay_seconds", "msgcontract_consumer_lag_messages"), core.keySet(), core.toString());
+    Set<String> extras = new TreeSet<>(micrometer.keySet());
+    extras.removeAll(core.keySet());
+    assertEquals(new TreeSet<>(MICROMETER_EXTRAS), extras, text);
+    for (String family : core.keySet()) {
+      assertEquals(core.get(family), micrometer.get(family), family);
+    }
+    assertFalse(text.contains("_created"), text);
   }
 
   @Test
@@ -233,20 +259,30 @@ class MicrometerMetricsTest {
     assertEquals(4, reg.getMeters().size(), reg.scrape());
   }
 
-  /** Family name (the HELP line's) to the family's lines, HELP and TYPE included, sorted. */
+  /**
+   * Family name (its HELP and TYPE lines') to the family's lines, HELP and TYPE included, sorted;
+   * for the Prometheus text format (HELP first) and OpenMetrics (TYPE first, # EOF last).
+   */
   static Map<String, Set<String>> families(String text) {
     Map<String, Set<String>> out = new TreeMap<>();
     Set<String> current = null;
+    String name = null;
     for (String l : text.split("\n")) {
-      if (l.isEmpty()) {
+      if (l.isEmpty() || l.equals("# EOF")) {
         continue;
       }
-      if (l.startsWith("# HELP ")) {
-        current = new TreeSet<>();
-        out.put(l.split(" ")[2], current);
+      if (l.startsWith("# HELP ") || l.startsWith("# TYPE ")) {
+        String n = l.split(" ")[2];
+        if (!n.equals(name)) {
+          name = n;
+          current = new TreeSet<>();
+          if (out.put(n, current) != null) {
+            throw new AssertionError("family " + n + " written twice");
+          }
+        }
       }
       if (current == null) {
-        throw new AssertionError("a line before any # HELP: " + l);
+        throw new AssertionError("a line before any # HELP or # TYPE: " + l);
       }
       current.add(l);
     }

@@ -50,7 +50,7 @@ LINT_TAGS   := kafka,rabbitmq,rabbitmq_restart,mysql,obs,trace,stress,security
 CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./contracts/... ./integration/layering ./integration/protosame ./integration/modules ./integration/docs
 
 .PHONY: check check-go check-java check-python
-check: check-go check-java check-python ## the fast tier (< 4 min): go vet and staticcheck on every module and build tag, Go unit tests (-short), the Java core's tests built with -Xlint:all -Werror, ruff, mypy --strict and the Python runtime's tests
+check: check-go check-java check-python ## the fast tier (< 4 min): go vet and staticcheck on every module and build tag, Go unit tests (-short), the Java core's and micrometer module's tests built with -Xlint:all -Werror, ruff, mypy --strict and the Python runtime's tests
 	@echo "check: passed"
 
 check-go: ## gofmt, go vet, staticcheck and the Go unit tests (-short) of the tool and runtime-go's core
@@ -61,9 +61,9 @@ check-go: ## gofmt, go vet, staticcheck and the Go unit tests (-short) of the to
 	cd runtime-go && GOFLAGS= $(GO) run $(STATICCHECK) -tags $(LINT_TAGS) $(RUNTIME_GO_PKGS)
 	bash scripts/with-postgres.sh bash -c '$(GO) test -short -count=1 $(CHECK_GO_PKGS) && cd runtime-go && $(GO) test -short -count=1 ./...'
 
-check-java: ## the Java runtime's core: compiled with -Xlint:all -Werror, its unit tests
+check-java: ## the Java runtime's core and micrometer modules (no broker): compiled with -Xlint:all -Werror, their unit tests
 	bash scripts/setup-java.sh >/dev/null
-	cd runtime-java && mvn -o -q -pl core -am test
+	cd runtime-java && mvn -o -q -pl core,micrometer -am test
 
 check-python: ## ruff, mypy --strict and the Python runtime's unit tests (on both protobuf ends)
 	bash scripts/check-python.sh
@@ -82,7 +82,7 @@ summary-reset: ## forget the previous run's per-suite summary lines
 
 # runtime-java and runtime-python run again inside test-rabbitmq-all's make:
 # an "up to date" line then keeps the install's own summary line.
-runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:msgcontract-runtime into ~/.m2
+runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:msgcontract-runtime and -micrometer into ~/.m2
 	mkdir -p $(SUMMARY)
 	bash scripts/install-runtime-java.sh | tee $(SUMMARY)/runtime-java.log
 	@line=$$(grep -h '^java-runtime: ' $(SUMMARY)/runtime-java.log || true); f=$(SUMMARY)/java-runtime.txt; \

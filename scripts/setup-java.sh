@@ -18,8 +18,11 @@ case "$(uname -s)-$(uname -m)" in
   *) echo "setup-java: no protoc on Maven Central for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
 esac
 # The harness depends on io.msgcontract:msgcontract-runtime (runtime-java/core);
-# `make runtime-java` installs it, and so does this script when it is missing.
-if ! compgen -G "$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/$(cat VERSION)/*.jar" >/dev/null; then
+# `make runtime-java` installs it with msgcontract-runtime-micrometer, and so
+# does this script when either is missing (which also brings Micrometer's jars
+# into ~/.m2 for make check-java's offline build).
+if ! compgen -G "$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/$(cat VERSION)/*.jar" >/dev/null ||
+  ! compgen -G "$HOME/.m2/repository/io/msgcontract/msgcontract-runtime-micrometer/$(cat VERSION)/*.jar" >/dev/null; then
   bash scripts/install-runtime-java.sh
 fi
 empty="$(mktemp -d)"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # scripts/dist/check-maven.sh DIST_DIR (run by make release-check) resolves
-# io.msgcontract:msgcontract-runtime-kafka and msgcontract-runtime-rabbitmq
-# $VERSION (default: the VERSION
+# io.msgcontract:msgcontract-runtime-kafka, msgcontract-runtime-rabbitmq and
+# msgcontract-runtime-micrometer $VERSION (default: the VERSION
 # file) as a user's project would: a throwaway Maven project in a temporary
 # directory names file://DIST_DIR/maven as a repository, with an empty local
 # repository (third-party artifacts from Maven Central, io.msgcontract ones
 # from DIST_DIR/maven only), compiles a class using
-# io.msgcontract.support.Version, io.msgcontract.kafka.KafkaConsumerLoop and
-# io.msgcontract.rabbitmq.RabbitConsumerLoop,
-# and runs it on the resolved class path. Prints
+# io.msgcontract.support.Version, io.msgcontract.kafka.KafkaConsumerLoop,
+# io.msgcontract.rabbitmq.RabbitConsumerLoop and
+# io.msgcontract.micrometer.MicrometerMetrics (counting one outcome on a
+# Micrometer SimpleMeterRegistry), and runs it on the resolved class path. Prints
 #   release-check: maven resolve from dist/maven: ok
 # and exits non-zero on any failure. Needs a JDK 17, Maven 3.8+ and Maven
 # Central.
@@ -21,7 +22,7 @@ dist="$(cd "$1" && pwd)" || { echo "release-check: maven: no directory $1" >&2; 
 cd "$(dirname "$0")/../.."
 VERSION="${VERSION:-$(cat VERSION)}"
 fail() { echo "release-check: maven resolve from $1/maven: FAILED: $2" >&2; exit 1; }
-for a in msgcontract-runtime-kafka msgcontract-runtime-rabbitmq; do
+for a in msgcontract-runtime-kafka msgcontract-runtime-rabbitmq msgcontract-runtime-micrometer; do
   [[ -f "$dist/maven/io/msgcontract/$a/$VERSION/$a-$VERSION.pom" ]] ||
     fail "$1" "no io/msgcontract/$a/$VERSION in it; run make dist VERSION=$VERSION first"
 done
@@ -59,6 +60,11 @@ cat >"$proj/pom.xml" <<EOF
       <artifactId>msgcontract-runtime-rabbitmq</artifactId>
       <version>$VERSION</version>
     </dependency>
+    <dependency>
+      <groupId>io.msgcontract</groupId>
+      <artifactId>msgcontract-runtime-micrometer</artifactId>
+      <version>$VERSION</version>
+    </dependency>
   </dependencies>
   <build>
     <plugins>
@@ -83,12 +89,17 @@ cat >"$proj/pom.xml" <<EOF
 EOF
 # Version.RUNTIME is a compile-time constant: read through reflection, it is
 # the resolved jar's. Loading KafkaConsumerLoop links kafka-clients,
-# RabbitConsumerLoop amqp-client.
+# RabbitConsumerLoop amqp-client; MicrometerMetrics counts one outcome on
+# micrometer-core (a dependency of its POM).
 cat >"$proj/src/main/java/check/Main.java" <<'EOF'
 package check;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.msgcontract.kafka.KafkaConsumerLoop;
+import io.msgcontract.micrometer.MicrometerMetrics;
 import io.msgcontract.rabbitmq.RabbitConsumerLoop;
+import io.msgcontract.support.Decision;
+import io.msgcontract.support.Observer;
 import io.msgcontract.support.Version;
 
 public final class Main {
@@ -102,18 +113,24 @@ public final class Main {
     if (Version.class.getClassLoader().getResource("msgcontract/v1/options.proto") == null) {
       throw new IllegalStateException("msgcontract/v1/options.proto is not on the class path");
     }
-    System.out.println("runtime " + runtime + ", " + loop.getSimpleName() + " and " + rabbit.getSimpleName()
-        + " loaded");
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    MicrometerMetrics metrics = new MicrometerMetrics(registry);
+    metrics.observe(new Observer.Outcome("h", "t", "E", null, new Decision.Ack(false), 0.001));
+    if (registry.get("msgcontract.messages.processed").counter().count() != 1.0) {
+      throw new IllegalStateException("MicrometerMetrics did not count the outcome");
+    }
+    System.out.println("runtime " + runtime + ", " + loop.getSimpleName() + ", " + rabbit.getSimpleName()
+        + " and " + metrics.getClass().getSimpleName() + " loaded");
   }
 }
 EOF
 if ! (cd "$proj" && mvn -B -Dstyle.color=never -Dmaven.repo.local="$repo" compile dependency:build-classpath \
   -Dmdep.outputFile="$tmp/classpath.txt" >"$tmp/mvn.log" 2>&1); then
   grep -E '^\[(ERROR|WARNING)\]' "$tmp/mvn.log" | tail -n 30 >&2
-  fail "$1" "mvn compile of a project depending on io.msgcontract:msgcontract-runtime-kafka and -rabbitmq:$VERSION (errors above)"
+  fail "$1" "mvn compile of a project depending on io.msgcontract:msgcontract-runtime-kafka, -rabbitmq and -micrometer:$VERSION (errors above)"
 fi
 # Every io.msgcontract artifact came from the dist repository.
-for a in msgcontract-runtime-parent msgcontract-runtime msgcontract-runtime-kafka msgcontract-runtime-rabbitmq; do
+for a in msgcontract-runtime-parent msgcontract-runtime msgcontract-runtime-kafka msgcontract-runtime-rabbitmq msgcontract-runtime-micrometer; do
   grep -q '>msgcontract-dist=' "$repo/io/msgcontract/$a/$VERSION/_remote.repositories" 2>/dev/null ||
     fail "$1" "io.msgcontract:$a:$VERSION was not resolved from it (see $a/$VERSION/_remote.repositories)"
 done
@@ -124,6 +141,6 @@ if ! out="$(java -cp "$proj/target/classes:$(cat "$tmp/classpath.txt")" check.Ma
   cat "$tmp/java.err" >&2
   fail "$1" "the compiled class did not run on the resolved class path (above)"
 fi
-[[ "$out" == "runtime $VERSION, KafkaConsumerLoop and RabbitConsumerLoop loaded" ]] || fail "$1" "the class printed \"$out\", not runtime $VERSION"
+[[ "$out" == "runtime $VERSION, KafkaConsumerLoop, RabbitConsumerLoop and MicrometerMetrics loaded" ]] || fail "$1" "the class printed \"$out\", not runtime $VERSION"
 echo "release-check: maven $out"
 echo "release-check: maven resolve from $1/maven: ok"

@@ -20,6 +20,10 @@
 // dead_letter_repeats counts dead letters listed beyond one per key (a
 // forked retry chain). It exits 1 when any of these is off.
 //
+// -members go,spring,python shares the consumer group among Go members and
+// members in Java (a Spring Boot service on msgcontract's starter) and
+// Python, each SIGKILLed in turn (make chaos-mixed; Kafka and PostgreSQL).
+//
 // -outbox sends the deliveries the way a producer service does: a
 // producer process writes them into its transactional outbox and a relay
 // process publishes it, and the killer SIGKILLs those two as well.
@@ -62,6 +66,7 @@ func main() {
 	flag.StringVar(&cfg.rabbitPrefix, "rabbitmq-prefix", "", "RabbitMQ name prefix (internal)")
 	flag.StringVar(&cfg.pgDSN, "pg", "", "PostgreSQL DSN (internal)")
 	flag.StringVar(&cfg.mysqlDSN, "mysql", "", "MySQL DSN (internal)")
+	flag.StringVar(&cfg.members, "members", "go", "the consumer slots' languages, taking turns: go, or a list such as go,spring,python (members in other languages run with -transport kafka -business postgres; see members.go)")
 	flag.BoolVar(&cfg.outbox, "outbox", false, "publish through a producer process writing its outbox and a relay process, both SIGKILLed at random too")
 	flag.StringVar(&cfg.role, "role", "consumer", "with -child: consumer, producer or relay (internal)")
 	child := flag.Bool("child", false, "run as a child process (internal)")
@@ -105,6 +110,7 @@ type config struct {
 	mysqlDSN              string
 	kafkaNS               string
 	rabbitPrefix          string
+	members               string
 	outbox                bool
 	role                  string
 }

@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -86,6 +88,10 @@ func runParent(cfg config) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	langs, err := parseMembers(cfg)
+	if err != nil {
+		return false, err
+	}
 	switch cfg.business {
 	case "sqlite":
 	case "postgres":
@@ -153,6 +159,11 @@ func runParent(cfg config) (bool, error) {
 		return false, fmt.Errorf("-transport %q: want sqlite, sqlite-shared, nats, kafka or rabbitmq", cfg.transport)
 	}
 	defer q.close()
+	if len(langs) > 1 || langs[0] != "go" {
+		if err := migrateForMembers(ctx, cfg); err != nil {
+			return false, err
+		}
+	}
 	var pdb *sql.DB
 	how := "published"
 	if cfg.outbox {
@@ -175,7 +186,7 @@ func runParent(cfg config) (bool, error) {
 	// The consumers, then with -outbox the producer and the relay.
 	kids := make([]*child, cfg.procs)
 	for i := range kids {
-		kids[i] = &child{role: "consumer"}
+		kids[i] = &child{role: "consumer", lang: langs[i%len(langs)]}
 	}
 	if cfg.outbox {
 		kids = append(kids, &child{role: "producer"}, &child{role: "relay"})
@@ -184,6 +195,12 @@ func runParent(cfg config) (bool, error) {
 	spawn := func(c *child) error {
 		cmd := exec.Command(os.Args[0], "-child", "-role", c.role, "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
 			"-handler-delay", cfg.handlerDelay.String(), "-transport", cfg.transport, "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-mysql", cfg.mysqlDSN, "-kafka-ns", cfg.kafkaNS, "-rabbitmq-prefix", cfg.rabbitPrefix)
+		if c.lang != "" && c.lang != "go" {
+			var err error
+			if cmd, err = memberCommand(cfg, c.lang, nextID); err != nil {
+				return err
+			}
+		}
 		nextID++
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
@@ -275,6 +292,9 @@ func runParent(cfg config) (bool, error) {
 				return false, fmt.Errorf("%s process in slot %d ended with %v, not by the SIGKILL: a child exited on its own", c.role, slot, c.cmd.ProcessState)
 			}
 			kills[c.role]++
+			if c.role == "consumer" {
+				kills["consumer-"+c.lang]++
+			}
 		}
 		if err := spawn(c); err != nil {
 			return false, err
@@ -344,6 +364,46 @@ func runParent(cfg config) (bool, error) {
 		ok = false
 		fmt.Println("chaos: FAILED: -outbox, but the producer or the relay was never SIGKILLed (the plan was written before a kill came?)")
 	}
+	if len(langs) > 1 {
+		// Each language must have done work, not only been killed: the
+		// effects' notes name the member (child.go: p<id>; members:
+		// <lang>-p<id>).
+		byLang := map[string]int{}
+		rows, err := db.QueryContext(ctx, `SELECT note, count(*) FROM effects GROUP BY note`)
+		if err != nil {
+			return false, err
+		}
+		for rows.Next() {
+			var note string
+			var n int
+			if err := rows.Scan(&note, &n); err != nil {
+				rows.Close()
+				return false, err
+			}
+			lang, _, found := strings.Cut(note, "-")
+			if !found {
+				lang = "go"
+			}
+			byLang[lang] += n
+		}
+		rows.Close()
+		var each []string
+		for i, l := range langs {
+			if slices.Index(langs, l) < i {
+				continue // listed twice
+			}
+			each = append(each, fmt.Sprintf("%s=%d killed, %d effects", l, kills["consumer-"+l], byLang[l]))
+			if kills["consumer-"+l] == 0 {
+				ok = false
+				fmt.Printf("chaos: FAILED: no %s member was SIGKILLed (a longer run, or shorter -kill-min/-kill-max)\n", l)
+			}
+			if byLang[l] == 0 {
+				ok = false
+				fmt.Printf("chaos: FAILED: no %s member wrote an effect (see its errors above)\n", l)
+			}
+		}
+		fmt.Printf("chaos: members by language: %s\n", strings.Join(each, ", "))
+	}
 	if restarts(q) == 0 {
 		ok = false
 		fmt.Println("chaos: FAILED: the broker was never restarted (the run ended before a tenth of it was done?)")
@@ -373,6 +433,7 @@ func restarts(q queue) int {
 // relay; done closes when it has exited.
 type child struct {
 	role string
+	lang string // a consumer's: go, spring or python
 	cmd  *exec.Cmd
 	done chan struct{}
 }

@@ -270,11 +270,12 @@ def origins(namespace: str, group: str, topics: Iterable[str]) -> dict[str, str]
 
 
 def ensure_group_topics(brokers: str, namespace: str, topics: Sequence[str], names: Sequence[str], partitions: int,
-                        extra: dict[str, Any] | None) -> None:
-    """Creates a group's topics (names) and its topics' dead-letter topics, kept DLQ_RETENTION_MS."""
+                        extra: dict[str, Any] | None, timeout_s: float = 10.0) -> None:
+    """Creates a group's topics (names) and its topics' dead-letter topics, kept DLQ_RETENTION_MS; waits up to
+    timeout_s for the cluster to answer."""
     ensure_topics(brokers, list(names) + [dlq_topic(namespace, t) for t in topics], partitions,
                   configs={dlq_topic(namespace, t): {"retention.ms": str(DLQ_RETENTION_MS)} for t in topics},
-                  extra=extra)
+                  timeout_s=timeout_s, extra=extra)
 
 
 def dlq_meta(topic: str, group: str, handler: str, event_type: str, biz_key: str, message_id: str, reason: str,
@@ -523,7 +524,9 @@ class KafkaConsumerLoop:
     handler share one transaction on it, each in a savepoint, with one
     commit; one alone, or batch_size 1 (Go's PerMessageTx, for handlers that
     must be alone in their transaction), has a transaction of its own. A
-    failed transaction hands all its records back.
+    failed transaction hands all its records back. The constructor waits up
+    to connect_timeout_s for the cluster (a broker restarting), as Go's
+    Config.ConnectTimeout and Java's KafkaConfig.connectTimeoutMs do.
 
     Each message keeps one retry chain (docs/DESIGN.md, "One retry chain per
     message"; the table is msg_dedup_chain, which ``migrate`` creates): a
@@ -541,7 +544,7 @@ class KafkaConsumerLoop:
                  namespace: str = "", registry_url: str | None = None, config: dict[str, Any] | None = None,
                  partitions: int = 6, commit_interval_s: float = 0.2, session_timeout_ms: int = 10000,
                  clock_ms: Callable[[], int] = _now_ms, create_topics: bool = True,
-                 lag: LagObserver | None = None, batch_size: int = 64) -> None:
+                 lag: LagObserver | None = None, batch_size: int = 64, connect_timeout_s: float = 10.0) -> None:
         if batch_size < 1:
             raise ValueError(f"kafka: batch_size {batch_size} must be at least 1 (1: a transaction per record)")
         self.batch_size = batch_size
@@ -557,7 +560,7 @@ class KafkaConsumerLoop:
         self._origin = origins(namespace, group, topics)
         names = list(self._origin)
         if create_topics:
-            ensure_group_topics(brokers, namespace, topics, names, partitions, config)
+            ensure_group_topics(brokers, namespace, topics, names, partitions, config, connect_timeout_s)
         self._registry = SchemaRegistry(registry_url) if registry_url else None
         self._producer = _SyncProducer(_producer_config(brokers, config), 30.0)
         self._c = _KConsumer(consumer_config(brokers, namespace + group, session_timeout_ms, config))

@@ -2,132 +2,40 @@ package io.msgcontract.kafka;
 
 import com.google.protobuf.Message;
 import io.msgcontract.support.Consumer;
-import io.msgcontract.support.DecodeException;
-import io.msgcontract.support.Decision;
-import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.Handler;
 import io.msgcontract.support.LagObserver;
-import io.msgcontract.v1.Envelope;
-import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.OptionalLong;
-import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * A consumer-group member that runs generated consumers ({@link Consumer})
- * on Kafka with the decisions of runtime-go's kafka transport, so Go and Java
- * members can share one group:
- *
- * <ul>
- *   <li>It reads T and T.retry.&lt;group&gt; for every registered topic T
- *       (under the namespace) and routes a record by the envelope's event
- *       type; records of one biz_key run one at a time, in offset order.
- *   <li>Deliveries run in transactions on connections from the
- *       {@link ConnectionFactory}: dedup claim and handler commit together.
- *       The due heads of up to {@link KafkaConfig#batchSize} keys share one
- *       transaction, each in a savepoint (a failing one rolls back alone),
- *       with one commit, as runtime-go's consumer shares one among a fetch;
- *       a single ready delivery, or batchSize 1, gets one of its own.
- *   <li>A partition's committed offset is its first record whose outcome is
- *       not durable yet (handled, deduplicated, retry published, or dead
- *       letter written, each acknowledged by the database or the broker).
- *       Commits run every commitIntervalMs, at once after a retry or a dead
- *       letter, on revoke and on close. A revoked partition commits what is
- *       done and is let go; a lost one is let go without a commit.
- *   <li>A retryable failure publishes the copy (retry_count+1, not_before =
- *       now + the contract's backoff) to T.retry.&lt;group&gt; with header
- *       msgcontract.topic = T, and the partition goes on. A retry copy not
- *       due yet waits in memory: its offset stays uncommitted and its key
- *       waits, no other key does.
- *   <li>Poison goes to T.dlq with the metadata header msgcontract.dlq, as Go
- *       writes it; `msgcontract dlq list --kafka BROKERS --topic T` reads it.
- *   <li>One retry chain per message (docs/DESIGN.md; {@code
- *       io.msgcontract.support.RetryChain}), as runtime-go's consumer keeps it
- *       on Kafka: a crash or a rebalance between a retry's publish and its
- *       offset commit delivers the failed record again, whose next failure
- *       would publish a second copy of the same attempt. Each record's
- *       delivery id is {@link KafkaRecords#deliveryId}; a retry copy or a
- *       replay is looked up in the business database before its handler runs,
- *       and a failed delivery advances the chain (after its transaction
- *       ended) before its retry or dead letter is published. A copy that
- *       another copy of the message went on without is acknowledged and
- *       counted deduplicated: no retry, no dead letter, no retry counted.
- *   <li>With {@link KafkaConfig#registryUrl} set, a record in the Confluent
- *       wire format (first byte 0) is joined back into its envelope after
- *       the registry confirms its schema id belongs to the event's subject;
- *       an envelope naming no schema_subject or schema_version (a generated
- *       producer's names no version) is given the subject and the version
- *       the id is registered as, a version it names is kept; a foreign or
- *       refused id, a bad frame or a missing
- *       msgcontract.envelope header goes to T.dlq with reason schema (code
- *       -5); a registry that cannot be asked holds the record back a second.
- *   <li>A database failure is not the message's fault: the delivery runs
- *       again after dbRetryMs, no retry counted.
- *   <li>With {@link #withLag}, each poll reports the lag of every partition
- *       it returned records of (the partition's high watermark minus the
- *       offset after the last record returned) as runtime-go does:
- *       {@code msgcontract_consumer_lag_messages{group,topic,partition}}
- *       through {@code io.msgcontract.observe.PrometheusMetrics}. A
- *       partition let go is forgotten; its next owner reports it.
- * </ul>
+ * A consumer-group member that runs generated consumers ({@link Consumer}) on
+ * Kafka with the decisions of runtime-go's kafka transport, so Go, Python and
+ * Java members can share one group: a KafkaConsumer of its own, polled in a
+ * loop that feeds {@link KafkaDeliveries}, whose class comment says what
+ * becomes of each record (per-key order, retry copies on
+ * T.retry.&lt;group&gt;, dead letters on T.dlq, retry chains, shared
+ * transactions, the committed offset).
  *
  * <p>{@link #run()} blocks in the calling thread, which runs the handlers;
  * {@link #close()} from another thread stops it. Not thread-safe otherwise.
  */
 public final class KafkaConsumerLoop implements AutoCloseable {
   /** The code of a message with no handler for its event type, as in the Go runtime. */
-  public static final int CODE_NO_HANDLER = -4;
+  public static final int CODE_NO_HANDLER = KafkaDeliveries.CODE_NO_HANDLER;
   /** The code of a framed record the schema registry check turned down, as in the Go runtime. */
-  public static final int CODE_SCHEMA = -5;
-  /** How long a framed record waits when the registry could not be asked. */
-  static final long REGISTRY_RETRY_MS = 1000;
+  public static final int CODE_SCHEMA = KafkaDeliveries.CODE_SCHEMA;
 
-  private static final System.Logger LOG = System.getLogger(KafkaConsumerLoop.class.getName());
-
-  private final KafkaConfig cfg;
-  private final String group;
-  private final ConnectionFactory db;
-  private final LongSupplier clock;
-  private final Map<String, Map<String, Route<?>>> routes = new LinkedHashMap<>();
-  private final Map<String, String> origin = new HashMap<>(); // Kafka topic -> the user's topic
+  private final KafkaDeliveries deliveries;
   private volatile boolean closed;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
-  private LagObserver lag = LagObserver.NONE;
-
-  private final Map<TopicPartition, Part> parts = new HashMap<>();
-  private final Map<String, ArrayDeque<Entry>> keys = new LinkedHashMap<>();
-  private int buffered;
-  private long dbRetryAt;
-
-  private final AtomicLong handled = new AtomicLong();
-  private final AtomicLong deduplicated = new AtomicLong();
-  private final AtomicLong retried = new AtomicLong();
-  private final AtomicLong deadLettered = new AtomicLong();
 
   /**
    * Tests only: asked with a delivery's id once its retry copy is published,
@@ -136,51 +44,6 @@ public final class KafkaConsumerLoop implements AutoCloseable {
    * member's record is delivered again to the partition's next owner.
    */
   java.util.function.Predicate<String> crashAfterRetry = id -> false;
-
-  private record Route<M extends Message>(EventSpec<M> spec, String handlerName, Consumer<M> consumer) {}
-
-  private static final class Part {
-    final TopicPartition tp;
-    final ArrayDeque<Entry> q = new ArrayDeque<>();
-    long next = -1;
-    long committed = -1;
-
-    Part(TopicPartition tp) {
-      this.tp = tp;
-    }
-  }
-
-  private static final class Entry {
-    final ConsumerRecord<byte[], byte[]> rec;
-    final Part part;
-    final String key;
-    final String topic; // the user's topic
-    boolean settled;
-    long dueAt;
-    // Set by prepare when the delivery is READY: what the database part needs.
-    Route<?> route;
-    Envelope env;
-    byte[] body;
-
-    Entry(ConsumerRecord<byte[], byte[]> rec, Part part, String key, String topic) {
-      this.rec = rec;
-      this.part = part;
-      this.key = key;
-      this.topic = topic;
-    }
-
-    /** The id of the stored copy, the same on each of its redeliveries: its retry chain's delivery id. */
-    String deliveryId() {
-      return KafkaRecords.deliveryId(rec);
-    }
-  }
-
-  /**
-   * What became of a delivery: settled (its offset may be committed), deferred
-   * (dueAt set), failed (the database or the broker failed: it runs again after
-   * dbRetryMs), or, from prepare, ready for the database part.
-   */
-  private enum Outcome { SETTLED, DEFERRED, FAILED, READY }
 
   /**
    * Returns a loop of group's member.
@@ -195,14 +58,7 @@ public final class KafkaConsumerLoop implements AutoCloseable {
 
   /** Like {@link #KafkaConsumerLoop(KafkaConfig, String, ConnectionFactory)} with a clock (UTC epoch ms). */
   public KafkaConsumerLoop(KafkaConfig cfg, String group, ConnectionFactory db, LongSupplier clock) {
-    cfg.validate();
-    if (group == null || group.isEmpty()) {
-      throw new IllegalArgumentException("kafka: the loop needs a group");
-    }
-    this.cfg = cfg;
-    this.group = group;
-    this.db = db;
-    this.clock = clock;
+    this.deliveries = new KafkaDeliveries(cfg, group, db, clock);
   }
 
   /**
@@ -219,12 +75,7 @@ public final class KafkaConsumerLoop implements AutoCloseable {
     if (consumer != null) {
       throw new IllegalStateException("kafka: register before run");
     }
-    Map<String, Route<?>> byType = routes.computeIfAbsent(spec.topic(), t -> new HashMap<>());
-    if (byType.containsKey(spec.eventType())) {
-      throw new IllegalArgumentException("kafka: a handler for " + spec.eventType() + " on " + spec.topic()
-          + " is registered already");
-    }
-    byType.put(spec.eventType(), new Route<>(spec, handlerName, c));
+    deliveries.register(spec, handlerName, c);
     return this;
   }
 
@@ -236,34 +87,35 @@ public final class KafkaConsumerLoop implements AutoCloseable {
     if (consumer != null) {
       throw new IllegalStateException("kafka: withLag before run");
     }
-    this.lag = lag == null ? LagObserver.NONE : lag;
+    deliveries.withLag(lag);
     return this;
   }
 
   /** Deliveries whose handler committed. */
   public long handled() {
-    return handled.get();
+    return deliveries.handled();
   }
 
   /** Deliveries acknowledged as duplicates. */
   public long deduplicated() {
-    return deduplicated.get();
+    return deliveries.deduplicated();
   }
 
   /** Retry copies published. */
   public long retried() {
-    return retried.get();
+    return deliveries.retried();
   }
 
   /** Dead letters written. */
   public long deadLettered() {
-    return deadLettered.get();
+    return deliveries.deadLettered();
   }
 
   /** Stops {@link #run()}: what is settled is committed and the member leaves the group. */
   @Override
   public void close() {
     closed = true;
+    deliveries.stop();
     KafkaConsumer<byte[], byte[]> c = consumer;
     if (c != null) {
       c.wakeup();
@@ -277,488 +129,53 @@ public final class KafkaConsumerLoop implements AutoCloseable {
    * @throws KafkaRuntimeException when the cluster is unreachable or a topic is missing
    */
   public void run() {
-    if (routes.isEmpty()) {
-      throw new IllegalStateException("kafka: no handler registered");
-    }
-    try (KafkaPublisher pub = new KafkaPublisher(cfg)) {
-      Topics topics = pub.topics();
-      List<String> names = new ArrayList<>();
-      for (String t : routes.keySet()) {
-        topics.ensure(topics.subscriptionTopics(group, t));
-        names.add(topics.topic(t));
-        names.add(topics.retry(group, t));
-        origin.put(topics.topic(t), t);
-        origin.put(topics.retry(group, t), t);
-      }
-      Properties p = cfg.base();
-      p.put("group.id", topics.group(group));
-      p.put("enable.auto.commit", "false");
-      p.put("auto.offset.reset", "earliest");
-      p.put("isolation.level", "read_uncommitted");
-      // franz-go's default balancer: cooperative-sticky, so Go and Java members agree on one protocol.
-      p.put("partition.assignment.strategy", CooperativeStickyAssignor.class.getName());
-      p.put("session.timeout.ms", Integer.toString(cfg.sessionTimeoutMs));
-      p.put("heartbeat.interval.ms", Integer.toString(Math.max(cfg.sessionTimeoutMs / 10, 100)));
-      p.put("max.poll.records", Integer.toString(Math.min(500, cfg.maxBuffered)));
-      p.put("fetch.max.wait.ms", "500");
-      try (KafkaConsumer<byte[], byte[]> c =
-          new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-        consumer = c;
-        if (closed) {
-          return;
-        }
-        c.subscribe(names, new Listener());
-        long lastCommit = clock.getAsLong();
-        try {
-          while (!closed) {
-            ConsumerRecords<byte[], byte[]> recs = c.poll(Duration.ofMillis(pollWait()));
-            for (ConsumerRecord<byte[], byte[]> r : recs) {
-              add(r);
-            }
-            reportLag(c, recs);
-            processReady(pub);
-            if (clock.getAsLong() - lastCommit >= cfg.commitIntervalMs) {
-              commit(null);
-              lastCommit = clock.getAsLong();
-            }
-            if (buffered >= cfg.maxBuffered) {
-              c.pause(c.assignment());
-            } else if (!c.paused().isEmpty()) {
-              c.resume(c.paused());
-            }
-          }
-        } catch (WakeupException e) {
-          // close() asked to stop
-        }
-        commit(null);
-      }
-    }
-  }
-
-  /** Sets the lag of each partition recs holds records of: its high watermark minus the position after them. */
-  private void reportLag(KafkaConsumer<byte[], byte[]> c, ConsumerRecords<byte[], byte[]> recs) {
-    if (lag == LagObserver.NONE) {
-      return;
-    }
-    for (TopicPartition tp : recs.partitions()) {
-      if (!parts.containsKey(tp)) {
-        continue;
-      }
-      OptionalLong n = c.currentLag(tp); // from the last fetch's high watermark, no request
-      if (n.isPresent()) {
-        lag.lag(group, tp.topic(), tp.partition(), Math.max(n.getAsLong(), 0));
-      }
-    }
-  }
-
-  private long pollWait() {
-    long now = clock.getAsLong();
-    long next = now + 500;
-    if (dbRetryAt > now) {
-      next = Math.min(next, dbRetryAt);
-    }
-    for (ArrayDeque<Entry> kq : keys.values()) {
-      Entry e = kq.peekFirst();
-      if (e != null) {
-        next = Math.min(next, Math.max(e.dueAt, now));
-      }
-    }
-    return Math.max(next - now, 0);
-  }
-
-  private void add(ConsumerRecord<byte[], byte[]> r) {
-    Part part = parts.get(new TopicPartition(r.topic(), r.partition()));
-    if (part == null) {
-      return; // not ours (any more): its next owner reads it from the committed offset
-    }
-    String key = r.key() == null || r.key().length == 0
-        ? "\0" + r.topic() + "/" + r.partition() + "/" + r.offset() // no key, no order to keep
-        : new String(r.key(), StandardCharsets.UTF_8);
-    String topic = origin.get(r.topic());
-    Header h = r.headers().lastHeader(Topics.HEADER_TOPIC);
-    if (h != null) {
-      topic = new String(h.value(), StandardCharsets.UTF_8);
-    }
-    Entry e = new Entry(r, part, key, topic);
-    part.q.addLast(e);
-    buffered++;
-    keys.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(e);
-  }
-
-  /**
-   * Runs due key heads until none is left or commitIntervalMs has passed:
-   * the steps before the database one by one, the ready ones batchSize at a
-   * time in shared transactions (runBatch). Then the loop polls again, so a
-   * rebalance waits for one batch at most, not for everything buffered.
-   */
-  private void processReady(KafkaPublisher pub) {
-    long until = clock.getAsLong() + cfg.commitIntervalMs;
-    boolean progress = true;
-    while (progress && !closed) {
-      progress = false;
-      if (clock.getAsLong() < dbRetryAt) {
+    deliveries.crashAfterRetry = crashAfterRetry;
+    List<String> names = deliveries.start();
+    try (KafkaDeliveries d = deliveries;
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(d.consumerProperties(),
+            new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer = c;
+      if (closed) {
         return;
       }
-      List<Entry> ready = new ArrayList<>();
-      for (ArrayDeque<Entry> kq : new ArrayList<>(keys.values())) {
-        if (clock.getAsLong() >= until || closed) {
-          break;
-        }
-        Entry e = kq.peekFirst();
-        if (e == null || e.settled || e.dueAt > clock.getAsLong()) {
-          continue;
-        }
-        Outcome o = prepare(pub, e);
-        if (o == Outcome.READY) {
-          ready.add(e);
-          if (ready.size() < cfg.batchSize) {
-            continue;
-          }
-          // A full batch runs here rather than ending the pass, so that the
-          // keys after it in keys' order get their turn: a new pass starts
-          // from the first key again, and busy keys would keep the rest out.
-          o = runBatch(pub, ready); // settles what it settled, e or not
-          ready.clear();
-          if (o == Outcome.FAILED) {
-            dbRetryAt = clock.getAsLong() + cfg.dbRetryMs;
-            return;
-          }
-          progress = progress || o == Outcome.SETTLED;
-          continue;
-        }
-        if (o == Outcome.FAILED) {
-          dbRetryAt = clock.getAsLong() + cfg.dbRetryMs;
-          return;
-        }
-        if (o == Outcome.SETTLED) {
-          settle(e);
-          progress = true;
-        }
-      }
-      if (!ready.isEmpty()) {
-        Outcome o = runBatch(pub, ready);
-        if (o == Outcome.FAILED) {
-          dbRetryAt = clock.getAsLong() + cfg.dbRetryMs;
-          return;
-        }
-        progress = progress || o == Outcome.SETTLED;
-      }
-      if (clock.getAsLong() >= until) {
-        return;
-      }
-    }
-  }
-
-  /**
-   * Runs the database part of ready deliveries (distinct keys): one alone in
-   * a transaction of its own, several in one shared transaction, each in a
-   * savepoint (Consumer.processShared), committed once; before that shared
-   * transaction, the retry copies and replays among them are looked up in
-   * their retry chains, and a superseded one is settled as a duplicate. After
-   * the transaction ended, a failed delivery advances its chain (in
-   * Pending.committed, or inside Consumer.process), which may turn its retry
-   * or dead letter into a duplicate. Every delivery settled or deferred is
-   * dealt with here; the result is FAILED when the database failed (the whole
-   * batch, or a delivery whose chain could not be advanced, is handed back)
-   * or a retry or dead letter could not be published (that delivery runs
-   * again), SETTLED when any delivery settled, else DEFERRED.
-   */
-  private Outcome runBatch(KafkaPublisher pub, List<Entry> ready) {
-    // Settled without a transaction: superseded at the look-up.
-    List<Entry> early = new ArrayList<>();
-    List<Decision> earlyDecisions = new ArrayList<>();
-    // Decided in the transaction (and the chain's advance after it).
-    List<Entry> late = new ArrayList<>(ready.size());
-    List<Decision> lateDecisions = new ArrayList<>(ready.size());
-    Outcome result = Outcome.DEFERRED;
-    try (Connection c = db.open()) {
-      if (ready.size() == 1) {
-        Entry e = ready.get(0);
-        lateDecisions.add(runAlone(c, e));
-        late.add(e);
-      } else {
-        List<Entry> shared = new ArrayList<>(ready.size());
-        for (Entry e : ready) {
-          Decision d = e.route.consumer().superseded(c, e.env, e.deliveryId());
-          if (d == null) {
-            shared.add(e);
-          } else {
-            early.add(e);
-            earlyDecisions.add(d);
-          }
-        }
-        if (!shared.isEmpty()) {
-          List<Consumer.Pending> pending = Consumer.processBatch(c,
-              shared.stream().map(e -> new Consumer.BatchItem(e.route.consumer(), e.body, e.deliveryId())).toList());
-          for (int i = 0; i < shared.size(); i++) {
-            Entry e = shared.get(i);
-            try {
-              lateDecisions.add(pending.get(i).committed());
-              late.add(e);
-            } catch (SQLException x) {
-              LOG.log(Level.WARNING, "msgcontract: database failure, message handed back: step=advance retry chain"
-                  + " transport_id=" + e.deliveryId() + " delay_ms=" + cfg.dbRetryMs + " error=" + x);
-              result = Outcome.FAILED;
-            }
-          }
-        }
-      }
-    } catch (SQLException x) {
-      LOG.log(Level.WARNING, "msgcontract: database failed; " + (ready.size() == 1 ? "the delivery runs"
-          : "the " + ready.size() + " deliveries of the transaction run") + " again: " + x);
-      result = Outcome.FAILED;
-      late.clear();
-      lateDecisions.clear();
-    }
-    early.addAll(late);
-    earlyDecisions.addAll(lateDecisions);
-    for (int i = 0; i < early.size(); i++) {
-      Entry e = early.get(i);
-      Outcome o = decided(pub, e, earlyDecisions.get(i));
-      if (o == Outcome.SETTLED) {
-        settle(e);
-      }
-      if (o == Outcome.FAILED || result == Outcome.FAILED) {
-        result = Outcome.FAILED; // the others are settled all the same: their effects committed
-      } else if (o == Outcome.SETTLED) {
-        result = Outcome.SETTLED;
-      }
-    }
-    return result;
-  }
-
-  /**
-   * Runs e in a transaction of its own on c (Consumer.process, which also
-   * looks a retry copy up before it and advances the chain after a failure);
-   * a failure rolls it back and hands e back (SQLException).
-   */
-  private static Decision runAlone(Connection c, Entry e) throws SQLException {
-    c.setAutoCommit(false);
-    try {
-      return e.route.consumer().process(c, e.body, e.deliveryId());
-    } catch (SQLException | RuntimeException x) {
-      // A failed commit can leave the transaction open; what close does
-      // with it is the driver's choice, so it is rolled back here.
+      c.subscribe(names, new Listener(c));
       try {
-        c.rollback();
-      } catch (SQLException r) {
-        x.addSuppressed(r);
-      }
-      throw x;
-    }
-  }
-
-  private Route<?> lookup(String topic, String eventType) {
-    Map<String, Route<?>> m = routes.get(topic);
-    return m == null ? null : m.get(eventType);
-  }
-
-  /**
-   * The steps of e before the database: unframe, decode, route, payload and
-   * not_before. A record that fails them is dead-lettered (SETTLED or FAILED)
-   * or waits (DEFERRED); one that passes is READY, with its route, envelope
-   * and body in e.
-   */
-  private Outcome prepare(KafkaPublisher pub, Entry e) {
-    byte[] body = e.rec.value() == null ? new byte[0] : e.rec.value();
-    long now = clock.getAsLong();
-    if (Wire.isFramed(body)) {
-      Header h = e.rec.headers().lastHeader(Wire.HEADER_ENVELOPE);
-      try {
-        body = Wire.unframe(pub.registry(), body, h == null ? null : h.value(), e.topic);
-      } catch (Wire.SchemaException x) {
-        return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, "", x.env, "schema", CODE_SCHEMA,
-            x.getMessage(), 0, now), body);
-      } catch (SchemaRegistry.UnavailableException x) {
-        LOG.log(Level.WARNING, "msgcontract: schema registry unavailable; the record waits: " + x.getMessage());
-        e.dueAt = now + REGISTRY_RETRY_MS;
-        return Outcome.DEFERRED;
-      }
-    }
-    Envelope env;
-    try {
-      env = Envelopes.decode(body);
-    } catch (DecodeException x) {
-      return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, "", null, "decode", Consumer.CODE_DECODE,
-          String.valueOf(x.getMessage()), 0, now), body);
-    }
-    // The topic it was delivered from decides; the envelope's own topic is the fallback.
-    String topic = e.topic;
-    Route<?> r = lookup(topic, env.getEventType());
-    if (r == null && !env.getTopic().isEmpty() && !env.getTopic().equals(topic)) {
-      topic = env.getTopic();
-      r = lookup(topic, env.getEventType());
-    }
-    if (r == null) {
-      return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, "", env, "no_handler", CODE_NO_HANDLER,
-          "no handler for event type \"" + env.getEventType() + "\" on topic \"" + topic + "\" in group \""
-              + group + "\"", 0, now), body);
-    }
-    try {
-      Envelopes.payload(r.spec(), env);
-    } catch (DecodeException x) {
-      return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, r.handlerName(), env, "decode",
-          Consumer.CODE_DECODE, String.valueOf(x.getMessage()), 0, now), body);
-    }
-    if (env.getNotBefore() > now) {
-      e.dueAt = env.getNotBefore();
-      return Outcome.DEFERRED;
-    }
-    e.route = r;
-    e.env = env;
-    e.body = body;
-    return Outcome.READY;
-  }
-
-  /**
-   * Acts on the decision taken for e in a committed transaction: counts an
-   * acknowledgement, defers, or publishes the retry or the dead letter.
-   */
-  private Outcome decided(KafkaPublisher pub, Entry e, Decision d) {
-    Route<?> r = e.route;
-    Envelope env = e.env;
-    try {
-      if (d instanceof Decision.Ack a) {
-        (a.deduplicated() ? deduplicated : handled).incrementAndGet();
-        return Outcome.SETTLED;
-      }
-      if (d instanceof Decision.Defer df) {
-        e.dueAt = df.notBeforeMs();
-        return Outcome.DEFERRED;
-      }
-      if (d instanceof Decision.Retry rt) {
-        pub.send(KafkaRecords.retry(cfg.namespace, group, e.topic, rt));
-        retried.incrementAndGet();
-        if (crashAfterRetry.test(e.deliveryId())) {
-          e.dueAt = clock.getAsLong() + cfg.dbRetryMs;
-          return Outcome.DEFERRED;
+        while (!closed) {
+          d.polled(c, c.poll(Duration.ofMillis(d.pollWaitMs())));
+          if (d.full()) {
+            c.pause(c.assignment());
+          } else if (!c.paused().isEmpty()) {
+            c.resume(c.paused());
+          }
         }
-        settle(e);
-        commitNow(e);
-        return Outcome.SETTLED;
+      } catch (WakeupException e) {
+        // close() asked to stop
       }
-      Decision.DeadLetter dl = (Decision.DeadLetter) d;
-      return deadLetter(pub, e, new DeadLetters.Meta(e.topic, group, r.handlerName(), env, dl.reason(), dl.code(),
-          dl.error(), dl.attempts(), clock.getAsLong()), e.body);
-    } catch (KafkaRuntimeException x) {
-      LOG.log(Level.WARNING, "msgcontract: retry publish failed; the delivery runs again: " + x.getMessage());
-      return Outcome.FAILED;
-    }
-  }
-
-  private Outcome deadLetter(KafkaPublisher pub, Entry e, DeadLetters.Meta m, byte[] body) {
-    try {
-      pub.send(DeadLetters.record(pub.topics().dlq(m.topic()), m, body));
-    } catch (KafkaRuntimeException x) {
-      LOG.log(Level.WARNING, "msgcontract: dead-letter failed; the delivery runs again: " + x.getMessage());
-      return Outcome.FAILED;
-    }
-    deadLettered.incrementAndGet();
-    settle(e);
-    commitNow(e);
-    return Outcome.SETTLED;
-  }
-
-  /** Marks e done: its key's next record may go, its partition's commit point moves past the settled prefix. */
-  private void settle(Entry e) {
-    if (e.settled) {
-      return;
-    }
-    e.settled = true;
-    e.route = null; // the unframed body may be large; the record stays until the commit point passes it
-    e.env = null;
-    e.body = null;
-    unkey(e);
-    Part p = e.part;
-    while (!p.q.isEmpty() && p.q.peekFirst().settled) {
-      p.next = p.q.pollFirst().rec.offset() + 1;
-      buffered--;
-    }
-  }
-
-  private void unkey(Entry e) {
-    ArrayDeque<Entry> kq = keys.get(e.key);
-    if (kq != null) {
-      kq.remove(e);
-      if (kq.isEmpty()) {
-        keys.remove(e.key);
-      }
-    }
-  }
-
-  /** Retries and dead letters are rare and costly to re-run: their offsets do not wait for the interval. */
-  private void commitNow(Entry e) {
-    if (parts.get(e.part.tp) == e.part) {
-      commit(Set.of(e.part.tp));
-    }
-  }
-
-  /** Commits the commit points of only (every partition when null) that moved since their last commit. */
-  private void commit(Collection<TopicPartition> only) {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    List<Part> moved = new ArrayList<>();
-    for (Part p : parts.values()) {
-      if ((only == null || only.contains(p.tp)) && p.next > p.committed) {
-        offsets.put(p.tp, new OffsetAndMetadata(p.next));
-        moved.add(p);
-      }
-    }
-    if (offsets.isEmpty()) {
-      return;
-    }
-    try {
-      consumer.commitSync(offsets, Duration.ofMillis(cfg.connectTimeoutMs));
-      for (Part p : moved) {
-        p.committed = Math.max(p.committed, offsets.get(p.tp).offset());
-      }
-    } catch (WakeupException x) {
-      throw x;
-    } catch (KafkaException x) {
-      LOG.log(Level.WARNING, "msgcontract: kafka commit failed; the records will be redelivered and deduplicated: "
-          + x);
-    }
-  }
-
-  /** Drops the partitions' records; their next owner reads them from the committed offset. */
-  private void release(Collection<TopicPartition> tps) {
-    for (TopicPartition tp : tps) {
-      Part p = parts.remove(tp);
-      if (p == null) {
-        continue;
-      }
-      lag.forget(group, tp.topic(), tp.partition()); // another member reports it now
-      for (Entry e : p.q) {
-        if (!e.settled) {
-          unkey(e);
-        }
-      }
-      buffered -= p.q.size();
-      p.q.clear();
+      d.commit(c);
     }
   }
 
   /** Runs inside poll, in the loop's thread: no handler is running. */
   private final class Listener implements ConsumerRebalanceListener {
+    private final KafkaConsumer<byte[], byte[]> c;
+
+    Listener(KafkaConsumer<byte[], byte[]> c) {
+      this.c = c;
+    }
+
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> tps) {
-      for (TopicPartition tp : tps) {
-        parts.putIfAbsent(tp, new Part(tp));
-      }
+      deliveries.assigned(tps);
     }
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> tps) {
-      try {
-        commit(tps);
-      } catch (WakeupException x) {
-        closed = true;
-      }
-      release(tps);
+      deliveries.revoked(c, tps);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> tps) {
-      release(tps);
+      deliveries.lost(tps);
     }
   }
 }

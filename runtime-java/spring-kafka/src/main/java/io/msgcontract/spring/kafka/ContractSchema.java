@@ -9,7 +9,7 @@ import javax.sql.DataSource;
 
 /**
  * Creates the runtime's tables on the DataSource at start-up when {@code msgcontract.migrate=true}:
- * the dedup claims ({@code msg_dedup}), the retry chains ({@code msg_retry_chain}) and the outbox
+ * the dedup claims ({@code msg_dedup}), the retry chains ({@code msg_dedup_chain}) and the outbox
  * ({@code msg_outbox}, {@code msg_outbox_lock}), by the statements of the database's dialect (core's
  * {@link Ddl}; PostgreSQL, MySQL, MariaDB, SQLite), each {@code IF NOT EXISTS}.
  */

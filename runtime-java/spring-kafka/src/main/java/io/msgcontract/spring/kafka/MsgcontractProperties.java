@@ -16,7 +16,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * msgcontract:
  *   group: billing          # consumer group of the @ContractListener methods
  *   namespace: prod.        # topic and group prefix, as the Go and Python services use
- *   migrate: true           # create msg_dedup, msg_retry_chain and the outbox tables at start-up
+ *   migrate: true           # create msg_dedup, msg_dedup_chain and the outbox tables at start-up
  *   relay:
  *     enabled: true         # publish the outbox's rows
  * }</pre>

@@ -80,6 +80,35 @@ class DeliveryTest {
     long[] n = counts();
     assertEquals(1, n[0], "handled");
     assertEquals(1, n[1], "deduplicated");
+    // The engine commits through the container's consumer (AckMode.MANUAL): the group's offsets reach the end.
+    Infra.waitFor("the group's offsets committed", () -> Infra.backlog(ns, "order-event") == 0);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Db.class)
+  void twoConsumersOfOneContainerShareTheGroupEachWithItsEngine(Db kind) throws Exception {
+    db = new Infra.TestDb(kind);
+    app = Infra.start(db, ns, "msgcontract.concurrency=2");
+    String topic = ns + "order-event";
+    Infra.waitFor("two consumers holding partitions of " + topic, () -> {
+      var m = Infra.members(ns);
+      return m.size() == 2 && m.stream().allMatch(d -> d.assignment().topicPartitions().stream()
+          .anyMatch(tp -> tp.topic().equals(topic)));
+    });
+    int n = 30;
+    for (int i = 0; i < n; i++) {
+      Envelope env = envelope("c-" + i);
+      pub.publish(env);
+      if (i % 5 == 0) {
+        pub.publish(env);
+      }
+    }
+    waitSettled(n + n / 5);
+    assertEquals(n, db.count("SELECT count(*) FROM payments"));
+    assertEquals(n / 5, counts()[1], "deduplicated");
+    long threads = script().seen.stream().map(TestApp.Seen::thread).distinct().count();
+    assertEquals(2, threads, "the deliveries ran on " + threads + " consumer threads");
+    Infra.waitFor("the group's offsets committed", () -> Infra.backlog(ns, "order-event") == 0);
   }
 
   @ParameterizedTest

@@ -192,6 +192,31 @@ final class Infra {
     }
   }
 
+  /**
+   * The records of the group's topics (T and T.retry.group) that the group has not committed, or
+   * -1 when the broker cannot say.
+   */
+  static long backlog(String ns, String topic) {
+    try (Admin a = Admin.create(Map.of("bootstrap.servers", brokers()))) {
+      Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> want = new java.util.HashMap<>();
+      for (String t : List.of(ns + topic, ns + topic + ".retry." + GROUP)) {
+        for (var p : a.describeTopics(List.of(t)).allTopicNames().get().get(t).partitions()) {
+          want.put(new TopicPartition(t, p.partition()), org.apache.kafka.clients.admin.OffsetSpec.latest());
+        }
+      }
+      var ends = a.listOffsets(want).all().get();
+      var committed = a.listConsumerGroupOffsets(ns + GROUP).partitionsToOffsetAndMetadata().get();
+      long n = 0;
+      for (var e : ends.entrySet()) {
+        var c = committed.get(e.getKey());
+        n += Math.max(e.getValue().offset() - (c == null ? 0 : c.offset()), 0);
+      }
+      return n;
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
   /** Every record of topic (a full Kafka name) up to its current end. */
   static List<ConsumerRecord<byte[], byte[]>> readAll(String topic) throws InterruptedException {
     Properties p = new Properties();

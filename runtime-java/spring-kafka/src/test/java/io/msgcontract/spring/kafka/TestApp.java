@@ -43,7 +43,7 @@ class TestApp {
   }
 
   /** One delivery the listener saw. */
-  record Seen(String orderId, int retryCount, long notBefore, long atMs, String txName, Object holder) {}
+  record Seen(String orderId, int retryCount, long notBefore, long atMs, String txName, Object holder, String thread) {}
 
   /** The tests' script and the listener's record of what it saw. */
   static class Script {
@@ -103,7 +103,7 @@ class TestApp {
     public void onPaid(PaySuccess m, Envelope env) throws Exception {
       String txName = TransactionSynchronizationManager.getCurrentTransactionName();
       script.seen.add(new Seen(m.getOrderId(), env.getRetryCount(), env.getNotBefore(), System.currentTimeMillis(),
-          txName, TransactionSynchronizationManager.getResource(ds)));
+          txName, TransactionSynchronizationManager.getResource(ds), Thread.currentThread().getName()));
       switch (script.action(m.getOrderId())) {
         case OK -> insert(m);
         case RETRY_ONCE -> {
@@ -123,7 +123,7 @@ class TestApp {
         case LEDGER -> {
           String joined = ledger.record(m);
           script.seen.add(new Seen(m.getOrderId() + "/ledger", env.getRetryCount(), 0, System.currentTimeMillis(), joined,
-              TransactionSynchronizationManager.getResource(ds)));
+              TransactionSynchronizationManager.getResource(ds), Thread.currentThread().getName()));
         }
         case LEDGER_FAIL -> ledger.recordAndFail(m);
       }

@@ -53,7 +53,10 @@ public final class SpringConnectionFactory implements ConnectionFactory {
 
   /**
    * Returns a factory on dataSource, whose transactions tm manages (a
-   * {@code DataSourceTransactionManager} or {@code JdbcTransactionManager} of that DataSource).
+   * {@code DataSourceTransactionManager} or {@code JdbcTransactionManager} of that DataSource; a
+   * {@code JpaTransactionManager} keeps a participant's rollback-only mark where a savepoint
+   * rollback does not clear it, so with it give each delivery a transaction of its own:
+   * {@code msgcontract.batch-size=1}).
    *
    * @param dataSource the business database
    * @param tm its transaction manager

@@ -279,6 +279,15 @@ else
 	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
 endif
 
+.PHONY: chaos-mixed
+chaos-mixed: runtime-java runtime-python ## one Kafka group of Go, Spring Boot (bench/chaos/spring, on msgcontract-spring-kafka) and Python (bench/chaos/member.py) members, each SIGKILLed in turn, 20,000 messages, a broker SIGKILL and restart, effects and claims in PostgreSQL; ends "duplicates=0 lost=0" and each language's kills and effects
+	bash scripts/setup-python.sh >/dev/null
+	cd runtime-java && mvn -B -q -Dstyle.color=never -pl spring-kafka -am install -DskipTests
+	cd bench/chaos/spring && mvn -B -q -Dstyle.color=never package
+	MSGCONTRACT_CHAOS_SPRING="java -Xmx256m -XX:TieredStopAtLevel=1 -jar $(CURDIR)/bench/chaos/spring/target/member.jar" \
+	MSGCONTRACT_CHAOS_PYTHON="$(CURDIR)/.venv/bin/python $(CURDIR)/bench/chaos/member.py" \
+	  bash scripts/with-postgres.sh bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport kafka -business postgres -members go,spring,python -kill-min 2s -kill-max 5s'
+
 bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker; TRANSPORT=rabbitmq: on a throwaway RabbitMQ node, vs a bare amqp091-go loop writing the same dedup row)
 ifeq ($(TRANSPORT),kafka)
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000'

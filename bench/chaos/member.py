@@ -71,7 +71,9 @@ def main() -> None:
     consumer = mc.Consumer(SPEC, HANDLER, handle, paramstyle="format")  # psycopg's placeholders
     loop = mk.KafkaConsumerLoop(env["MSGCONTRACT_KAFKA_BROKERS"], GROUP, [consumer], conn,
                                 namespace=env["CHAOS_NS"], partitions=6, session_timeout_ms=3000,
-                                connect_timeout_s=60.0)
+                                connect_timeout_s=60.0,
+                                # librdkafka's errors while the broker restarts are expected here
+                                config={"log_level": 2})
     loop.run(lambda: stop)
     print(f"member python {note}: handled={loop.counts.processed} deduplicated={loop.counts.deduped}",
           file=sys.stderr, flush=True)

@@ -215,7 +215,7 @@ func runParent(cfg config) (bool, error) {
 			return false, err
 		}
 	}
-	kills, stops, initial, producerDone, turn := map[string]int{}, 0, -1, false, 0
+	kills, stops, initial, producerDone, turn, consumerTurn := map[string]int{}, 0, -1, false, 0, 0
 	for {
 		// A child that ended without being told to is a failure, but
 		// for the producer at the end of its plan.
@@ -270,11 +270,17 @@ func runParent(cfg config) (bool, error) {
 			}
 		}
 		slot := slots[rng.IntN(len(slots))]
+		if role == "consumer" && len(langs) > 1 {
+			// Mixed members: the consumer victims take turns, so that
+			// every language is SIGKILLed in a run of a few kills.
+			slot = slots[consumerTurn%len(slots)]
+			consumerTurn++
+		}
 		c := kids[slot]
 		if c.exited() { // the producer at the end of its plan, or a failure the next pass reports
 			continue
 		}
-		if c.role == "consumer" && rng.IntN(4) == 0 {
+		if c.role == "consumer" && rng.IntN(4) == 0 && (len(langs) == 1 || kills["consumer-"+c.lang] > 0) {
 			// A graceful stop: the consumer finishes what it holds,
 			// commits and leaves its group.
 			if err := c.stopGracefully(slot); err != nil {

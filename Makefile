@@ -322,7 +322,7 @@ bench-breaking: build ## msgcontract breaking vs buf breaking, whole processes o
 rules-doc: ## regenerate docs/compat-rules.md from the rule table and the corpus
 	$(GO) run ./registry/compat/cmd/ruledoc > docs/compat-rules.md
 
-bench-java-kafka: ## the Java Kafka loop's batches (batchSize 64) vs a transaction per delivery, same records, same SQLite setup, on a broker (bench/java-kafka/run.sh)
+bench-java-kafka: ## the Java Kafka loop's batches (batchSize 64) vs a transaction per delivery, then the Spring Boot starter's @ContractListener vs the plain loop ("ratio spring/java-loop"), same records, same SQLite setup, on one broker (bench/java-kafka/run.sh)
 	bash bench/java-kafka/run.sh
 
 bench-registry: ## registry GET /schemas/ids vs bare echo; FULL_TRANSITIVE latency; hostile schemas; 100,000-schema scale

@@ -1,6 +1,7 @@
 package io.msgcontract.spring.kafka;
 
 import com.google.protobuf.Message;
+import io.msgcontract.observe.Tracing;
 import io.msgcontract.support.BizKeyException;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
@@ -16,7 +17,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Publishes contract events through the transactional outbox: {@link #publish} writes the envelope
  * to {@code msg_outbox} in the caller's Spring transaction, on the same connection as its {@code
  * JdbcTemplate} or JPA writes, so the event exists exactly when the business change commits; the
- * relay ({@code msgcontract.relay.enabled=true}, or a Go or Java relay elsewhere) sends it.
+ * relay ({@code msgcontract.relay.enabled=true}, or a Go or Java relay elsewhere) sends it. The
+ * envelope carries the current span's trace context, when there is one, so that a consumer's
+ * span, Go, Python or Java, continues the caller's trace.
  *
  * <pre>{@code
  * @Transactional
@@ -52,7 +55,9 @@ public class ContractOutbox {
   public <M extends Message> Envelope publish(EventSpec<M> spec, M message) throws SQLException {
     Envelope env;
     try {
-      env = Envelopes.newEnvelope(spec, message, System.currentTimeMillis());
+      // The caller's span (OpenTelemetry's current one, which Micrometer Tracing's OpenTelemetry
+      // bridge sets) goes into the envelope: the consumers' spans, in any language, continue it.
+      env = Tracing.inject(Envelopes.newEnvelope(spec, message, System.currentTimeMillis()));
     } catch (BizKeyException e) {
       throw new IllegalArgumentException("outbox: " + spec.eventType() + ": " + e.getMessage(), e);
     }

@@ -39,7 +39,13 @@ class TestApp {
     /** Records through the @Transactional Ledger, which joins the delivery's transaction. */
     LEDGER,
     /** The @Transactional Ledger records, then fails (code 40002): rollback-only, dead-lettered. */
-    LEDGER_FAIL
+    LEDGER_FAIL,
+    /**
+     * Records the payment and publishes PaySuccess "fwd-&lt;order id&gt;-&lt;this application's id&gt;" through the
+     * outbox, in the delivery's transaction (an id per application: a consumer of the events of two
+     * applications would deduplicate a second event of one biz_key).
+     */
+    FORWARD
   }
 
   /** One delivery the listener saw. */
@@ -91,12 +97,15 @@ class TestApp {
     final Ledger ledger;
     final Script script;
     final DataSource ds;
+    final ContractOutbox outbox;
+    final String instance = java.util.UUID.randomUUID().toString().substring(0, 8);
 
-    Payments(DataSource ds, Ledger ledger, Script script) {
+    Payments(DataSource ds, Ledger ledger, Script script, ContractOutbox outbox) {
       this.jdbc = new JdbcTemplate(ds);
       this.ledger = ledger;
       this.script = script;
       this.ds = ds;
+      this.outbox = outbox;
     }
 
     @ContractListener(spec = PaymentContract.PaySuccess.class, handler = Infra.HANDLER)
@@ -126,6 +135,11 @@ class TestApp {
               TransactionSynchronizationManager.getResource(ds), Thread.currentThread().getName()));
         }
         case LEDGER_FAIL -> ledger.recordAndFail(m);
+        case FORWARD -> {
+          insert(m);
+          outbox.publish(PaymentContract.PaySuccess.SPEC,
+              PaySuccess.newBuilder().setOrderId("fwd-" + m.getOrderId() + "-" + instance).setAmount(m.getAmount()).build());
+        }
       }
     }
 

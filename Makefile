@@ -38,7 +38,7 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka test-kafka-python test-java-kafka test-demo-kafka test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq-all fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka-all test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq-all fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 # The fast tier: what a change should pass before it is pushed, in under
@@ -80,7 +80,8 @@ jaeger-background: ## start building Jaeger v1.75.0 (for test-trace) at the lowe
 summary-reset: ## forget the previous run's per-suite summary lines
 	rm -rf $(SUMMARY)
 
-# runtime-java and runtime-python run again inside test-rabbitmq-all's make:
+# runtime-java and runtime-python run again inside test-kafka-all's and
+# test-rabbitmq-all's make:
 # an "up to date" line then keeps the install's own summary line.
 runtime-java: ## build, test (JUnit count checked) and install io.msgcontract:msgcontract-runtime and -micrometer into ~/.m2
 	mkdir -p $(SUMMARY)
@@ -139,6 +140,14 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 	$(GO) vet -tags kafka ./internal/cli/... ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
+
+# No Kafka suite stops or restarts the broker (make chaos TRANSPORT=kafka
+# does, on a broker of its own), and each test keeps to topics and groups
+# under a namespace of its own. runtime-go's suite goes last, as in
+# test-rabbitmq-all: a test that kills the broker would go at its end.
+.PHONY: test-kafka-all
+test-kafka-all: ## every Kafka suite (Java, Python with its PostgreSQL, the demo, then runtime-go's) on one broker: what make test runs
+	bash scripts/with-kafka.sh $(MAKE) --no-print-directory test-java-kafka test-kafka-python test-demo-kafka test-kafka
 
 .PHONY: test-rabbitmq
 test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-server (scripts/with-rabbitmq.sh): transport suite, the wire format of docs/rabbitmq.md, outbox relay, retry-delay accuracy over 1,000 retries, fault tests 1-8 (5, 6, 8 SIGKILL consumer processes), forked retry chains, 1,000 messages end to end, dlq --rabbitmq; last, on the same node with its hundreds of queues, the node SIGKILLed and restarted under a live Transport and a memory alarm

@@ -30,7 +30,9 @@ func Brokers(t testing.TB) []string {
 var seq atomic.Int64
 
 // Namespace returns a topic and group prefix no other test uses, so tests
-// share one broker without seeing each other's records.
+// share one broker without seeing each other's records: the Go test
+// processes of every Kafka suite (make test-kafka-all) among them, which
+// the process id tells apart.
 func Namespace() string {
-	return fmt.Sprintf("t%d-%d.", time.Now().UnixNano()%1_000_000_000, seq.Add(1))
+	return fmt.Sprintf("t%d-%d-%d.", time.Now().UnixNano()%1_000_000_000, os.Getpid(), seq.Add(1))
 }

@@ -38,7 +38,7 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka-all test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq-all fuzz-smoke conformance check-python-range services ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka-all test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq-all fuzz-smoke conformance check-python-range ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 # The fast tier: what a change should pass before it is pushed, in under
@@ -95,9 +95,10 @@ runtime-python: ## test (pytest, mypy --strict) and install msgcontract-runtime 
 	@line=$$(grep -h '^python-runtime: ' $(SUMMARY)/runtime-python.log || true); f=$(SUMMARY)/python-runtime.txt; \
 	  case "$$line" in *'up to date'*) [ -s $$f ] || echo "$$line" >$$f;; *) echo "$$line" >$$f;; esac
 
-services: build runtime-java runtime-python ## build and run examples/services/{go,java,python} from copies outside the repo, by the steps in docs/services.md
+services: build runtime-java runtime-python ## build and run examples/services/{go,java,spring,python} from copies outside the repo, by the steps in docs/services.md (spring: on a throwaway Kafka broker)
 	mkdir -p $(SUMMARY)
-	bash scripts/test-services.sh | tee $(SUMMARY)/services.log
+	bash scripts/install-spring-kafka.sh
+	bash scripts/with-kafka.sh bash scripts/test-services.sh | tee $(SUMMARY)/services.log
 	grep '^services-[a-z-]*: ' $(SUMMARY)/services.log > $(SUMMARY)/services.txt
 
 .PHONY: audit
@@ -146,8 +147,8 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 # under a namespace of its own. runtime-go's suite goes last, as in
 # test-rabbitmq-all: a test that kills the broker would go at its end.
 .PHONY: test-kafka-all
-test-kafka-all: ## every Kafka suite (Java, Python with its PostgreSQL, the demo, then runtime-go's) on one broker: what make test runs
-	bash scripts/with-kafka.sh $(MAKE) --no-print-directory test-java-kafka test-kafka-python test-demo-kafka test-kafka
+test-kafka-all: ## every Kafka suite (Java, the Spring starter, Python with its PostgreSQL, the demo, the example services, then runtime-go's) on one broker: what make test runs
+	bash scripts/with-kafka.sh $(MAKE) --no-print-directory test-java-kafka test-spring test-kafka-python test-demo-kafka services test-kafka
 
 .PHONY: test-rabbitmq
 test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-server (scripts/with-rabbitmq.sh): transport suite, the wire format of docs/rabbitmq.md, outbox relay, retry-delay accuracy over 1,000 retries, fault tests 1-8 (5, 6, 8 SIGKILL consumer processes), forked retry chains, 1,000 messages end to end, dlq --rabbitmq; last, on the same node with its hundreds of queues, the node SIGKILLed and restarted under a live Transport and a memory alarm
@@ -291,7 +292,7 @@ endif
 .PHONY: chaos-mixed
 chaos-mixed: runtime-java runtime-python ## one Kafka group of Go, Spring Boot (bench/chaos/spring, on msgcontract-spring-kafka) and Python (bench/chaos/member.py) members, each SIGKILLed in turn, 20,000 messages, a broker SIGKILL and restart, effects and claims in PostgreSQL; ends "duplicates=0 lost=0" and each language's kills and effects
 	bash scripts/setup-python.sh >/dev/null
-	cd runtime-java && mvn -B -q -Dstyle.color=never -pl spring-kafka -am install -DskipTests
+	bash scripts/install-spring-kafka.sh
 	cd bench/chaos/spring && mvn -B -q -Dstyle.color=never package
 	MSGCONTRACT_CHAOS_SPRING="java -Xmx256m -XX:TieredStopAtLevel=1 -jar $(CURDIR)/bench/chaos/spring/target/member.jar" \
 	MSGCONTRACT_CHAOS_PYTHON="$(CURDIR)/.venv/bin/python $(CURDIR)/bench/chaos/member.py" \

@@ -6,17 +6,23 @@
 # this checkout. A step missing from those docs fails here. The services
 # hold no copy of the example contract: their steps read examples/proto
 # through MSGCONTRACT.
-# Needs `make build runtime-java runtime-python` first (make services does it).
+# Needs `make build runtime-java runtime-python` first (make services does it),
+# and for spring the starter in ~/.m2 and a Kafka broker at
+# MSGCONTRACT_KAFKA_BROKERS (make services runs it under scripts/with-kafka.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 # The document whose <!-- steps:<lang> --> blocks are the steps.
 steps_doc=docs/services.md
 langs=("$@")
-((${#langs[@]})) || langs=(go java python)
+((${#langs[@]})) || langs=(go java spring python)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for lang in "${langs[@]}"; do
+  if [[ $lang == spring && -z "${MSGCONTRACT_KAFKA_BROKERS:-}" ]]; then
+    echo "services: spring needs a Kafka broker at MSGCONTRACT_KAFKA_BROKERS: run it through scripts/with-kafka.sh (make services)" >&2
+    exit 1
+  fi
   steps="$(awk -v m="<!-- steps:$lang -->" '
     $0 == m { armed = 1; next }
     armed && /^```sh$/ { inside = 1; next }

@@ -17,7 +17,7 @@ mvn -B -q -Dstyle.color=never -f "$mod/pom.xml" test-compile dependency:build-cl
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
 cp="$mod/target/classes:$mod/target/test-classes:$(cat "$mod/target/bench.classpath")"
 # The starter and the kafka module it runs on, into ~/.m2, then its test classes.
-(cd runtime-java && mvn -B -q -Dstyle.color=never -pl spring-kafka -am install -DskipTests)
+bash scripts/install-spring-kafka.sh
 smod=runtime-java/spring-kafka
 echo "bench-java-kafka: compiling $smod and its test classes"
 mvn -B -q -Dstyle.color=never -f "$smod/pom.xml" test-compile dependency:build-classpath \

@@ -1,12 +1,14 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -86,59 +88,96 @@ func LoadModel(ctx context.Context, vf *VectorFile) (*model.Set, error) {
 // in that language. workRoot holds the generated code, one directory per
 // language and vector file.
 func Run(ctx context.Context, w io.Writer, files []*VectorFile, executors []Executor, workRoot string) []Summary {
+	return RunJobs(ctx, w, files, executors, workRoot, 1)
+}
+
+// RunJobs is Run with up to jobs executors at once (each runs its vector
+// files one after the other). An executor's lines are written together when
+// it ends; the closing lines come last, in executor order, as Run writes
+// them. Executors share nothing but the vector files and workRoot (each
+// has a directory of its own under it), so running them side by side
+// changes when the lines come, not what they say.
+func RunJobs(ctx context.Context, w io.Writer, files []*VectorFile, executors []Executor, workRoot string, jobs int) []Summary {
 	sums := make([]Summary, len(executors))
 	// Each file's newest edition, compiled once for every executor that asks.
 	type editionOf struct {
 		ed  descriptorpb.Edition
 		err error
 	}
+	var edMu sync.Mutex
 	editions := map[*VectorFile]editionOf{}
-	for i, ex := range executors {
-		sums[i] = Summary{Lang: ex.Lang}
-		for _, vf := range files {
-			name := strings.TrimSuffix(filepath.Base(vf.Path), ".json")
-			dir := filepath.Join(workRoot, ex.Lang, fmt.Sprintf("%s-%d", name, len(vf.Cases)))
-			if ex.MaxEdition != 0 {
-				e, ok := editions[vf]
-				if !ok {
-					e.ed, e.err = newestEdition(ctx, vf)
-					editions[vf] = e
-				}
-				ed, err := e.ed, e.err
-				if err != nil {
-					fmt.Fprintf(w, "FAIL conformance-%s %s: %v\n", ex.Lang, vf.Path, err)
-					sums[i].Failed += len(vf.Cases)
-					continue
-				}
-				if ed > ex.MaxEdition {
-					fmt.Fprintf(w, "n/a  conformance-%s %s: %d cases not run: its protos use %s, which %s cannot compile or load (docs/protobuf.md)\n",
-						ex.Lang, filepath.Base(vf.Path), len(vf.Cases), strings.TrimPrefix(ed.String(), "EDITION_"), ex.Toolchain)
-					sums[i].NotApplicable += len(vf.Cases)
-					continue
-				}
-			}
-			results, err := runOne(ctx, ex, vf, dir)
-			if err != nil {
-				fmt.Fprintf(w, "FAIL conformance-%s %s: %v\n", ex.Lang, vf.Path, err)
-				sums[i].Failed += len(vf.Cases)
-				continue
-			}
-			for j, c := range vf.Cases {
-				got := results[j] // runOne checked the count
-				if diff := Compare(c.Expect, got); diff != "" {
-					fmt.Fprintf(w, "FAIL conformance-%s %s: case %q (%s): %s\n    expected %s\n    actual   %s\n",
-						ex.Lang, filepath.Base(vf.Path), c.Name, c.Kind, diff, c.Expect, got)
-					sums[i].Failed++
-					continue
-				}
-				sums[i].Passed++
-			}
+	newest := func(vf *VectorFile) (descriptorpb.Edition, error) {
+		edMu.Lock()
+		defer edMu.Unlock()
+		e, ok := editions[vf]
+		if !ok {
+			e.ed, e.err = newestEdition(ctx, vf)
+			editions[vf] = e
 		}
+		return e.ed, e.err
 	}
+	var outMu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(jobs, 1))
+	for i, ex := range executors {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			var out bytes.Buffer
+			sums[i] = runExecutor(ctx, &out, files, ex, workRoot, newest)
+			outMu.Lock()
+			_, _ = w.Write(out.Bytes())
+			outMu.Unlock()
+		}()
+	}
+	wg.Wait()
 	for _, s := range sums {
 		fmt.Fprintln(w, s.Line())
 	}
 	return sums
+}
+
+// runExecutor runs every vector file in ex and counts its cases, writing a
+// line to w for each failure and each file not applicable.
+func runExecutor(ctx context.Context, w io.Writer, files []*VectorFile, ex Executor, workRoot string,
+	newest func(*VectorFile) (descriptorpb.Edition, error)) Summary {
+	sum := Summary{Lang: ex.Lang}
+	for _, vf := range files {
+		name := strings.TrimSuffix(filepath.Base(vf.Path), ".json")
+		dir := filepath.Join(workRoot, ex.Lang, fmt.Sprintf("%s-%d", name, len(vf.Cases)))
+		if ex.MaxEdition != 0 {
+			ed, err := newest(vf)
+			if err != nil {
+				fmt.Fprintf(w, "FAIL conformance-%s %s: %v\n", ex.Lang, vf.Path, err)
+				sum.Failed += len(vf.Cases)
+				continue
+			}
+			if ed > ex.MaxEdition {
+				fmt.Fprintf(w, "n/a  conformance-%s %s: %d cases not run: its protos use %s, which %s cannot compile or load (docs/protobuf.md)\n",
+					ex.Lang, filepath.Base(vf.Path), len(vf.Cases), strings.TrimPrefix(ed.String(), "EDITION_"), ex.Toolchain)
+				sum.NotApplicable += len(vf.Cases)
+				continue
+			}
+		}
+		results, err := runOne(ctx, ex, vf, dir)
+		if err != nil {
+			fmt.Fprintf(w, "FAIL conformance-%s %s: %v\n", ex.Lang, vf.Path, err)
+			sum.Failed += len(vf.Cases)
+			continue
+		}
+		for j, c := range vf.Cases {
+			got := results[j] // runOne checked the count
+			if diff := Compare(c.Expect, got); diff != "" {
+				fmt.Fprintf(w, "FAIL conformance-%s %s: case %q (%s): %s\n    expected %s\n    actual   %s\n",
+					ex.Lang, filepath.Base(vf.Path), c.Name, c.Kind, diff, c.Expect, got)
+				sum.Failed++
+				continue
+			}
+			sum.Passed++
+		}
+	}
+	return sum
 }
 
 func runOne(ctx context.Context, ex Executor, vf *VectorFile, dir string) ([]Result, error) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/types/descriptorpb"
 
@@ -139,5 +140,50 @@ func TestRunSkipsFilesNewerThanAnExecutorsEdition(t *testing.T) {
 	}
 	if ran != 1 || sums[1].NotApplicable != 2 || sums[1].Passed != 0 {
 		t.Errorf("ran %d times, summaries %+v", ran, sums)
+	}
+}
+
+// RunJobs runs executors side by side: two that each wait for the other to
+// have started can only both finish when they run at once. Each one's lines
+// stay together and the closing lines keep the executors' order.
+func TestRunJobsRunsExecutorsSideBySideAndKeepsTheirLinesTogether(t *testing.T) {
+	t.Parallel()
+	vf1 := &conformance.VectorFile{Path: "a.json", Cases: []conformance.Case{
+		{Name: "c", Kind: conformance.KindBizKey, Expect: conformance.Result{BizKey: ptr("a")}}}}
+	vf2 := &conformance.VectorFile{Path: "b.json", Cases: vf1.Cases}
+	started := map[string]chan struct{}{"one": make(chan struct{}), "two": make(chan struct{})}
+	other := map[string]string{"one": "two", "two": "one"}
+	exec := func(lang string) func(context.Context, *conformance.VectorFile, string) ([]conformance.Result, error) {
+		var once bool
+		return func(ctx context.Context, vf *conformance.VectorFile, _ string) ([]conformance.Result, error) {
+			if !once {
+				once = true
+				close(started[lang])
+				select {
+				case <-started[other[lang]]:
+				case <-time.After(10 * time.Second):
+					return nil, errors.New(lang + " ran alone")
+				}
+			}
+			return []conformance.Result{{BizKey: ptr("wrong-" + lang)}}, nil
+		}
+	}
+	var out bytes.Buffer
+	sums := conformance.RunJobs(context.Background(), &out, []*conformance.VectorFile{vf1, vf2},
+		[]conformance.Executor{{Lang: "one", Run: exec("one")}, {Lang: "two", Run: exec("two")}}, t.TempDir(), 2)
+	if sums[0].Failed != 2 || sums[1].Failed != 2 || strings.Contains(out.String(), "ran alone") {
+		t.Fatalf("summaries %+v\n%s", sums, out.String())
+	}
+	var langs []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "FAIL conformance-") {
+			langs = append(langs, strings.Fields(line)[1])
+		}
+	}
+	if len(langs) != 4 || langs[0] != langs[1] || langs[2] != langs[3] || langs[0] == langs[2] {
+		t.Errorf("the failure lines of one executor are not together: %v\n%s", langs, out.String())
+	}
+	if !strings.HasSuffix(out.String(), "conformance-one: 0 passed, 2 failed\nconformance-two: 0 passed, 2 failed\n") {
+		t.Errorf("closing lines out of order:\n%s", out.String())
 	}
 }

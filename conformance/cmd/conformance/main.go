@@ -3,7 +3,10 @@
 // line "conformance-<lang>: N passed, M failed". It exits 1 when any case
 // failed.
 //
-//	go run ./conformance/cmd/conformance [-lang go,java,python,python-async,java-oldest,...] [-keep] [DIR]
+//	go run ./conformance/cmd/conformance [-lang go,java,python,python-async,java-oldest,...] [-jobs N] [-keep] [DIR]
+//
+// -jobs (2) runs that many languages side by side: on two cores the JVM
+// and Python executors wait on their toolchains often enough to overlap.
 //
 // The -oldest executors build and run the generated code on the oldest
 // supported protobuf of their language (the file PROTOBUF); the others on
@@ -33,6 +36,7 @@ import (
 func main() {
 	langs := flag.String("lang", "go,java,python,python-async,java-oldest,python-oldest,python-async-oldest", "comma-separated languages to run")
 	keep := flag.Bool("keep", false, "keep the generated code and print where it is")
+	jobs := flag.Int("jobs", 2, "languages run side by side (each runs its vector files in turn); 1 runs them one after the other")
 	flag.Parse()
 	dir := "testdata/conformance"
 	if flag.NArg() > 0 {
@@ -40,10 +44,10 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	os.Exit(run(ctx, dir, strings.Split(*langs, ","), *keep))
+	os.Exit(run(ctx, dir, strings.Split(*langs, ","), *keep, *jobs))
 }
 
-func run(ctx context.Context, dir string, langs []string, keep bool) int {
+func run(ctx context.Context, dir string, langs []string, keep bool, jobs int) int {
 	files, err := conformance.LoadDir(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
@@ -104,7 +108,7 @@ func run(ctx context.Context, dir string, langs []string, keep bool) int {
 		defer os.RemoveAll(work)
 	}
 	code := 0
-	for _, s := range conformance.Run(ctx, os.Stdout, files, exs, work) {
+	for _, s := range conformance.RunJobs(ctx, os.Stdout, files, exs, work, jobs) {
 		if s.Failed > 0 {
 			code = 1
 		}

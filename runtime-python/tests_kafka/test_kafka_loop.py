@@ -336,3 +336,19 @@ def test_a_record_whose_commit_failed_is_not_taken_for_a_duplicate(
     next delivery ran inside it, found its own claim, was acknowledged as a duplicate and rolled the
     effect back: lost."""
     failed_commit(tmp_path, spec, pb, ns, 1)
+
+
+def test_the_loop_waits_connect_timeout_s_for_the_cluster(spec: Any, tmp_path: pathlib.Path) -> None:
+    """A member started while the broker restarts waits connect_timeout_s, as Go's ConnectTimeout; then it says so."""
+    import time
+
+    db = sqlite_db(str(tmp_path / "biz.db"))
+    start = time.monotonic()
+    try:
+        mk.KafkaConsumerLoop("127.0.0.1:1", "recon", [mc.Consumer(spec, "recon.pay", record_effect)], db,
+                             namespace="nowhere.", connect_timeout_s=1.5, config={"log_level": 0})
+    except RuntimeError as e:
+        assert "unreachable after 1.5s" in str(e)
+    else:
+        raise AssertionError("the loop started without a cluster")
+    assert time.monotonic() - start >= 1.4

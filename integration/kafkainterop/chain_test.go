@@ -40,7 +40,12 @@ import (
 // the Python member forked; "advanced" that Go names the record Python
 // advanced as Python did (recordID), or Go would take its own redelivery
 // for a stale copy and the message would never be dead-lettered.
+//
+// Parallel with TestPythonKafkaSuite: most of this test waits for the dead
+// member's session to expire, and each run has a namespace and a schema of
+// its own.
 func TestRetryChainPythonDiesGoTakesOver(t *testing.T) {
+	t.Parallel()
 	for _, when := range []string{"published", "advanced"} {
 		t.Run(when, func(t *testing.T) { pythonDiesGoTakesOver(t, when) })
 	}

@@ -21,6 +21,7 @@ import (
 // for a while) with pytest, and checks that every test function ran and
 // passed: none skipped, none missing.
 func TestPythonKafkaSuite(t *testing.T) {
+	t.Parallel() // beside TestRetryChainPythonDiesGoTakesOver, which mostly waits
 	reg, _ := startRegistry(t)
 	dir := filepath.Join(root, "runtime-python")
 	files, err := filepath.Glob(filepath.Join(dir, "tests_kafka", "test_*.py"))

@@ -191,6 +191,17 @@ func runParent(cfg config) (bool, error) {
 	if cfg.outbox {
 		kids = append(kids, &child{role: "producer"}, &child{role: "relay"})
 	}
+	// A run that fails part way (a child that exited on its own, a timeout)
+	// must not leave the others running: they would wait for a broker that
+	// is gone, for good.
+	defer func() {
+		for _, c := range kids {
+			if c.cmd != nil && !c.exited() {
+				_ = c.cmd.Process.Signal(syscall.SIGKILL)
+				<-c.done
+			}
+		}
+	}()
 	nextID := 0
 	spawn := func(c *child) error {
 		cmd := exec.Command(os.Args[0], "-child", "-role", c.role, "-id", strconv.Itoa(nextID), "-dir", cfg.dir,

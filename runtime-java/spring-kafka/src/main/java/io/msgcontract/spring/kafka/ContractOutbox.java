@@ -55,8 +55,9 @@ public class ContractOutbox {
   public <M extends Message> Envelope publish(EventSpec<M> spec, M message) throws SQLException {
     Envelope env;
     try {
-      // The caller's span (OpenTelemetry's current one, which Micrometer Tracing's OpenTelemetry
-      // bridge sets) goes into the envelope: the consumers' spans, in any language, continue it.
+      // Outbox.write stores the caller's span (OpenTelemetry's current one, which Micrometer
+      // Tracing's OpenTelemetry bridge sets) in what it writes; injecting it here as well makes the
+      // envelope returned the one written (Outbox.write then finds the trace set and keeps it).
       env = Tracing.inject(Envelopes.newEnvelope(spec, message, System.currentTimeMillis()));
     } catch (BizKeyException e) {
       throw new IllegalArgumentException("outbox: " + spec.eventType() + ": " + e.getMessage(), e);

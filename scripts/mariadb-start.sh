@@ -43,19 +43,38 @@ opts=(--no-defaults --datadir="$dir/data" --socket="$dir/mysqld.sock" --pid-file
 mariadb-install-db "${opts[@]}" --auth-root-authentication-method=normal --skip-test-db \
   >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
 
-"$server" "${opts[@]}" --port="$port" --bind-address=127.0.0.1 --log-error="$dir/server.log" \
-  --skip-log-bin --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --max-connections=500 \
-  --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci >/dev/null 2>&1 &
-pid=$!
+# start.sh starts the server (again: same port, same data) and waits until
+# it answers; kill.sh SIGKILLs it, as a crash would, and waits until it has
+# gone. A run that restarts the database under load uses the pair
+# ($MSGCONTRACT_MYSQL_DIR under with-mariadb.sh).
+cat >"$dir/start.sh" <<START
+#!/usr/bin/env bash
+set -euo pipefail
+$server ${opts[*]} --port=$port --bind-address=127.0.0.1 --log-error=$dir/server.log \\
+  --skip-log-bin --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --max-connections=500 \\
+  --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci </dev/null >/dev/null 2>&1 &
+pid=\$!
+for _ in \$(seq 600); do
+  if mariadb --no-defaults --socket=$dir/mysqld.sock -uroot -e 'SELECT 1' >/dev/null 2>&1; then exit 0; fi
+  if ! kill -0 \$pid 2>/dev/null; then cat $dir/server.log >&2; echo "mariadb: server exited" >&2; exit 1; fi
+  sleep 0.1
+done
+echo "mariadb: not ready after 60 s" >&2
+kill \$pid
+exit 1
+START
+cat >"$dir/kill.sh" <<KILL
+#!/usr/bin/env bash
+pid=\$(cat $dir/mysqld.pid 2>/dev/null) || exit 0
+kill -9 \$pid 2>/dev/null || true
+while kill -0 \$pid 2>/dev/null; do sleep 0.05; done
+KILL
+bash "$dir/start.sh" || exit 1
+pid=$(cat "$dir/mysqld.pid")
 started=0
 # A server that did not come up ready is not left behind.
 trap '[[ $started == 1 ]] || { kill "$pid" 2>/dev/null || true; }' EXIT
 
-for _ in $(seq 600); do
-  if mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot -e 'SELECT 1' >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$pid" 2>/dev/null; then cat "$dir/server.log" >&2; log "server exited"; exit 1; fi
-  sleep 0.1
-done
 # A user for TCP from loopback, allowed to create a database per test.
 mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot -e "
   CREATE USER 'msgcontract'@'127.0.0.1' IDENTIFIED BY 'msgcontract';
@@ -64,5 +83,5 @@ mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot -e "
 
 started=1
 log "server in $dir on 127.0.0.1:$port (pid $pid)"
-log "stop with: kill $pid; while kill -0 $pid 2>/dev/null; do sleep 0.1; done; rm -rf $dir"
+log "stop with: pid=\$(cat $dir/mysqld.pid); kill \$pid; while kill -0 \$pid 2>/dev/null; do sleep 0.1; done; rm -rf $dir"
 echo "mysql://msgcontract:msgcontract@127.0.0.1:$port/mysql"

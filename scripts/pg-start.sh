@@ -50,10 +50,23 @@ port=$(bash "$(dirname "$0")/free-port.sh")
 
 "${run_as[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
-"${run_as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-  start >&2 || { cat "$dir/server.log" >&2; exit 1; }
+# start.sh starts the cluster (again: same port, same data) and waits until
+# it accepts connections; kill.sh stops it the way a crash does (immediate
+# shutdown, WAL recovery on the next start). A run that restarts the
+# database under load uses the pair ($MSGCONTRACT_PG_DIR under
+# with-postgres.sh).
+cat >"$dir/start.sh" <<START
+#!/usr/bin/env bash
+exec ${run_as[*]} $bindir/pg_ctl -D $dir/data -l $dir/server.log -w -t 60 \\
+  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \\
+  start
+START
+cat >"$dir/kill.sh" <<KILL
+#!/usr/bin/env bash
+exec ${run_as[*]} $bindir/pg_ctl -D $dir/data -w -t 60 stop -m immediate
+KILL
+bash "$dir/start.sh" >&2 || { cat "$dir/server.log" >&2; exit 1; }
 
 log "cluster in $dir on 127.0.0.1:$port"
-log "stop with: ${run_as[*]} $bindir/pg_ctl -D $dir/data stop -m immediate"
+log "stop with: bash $dir/kill.sh"
 echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"

@@ -12,4 +12,9 @@ stop=$(sed -n 's/^mariadb-start: stop with: //p' "$log")
 trap 'eval "$stop" >/dev/null 2>&1 || true; rm -f "$log"' EXIT
 trap 'exit 130' INT TERM
 export MSGCONTRACT_MYSQL_DSN="$dsn"
+# The server's dir: bash "$MSGCONTRACT_MYSQL_DIR/kill.sh" SIGKILLs it, bash
+# "$MSGCONTRACT_MYSQL_DIR/start.sh" starts it again (same port, same data),
+# for runs that restart the database under load.
+MSGCONTRACT_MYSQL_DIR=$(sed -n 's/^mariadb-start: server in \(.*\) on .*/\1/p' "$log")
+export MSGCONTRACT_MYSQL_DIR
 "$@"

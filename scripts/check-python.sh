@@ -13,8 +13,8 @@
 #   4. pytest (PYTHONPATH=src) under scripts/with-postgres.sh (the asyncio
 #      consumer's PostgreSQL tests), with a nats-server built from go.mod's
 #      version (its NATS JetStream tests), once on each end of the protobuf
-#      range: .venv (newest) and .venv-oldest (PROTOBUF's oldest end, the same
-#      sources and _pb2 modules); fails on any skipped test and ends with one
+#      range, side by side: .venv (newest) and .venv-oldest (PROTOBUF's oldest
+#      end, the same sources and _pb2 modules); fails on any skipped test and ends with one
 #      line per end, "newest (protobuf X): N passed in ..." and the oldest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,10 +26,15 @@ $py -m ruff check --quiet --config runtime-python/pyproject.toml \
   --config 'lint.isort.known-first-party = ["shop"]' \
   --config 'lint.isort.known-third-party = ["msgcontract", "msgcontract_runtime"]' testdata/golden/python
 (cd runtime-python && ../$py -B -c 'import setup; setup.generate_pb2()')
-(cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests bench)
-# The oldest end's stubs (types-protobuf 5.29) too, with a cache of its own.
+# The oldest end's stubs (types-protobuf 5.29) too, with a cache of its own;
+# the two side by side (a cold mypy --strict is tens of seconds of one core).
+(cd runtime-python && ../$py -m mypy --no-error-summary src/msgcontract_runtime tests bench) & mypy_newest=$!
 (cd runtime-python && ../.venv-oldest/bin/python -m mypy --no-error-summary --cache-dir ../.venv-oldest/.mypy_cache \
-  src/msgcontract_runtime tests)
+  src/msgcontract_runtime tests) & mypy_oldest=$!
+mypy_rc=0
+wait $mypy_newest || mypy_rc=1
+wait $mypy_oldest || mypy_rc=1
+[[ $mypy_rc == 0 ]] || { echo "check-python: mypy --strict failed (above)" >&2; exit 1; }
 "${GO:-go}" build -o .build/bin/nats-server github.com/nats-io/nats-server/v2
 export MSGCONTRACT_NATS_SERVER="$PWD/.build/bin/nats-server"
 # run_pytest VENV: the runtime's tests on VENV's python; prints pytest's
@@ -51,8 +56,17 @@ run_pytest() {
 }
 export -f run_pytest
 . ./PROTOBUF
+# The two ends run side by side (each mostly waits on its own servers and
+# subprocesses), each in a database of its own on the one cluster: some
+# tests keep their tables in the public schema.
 bash scripts/with-postgres.sh bash -c 'set -euo pipefail
-  newest="$(run_pytest .venv)"
-  echo "newest (protobuf $1): $newest"
-  oldest="$(run_pytest .venv-oldest)"
-  echo "oldest (protobuf $2): $oldest"' _ "$PYTHON_PROTOBUF_NEWEST" "$PYTHON_PROTOBUF_OLDEST"
+  psql -q "$MSGCONTRACT_PG_DSN" -c "CREATE DATABASE py_oldest"
+  out=$(mktemp -d); trap "rm -rf $out" EXIT
+  run_pytest .venv >"$out/newest" & newest=$!
+  MSGCONTRACT_PG_DSN="${MSGCONTRACT_PG_DSN/\/postgres\?/\/py_oldest?}" run_pytest .venv-oldest >"$out/oldest" & oldest=$!
+  rc=0
+  wait $newest || rc=1
+  wait $oldest || rc=1
+  echo "newest (protobuf $1): $(cat "$out/newest")"
+  echo "oldest (protobuf $2): $(cat "$out/oldest")"
+  exit $rc' _ "$PYTHON_PROTOBUF_NEWEST" "$PYTHON_PROTOBUF_OLDEST"

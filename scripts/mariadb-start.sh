@@ -43,6 +43,14 @@ opts=(--no-defaults --datadir="$dir/data" --socket="$dir/mysqld.sock" --pid-file
 mariadb-install-db "${opts[@]}" --auth-root-authentication-method=normal --skip-test-db \
   >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
 
+# A run that crashes the server (make chaos FAULTS=db-restart) needs the
+# commits it was told of to survive the process: MSGCONTRACT_MARIADB_FLUSH=2
+# writes the redo log to the OS at each commit (the default, 0, writes it
+# once a second and loses up to a second of commits on a crash, as
+# msgcontract doctor reports).
+flush=${MSGCONTRACT_MARIADB_FLUSH:-0}
+[[ $flush == 0 || $flush == 1 || $flush == 2 ]] || { log "MSGCONTRACT_MARIADB_FLUSH=$flush: want 0, 1 or 2"; exit 2; }
+
 # start.sh starts the server (again: same port, same data) and waits until
 # it answers; kill.sh SIGKILLs it, as a crash would, and waits until it has
 # gone. A run that restarts the database under load uses the pair
@@ -51,7 +59,7 @@ cat >"$dir/start.sh" <<START
 #!/usr/bin/env bash
 set -euo pipefail
 $server ${opts[*]} --port=$port --bind-address=127.0.0.1 --log-error=$dir/server.log \\
-  --skip-log-bin --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --max-connections=500 \\
+  --skip-log-bin --innodb-flush-log-at-trx-commit=$flush --innodb-doublewrite=0 --max-connections=500 \\
   --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci </dev/null >/dev/null 2>&1 &
 pid=\$!
 for _ in \$(seq 600); do

@@ -50,6 +50,13 @@ port=$(bash "$(dirname "$0")/free-port.sh")
 
 "${run_as[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
+# A run that crashes the server (make chaos FAULTS=db-restart) needs the
+# commits it was told of to survive: MSGCONTRACT_PG_SYNCHRONOUS_COMMIT=on
+# (the default, off, loses the last few on a crash, as msgcontract doctor
+# reports). fsync stays off: a process crash leaves the OS's cache intact.
+sync_commit=${MSGCONTRACT_PG_SYNCHRONOUS_COMMIT:-off}
+[[ $sync_commit == on || $sync_commit == off ]] || { log "MSGCONTRACT_PG_SYNCHRONOUS_COMMIT=$sync_commit: want on or off"; exit 2; }
+
 # start.sh starts the cluster (again: same port, same data) and waits until
 # it accepts connections; kill.sh stops it the way a crash does (immediate
 # shutdown, WAL recovery on the next start). A run that restarts the
@@ -58,7 +65,7 @@ port=$(bash "$(dirname "$0")/free-port.sh")
 cat >"$dir/start.sh" <<START
 #!/usr/bin/env bash
 exec ${run_as[*]} $bindir/pg_ctl -D $dir/data -l $dir/server.log -w -t 60 \\
-  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \\
+  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=$sync_commit -c full_page_writes=off -c max_connections=200" \\
   start
 START
 cat >"$dir/kill.sh" <<KILL

@@ -60,6 +60,7 @@ func runChild(cfg config, id int) error {
 	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
 		func(ctx context.Context, tx *sql.Tx, m *wrapperspb.StringValue) error {
 			env, _ := consumer.EnvelopeFrom(ctx)
+			reportAttempt(env, time.Now())
 			switch m.GetValue() {
 			case kindPoisonCode:
 				return classify.NewError(benchmsg.CodeBusiness, "poison")

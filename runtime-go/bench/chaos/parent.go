@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 
 // restarter is a queue whose broker the parent restarts mid-run.
 type restarter interface {
-	maybeRestart(pending, initial int) error
+	maybeRestart(pending, total int) error
 }
 
 type plan struct {
@@ -91,6 +92,13 @@ func runParent(cfg config) (bool, error) {
 	langs, err := parseMembers(cfg)
 	if err != nil {
 		return false, err
+	}
+	faults, err := parseFaults(cfg)
+	if err != nil {
+		return false, err
+	}
+	if cfg.rate < 0 || (cfg.rate > 0 && cfg.outbox) {
+		return false, fmt.Errorf("-rate %d: want 0 (all at once) or a rate, and not with -outbox (its producer sets the pace)", cfg.rate)
 	}
 	switch cfg.business {
 	case "sqlite":
@@ -165,24 +173,33 @@ func runParent(cfg config) (bool, error) {
 		}
 	}
 	var pdb *sql.DB
+	var pace *pacer
 	how := "published"
-	if cfg.outbox {
+	switch {
+	case cfg.outbox:
 		if pdb, err = stageOutbox(ctx, cfg, p.deliveries); err != nil {
 			return false, err
 		}
 		defer pdb.Close()
 		how = "planned, through a producer's outbox and a relay,"
-	} else {
+	case cfg.rate > 0:
+		how = fmt.Sprintf("publishing, at %d a second,", cfg.rate)
+	default:
 		for i := 0; i < len(p.deliveries); i += 1000 {
 			if err := q.publish(ctx, p.deliveries[i:min(i+1000, len(p.deliveries))]); err != nil {
 				return false, err
 			}
 		}
 	}
-	fmt.Printf("chaos: seed=%d %s %d deliveries (%d messages, %d duplicates, %d poison); %d consumer processes; transport %s, business database %s\n",
-		cfg.seed, how, len(p.deliveries), cfg.messages, p.dups, len(p.poison), cfg.procs, cfg.transport, cfg.business)
+	fmt.Printf("chaos: seed=%d %s %d deliveries (%d messages, %d duplicates, %d poison); %d consumer processes; transport %s, business database %s; faults %s\n",
+		cfg.seed, how, len(p.deliveries), cfg.messages, p.dups, len(p.poison), cfg.procs, cfg.transport, cfg.business, faults)
 
+	flog, tries := newFaultLog(), newAttempts()
 	start := time.Now()
+	if cfg.rate > 0 {
+		pace = startPacer(q, p.deliveries, cfg.rate)
+		defer pace.stop()
+	}
 	// The consumers, then with -outbox the producer and the relay.
 	kids := make([]*child, cfg.procs)
 	for i := range kids {
@@ -190,6 +207,20 @@ func runParent(cfg config) (bool, error) {
 	}
 	if cfg.outbox {
 		kids = append(kids, &child{role: "producer"}, &child{role: "relay"})
+	}
+	if faults[faultPartition] {
+		// Each slot in a network namespace of its own, bridged to the
+		// broker and the database (netns.go).
+		sweepNetns()
+		addrs := bridgeAddrs(cfg)
+		for i, c := range kids {
+			ns, err := newNetns(fmt.Sprintf("%s%ds%d", nsPrefix, os.Getpid(), i), addrs)
+			if err != nil {
+				return false, err
+			}
+			defer ns.close()
+			c.ns = ns
+		}
 	}
 	// A run that fails part way (a child that exited on its own, a timeout)
 	// must not leave the others running: they would wait for a broker that
@@ -213,6 +244,14 @@ func runParent(cfg config) (bool, error) {
 			}
 		}
 		nextID++
+		if c.lang == "" || c.lang == "go" {
+			cmd.Stdout = tries.writer() // retry attempts (attempts.go)
+		}
+		if c.ns != nil {
+			wrapped := c.ns.command(append([]string{cmd.Path}, cmd.Args[1:]...)...)
+			wrapped.Env, wrapped.Stdout = cmd.Env, cmd.Stdout
+			cmd = wrapped
+		}
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			return err
@@ -226,7 +265,10 @@ func runParent(cfg config) (bool, error) {
 			return false, err
 		}
 	}
-	kills, stops, initial, producerDone, turn, consumerTurn := map[string]int{}, 0, -1, false, 0, 0
+	kills, stops, producerDone, turn, consumerTurn, faultTurn := map[string]int{}, 0, false, 0, 0, 0
+	total, dbRestarted, dbDown := len(p.deliveries), false, time.Duration(0)
+	procFaults := faults.processFaults()
+	nextFault := time.Now().Add(cfg.killMin + time.Duration(rng.Int64N(int64(cfg.killMax-cfg.killMin)+1)))
 	for {
 		// A child that ended without being told to is a failure, but
 		// for the producer at the end of its plan.
@@ -251,22 +293,42 @@ func runParent(cfg config) (bool, error) {
 			}
 			n += unsent
 		}
+		if pace != nil && n >= 0 {
+			if err := pace.failed(); err != nil {
+				return false, err
+			}
+			n += pace.unpublished()
+		}
 		if n == 0 {
 			break
 		}
-		if initial < 0 && n > 0 {
-			initial = n
-		}
-		if r, ok := q.(restarter); ok {
-			if err := r.maybeRestart(n, initial); err != nil {
+		if r, ok := q.(restarter); ok && faults[faultBrokerKill] {
+			before, t0 := restarts(q), time.Now()
+			if err := r.maybeRestart(n, total); err != nil {
 				return false, err
 			}
+			if restarts(q) > before {
+				flog.add(faultBrokerKill, t0, time.Now().Add(brokerRecovery))
+			}
+		}
+		if faults[faultDBRestart] && !dbRestarted && n >= 0 && n <= total*6/10 {
+			t0 := time.Now()
+			if dbDown, err = restartDB(cfg.business); err != nil {
+				return false, err
+			}
+			dbRestarted = true
+			flog.add(faultDBRestart, t0, time.Now().Add(recovery))
+			fmt.Printf("chaos: %s crashed with %d of %d deliveries pending and started again in %v\n", cfg.business, n, total,
+				dbDown.Round(time.Millisecond))
 		}
 		if time.Since(start) > cfg.timeout {
 			return false, fmt.Errorf("timed out with %d deliveries pending", n)
 		}
-		pause := cfg.killMin + time.Duration(rng.Int64N(int64(cfg.killMax-cfg.killMin)+1))
-		time.Sleep(pause)
+		if time.Now().Before(nextFault) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		nextFault = time.Now().Add(cfg.killMin + time.Duration(rng.Int64N(int64(cfg.killMax-cfg.killMin)+1)))
 		// The victims take turns by role (producer, relay, consumer), so
 		// a run with -outbox kills its producer and relay too.
 		role := []string{"producer", "relay", "consumer"}[turn%3]
@@ -288,7 +350,25 @@ func runParent(cfg config) (bool, error) {
 			consumerTurn++
 		}
 		c := kids[slot]
-		if c.exited() { // the producer at the end of its plan, or a failure the next pass reports
+		if c.exited() || c.isFaulted() { // the producer at the end of its plan, a failure the next pass reports, or away
+			continue
+		}
+		if len(procFaults) == 0 {
+			continue
+		}
+		// The faults take turns, so a short run has each of them.
+		fault := procFaults[faultTurn%len(procFaults)]
+		faultTurn++
+		switch fault {
+		case faultPause:
+			if err := flog.pause(c, faultFor(time.Duration(rng.Int64N(int64(2*time.Second))))); err != nil {
+				return false, err
+			}
+			continue
+		case faultPartition:
+			if err := flog.partition(c, faultFor(time.Duration(rng.Int64N(int64(2*time.Second))))); err != nil {
+				return false, err
+			}
 			continue
 		}
 		if c.role == "consumer" && rng.IntN(4) == 0 && (len(langs) == 1 || kills["consumer-"+c.lang] > 0) {
@@ -313,10 +393,12 @@ func runParent(cfg config) (bool, error) {
 				kills["consumer-"+c.lang]++
 			}
 		}
+		flog.add(faultKill, time.Now(), time.Now().Add(recovery))
 		if err := spawn(c); err != nil {
 			return false, err
 		}
 	}
+	flog.pending.Wait() // every pause and partition over
 	for _, c := range kids {
 		_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	}
@@ -375,8 +457,30 @@ func runParent(cfg config) (bool, error) {
 	}
 	fmt.Printf("chaos: %d consumer, %d producer and %d relay processes SIGKILLed, %d consumers stopped gracefully, each restarted, in %v (%.0f deliveries/s); %d dead-letter records listed\n",
 		kills["consumer"], kills["producer"], kills["relay"], stops, elapsed.Round(time.Millisecond), float64(len(p.deliveries))/elapsed.Seconds(), deadRecords)
+	fmt.Printf("chaos: faults: %d kills (incl. graceful stops), %d pauses, %d partitions, %d database restarts, %d broker restarts\n",
+		flog.count(faultKill), flog.count(faultPause), flog.count(faultPartition), flog.count(faultDBRestart), flog.count(faultBrokerKill))
+	rv := tries.check(benchmsg.Spec.Policy, flog)
+	judged := "judged"
+	if cfg.rate == 0 {
+		judged = "not judged: every delivery was published before the consumers started, so a retry waits behind the whole backlog; -rate judges them"
+	}
+	fmt.Printf("chaos: retries: %d started (Go members), %d late while a fault was under way; the others started p50 %v, p99 %v after their not_before (%s)\n",
+		rv.checked, rv.lateInFault, rv.p50, rv.p99, judged)
+	if rv.firstProblem != "" {
+		fmt.Printf("chaos: retry timing: %s\n", rv.firstProblem)
+	}
 	ok := duplicates == 0 && lost == 0 && effects == len(p.good) && dead == len(p.poison) && wrongDead == 0 &&
-		poisonEffects == 0 && repeats == 0
+		poisonEffects == 0 && repeats == 0 && (cfg.rate == 0 || rv.violations == 0)
+	for _, f := range procFaults {
+		if flog.count(f) == 0 {
+			ok = false
+			fmt.Printf("chaos: FAILED: no %s fault happened (a longer run, or shorter -kill-min/-kill-max)\n", f)
+		}
+	}
+	if faults[faultDBRestart] && !dbRestarted {
+		ok = false
+		fmt.Println("chaos: FAILED: the database was never restarted")
+	}
 	if cfg.outbox && (kills["producer"] == 0 || kills["relay"] == 0) {
 		ok = false
 		fmt.Println("chaos: FAILED: -outbox, but the producer or the relay was never SIGKILLed (the plan was written before a kill came?)")
@@ -421,7 +525,7 @@ func runParent(cfg config) (bool, error) {
 		}
 		fmt.Printf("chaos: members by language: %s\n", strings.Join(each, ", "))
 	}
-	if restarts(q) == 0 {
+	if faults[faultBrokerKill] && restarts(q) == 0 {
 		ok = false
 		fmt.Println("chaos: FAILED: the broker was never restarted (the run ended before a tenth of it was done?)")
 	}
@@ -429,8 +533,12 @@ func runParent(cfg config) (bool, error) {
 		fmt.Printf("chaos: FAILED: want effects=%d dead_lettered=%d; %d non-poison keys dead-lettered, %d poison keys with effects\n",
 			len(p.good), len(p.poison), wrongDead, poisonEffects)
 	}
-	fmt.Printf("chaos: messages=%d effects=%d duplicates=%d lost=%d dead_lettered=%d dead_letter_repeats=%d\n",
-		cfg.messages, effects, duplicates, lost, dead, repeats)
+	violations := strconv.Itoa(rv.violations)
+	if cfg.rate == 0 {
+		violations = "n/a"
+	}
+	fmt.Printf("chaos: messages=%d transport=%s business=%s faults=%s effects=%d duplicates=%d lost=%d dead_lettered=%d dead_letter_repeats=%d retries=%d retry_delay_violations=%s\n",
+		cfg.messages, cfg.transport, cfg.business, faults, effects, duplicates, lost, dead, repeats, rv.checked, violations)
 	return ok, nil
 }
 
@@ -449,11 +557,16 @@ func restarts(q queue) int {
 // child is one process the parent runs: a consumer, the producer or the
 // relay; done closes when it has exited.
 type child struct {
-	role string
-	lang string // a consumer's: go, spring or python
-	cmd  *exec.Cmd
-	done chan struct{}
+	role    string
+	lang    string // a consumer's: go, spring or python
+	cmd     *exec.Cmd
+	done    chan struct{}
+	ns      *netns      // with the partition fault: the slot's network namespace
+	faulted atomic.Bool // paused or cut off (faults.go)
 }
+
+func (c *child) setFaulted(v bool) { c.faulted.Store(v) }
+func (c *child) isFaulted() bool   { return c.faulted.Load() }
 
 func (c *child) exited() bool {
 	select {

@@ -262,6 +262,11 @@ lint-examples: build ## lint the example contracts and print their retry schedul
 
 TRANSPORT ?= sqlite
 ORDERS    ?= 24
+# make chaos (scripts/chaos.sh).
+MESSAGES  ?= 20000
+BUSINESS  ?=
+FAULTS    ?=
+RATE      ?= 2000
 KEEP      ?=
 TRACE     ?=
 
@@ -276,16 +281,13 @@ demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka|rab
 	bash scripts/heartbeat.sh "demo: go build ./examples/demo" $(GO) build -o .build/bin/demo ./examples/demo
 	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(filter rabbitmq,$(TRANSPORT)),bash scripts/with-rabbitmq.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
-chaos: ## 20,000 messages, duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka or rabbitmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=mysql: claims and effects in MariaDB)
-ifeq ($(BUSINESS),mysql)
-	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -business mysql'
-else ifeq ($(TRANSPORT),kafka)
-	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport kafka -kill-min 2s -kill-max 5s'
-else ifeq ($(TRANSPORT),rabbitmq)
-	bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport rabbitmq -outbox -kill-min 2s -kill-max 5s'
-else
-	cd runtime-go && $(GO) run ./bench/chaos -messages 20000
-endif
+chaos: ## 20,000 messages (MESSAGES=), duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka or rabbitmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=postgres|mysql: claims and effects there); FAULTS=kill,pause,partition,db-restart,broker-kill picks the faults, publishes at RATE=2000/s and judges every retry's delay (scripts/chaos.sh)
+	TRANSPORT=$(TRANSPORT) BUSINESS=$(BUSINESS) MESSAGES=$(MESSAGES) FAULTS=$(FAULTS) RATE=$(RATE) GO=$(GO) bash scripts/chaos.sh
+
+.PHONY: chaos-long
+chaos-long: ## 1,000,000 messages with FAULTS=kill,pause,partition, on the embedded queue (claims and effects in PostgreSQL) and then on Kafka; each ends "chaos: messages=1000000 ... duplicates=0 lost=0 ... retry_delay_violations=0" (about N min on 2 cores: docs/benchmarks.md)
+	$(MAKE) --no-print-directory chaos MESSAGES=1000000 FAULTS=kill,pause,partition
+	$(MAKE) --no-print-directory chaos MESSAGES=1000000 FAULTS=kill,pause,partition TRANSPORT=kafka
 
 .PHONY: chaos-mixed
 chaos-mixed: runtime-java runtime-python ## one Kafka group of Go, Spring Boot (bench/chaos/spring, on msgcontract-spring-kafka) and Python (bench/chaos/member.py) members, each SIGKILLed in turn, 20,000 messages, a broker SIGKILL and restart, effects and claims in PostgreSQL; ends "duplicates=0 lost=0" and each language's kills and effects

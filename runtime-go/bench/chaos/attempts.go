@@ -105,6 +105,25 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// dump writes every first start and the faults' windows to path, as CSV,
+// for a look at where the late ones fall (-retry-log).
+func (a *attempts) dump(path string, faults *faultLog) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var b bytes.Buffer
+	b.WriteString("kind,key,retry,failed_at_ms,not_before_ms,started_ms,late_ms,in_fault\n")
+	faults.mu.Lock()
+	for _, w := range faults.windows {
+		fmt.Fprintf(&b, "fault,,,%d,,%d,,\n", w.from.UnixMilli(), w.to.UnixMilli())
+	}
+	faults.mu.Unlock()
+	for k, at := range a.first {
+		in := faults.covers(time.UnixMilli(at.notBefore), time.UnixMilli(at.started))
+		fmt.Fprintf(&b, "retry,%s,%d,%d,%d,%d,%d,%v\n", k.key, k.n, at.failedAt, at.notBefore, at.started, at.started-at.notBefore, in)
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
 // retryVerdict is the outcome of the retry timing check.
 type retryVerdict struct {
 	checked      int           // retries started

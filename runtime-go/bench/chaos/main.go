@@ -70,6 +70,7 @@ func main() {
 	flag.BoolVar(&cfg.outbox, "outbox", false, "publish through a producer process writing its outbox and a relay process, both SIGKILLed at random too")
 	flag.StringVar(&cfg.faults, "faults", "", "the faults, comma-separated: kill, pause, partition, db-restart, broker-kill (default kill, and broker-kill on kafka or rabbitmq; see faults.go)")
 	flag.IntVar(&cfg.rate, "rate", 0, "publish the deliveries at this many a second, as a producer would, instead of all before the consumers start (0); retries are then due while the queue is short, and their timing is checked")
+	flag.StringVar(&cfg.retryLog, "retry-log", "", "write each retry's timing and the faults' windows to this CSV file")
 	flag.StringVar(&cfg.role, "role", "consumer", "with -child: consumer, producer or relay (internal)")
 	child := flag.Bool("child", false, "run as a child process (internal)")
 	id := flag.Int("id", 0, "consumer process id (internal)")
@@ -117,4 +118,5 @@ type config struct {
 	role                  string
 	faults                string
 	rate                  int
+	retryLog              string
 }

@@ -14,8 +14,9 @@ import (
 // would, so that the queue stays short and a retry is due while the
 // consumers are not behind: its timing can then be held to the schedule.
 // A batch whose publish fails (the broker restarting) is published again
-// until it goes through; a copy the broker took before failing is a
-// duplicate delivery, which the consumers' claims absorb.
+// until it goes through, and the pace resumes from there (no burst); a copy the
+// broker took before failing is a duplicate delivery, which the
+// consumers' claims absorb.
 type pacer struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -44,6 +45,14 @@ func startPacer(q queue, deliveries []*envelopepb.Envelope, rate int) *pacer {
 			case <-tick.C:
 			}
 			due := min(len(deliveries), int(time.Since(start).Seconds()*float64(rate)))
+			if step := max(1, rate/50); due-sent > rate/2 {
+				// Half a second behind: a publish blocked or failed
+				// (the broker restarting). Go on at the rate from here,
+				// without a burst of what the outage held back: a
+				// burst's backlog would make every retry behind it late.
+				start = start.Add(time.Duration(float64(due-sent-step) / float64(rate) * float64(time.Second)))
+				due = sent + step
+			}
 			for sent < due {
 				batch := deliveries[sent:min(due, sent+1000)]
 				if err := q.publish(ctx, batch); err != nil {

@@ -147,3 +147,16 @@ func (d *database) drop(ctx context.Context) error {
 	_, err = db.ExecContext(ctx, `DROP DATABASE IF EXISTS `+d.name+` WITH (FORCE)`)
 	return err
 }
+
+// verifyAudit runs `msgcontract-ops registry audit verify` on the run's
+// database: the audit log that every instance appended to, crashes and
+// pauses included, must still be one unbroken chain. It returns the
+// command's report ("audit: N entries verified, head ...").
+func (d *database) verifyAudit(ctx context.Context, ops string) (string, error) {
+	out, err := exec.CommandContext(ctx, ops, "registry", "audit", "verify", "--db", d.dsn).CombinedOutput()
+	report := strings.TrimSpace(string(out))
+	if err != nil {
+		return "", fmt.Errorf("%s registry audit verify: %v: %s", ops, err, report)
+	}
+	return report, nil
+}

@@ -30,11 +30,16 @@
 //     and in every answer, and no id resolving to two schemas;
 //   - versions contiguous: every subject's versions are 1..n;
 //   - converged: every instance answers what the database holds within
-//     -converge-limit of recovery.
+//     -converge-limit of recovery (converged_ms: the end of the first
+//     round of GET /subjects, each subject's versions, its latest version
+//     and that version's schema in which all three did; read_all_ms: how
+//     long reading all their answers then took, which must agree too);
+//   - the audit log every instance appended to is one unbroken chain
+//     (msgcontract-ops registry audit verify).
 //
 // It prints the faults as they struck, then
 //
-//	registry-chaos: instances=3 acked=N lost=0 ids_unique=yes versions_contiguous=yes converged_ms=M kills=1 stops=1 db_restarts=1 ...
+//	registry-chaos: instances=3 acked=N lost=0 ids_unique=yes versions_contiguous=yes converged_ms=M read_all_ms=R audit_chain=yes kills=1 stops=1 db_restarts=1 ...
 //
 // and each failed check on a line of its own naming the subject or id
 // that broke. It exits 0 when every check passed, 1 when one failed

@@ -20,6 +20,7 @@ type report struct {
 	faults    []faultRecord
 	converged time.Duration // -1: never within -converge-timeout
 	readAll   time.Duration
+	auditOK   bool
 	writers   int
 	versions  int
 	schemas   int
@@ -125,6 +126,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (report, error) {
 	recovered := time.Now()
 	fmt.Fprintf(out, "registry-chaos: writes done at %.1fs; %d registrations acknowledged in %d attempts\n",
 		recovered.Sub(begin).Seconds(), l.acked.Load(), l.attempts.Load())
+	if s := l.errorSummary(); s != "" {
+		fmt.Fprintf(out, "registry-chaos: attempts retried: %s\n", s)
+	}
 
 	conv, err := converge(ctx, insts, db, recovered, cfg.convergeTimeout)
 	if err != nil {
@@ -138,6 +142,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (report, error) {
 	}
 	acks := l.snapshot()
 	v := Judge(acks, views)
+	audit, err := db.verifyAudit(ctx, cfg.ops)
+	if err != nil {
+		v.Failures = append(v.Failures, "audit: "+err.Error())
+	} else {
+		fmt.Fprintf(out, "registry-chaos: %s\n", audit)
+	}
 	if l.rejected.Load() > 0 {
 		for _, r := range l.rejections {
 			v.Failures = append(v.Failures, "rejected: "+r)
@@ -155,7 +165,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (report, error) {
 	if !v.OK() {
 		keep = true
 	}
-	r := report{verdict: v, ledger: l, faults: faults, converged: converged, readAll: conv.readAll, writers: nWriters, elapsed: time.Since(started)}
+	r := report{verdict: v, ledger: l, faults: faults, converged: converged, readAll: conv.readAll, auditOK: err == nil, writers: nWriters, elapsed: time.Since(started)}
 	for _, vs := range views[0].Versions {
 		r.versions += len(vs)
 	}
@@ -266,7 +276,7 @@ func (r report) line() string {
 			dbs++
 		}
 	}
-	return fmt.Sprintf("registry-chaos: instances=%d acked=%d lost=%d ids_unique=%s versions_contiguous=%s converged_ms=%s read_all_ms=%d kills=%d stops=%d db_restarts=%d writers=%d versions=%d schemas=%d attempts=%d unknown=%d failed=%d rejected=%d abandoned=%d elapsed=%.1fs",
-		instances, v.Acked, v.Lost, yes(v.IDsUnique), yes(v.VersionsContiguous), conv, r.readAll.Milliseconds(), kills, stops, dbs,
+	return fmt.Sprintf("registry-chaos: instances=%d acked=%d lost=%d ids_unique=%s versions_contiguous=%s converged_ms=%s read_all_ms=%d audit_chain=%s kills=%d stops=%d db_restarts=%d writers=%d versions=%d schemas=%d attempts=%d unknown=%d failed=%d rejected=%d abandoned=%d elapsed=%.1fs",
+		instances, v.Acked, v.Lost, yes(v.IDsUnique), yes(v.VersionsContiguous), conv, r.readAll.Milliseconds(), yes(r.auditOK), kills, stops, dbs,
 		r.writers, r.versions, r.schemas, l.attempts.Load(), l.unknown.Load(), l.failed.Load(), l.rejected.Load(), l.abandoned.Load(), r.elapsed.Seconds())
 }

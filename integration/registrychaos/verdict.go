@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
+	"strings"
 )
 
 // Ack is one acknowledged registration: a 200 with an id for a schema
@@ -221,15 +221,17 @@ func describe(text string, ok bool) string {
 	return label(text)
 }
 
-// messageName finds the schema's first message, which names it in the
-// schemas this program writes.
-var messageName = regexp.MustCompile(`message\s+(\w+)`)
-
-// label names a schema text briefly: its first message's name, or its
-// length when it has none.
+// label names a schema text briefly: its first message's name (which
+// names the schemas this program writes), or its length when it has none.
 func label(text string) string {
-	if m := messageName.FindStringSubmatch(text); m != nil {
-		return m[1]
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "message ")
+		if !ok {
+			continue
+		}
+		if name, _, _ := strings.Cut(strings.TrimSpace(rest), " "); name != "" && name != "{" {
+			return strings.TrimSuffix(name, "{")
+		}
 	}
 	return fmt.Sprintf("(%d bytes, no message)", len(text))
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,8 +28,82 @@ type ledger struct {
 	// is expected: the level is NONE and every schema compiles);
 	// abandoned the registrations given up after -op-timeout.
 	attempts, unknown, failed, rejected, abandoned atomic.Int64
-	// rejections keeps the first few 4xx answers for the report.
+	// rejections keeps the first few 4xx answers for the report; errors
+	// counts the other failures by kind (errorKind), for the report too.
 	rejections []string
+	errors     map[string]int
+}
+
+// errorKind names a failed attempt's kind briefly: its status and the
+// start of its message, or the transport error's last words.
+func errorKind(err error) string {
+	var se *statusError
+	if errors.As(err, &se) {
+		var body struct {
+			Message string `json:"message"`
+		}
+		msg := se.body
+		if json.Unmarshal([]byte(se.body), &body) == nil && body.Message != "" {
+			msg = body.Message
+		}
+		// Ports and addresses differ from one attempt to the next.
+		msg = numbersOut(msg)
+		if len(msg) > 60 {
+			msg = msg[:60] + "..."
+		}
+		return fmt.Sprintf("HTTP %d %s", se.status, msg)
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+// numbersOut writes each run of digits in s as N.
+func numbersOut(s string) string {
+	var b strings.Builder
+	inNumber := false
+	for _, r := range s {
+		isDigit := r >= '0' && r <= '9'
+		if !isDigit {
+			b.WriteRune(r)
+		} else if !inNumber {
+			b.WriteByte('N')
+		}
+		inNumber = isDigit
+	}
+	return b.String()
+}
+
+func (l *ledger) fail(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.errors == nil {
+		l.errors = map[string]int{}
+	}
+	l.errors[errorKind(err)]++
+}
+
+// errorSummary lists the failed attempts' kinds, most frequent first.
+func (l *ledger) errorSummary() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	kinds := make([]string, 0, len(l.errors))
+	for k := range l.errors {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if l.errors[kinds[i]] != l.errors[kinds[j]] {
+			return l.errors[kinds[i]] > l.errors[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d× %s", l.errors[k], k)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (l *ledger) ack(a Ack) {
@@ -128,8 +205,10 @@ func (w *writer) register(ctx context.Context, subject, text string) {
 			return
 		case errors.As(err, &se):
 			w.l.failed.Add(1)
+			w.l.fail(err)
 		default:
 			w.l.unknown.Add(1)
+			w.l.fail(err)
 		}
 		if time.Now().After(deadline) {
 			w.l.abandoned.Add(1)

@@ -23,7 +23,7 @@ type faultRecord struct {
 }
 
 func (f faultRecord) String() string {
-	return fmt.Sprintf("%s at %.1fs with %d writes in flight, back after %.1fs", f.what, f.at.Seconds(), f.inflight, f.down.Seconds())
+	return fmt.Sprintf("%s at %.1fs, writes in flight there: %d; back after %.1fs", f.what, f.at.Seconds(), f.inflight, f.down.Seconds())
 }
 
 // schedule is when and how long the faults strike: each at a share of the

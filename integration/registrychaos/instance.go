@@ -24,7 +24,9 @@ type instance struct {
 	name, addr string
 	ops, dsn   string
 	log        *os.File
-	client     *apiClient
+	// client registers (with -request-timeout); reader reads after
+	// recovery (with -read-timeout).
+	client, reader *apiClient
 	// inflight counts requests sent to the instance and not yet answered.
 	inflight atomic.Int64
 
@@ -43,7 +45,7 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-func newInstance(name, ops, dsn, logPath string, timeout time.Duration) (*instance, error) {
+func newInstance(name, ops, dsn, logPath string, writeTimeout, readTimeout time.Duration) (*instance, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -52,7 +54,8 @@ func newInstance(name, ops, dsn, logPath string, timeout time.Duration) (*instan
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", name, err)
 	}
-	return &instance{name: name, addr: addr, ops: ops, dsn: dsn, log: log, client: newAPIClient(addr, timeout)}, nil
+	return &instance{name: name, addr: addr, ops: ops, dsn: dsn, log: log,
+		client: newAPIClient(addr, writeTimeout), reader: newAPIClient(addr, readTimeout)}, nil
 }
 
 // startTimeout bounds how long an instance may take to listen.

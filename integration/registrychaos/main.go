@@ -79,6 +79,7 @@ type config struct {
 	restartAfter      time.Duration
 	stopFor, dbDown   time.Duration
 	requestTimeout    time.Duration
+	readTimeout       time.Duration
 	opTimeout         time.Duration
 	convergeLimit     time.Duration
 	convergeTimeout   time.Duration
@@ -100,7 +101,8 @@ func main() {
 	flag.DurationVar(&cfg.restartAfter, "restart-after", 500*time.Millisecond, "how long the SIGKILLed instance stays down before it is started again")
 	flag.DurationVar(&cfg.stopFor, "stop-for", 3*time.Second, "how long the SIGSTOPped instance stays paused")
 	flag.DurationVar(&cfg.dbDown, "db-down", time.Second, "how long PostgreSQL stays down between its kill and its start")
-	flag.DurationVar(&cfg.requestTimeout, "request-timeout", 2*time.Second, "a request without an answer by then has an unknown outcome and is retried")
+	flag.DurationVar(&cfg.requestTimeout, "request-timeout", 2*time.Second, "a registration without an answer by then has an unknown outcome and is retried")
+	flag.DurationVar(&cfg.readTimeout, "read-timeout", 10*time.Second, "longest wait for one read after recovery")
 	flag.DurationVar(&cfg.opTimeout, "op-timeout", time.Minute, "a registration not acknowledged by then is given up (counted as abandoned)")
 	flag.DurationVar(&cfg.convergeLimit, "converge-limit", time.Second, "the instances must answer the same as the database within this long of recovery")
 	flag.DurationVar(&cfg.convergeTimeout, "converge-timeout", 30*time.Second, "stop reading the instances' answers this long after recovery")
@@ -122,9 +124,9 @@ func main() {
 	r, err := run(ctx, cfg, os.Stdout)
 	if err != nil {
 		switch {
-		case errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			err = fmt.Errorf("%w: the run took longer than -timeout %s", err, cfg.timeout)
-		case errors.Is(err, context.Canceled):
+		case errors.Is(ctx.Err(), context.Canceled):
 			err = fmt.Errorf("interrupted (SIGINT or SIGTERM); every instance was stopped: %w", err)
 		}
 		fmt.Fprintln(os.Stderr, "registry-chaos: the run could not be done:", err)

@@ -71,7 +71,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (report, error) {
 	}()
 	for i := range instances {
 		name := fmt.Sprintf("r%d", i+1)
-		in, err := newInstance(name, cfg.ops, db.dsn, filepath.Join(dir, name+".log"), cfg.requestTimeout)
+		in, err := newInstance(name, cfg.ops, db.dsn, filepath.Join(dir, name+".log"), cfg.requestTimeout, cfg.readTimeout)
 		if err != nil {
 			return report{}, err
 		}
@@ -212,7 +212,7 @@ func converge(ctx context.Context, insts []*instance, db *database, recovered ti
 		errs := make([]error, len(insts))
 		var wg sync.WaitGroup
 		for i, in := range insts {
-			wg.Go(func() { probes[i], errs[i] = in.client.probe(ctx, in.name) })
+			wg.Go(func() { probes[i], errs[i] = in.reader.probe(ctx, in.name) })
 		}
 		wg.Wait()
 		c.lastDiff = nil
@@ -236,7 +236,7 @@ func converge(ctx context.Context, insts []*instance, db *database, recovered ti
 		errs := make([]error, len(insts))
 		var wg sync.WaitGroup
 		for i, in := range insts {
-			wg.Go(func() { views[i], errs[i] = in.client.readView(ctx, in.name) })
+			wg.Go(func() { views[i], errs[i] = in.reader.readView(ctx, in.name) })
 		}
 		wg.Wait()
 		err := errors.Join(errs...)

@@ -20,10 +20,14 @@ type faultRecord struct {
 	// answered again (the killed instance listening, PostgreSQL accepting
 	// connections, the paused instance continued).
 	down time.Duration
+	// ackedMeanwhile counts the registrations acknowledged while it was:
+	// by the other instances, for an instance's kill or pause.
+	ackedMeanwhile int64
 }
 
 func (f faultRecord) String() string {
-	return fmt.Sprintf("%s at %.1fs, writes in flight there: %d; back after %.1fs", f.what, f.at.Seconds(), f.inflight, f.down.Seconds())
+	return fmt.Sprintf("%s at %.1fs, writes in flight there: %d; back after %.1fs, %d registrations acknowledged meanwhile",
+		f.what, f.at.Seconds(), f.inflight, f.down.Seconds(), f.ackedMeanwhile)
 }
 
 // schedule is when and how long the faults strike: each at a share of the
@@ -70,7 +74,7 @@ func runFaults(ctx context.Context, s schedule, begin time.Time, l *ledger, kill
 	}
 	f := faultRecord{what: "SIGKILL " + killed.name, inflight: midWrite(killed)}
 	f.at = time.Since(begin)
-	t0 := time.Now()
+	t0, acked0 := time.Now(), l.acked.Load()
 	killed.kill()
 	select {
 	case <-ctx.Done():
@@ -80,7 +84,7 @@ func runFaults(ctx context.Context, s schedule, begin time.Time, l *ledger, kill
 	if err := killed.start(ctx); err != nil {
 		return out, fmt.Errorf("restart after SIGKILL: %w", err)
 	}
-	f.down = time.Since(t0)
+	f.down, f.ackedMeanwhile = time.Since(t0), l.acked.Load()-acked0
 	out = append(out, f)
 
 	if err := due(s.stopAt); err != nil {
@@ -88,7 +92,7 @@ func runFaults(ctx context.Context, s schedule, begin time.Time, l *ledger, kill
 	}
 	f = faultRecord{what: "SIGSTOP " + stopped.name, inflight: midWrite(stopped)}
 	f.at = time.Since(begin)
-	t0 = time.Now()
+	t0, acked0 = time.Now(), l.acked.Load()
 	if err := stopped.signal(syscall.SIGSTOP); err != nil {
 		return out, err
 	}
@@ -101,7 +105,7 @@ func runFaults(ctx context.Context, s schedule, begin time.Time, l *ledger, kill
 	if err := stopped.signal(syscall.SIGCONT); err != nil {
 		return out, err
 	}
-	f.down = time.Since(t0)
+	f.down, f.ackedMeanwhile = time.Since(t0), l.acked.Load()-acked0
 	out = append(out, f)
 
 	if err := due(s.dbAt); err != nil {
@@ -109,7 +113,7 @@ func runFaults(ctx context.Context, s schedule, begin time.Time, l *ledger, kill
 	}
 	f = faultRecord{what: "PostgreSQL restart", inflight: midWrite(all...)}
 	f.at = time.Since(begin)
-	t0 = time.Now()
+	t0, acked0 = time.Now(), l.acked.Load()
 	if err := db.kill(); err != nil {
 		return out, err
 	}
@@ -119,7 +123,7 @@ func runFaults(ctx context.Context, s schedule, begin time.Time, l *ledger, kill
 	if err := db.start(); err != nil {
 		return out, err
 	}
-	f.down = time.Since(t0)
+	f.down, f.ackedMeanwhile = time.Since(t0), l.acked.Load()-acked0
 	out = append(out, f)
 	return out, nil
 }

@@ -39,7 +39,7 @@
 //
 // It prints the faults as they struck, then
 //
-//	registry-chaos: instances=3 acked=N lost=0 ids_unique=yes versions_contiguous=yes converged_ms=M read_all_ms=R audit_chain=yes kills=1 stops=1 db_restarts=1 ...
+//	registry-chaos: instances=3 acked=N lost=0 ids_unique=yes versions_contiguous=yes converged_ms=M kills=1 stops=1 db_restarts=1 read_all_ms=R audit_chain=yes ...
 //
 // and each failed check on a line of its own naming the subject or id
 // that broke. It exits 0 when every check passed, 1 when one failed

@@ -276,7 +276,7 @@ func (r report) line() string {
 			dbs++
 		}
 	}
-	return fmt.Sprintf("registry-chaos: instances=%d acked=%d lost=%d ids_unique=%s versions_contiguous=%s converged_ms=%s read_all_ms=%d audit_chain=%s kills=%d stops=%d db_restarts=%d writers=%d versions=%d schemas=%d attempts=%d unknown=%d failed=%d rejected=%d abandoned=%d elapsed=%.1fs",
-		instances, v.Acked, v.Lost, yes(v.IDsUnique), yes(v.VersionsContiguous), conv, r.readAll.Milliseconds(), yes(r.auditOK), kills, stops, dbs,
+	return fmt.Sprintf("registry-chaos: instances=%d acked=%d lost=%d ids_unique=%s versions_contiguous=%s converged_ms=%s kills=%d stops=%d db_restarts=%d read_all_ms=%d audit_chain=%s writers=%d versions=%d schemas=%d attempts=%d unknown=%d failed=%d rejected=%d abandoned=%d elapsed=%.1fs",
+		instances, v.Acked, v.Lost, yes(v.IDsUnique), yes(v.VersionsContiguous), conv, kills, stops, dbs, r.readAll.Milliseconds(), yes(r.auditOK),
 		r.writers, r.versions, r.schemas, l.attempts.Load(), l.unknown.Load(), l.failed.Load(), l.rejected.Load(), l.abandoned.Load(), r.elapsed.Seconds())
 }

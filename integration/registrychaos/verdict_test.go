@@ -161,3 +161,36 @@ func TestJudge(t *testing.T) {
 		})
 	}
 }
+
+func TestLabel(t *testing.T) {
+	for text, want := range map[string]string{
+		schemaText(3, 17):                       "W3N17",
+		"syntax = \"proto3\";\nmessage X{\n}\n": "X",
+		"syntax = \"proto3\";\n":                "(19 bytes, no message)",
+	} {
+		if got := label(text); got != want {
+			t.Errorf("label(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestProbeOf(t *testing.T) {
+	p := probeOf(goodView("db"))
+	want := View{
+		Source:   "db",
+		Subjects: []string{"s1", "s2"},
+		Versions: map[string][]int{"s1": {1, 2}, "s2": {1}},
+		IDs:      map[string]map[int]int64{"s1": {2: 2}, "s2": {1: 1}},
+		Texts:    map[int64]string{1: textA, 2: textB},
+	}
+	if d := Diff(want, p); len(d) > 0 || len(p.IDs["s1"]) != 1 {
+		t.Errorf("probeOf: %v, IDs %v", d, p.IDs)
+	}
+}
+
+func TestErrorKind(t *testing.T) {
+	se := &statusError{status: 500, body: `{"error_code":50001,"message":"Error in the backend data store: read tcp 127.0.0.1:49144->127.0.0.1:5432: reset"}`}
+	if got, want := errorKind(se), "HTTP 500 Error in the backend data store: read tcp N.N.N.N:N->N.N.N.N..."; got != want {
+		t.Errorf("errorKind = %q, want %q", got, want)
+	}
+}

@@ -160,3 +160,38 @@ func (d *database) verifyAudit(ctx context.Context, ops string) (string, error) 
 	}
 	return report, nil
 }
+
+// stalledLocks lists the locks held by the run's sessions that have sat
+// idle in a transaction for at least idle: those of a paused instance,
+// whose transaction waits for the process to continue. Each is named
+// "advisory" (a subject's registration lock) or "MODE on TABLE".
+func (d *database) stalledLocks(ctx context.Context, idle time.Duration) ([]string, error) {
+	db, err := sql.Open("pgx", d.dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT l.locktype, l.mode, COALESCE(c.relname, '')
+		FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid LEFT JOIN pg_class c ON c.oid = l.relation
+		WHERE a.datname = current_database() AND a.state LIKE 'idle in transaction%'
+		  AND a.state_change < now() - make_interval(secs => $1) AND l.granted
+		  AND (l.locktype = 'advisory' OR (l.locktype = 'relation' AND c.relname NOT LIKE 'pg\_%' AND l.mode <> 'AccessShareLock'))
+		ORDER BY 1, 3`, idle.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("db: read pg_locks: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var kind, mode, rel string
+		if err := rows.Scan(&kind, &mode, &rel); err != nil {
+			return nil, err
+		}
+		if kind == "advisory" {
+			out = append(out, "a subject's advisory lock")
+			continue
+		}
+		out = append(out, mode+" on "+rel)
+	}
+	return out, rows.Err()
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -23,11 +24,18 @@ type faultRecord struct {
 	// ackedMeanwhile counts the registrations acknowledged while it was:
 	// by the other instances, for an instance's kill or pause.
 	ackedMeanwhile int64
+	// held lists, for a pause, the locks the paused instance's open
+	// transaction held half way through it.
+	held []string
 }
 
 func (f faultRecord) String() string {
-	return fmt.Sprintf("%s at %.1fs, writes in flight there: %d; back after %.1fs, %d registrations acknowledged meanwhile",
+	s := fmt.Sprintf("%s at %.1fs, writes in flight there: %d; back after %.1fs, %d registrations acknowledged meanwhile",
 		f.what, f.at.Seconds(), f.inflight, f.down.Seconds(), f.ackedMeanwhile)
+	if f.held != nil {
+		s += "; the paused instance's transaction held " + strings.Join(f.held, ", ")
+	}
+	return s
 }
 
 // schedule is when and how long the faults strike: each at a share of the
@@ -96,11 +104,27 @@ func runFaults(ctx context.Context, s schedule, begin time.Time, l *ledger, kill
 	if err := stopped.signal(syscall.SIGSTOP); err != nil {
 		return out, err
 	}
+	// Half way through the pause, what does the paused instance hold?
 	select {
 	case <-ctx.Done():
 		_ = stopped.signal(syscall.SIGCONT)
 		return out, ctx.Err()
-	case <-time.After(s.stopFor):
+	case <-time.After(s.stopFor / 2):
+	}
+	held, err := db.stalledLocks(ctx, s.stopFor/4)
+	if err != nil {
+		_ = stopped.signal(syscall.SIGCONT)
+		return out, err
+	}
+	f.held = append([]string{}, held...)
+	if len(held) == 0 {
+		f.held = []string{"no lock"}
+	}
+	select {
+	case <-ctx.Done():
+		_ = stopped.signal(syscall.SIGCONT)
+		return out, ctx.Err()
+	case <-time.After(s.stopFor - time.Since(t0)):
 	}
 	if err := stopped.signal(syscall.SIGCONT); err != nil {
 		return out, err

@@ -298,6 +298,17 @@ chaos-mixed: runtime-java runtime-python ## one Kafka group of Go, Spring Boot (
 	MSGCONTRACT_CHAOS_PYTHON="$(CURDIR)/.venv/bin/python $(CURDIR)/bench/chaos/member.py" \
 	  bash scripts/with-postgres.sh bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/chaos -messages 20000 -transport kafka -business postgres -members go,spring,python -kill-min 2s -kill-max 5s'
 
+# WRITES and WRITERS size make chaos-registry: registrations in all, and
+# writers on each of the three instances.
+WRITES  ?= 1500
+WRITERS ?= 2
+
+.PHONY: chaos-registry
+chaos-registry: ## the registry as a cluster under faults: 3 `registry serve` instances on one PostgreSQL, WRITERS=2 writers on each registering WRITES=1500 schemas over 12 subjects, one instance SIGKILLed and restarted, one SIGSTOPped for 3 s, PostgreSQL crashed and restarted, each mid-write; ends "registry-chaos: instances=3 acked=N lost=0 ids_unique=yes versions_contiguous=yes converged_ms=M ..." (integration/registrychaos; exit 1 when a check fails, 2 when the run could not be done)
+	$(GO) build $(BUILDFLAGS) -o $(BIN)/msgcontract-ops ./cmd/msgcontract-ops
+	$(GO) build -o .build/bin/registrychaos ./integration/registrychaos
+	bash scripts/with-postgres.sh .build/bin/registrychaos -ops $(BIN)/msgcontract-ops -writes $(WRITES) -writers $(WRITERS)
+
 bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker; TRANSPORT=rabbitmq: on a throwaway RabbitMQ node, vs a bare amqp091-go loop writing the same dedup row)
 ifeq ($(TRANSPORT),kafka)
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000'

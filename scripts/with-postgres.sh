@@ -9,11 +9,11 @@ cd "$(dirname "$0")/.."
 log=$(mktemp)
 dsn=$(bash scripts/pg-start.sh 2>"$log") || { cat "$log" >&2; exit 1; }
 stop=$(sed -n 's/^pg-start: stop with: //p' "$log")
-trap 'eval "$stop" >/dev/null 2>&1 || true; rm -f "$log"' EXIT
-export MSGCONTRACT_PG_DSN="$dsn"
 # The cluster's dir: bash "$MSGCONTRACT_PG_DIR/kill.sh" stops it as a crash
 # does, bash "$MSGCONTRACT_PG_DIR/start.sh" starts it again (same port, same
-# data), for runs that restart the database under load.
+# data), for runs that restart the database under load. It goes with the
+# cluster (tens of MB a run).
 MSGCONTRACT_PG_DIR=$(sed -n 's/^pg-start: cluster in \(.*\) on .*/\1/p' "$log")
-export MSGCONTRACT_PG_DIR
+trap 'eval "$stop" >/dev/null 2>&1 || true; [[ -n "$MSGCONTRACT_PG_DIR" ]] && rm -rf "$MSGCONTRACT_PG_DIR"; rm -f "$log"' EXIT
+export MSGCONTRACT_PG_DSN="$dsn" MSGCONTRACT_PG_DIR
 "$@"

@@ -51,6 +51,11 @@ func Findings() error { return &exitError{code: ExitFindings, silent: true} }
 // UsageErr returns an error that prints err and exits 2.
 func UsageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
 
+// CannotCheck returns an error that exits 2 without printing more: the
+// command has printed what it could not check (doctor), so that a script
+// never takes an unchecked target for a clean one.
+func CannotCheck() error { return &exitError{code: ExitUsage, silent: true} }
+
 // Execute runs the msgcontract binary's CLI with args (without the
 // program name) and returns the process exit code. The contract commands
 // run in it; registry, dlq and dedup (the commands that talk to brokers,

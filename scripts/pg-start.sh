@@ -9,6 +9,11 @@
 # temp dir, listens on a free loopback port only, trusts local connections
 # and runs with fsync off: it is for tests, never for data. Stop it with
 # the command printed on stderr (or let the machine go away).
+#
+# MSGCONTRACT_PG_DURABLE=1 keeps PostgreSQL's durable defaults (fsync,
+# full_page_writes and synchronous_commit on, none set on the command line,
+# which ALTER SYSTEM cannot override): msgcontract doctor's test starts
+# such a cluster to see it clean, then weakens it with ALTER SYSTEM.
 set -euo pipefail
 
 log() { echo "pg-start: $*" >&2; }
@@ -47,6 +52,8 @@ chmod 755 "$dir"
 [[ ${#run_as[@]} -gt 0 ]] && chown postgres "$dir"
 
 port=$(bash "$(dirname "$0")/free-port.sh")
+weak="-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+[[ "${MSGCONTRACT_PG_DURABLE:-}" == 1 ]] && weak=""
 
 "${run_as[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
@@ -58,7 +65,7 @@ port=$(bash "$(dirname "$0")/free-port.sh")
 cat >"$dir/start.sh" <<START
 #!/usr/bin/env bash
 exec ${run_as[*]} $bindir/pg_ctl -D $dir/data -l $dir/server.log -w -t 60 \\
-  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \\
+  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 ${weak}-c max_connections=200" \\
   start
 START
 cat >"$dir/kill.sh" <<KILL

@@ -106,7 +106,7 @@ func CheckRabbitMQ(ctx context.Context, cfg RabbitMQConfig) ([]Finding, error) {
 		if !q.Durable {
 			risk = "a non-durable classic queue: a restart of its node loses every message in it"
 		}
-		fs = append(fs, Finding{System: "rabbitmq", Target: "queue " + q.VHost + "/" + q.Name, Setting: "x-queue-type", Value: "classic", Want: "quorum",
+		fs = append(fs, Finding{System: "rabbitmq", Target: "queue " + q.Name + " (vhost " + q.VHost + ")", Setting: "x-queue-type", Value: "classic", Want: "quorum",
 			Risk: risk,
 			Fix:  "declare it with x-queue-type=quorum (a queue's type cannot change: create the quorum queue, move its bindings and consumers, drain and delete the classic one), or default_queue_type = quorum for the vhost"})
 	}

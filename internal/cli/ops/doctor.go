@@ -87,7 +87,11 @@ name targets too, for the systems no flag names. See docs/doctor.md.`,
 				}
 			}
 			if kafka != "" {
-				cfg.Kafka = &doctor.KafkaConfig{Brokers: strings.Split(kafka, ","), Topics: kafkaTopics}
+				brokers := strings.Split(kafka, ",")
+				for i := range brokers {
+					brokers[i] = strings.TrimSpace(brokers[i])
+				}
+				cfg.Kafka = &doctor.KafkaConfig{Brokers: brokers, Topics: kafkaTopics}
 			} else if len(kafkaTopics) > 0 {
 				return cli.UsageErr(fmt.Errorf("--kafka-topic needs --kafka BROKERS"))
 			}

@@ -52,7 +52,8 @@ func (c *NATSConfig) target() string {
 // 2.10 and later: jetstream.config.sync_interval in nanoseconds,
 // sync_always when sync_interval is "always").
 type natsVarz struct {
-	ServerName string `json:"server_name"`
+	ServerID   string `json:"server_id"`
+	ServerName string `json:"server_name"` // the ID unless the config names it
 	JetStream  struct {
 		Config *struct {
 			SyncInterval *int64 `json:"sync_interval"`
@@ -126,7 +127,7 @@ func natsSyncFindings(ctx context.Context, monitor string) ([]Finding, error) {
 		return nil, fmt.Errorf("GET %s: jetstream.config has no sync_interval (nats-server before 2.10?): read jetstream { sync_interval } in the server's config file", u)
 	}
 	target := monitor
-	if v.ServerName != "" {
+	if v.ServerName != "" && v.ServerName != v.ServerID {
 		target = v.ServerName + " (" + monitor + ")"
 	}
 	return []Finding{{System: "nats", Target: target, Setting: "jetstream.sync_interval", Value: time.Duration(*c.SyncInterval).String(), Want: "always",

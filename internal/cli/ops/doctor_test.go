@@ -119,12 +119,12 @@ func TestDoctorExitCodes(t *testing.T) {
 	}
 }
 
-// startNATS runs an embedded JetStream server with its monitoring port
-// open; syncAlways sets jetstream { sync_interval: always }, else the
-// default two minutes stays.
-func startNATS(t *testing.T, syncAlways bool) (*server.Server, string) {
+// startNATS runs an embedded JetStream server named name (its ID when
+// empty) with its monitoring port open; syncAlways sets jetstream {
+// sync_interval: always }, else the default two minutes stays.
+func startNATS(t *testing.T, name string, syncAlways bool) (*server.Server, string) {
 	t.Helper()
-	opts := &server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, HTTPHost: "127.0.0.1", HTTPPort: server.RANDOM_PORT,
+	opts := &server.Options{ServerName: name, Host: "127.0.0.1", Port: server.RANDOM_PORT, HTTPHost: "127.0.0.1", HTTPPort: server.RANDOM_PORT,
 		JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true, SyncAlways: syncAlways}
 	srv, err := server.NewServer(opts)
 	if err != nil {
@@ -144,8 +144,9 @@ func startNATS(t *testing.T, syncAlways bool) (*server.Server, string) {
 // stream that does not exist cannot be checked.
 func TestDoctorNATS(t *testing.T) {
 	t.Parallel()
-	weak, weakMonitor := startNATS(t, false)
-	_, strongMonitor := startNATS(t, true)
+	weak, weakMonitor := startNATS(t, "", false)
+	named, namedMonitor := startNATS(t, "nats-1", false)
+	_, strongMonitor := startNATS(t, "", true)
 	nc, err := nats.Connect(weak.ClientURL())
 	if err != nil {
 		t.Fatal(err)
@@ -169,8 +170,10 @@ func TestDoctorNATS(t *testing.T) {
 		want []string
 	}{
 		{"weak server and streams", []string{"--nats", weak.ClientURL(), "--nats-monitor", weakMonitor}, cli.ExitFindings, []string{
-			"nats " + weak.Name() + " (" + weakMonitor + "): jetstream.sync_interval=2m0s",
+			"nats " + weakMonitor + ": jetstream.sync_interval=2m0s",
 			"nats stream CACHE: storage=memory", "nats stream CACHE: replicas=1", "nats stream ORDERS: replicas=1"}},
+		{"a named server", []string{"--nats-monitor", namedMonitor}, cli.ExitFindings, []string{
+			"nats " + named.Name() + " (" + namedMonitor + "): jetstream.sync_interval=2m0s"}},
 		{"one stream", []string{"--nats", weak.ClientURL(), "--nats-stream", "ORDERS"}, cli.ExitFindings, []string{"nats stream ORDERS: replicas=1"}},
 		{"sync_interval: always", []string{"--nats-monitor", strongMonitor}, cli.ExitOK, nil},
 		{"a missing stream", []string{"--nats", weak.ClientURL(), "--nats-stream", "ORDERS", "--nats-stream", "NOPE"}, cli.ExitUsage,

@@ -117,6 +117,14 @@ func TestDoctorExitCodes(t *testing.T) {
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Errorf("doctor created %s: %v", missing, err)
 	}
+	// --help teaches: the checks, the exit codes, examples.
+	code, out, _ := run(t, "doctor", "--help")
+	for _, want := range []string{"synchronous_commit", "sync_interval", "Exit codes: 0 every target checked", "never read 2 as clean",
+		"Examples:\n  msgcontract doctor --postgres ", "--kafka-client-config producer.properties", "docs/doctor.md"} {
+		if code != cli.ExitOK || !strings.Contains(out, want) {
+			t.Errorf("doctor --help: exit %d, no %q:\n%s", code, want, out)
+		}
+	}
 }
 
 // startNATS runs an embedded JetStream server named name (its ID when

@@ -67,7 +67,7 @@ findings made are still printed): never read 2 as clean.
 With --from-env, ` + envPostgres + `, ` + envMySQL + ` and ` + envKafka + `
 name targets too, for the systems no flag names. See docs/doctor.md.`,
 		Example: `  msgcontract doctor --postgres postgres://app@db:5432/shop
-  msgcontract doctor --mysql mysql://app:secret@db:3306/shop --sqlite file:payments.db?_synchronous=FULL
+  msgcontract doctor --mysql mysql://app:secret@db:3306/shop --sqlite 'file:payments.db?_journal_mode=WAL&_synchronous=FULL'
   msgcontract doctor --kafka kafka-1:9092,kafka-2:9092 --kafka-topic order-event --kafka-client-config producer.properties
   msgcontract doctor --nats nats://nats-1:4222 --nats-monitor http://nats-1:8222
   msgcontract doctor --rabbitmq-management http://monitor:secret@rabbit-1:15672 --rabbitmq-client-config application.properties

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -75,6 +76,7 @@ func TestDoctorKafka(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: alter %v: %v", tt.name, tt.alter, err)
 			}
+			waitTopicConfig(t, adm, topic, tt.alter)
 		}
 		code, rep, errOut := runDoctor(t, tt.args...)
 		if got := settingsOf(rep); code != tt.code || !slices.Equal(got, tt.want) {
@@ -88,5 +90,31 @@ func TestDoctorKafka(t *testing.T) {
 	code, rep, errOut := runDoctor(t, "--kafka", strings.Join(brokers, ","))
 	if code != cli.ExitFindings || !slices.ContainsFunc(rep.Findings, func(f doctor.Finding) bool { return f.Target == "topic "+topic }) {
 		t.Errorf("every topic: exit %d, %d findings\n%s", code, len(rep.Findings), errOut)
+	}
+}
+
+// waitTopicConfig waits until the broker describes topic with want: an
+// altered config reaches the broker through the KRaft metadata log, after
+// AlterConfigs has answered.
+func waitTopicConfig(t *testing.T, adm *kadm.Client, topic string, want map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		rcs, err := adm.DescribeTopicConfigs(context.Background(), topic)
+		if err == nil && len(rcs) == 1 && rcs[0].Err == nil {
+			got := 0
+			for _, c := range rcs[0].Configs {
+				if v, ok := want[c.Key]; ok && c.Value != nil && *c.Value == v {
+					got++
+				}
+			}
+			if got == len(want) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("topic %s: configs %v not described within 15s (%v)", topic, want, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -47,7 +47,7 @@ test: summary-reset jaeger-background runtime-java setup runtime-python test-go 
 # cluster, seconds to start) for the stores' PostgreSQL tests.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 LINT_TAGS   := kafka,rabbitmq,rabbitmq_restart,mysql,obs,trace,stress,security
-CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./contracts/... ./integration/layering ./integration/protosame ./integration/modules ./integration/docs
+CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./internal/doctor ./contracts/... ./integration/layering ./integration/protosame ./integration/modules ./integration/docs
 
 .PHONY: check check-go check-java check-python
 check: check-go check-java check-python ## the fast tier (< 4 min): go vet and staticcheck on every module and build tag, Go unit tests (-short), the Java core's and micrometer module's tests built with -Xlint:all -Werror, ruff, mypy --strict and the Python runtime's tests
@@ -140,7 +140,7 @@ test-registry-security: runtime-python ## the registry's access rules over HTTPS
 	@sed -i -E 's/ passed, 0 skipped, / passed, /' $(SUMMARY)/registry-security.txt && cat $(SUMMARY)/registry-security.txt
 
 .PHONY: test-kafka
-test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka
+test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka, doctor --kafka
 	cd runtime-go && $(GO) vet -tags kafka $(RUNTIME_GO_PKGS)
 	$(GO) vet -tags kafka ./internal/cli/... ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
@@ -155,7 +155,7 @@ test-kafka-all: ## every Kafka suite (Java, the Spring starter, Python with its 
 	bash scripts/with-kafka.sh $(MAKE) --no-print-directory test-java-kafka test-spring test-kafka-python test-demo-kafka services test-kafka
 
 .PHONY: test-rabbitmq
-test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-server (scripts/with-rabbitmq.sh): transport suite, the wire format of docs/rabbitmq.md, outbox relay, retry-delay accuracy over 1,000 retries, fault tests 1-8 (5, 6, 8 SIGKILL consumer processes), forked retry chains, 1,000 messages end to end, dlq --rabbitmq; last, on the same node with its hundreds of queues, the node SIGKILLed and restarted under a live Transport and a memory alarm
+test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-server (scripts/with-rabbitmq.sh): transport suite, the wire format of docs/rabbitmq.md, outbox relay, retry-delay accuracy over 1,000 retries, fault tests 1-8 (5, 6, 8 SIGKILL consumer processes), forked retry chains, 1,000 messages end to end, dlq --rabbitmq, doctor --rabbitmq-management; last, on the same node with its hundreds of queues, the node SIGKILLed and restarted under a live Transport and a memory alarm
 	cd runtime-go && $(GO) vet -tags rabbitmq,rabbitmq_restart $(RUNTIME_GO_PKGS)
 	$(GO) vet -tags rabbitmq ./internal/cli/... ./internal/dlqopen ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
@@ -180,7 +180,7 @@ test-rabbitmq-restart: ## only the RabbitMQ node SIGKILLed and restarted under a
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	CGO_ENABLED=1 bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rabbitmq,rabbitmq_restart -count=1 -run "TestBrokerKillAndRestart|TestPublishersBlocked" ./transport/rabbitmq' | $(TESTSUMMARY) -suite rabbitmq-restart -dir $(SUMMARY)
 
-test-mysql: runtime-python ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, the Python asyncio consumer on aiomysql
+test-mysql: runtime-python ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, doctor --mysql, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null
 	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.1.3 aiomysql==0.3.2
 	cd runtime-python && MYPYPATH=tests_mysql ../.venv/bin/python -m mypy --no-error-summary tests_mysql

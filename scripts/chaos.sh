@@ -53,7 +53,7 @@ args+=(-business "$business")
 wrap=()
 case $business in
   sqlite) ;;
-  postgres) export MSGCONTRACT_PG_SYNCHRONOUS_COMMIT=on; wrap+=(bash scripts/with-postgres.sh) ;;
+  postgres) export MSGCONTRACT_PG_DURABLE=1; wrap+=(bash scripts/with-postgres.sh) ;;
   mysql) export MSGCONTRACT_MARIADB_FLUSH=2; wrap+=(bash scripts/with-mariadb.sh) ;;
   *) echo "chaos: BUSINESS=$business: want sqlite, postgres or mysql" >&2; exit 2 ;;
 esac

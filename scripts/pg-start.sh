@@ -9,6 +9,14 @@
 # temp dir, listens on a free loopback port only, trusts local connections
 # and runs with fsync off: it is for tests, never for data. Stop it with
 # the command printed on stderr (or let the machine go away).
+#
+# MSGCONTRACT_PG_DURABLE=1 keeps PostgreSQL's durable defaults (fsync,
+# full_page_writes and synchronous_commit on, none set on the command line,
+# which ALTER SYSTEM cannot override): msgcontract doctor's test starts
+# such a cluster to see it clean, then weakens it with ALTER SYSTEM, and a
+# run that crashes the server (make chaos FAULTS=db-restart) needs the
+# commits it was told of to survive (the weakened default loses the last
+# few, as msgcontract doctor reports).
 set -euo pipefail
 
 log() { echo "pg-start: $*" >&2; }
@@ -47,16 +55,11 @@ chmod 755 "$dir"
 [[ ${#run_as[@]} -gt 0 ]] && chown postgres "$dir"
 
 port=$(bash "$(dirname "$0")/free-port.sh")
+weak="-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+[[ "${MSGCONTRACT_PG_DURABLE:-}" == 1 ]] && weak=""
 
 "${run_as[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
-# A run that crashes the server (make chaos FAULTS=db-restart) needs the
-# commits it was told of to survive: MSGCONTRACT_PG_SYNCHRONOUS_COMMIT=on
-# (the default, off, loses the last few on a crash, as msgcontract doctor
-# reports). fsync stays off: a process crash leaves the OS's cache intact.
-sync_commit=${MSGCONTRACT_PG_SYNCHRONOUS_COMMIT:-off}
-[[ $sync_commit == on || $sync_commit == off ]] || { log "MSGCONTRACT_PG_SYNCHRONOUS_COMMIT=$sync_commit: want on or off"; exit 2; }
-
 # start.sh starts the cluster (again: same port, same data) and waits until
 # it accepts connections; kill.sh stops it the way a crash does (immediate
 # shutdown, WAL recovery on the next start). A run that restarts the
@@ -65,7 +68,7 @@ sync_commit=${MSGCONTRACT_PG_SYNCHRONOUS_COMMIT:-off}
 cat >"$dir/start.sh" <<START
 #!/usr/bin/env bash
 exec ${run_as[*]} $bindir/pg_ctl -D $dir/data -l $dir/server.log -w -t 60 \\
-  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=$sync_commit -c full_page_writes=off -c max_connections=200" \\
+  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 ${weak}-c max_connections=200" \\
   start
 START
 cat >"$dir/kill.sh" <<KILL

@@ -1,6 +1,7 @@
-// Command msgcontract-ops runs the schema registry and operates
-// dead-letter queues and dedup records: `msgcontract registry`, `dlq` and
-// `dedup`, which the msgcontract binary hands to it (it answers every
+// Command msgcontract-ops runs the schema registry, operates dead-letter
+// queues and dedup records and checks a deployment's settings:
+// `msgcontract registry`, `dlq`, `dedup` and `doctor`, which the
+// msgcontract binary hands to it (it answers every
 // other msgcontract command too). It carries the broker, database and HTTP
 // clients msgcontract leaves out: package internal/cli/ops.
 package main

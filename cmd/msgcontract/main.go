@@ -1,5 +1,5 @@
 // Command msgcontract checks contracts and generates code from them
-// (lint, bizkey, generate, breaking). registry, dlq and dedup run in
+// (lint, bizkey, generate, breaking). registry, dlq, dedup and doctor run in
 // msgcontract-ops, which it starts with the same arguments. See
 // `msgcontract --help`.
 package main

@@ -10,12 +10,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// OpsBinary is the program that carries registry, dlq and dedup. The
+// OpsBinary is the program that carries registry, dlq, dedup and doctor. The
 // msgcontract binary, which builds run on every change, keeps the
 // contract commands only: the Kafka, NATS, PostgreSQL and MySQL clients,
 // the HTTP server and SQLite's C library are a third of a binary whose
 // pages the kernel maps whole, and `generate` paid for them in resident
-// memory (#21). msgcontract hands those three commands, arguments as they
+// memory (#21). msgcontract hands those commands, arguments as they
 // are, to OpsBinary: found beside its own executable first, then on PATH.
 const OpsBinary = "msgcontract-ops"
 
@@ -25,6 +25,7 @@ const (
 	RegistryShort = "Run or talk to the schema registry"
 	DLQShort      = "Inspect, replay and purge dead-lettered messages"
 	DedupShort    = "Inspect the runtime's dedup records in a business database"
+	DoctorShort   = "Report broker and database settings that can lose acknowledged messages"
 )
 
 // opsStubs stand in msgcontract for the commands of OpsBinary: listed in
@@ -33,7 +34,7 @@ const (
 func opsStubs() []*cobra.Command {
 	var cmds []*cobra.Command
 	for _, c := range []struct{ use, short string }{
-		{"registry", RegistryShort}, {"dlq", DLQShort}, {"dedup", DedupShort},
+		{"registry", RegistryShort}, {"dlq", DLQShort}, {"dedup", DedupShort}, {"doctor", DoctorShort},
 	} {
 		cmds = append(cmds, &cobra.Command{
 			Use:   c.use,

@@ -42,7 +42,7 @@ func TestMsgcontractHandsOpsCommandsOver(t *testing.T) {
 
 	// Help, listed in msgcontract and answered in full by msgcontract-ops.
 	out, code := run(mc, nil, "--help")
-	for _, c := range []string{"registry", "dlq", "dedup", "generate"} {
+	for _, c := range []string{"registry", "dlq", "dedup", "doctor", "generate"} {
 		if code != 0 || !strings.Contains(out, "\n  "+c+" ") {
 			t.Fatalf("msgcontract --help (exit %d) does not list %s:\n%s", code, c, out)
 		}

@@ -1,7 +1,7 @@
 // Package cli implements the msgcontract command line: the contract
 // commands (lint, bizkey, generate, breaking), each in a file of its own,
 // the root they share with msgcontract-ops (Run), and the stand-ins that
-// hand registry, dlq and dedup to msgcontract-ops (ops.go; the commands
+// hand registry, dlq, dedup and doctor to msgcontract-ops (ops.go; the commands
 // themselves are package ops). cmd/msgcontract only calls Execute.
 package cli
 
@@ -51,9 +51,14 @@ func Findings() error { return &exitError{code: ExitFindings, silent: true} }
 // UsageErr returns an error that prints err and exits 2.
 func UsageErr(err error) error { return &exitError{code: ExitUsage, err: err} }
 
+// CannotCheck returns an error that exits 2 without printing more: the
+// command has printed what it could not check (doctor), so that a script
+// never takes an unchecked target for a clean one.
+func CannotCheck() error { return &exitError{code: ExitUsage, silent: true} }
+
 // Execute runs the msgcontract binary's CLI with args (without the
 // program name) and returns the process exit code. The contract commands
-// run in it; registry, dlq and dedup (the commands that talk to brokers,
+// run in it; registry, dlq, dedup and doctor (the commands that talk to brokers,
 // databases and registries, package ops) are handed to msgcontract-ops,
 // so that the binary every build runs does not carry (and map into
 // memory) their clients; see ops.go.
@@ -106,8 +111,8 @@ generates producer and consumer code for every language from it, and
 guards its evolution with a schema registry.
 
 Exit codes: 0 success; 1 findings (lint errors, breaking changes, a key
-that cannot be rendered); 2 usage errors or inputs that cannot be read
-or compiled. Findings go to stdout, errors to stderr.`,
+that cannot be rendered, settings doctor reports); 2 usage errors, inputs
+that cannot be read or compiled, or targets doctor could not check. Findings go to stdout, errors to stderr.`,
 		Example: `  msgcontract lint --explain -I examples/proto examples/proto/shop/payment/v1/payment.proto
   msgcontract bizkey -I examples/proto --message shop.payment.v1.PaySuccess \
       --json '{"order_id":"20250101_0001","amount":10000}' examples/proto/shop/payment/v1/payment.proto

@@ -1,5 +1,5 @@
 // Package ops holds the commands that talk to brokers, databases and
-// registries: registry (serve, push, check), dlq and dedup. They run in
+// registries: registry (serve, push, check), dlq, dedup and doctor. They run in
 // msgcontract-ops, beside the contract commands of package cli, so that
 // the msgcontract binary, which every build runs, links none of their
 // clients (cli.Execute hands them over).
@@ -14,9 +14,9 @@ import (
 	"github.com/msgcontract/msgcontract/internal/cli"
 )
 
-// Commands are registry, dlq and dedup.
+// Commands are registry, dlq, dedup and doctor.
 func Commands() []*cobra.Command {
-	return []*cobra.Command{newRegistryCmd(), newDLQCmd(), newDedupCmd()}
+	return []*cobra.Command{newRegistryCmd(), newDLQCmd(), newDedupCmd(), newDoctorCmd()}
 }
 
 // Execute runs msgcontract-ops's CLI (every command: the contract ones and

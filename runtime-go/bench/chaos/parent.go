@@ -271,6 +271,7 @@ func runParent(cfg config) (bool, error) {
 	kills, stops, producerDone, turn, consumerTurn, faultTurn := map[string]int{}, 0, false, 0, 0, 0
 	total, dbRestarted, dbDown := len(p.deliveries), false, time.Duration(0)
 	procFaults := faults.processFaults()
+	lastProgress := time.Now()
 	nextFault := time.Now().Add(cfg.killMin + time.Duration(rng.Int64N(int64(cfg.killMax-cfg.killMin)+1)))
 	for {
 		// A child that ended without being told to is a failure, but
@@ -304,6 +305,11 @@ func runParent(cfg config) (bool, error) {
 		}
 		if n == 0 {
 			break
+		}
+		if time.Since(lastProgress) >= 30*time.Second && n > 0 {
+			lastProgress = time.Now()
+			fmt.Printf("chaos: %v: %d of %d deliveries to go; faults so far: %d kills, %d pauses, %d partitions\n",
+				time.Since(start).Round(time.Second), n, total, flog.count(faultKill), flog.count(faultPause), flog.count(faultPartition))
 		}
 		if r, ok := q.(restarter); ok && faults[faultBrokerKill] {
 			before, t0 := restarts(q), time.Now()

@@ -262,8 +262,8 @@ lint-examples: build ## lint the example contracts and print their retry schedul
 
 TRANSPORT ?= sqlite
 ORDERS    ?= 24
-# make chaos (scripts/chaos.sh).
-MESSAGES  ?= 20000
+# make chaos (scripts/chaos.sh; MESSAGES defaults to 20,000, 60,000 with FAULTS).
+MESSAGES  ?=
 BUSINESS  ?=
 FAULTS    ?=
 RATE      ?= 2000
@@ -281,11 +281,11 @@ demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka|rab
 	bash scripts/heartbeat.sh "demo: go build ./examples/demo" $(GO) build -o .build/bin/demo ./examples/demo
 	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(filter rabbitmq,$(TRANSPORT)),bash scripts/with-rabbitmq.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
-chaos: ## 20,000 messages (MESSAGES=), duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka or rabbitmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=postgres|mysql: claims and effects there); FAULTS=kill,pause,partition,db-restart,broker-kill picks the faults, publishes at RATE=2000/s and judges every retry's delay (scripts/chaos.sh)
+chaos: ## 20,000 messages (MESSAGES=; 60,000 with FAULTS, half a minute at RATE), duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka or rabbitmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=postgres|mysql: claims and effects there); FAULTS=kill,pause,partition,db-restart,broker-kill picks the faults, publishes at RATE=2000/s and judges every retry's delay (scripts/chaos.sh)
 	TRANSPORT=$(TRANSPORT) BUSINESS=$(BUSINESS) MESSAGES=$(MESSAGES) FAULTS=$(FAULTS) RATE=$(RATE) GO=$(GO) bash scripts/chaos.sh
 
 .PHONY: chaos-long
-chaos-long: ## 1,000,000 messages with FAULTS=kill,pause,partition, on the embedded queue (claims and effects in PostgreSQL) and then on Kafka; each ends "chaos: messages=1000000 ... duplicates=0 lost=0 ... retry_delay_violations=0" (about N min on 2 cores: docs/benchmarks.md)
+chaos-long: ## 1,000,000 messages with FAULTS=kill,pause,partition, on the embedded queue (claims and effects in PostgreSQL) and then on Kafka; each ends "chaos: messages=1000000 ... duplicates=0 lost=0 ... retry_delay_violations=0" (about 20 min on 2 cores: docs/benchmarks.md)
 	$(MAKE) --no-print-directory chaos MESSAGES=1000000 FAULTS=kill,pause,partition
 	$(MAKE) --no-print-directory chaos MESSAGES=1000000 FAULTS=kill,pause,partition TRANSPORT=kafka
 

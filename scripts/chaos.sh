@@ -7,7 +7,8 @@
 #              kafka or rabbitmq
 #   BUSINESS   sqlite (default), postgres or mysql: where the effects and
 #              the dedup claims are
-#   MESSAGES   unique messages (default 20000)
+#   MESSAGES   unique messages (default 20000; 60000 with FAULTS, so that a
+#              run at RATE lasts long enough for every fault to come)
 #   FAULTS     kill, pause, partition, db-restart, broker-kill, comma-
 #              separated (runtime-go/bench/chaos/faults.go). Unset: the
 #              classic run, every delivery published at once, consumers
@@ -27,8 +28,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 transport=${TRANSPORT:-sqlite}
 business=${BUSINESS:-}
-messages=${MESSAGES:-20000}
 faults=${FAULTS:-}
+messages=${MESSAGES:-}
+[[ -n $messages ]] || { [[ -n $faults ]] && messages=60000 || messages=20000; }
 rate=${RATE:-2000}
 
 args=(-messages "$messages" -transport "$transport")

@@ -202,8 +202,8 @@ func sweepNetns() {
 }
 
 // hostPort returns the host:port of a URL or DSN such as
-// postgres://u@127.0.0.1:5432/db, nats://127.0.0.1:4222 or a bare
-// 127.0.0.1:9092.
+// postgres://u@127.0.0.1:5432/db, nats://127.0.0.1:4222,
+// u:p@tcp(127.0.0.1:3306)/db or a bare 127.0.0.1:9092.
 func hostPort(s string) string {
 	if _, rest, ok := strings.Cut(s, "://"); ok {
 		s = rest
@@ -213,6 +213,10 @@ func hostPort(s string) string {
 	}
 	if i := strings.IndexAny(s, "/?"); i >= 0 {
 		s = s[:i]
+	}
+	// go-sql-driver/mysql's form: user:password@tcp(host:port)/db.
+	if inner, ok := strings.CutPrefix(s, "tcp("); ok {
+		s = strings.TrimSuffix(inner, ")")
 	}
 	return s
 }

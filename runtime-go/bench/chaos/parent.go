@@ -268,7 +268,7 @@ func runParent(cfg config) (bool, error) {
 			return false, err
 		}
 	}
-	kills, stops, producerDone, turn, consumerTurn, faultTurn := map[string]int{}, 0, false, 0, 0, 0
+	kills, stops, producerDone, turn, consumerTurn, faultTurn := map[string]int{}, 0, false, 0, 0, map[string]int{}
 	total, dbRestarted, dbDown := len(p.deliveries), false, time.Duration(0)
 	procFaults := faults.processFaults()
 	lastProgress := time.Now()
@@ -366,8 +366,9 @@ func runParent(cfg config) (bool, error) {
 			continue
 		}
 		// The faults take turns, so a short run has each of them.
-		fault := procFaults[faultTurn%len(procFaults)]
-		faultTurn++
+		// (each role's own turns: with -outbox the roles take turns too).
+		fault := procFaults[faultTurn[c.role]%len(procFaults)]
+		faultTurn[c.role]++
 		switch fault {
 		case faultPause:
 			if err := flog.pause(c, faultFor(time.Duration(rng.Int64N(int64(2*time.Second))))); err != nil {

@@ -94,3 +94,19 @@ func TestParseFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestHostPort checks the addresses the partition's bridge listens on.
+func TestHostPort(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable": "127.0.0.1:5432",
+		"nats://127.0.0.1:4222":                   "127.0.0.1:4222",
+		"amqp://guest:guest@127.0.0.1:5672/":      "127.0.0.1:5672",
+		"msgcontract:pw@tcp(127.0.0.1:3306)/db?x": "127.0.0.1:3306",
+		"mysql://u:p@127.0.0.1:3306/mysql":        "127.0.0.1:3306",
+		"127.0.0.1:9092":                          "127.0.0.1:9092",
+	} {
+		if got := hostPort(in); got != want {
+			t.Errorf("hostPort(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -105,24 +105,36 @@ func (c *apiClient) subjects(ctx context.Context) ([]string, error) {
 	return out, err
 }
 
-// readers bounds the requests one view's reading has in flight.
-const readers = 8
-
-// readView reads an instance's whole content: GET /subjects, each
-// subject's versions, each version's id, each id's schema.
-func (c *apiClient) readView(ctx context.Context, source string) (View, error) {
+// versions reads an instance's subjects and each one's versions: the
+// start of a view (readView) and of a probe.
+func (c *apiClient) versions(ctx context.Context, source string) (View, error) {
 	w := View{Source: source, Versions: map[string][]int{}, IDs: map[string]map[int]int64{}, Texts: map[int64]string{}}
 	subjects, err := c.subjects(ctx)
 	if err != nil {
 		return View{}, fmt.Errorf("%s: GET /subjects: %w", source, err)
 	}
 	w.Subjects = subjects
-	for _, s := range subjects {
+	for _, s := range w.Subjects {
 		var vs []int
 		if err := c.do(ctx, http.MethodGet, "/subjects/"+url.PathEscape(s)+"/versions", nil, &vs); err != nil {
 			return View{}, fmt.Errorf("%s: GET /subjects/%s/versions: %w", source, s, err)
 		}
 		w.Versions[s] = vs
+	}
+	return w, nil
+}
+
+// readers bounds the requests one view's reading has in flight.
+const readers = 8
+
+// readView reads an instance's whole content: GET /subjects, each
+// subject's versions, each version's id, each id's schema.
+func (c *apiClient) readView(ctx context.Context, source string) (View, error) {
+	w, err := c.versions(ctx, source)
+	if err != nil {
+		return View{}, err
+	}
+	for _, s := range w.Subjects {
 		w.IDs[s] = map[int]int64{}
 	}
 
@@ -146,7 +158,7 @@ func (c *apiClient) readView(ctx context.Context, source string) (View, error) {
 			}
 		}()
 	}
-	for _, s := range subjects {
+	for _, s := range w.Subjects {
 		for _, v := range w.Versions[s] {
 			each(func() error {
 				var out struct {
@@ -198,18 +210,11 @@ func (c *apiClient) readView(ctx context.Context, source string) (View, error) {
 // id's schema (GET /schemas/ids/{id}). probeOf reduces a whole view to
 // the same part.
 func (c *apiClient) probe(ctx context.Context, source string) (View, error) {
-	w := View{Source: source, Versions: map[string][]int{}, IDs: map[string]map[int]int64{}, Texts: map[int64]string{}}
-	subjects, err := c.subjects(ctx)
+	w, err := c.versions(ctx, source)
 	if err != nil {
-		return View{}, fmt.Errorf("%s: GET /subjects: %w", source, err)
+		return View{}, err
 	}
-	w.Subjects = subjects
-	for _, s := range subjects {
-		var vs []int
-		if err := c.do(ctx, http.MethodGet, "/subjects/"+url.PathEscape(s)+"/versions", nil, &vs); err != nil {
-			return View{}, fmt.Errorf("%s: GET /subjects/%s/versions: %w", source, s, err)
-		}
-		w.Versions[s] = vs
+	for _, s := range w.Subjects {
 		var latest struct {
 			Version int   `json:"version"`
 			ID      int64 `json:"id"`

@@ -135,48 +135,51 @@ func (n *netns) close() {
 	_ = exec.Command("ip", "netns", "delete", n.name).Run()
 }
 
-// listenIn opens a TCP listener on addr inside the named namespace. A
-// socket stays in the namespace it was made in, so the thread enters the
-// namespace only for the listen call; a thread that cannot return to the
-// parent's namespace is left locked, and Go discards it when its
-// goroutine ends.
-func listenIn(name, addr string) (net.Listener, error) {
-	type result struct {
-		ln  net.Listener
-		err error
+// listenIn opens a TCP listener on addr inside the named namespace.
+func listenIn(name, addr string) (ln net.Listener, err error) {
+	inErr := inNetns(name, func() { ln, err = net.Listen("tcp", addr) })
+	if inErr != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		return nil, inErr
 	}
-	ch := make(chan result, 1)
+	return ln, err
+}
+
+// inNetns runs fn on a thread inside the named namespace. A socket stays
+// in the namespace it was made in, so the thread enters the namespace only
+// for fn; a thread that cannot return to the parent's namespace is left
+// locked, and Go discards it when its goroutine ends.
+func inNetns(name string, fn func()) error {
+	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		home, err := os.Open("/proc/thread-self/ns/net")
 		if err != nil {
-			ch <- result{err: err}
+			done <- err
 			return
 		}
 		defer home.Close()
 		target, err := os.Open("/run/netns/" + name)
 		if err != nil {
-			ch <- result{err: err}
+			done <- err
 			return
 		}
 		defer target.Close()
 		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- result{err: fmt.Errorf("setns into %s: %w", name, err)}
+			done <- fmt.Errorf("setns into %s: %w", name, err)
 			return
 		}
-		ln, lerr := net.Listen("tcp", addr)
+		fn()
 		if err := unix.Setns(int(home.Fd()), unix.CLONE_NEWNET); err != nil {
-			if ln != nil {
-				ln.Close()
-			}
-			ch <- result{err: fmt.Errorf("setns back from %s: %w", name, err)}
+			done <- fmt.Errorf("setns back from %s: %w", name, err)
 			return // the thread stays locked: Go retires it
 		}
 		runtime.UnlockOSThread()
-		ch <- result{ln, lerr}
+		done <- nil
 	}()
-	r := <-ch
-	return r.ln, r.err
+	return <-done
 }
 
 // sweepNetns deletes namespaces left by earlier runs whose parent is gone

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // TestPartitionCutsAndHeals checks the partition fault on a real namespace:
@@ -105,38 +102,9 @@ func TestPartitionCutsAndHeals(t *testing.T) {
 }
 
 // dialIn connects to addr from inside the named namespace.
-func dialIn(name, addr string) (net.Conn, error) {
-	type result struct {
-		c   net.Conn
-		err error
+func dialIn(name, addr string) (c net.Conn, err error) {
+	if inErr := inNetns(name, func() { c, err = net.DialTimeout("tcp", addr, 500*time.Millisecond) }); inErr != nil {
+		return nil, inErr
 	}
-	ch := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
-		home, err := os.Open("/proc/thread-self/ns/net")
-		if err != nil {
-			ch <- result{err: err}
-			return
-		}
-		defer home.Close()
-		target, err := os.Open("/run/netns/" + name)
-		if err != nil {
-			ch <- result{err: err}
-			return
-		}
-		defer target.Close()
-		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- result{err: err}
-			return
-		}
-		c, derr := net.DialTimeout("tcp", addr, 500*time.Millisecond)
-		if err := unix.Setns(int(home.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- result{err: err}
-			return
-		}
-		runtime.UnlockOSThread()
-		ch <- result{c, derr}
-	}()
-	r := <-ch
-	return r.c, r.err
+	return c, err
 }

@@ -11,7 +11,8 @@
 #     update, only when something is missing; the services these packages
 #     would start are kept from starting, and a RabbitMQ service that
 #     started anyway is stopped and disabled: the tests start their own
-#     throwaway servers);
+#     throwaway servers), iproute2 for the chaos harness's network
+#     namespaces (its partition fault);
 #   - .venv (protoc via grpcio-tools, protobuf, mypy, pytest) and
 #     .venv-registry (the Confluent schema-registry client);
 #   - the Maven artifacts of the Java harness and the pinned protoc;
@@ -31,6 +32,8 @@ command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 [[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]] || missing+=(rabbitmq-server)
+# ip netns, for the chaos harness's partition fault and its test.
+command -v ip >/dev/null 2>&1 || [[ -x /usr/sbin/ip ]] || missing+=(iproute2)
 sudo=""
 [[ "$(id -u)" == 0 ]] || sudo=sudo
 if ((${#missing[@]})); then

@@ -313,12 +313,22 @@ func (r *txRun) settled() []*transport.Delivery {
 }
 
 // committed counts and logs what the commit made durable, and tells the
-// prefilter.
+// prefilter. A handled item's end-to-end latency runs from its envelope's
+// occurred_at to now, read once on the consumer's clock after the commit.
 func (c *Consumer) committed(ctx context.Context, run *txRun) {
+	var now time.Time
 	for i, it := range run.items {
 		switch run.outcomes[i] {
 		case processed:
 			it.r.metrics.Inc(metrics.OutcomeHandled)
+			if c.cfg.Metrics != nil {
+				if now.IsZero() {
+					now = c.cfg.Now()
+				}
+				if d, ok := metrics.EndToEndLatency(it.env.GetOccurredAt(), now); ok {
+					it.r.metrics.ObserveEndToEnd(d)
+				}
+			}
 			tracing.End(it.log.span, metrics.OutcomeHandled, nil)
 			c.record(ctx, it, it.env.GetMessageId(), it.hash)
 		case deduped:

@@ -35,6 +35,7 @@ const (
 	NameHandedBack      = "msgcontract_messages_handed_back_total"
 	NameHandlerDuration = "msgcontract_handler_duration_seconds"
 	NameRetryDelay      = "msgcontract_retry_delay_seconds"
+	NameEndToEnd        = "msgcontract_end_to_end_latency_seconds"
 	NameDLQMessages     = "msgcontract_dlq_messages"
 	NameConsumerLag     = "msgcontract_consumer_lag_messages"
 )
@@ -44,10 +45,18 @@ const (
 // ("1" / "1.0", "0.0005" / "5.0E-4"), Prometheus 2 keeps le as written, and
 // sum by (le) across languages would split buckets. Retry edges sit half a
 // second above the exponential delays contracts produce (1, 2, 4 ... s).
+// End-to-end latency starts at 1 ms, occurred_at's resolution, and
+// doubles to about 35 minutes: a retried message's backoff is part of it.
 var (
 	HandlerDurationBuckets = prometheus.ExponentialBuckets(0.001, 2, 16)
 	RetryDelayBuckets      = []float64{0.25, 0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 64.5, 128.5, 256.5, 512.5, 1024.5, 2048.5, 4096.5}
+	EndToEndBuckets        = prometheus.ExponentialBuckets(0.001, 2, 22)
 )
+
+// EndToEndHelp is the end-to-end histogram's help text, the same in Java
+// and Python.
+const EndToEndHelp = "Time from the envelope's occurred_at (the producer's clock) to the commit of the transaction " +
+	"holding the claim and the handler's effect, per delivery handled; a retried message's backoff included."
 
 // Prometheus holds the runtime's counters and histograms:
 //
@@ -55,6 +64,7 @@ var (
 //	msgcontract_messages_handed_back_total         the database failed (begin, claim, commit): handed back, no retry counted
 //	msgcontract_handler_duration_seconds           handler run time, successful or not
 //	msgcontract_retry_delay_seconds                backoff delay of each retry scheduled
+//	msgcontract_end_to_end_latency_seconds         envelope occurred_at to the commit of a handled delivery
 //
 // Processed, Deduped, Retried, DeadLettered and KeyConflicts are
 // msgcontract_messages_processed_total curried with their outcome; each
@@ -63,7 +73,7 @@ type Prometheus struct {
 	Messages                                                *prometheus.CounterVec
 	Processed, Deduped, Retried, DeadLettered, KeyConflicts *prometheus.CounterVec
 	HandedBack                                              *prometheus.CounterVec
-	HandlerDuration, RetryDelay                             *prometheus.HistogramVec
+	HandlerDuration, RetryDelay, EndToEnd                   *prometheus.HistogramVec
 }
 
 // New creates the metrics and registers them on reg.
@@ -80,13 +90,15 @@ func New(reg prometheus.Registerer) (*Prometheus, error) {
 			Help: "Handler run time, successful or not.", Buckets: HandlerDurationBuckets}, labels),
 		RetryDelay: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: NameRetryDelay,
 			Help: "Backoff delay of each retry scheduled.", Buckets: RetryDelayBuckets}, labels),
+		EndToEnd: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: NameEndToEnd,
+			Help: EndToEndHelp, Buckets: EndToEndBuckets}, labels),
 	}
 	outcome := func(o string) *prometheus.CounterVec {
 		return m.Messages.MustCurryWith(prometheus.Labels{LabelOutcome: o})
 	}
 	m.Processed, m.Deduped, m.Retried = outcome(OutcomeHandled), outcome(OutcomeDeduplicated), outcome(OutcomeRetryScheduled)
 	m.DeadLettered, m.KeyConflicts = outcome(OutcomeDeadLettered), outcome(OutcomeConflict)
-	for _, c := range []prometheus.Collector{m.Messages, m.HandedBack, m.HandlerDuration, m.RetryDelay} {
+	for _, c := range []prometheus.Collector{m.Messages, m.HandedBack, m.HandlerDuration, m.RetryDelay, m.EndToEnd} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -122,6 +134,26 @@ func (m *Prometheus) ObserveRetryDelay(handler, eventType string, d time.Duratio
 	}
 }
 
+// ObserveEndToEnd records the time from a handled delivery's occurred_at
+// to its commit (EndToEndLatency computes it).
+func (m *Prometheus) ObserveEndToEnd(handler, eventType string, d time.Duration) {
+	if m != nil {
+		m.EndToEnd.WithLabelValues(handler, eventType).Observe(d.Seconds())
+	}
+}
+
+// EndToEndLatency is the time from occurredAtMs, an envelope's occurred_at
+// (UTC epoch milliseconds), to committed; ok is false when the envelope has
+// none (0). A producer clock ahead of the consumer's gives 0, not a
+// negative value, which would lower the histogram's _sum and read as a
+// counter reset to rate().
+func EndToEndLatency(occurredAtMs int64, committed time.Time) (d time.Duration, ok bool) {
+	if occurredAtMs <= 0 {
+		return 0, false
+	}
+	return max(committed.Sub(time.UnixMilli(occurredAtMs)), 0), true
+}
+
 // Route is the per-message series of one handler and event type, each
 // resolved on its first use and kept: WithLabelValues hashes the label
 // values and takes a lock on every call, which a consumer pays twice a
@@ -131,7 +163,7 @@ type Route struct {
 	m                  *Prometheus
 	handler, eventType string
 	handled, deduped   lazy[prometheus.Counter]
-	duration           lazy[prometheus.Observer]
+	duration, endToEnd lazy[prometheus.Observer]
 }
 
 type lazy[T any] struct {
@@ -177,6 +209,16 @@ func (r *Route) ObserveHandler(d time.Duration) {
 	}
 	r.duration.get(func() prometheus.Observer {
 		return r.m.HandlerDuration.WithLabelValues(r.handler, r.eventType)
+	}).Observe(d.Seconds())
+}
+
+// ObserveEndToEnd is Prometheus.ObserveEndToEnd for the route.
+func (r *Route) ObserveEndToEnd(d time.Duration) {
+	if r == nil {
+		return
+	}
+	r.endToEnd.get(func() prometheus.Observer {
+		return r.m.EndToEnd.WithLabelValues(r.handler, r.eventType)
 	}).Observe(d.Seconds())
 }
 

@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ func TestNamesAndLabels(t *testing.T) {
 	m.IncHandedBack("h", "E")
 	m.ObserveHandler("h", "E", time.Millisecond)
 	m.ObserveRetryDelay("h", "E", 2*time.Second)
+	m.ObserveEndToEnd("h", "E", time.Second)
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +51,8 @@ func TestNamesAndLabels(t *testing.T) {
 			}
 		}
 	}
-	want := []string{metrics.NameHandlerDuration, metrics.NameHandedBack, metrics.NameProcessed, metrics.NameRetryDelay}
+	want := []string{metrics.NameEndToEnd, metrics.NameHandlerDuration, metrics.NameHandedBack, metrics.NameProcessed,
+		metrics.NameRetryDelay}
 	if !slices.Equal(names, want) {
 		t.Errorf("metric names = %v, want %v", names, want)
 	}
@@ -70,6 +73,7 @@ func TestNamesAndLabels(t *testing.T) {
 	none.Inc("h", "E", metrics.OutcomeHandled)
 	none.ObserveHandler("h", "E", time.Second)
 	none.ObserveRetryDelay("h", "E", time.Second)
+	none.ObserveEndToEnd("h", "E", time.Second)
 	none.IncHandedBack("h", "E")
 }
 
@@ -113,9 +117,66 @@ func TestRoute(t *testing.T) {
 	if n := testutil.CollectAndCount(m.RetryDelay); n != 1 {
 		t.Errorf("retry delay series = %d, want 1", n)
 	}
+	r.ObserveEndToEnd(time.Second)
+	m.ObserveEndToEnd("h", "E", time.Second)
+	if n := testutil.CollectAndCount(m.EndToEnd); n != 1 {
+		t.Errorf("end-to-end series = %d, want 1", n)
+	}
 	var none *metrics.Prometheus
 	none.Route("h", "E").Inc(metrics.OutcomeHandled)
 	none.Route("h", "E").ObserveHandler(time.Second)
 	none.Route("h", "E").ObserveRetryDelay(time.Second)
+	none.Route("h", "E").ObserveEndToEnd(time.Second)
 	none.Route("h", "E").IncHandedBack()
+}
+
+// The end-to-end histogram's le values as the text format writes them, the
+// list runtime-java's and runtime-python's tests hold too; an observation
+// lands in the first bucket at or above it.
+func TestEndToEndBuckets(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ObserveEndToEnd("h", "E", 1500*time.Millisecond)
+	m.ObserveEndToEnd("h", "E", time.Hour) // past the last edge: +Inf only
+	les := []string{"0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128", "0.256", "0.512",
+		"1.024", "2.048", "4.096", "8.192", "16.384", "32.768", "65.536", "131.072", "262.144", "524.288",
+		"1048.576", "2097.152"}
+	var want strings.Builder
+	fmt.Fprintf(&want, "# HELP %s %s\n# TYPE %s histogram\n", metrics.NameEndToEnd, metrics.EndToEndHelp, metrics.NameEndToEnd)
+	for i, le := range les {
+		n := 0
+		if i >= slices.Index(les, "2.048") {
+			n = 1 // the 1.5 s
+		}
+		fmt.Fprintf(&want, "%s_bucket{event_type=\"E\",handler=\"h\",le=\"%s\"} %d\n", metrics.NameEndToEnd, le, n)
+	}
+	fmt.Fprintf(&want, "%s_bucket{event_type=\"E\",handler=\"h\",le=\"+Inf\"} 2\n", metrics.NameEndToEnd)
+	fmt.Fprintf(&want, "%s_sum{event_type=\"E\",handler=\"h\"} 3601.5\n%s_count{event_type=\"E\",handler=\"h\"} 2\n",
+		metrics.NameEndToEnd, metrics.NameEndToEnd)
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want.String()), metrics.NameEndToEnd); err != nil {
+		t.Error(err)
+	}
+}
+
+// EndToEndLatency: none without occurred_at, never negative.
+func TestEndToEndLatency(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		occurredAtMs int64
+		want         time.Duration
+		ok           bool
+	}{
+		{at.UnixMilli() - 1500, 1500 * time.Millisecond, true},
+		{at.UnixMilli() + 3000, 0, true}, // the producer's clock ahead
+		{0, 0, false},
+	} {
+		if d, ok := metrics.EndToEndLatency(c.occurredAtMs, at); d != c.want || ok != c.ok {
+			t.Errorf("EndToEndLatency(%d) = %v, %v; want %v, %v", c.occurredAtMs, d, ok, c.want, c.ok)
+		}
+	}
 }

@@ -12,8 +12,8 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
  * The consumer's metrics with the Prometheus Java client (1.x), named as in docs/DESIGN.md
  * ("Observability"), the same series the Go and Python runtimes expose:
  * {@code msgcontract_messages_processed_total{handler,event_type,outcome}},
- * {@code msgcontract_handler_duration_seconds} and {@code msgcontract_retry_delay_seconds}
- * (classic histograms with the shared buckets); as a {@link LagObserver} of the Kafka loop also
+ * {@code msgcontract_handler_duration_seconds}, {@code msgcontract_retry_delay_seconds} and
+ * {@code msgcontract_end_to_end_latency_seconds} (classic histograms with the shared buckets); as a {@link LagObserver} of the Kafka loop also
  * {@code msgcontract_consumer_lag_messages{group,topic,partition}}, registered on its first
  * report, so a service without Kafka exposes no empty gauge. {@code io.prometheus:prometheus-metrics-core} is an
  * optional dependency of the runtime: a service that uses this class adds it (and an exporter, such
@@ -30,9 +30,16 @@ public final class PrometheusMetrics implements Observer, LagObserver {
   static final double[] RETRY_BUCKETS = {
     0.25, 0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 64.5, 128.5, 256.5, 512.5, 1024.5, 2048.5, 4096.5};
 
+  /**
+   * End-to-end latency buckets: 1 ms (occurred_at's resolution) doubling, 22 buckets, to 2097.152
+   * s, as in Go and Python.
+   */
+  static final double[] END_TO_END_BUCKETS = exponential(0.001, 2, 22);
+
   private final Counter processed;
   private final Histogram handlerDuration;
   private final Histogram retryDelay;
+  private final Histogram endToEnd;
   private final PrometheusRegistry registry;
   private Gauge lag; // registered on the first report
 
@@ -62,6 +69,14 @@ public final class PrometheusMetrics implements Observer, LagObserver {
         .classicOnly()
         .classicUpperBounds(RETRY_BUCKETS)
         .register(registry);
+    endToEnd = Histogram.builder()
+        .name("msgcontract_end_to_end_latency_seconds")
+        .help("Time from the envelope's occurred_at (the producer's clock) to the commit of the transaction "
+            + "holding the claim and the handler's effect, per delivery handled; a retried message's backoff included.")
+        .labelNames("handler", "event_type")
+        .classicOnly()
+        .classicUpperBounds(END_TO_END_BUCKETS)
+        .register(registry);
   }
 
   @Override
@@ -76,6 +91,9 @@ public final class PrometheusMetrics implements Observer, LagObserver {
     }
     if (o.decision() instanceof Decision.Retry r) {
       retryDelay.labelValues(o.handler(), o.eventType()).observe(r.delayMs() / 1000.0);
+    }
+    if (!Double.isNaN(o.endToEndSeconds())) {
+      endToEnd.labelValues(o.handler(), o.eventType()).observe(o.endToEndSeconds());
     }
   }
 

@@ -354,16 +354,22 @@ public final class Consumer<M extends Message> {
     }
   }
 
-  /** Ends run's span with d and tells the observer, as a committed delivery's outcome. */
+  /**
+   * Ends run's span with d and tells the observer, as a committed delivery's outcome; a handled
+   * one's end-to-end latency runs to the clock read here, after the commit.
+   */
   private void report(Run run, Decision d) {
     if (run.span != null) {
       run.span.end(d, run.failure);
     }
-    if (!(d instanceof Decision.Defer)) {
+    if (!(d instanceof Decision.Defer) && observer != Observer.NONE) {
       // An envelope that did not decode belongs to no handler, as in Go.
+      double endToEnd = run.env != null && d instanceof Decision.Ack a && !a.deduplicated()
+          ? Observer.Outcome.endToEndSeconds(run.env, clockMs.getAsLong()) : Double.NaN;
       observer.observe(run.env == null
           ? new Observer.Outcome("", spec.topic(), "", null, d, run.handlerSeconds)
-          : new Observer.Outcome(handlerName, spec.topic(), run.env.getEventType(), run.env, d, run.handlerSeconds));
+          : new Observer.Outcome(handlerName, spec.topic(), run.env.getEventType(), run.env, d, run.handlerSeconds,
+              endToEnd));
     }
   }
 

@@ -70,6 +70,8 @@ class ObserveTest {
       }
     }
     assertEquals(new TreeSet<>(List.of(
+        "msgcontract_end_to_end_latency_seconds_bucket", "msgcontract_end_to_end_latency_seconds_count",
+        "msgcontract_end_to_end_latency_seconds_sum",
         "msgcontract_handler_duration_seconds_bucket", "msgcontract_handler_duration_seconds_count",
         "msgcontract_handler_duration_seconds_sum", "msgcontract_messages_processed_total",
         "msgcontract_retry_delay_seconds_bucket", "msgcontract_retry_delay_seconds_count",
@@ -88,6 +90,60 @@ class ObserveTest {
     assertTrue(lines.get(3).contains("\"outcome\":\"dead_lettered\",\"reason\":\"decode\",\"code\":-3"), lines.get(3));
     assertTrue(lines.get(3).contains("\"handler\":\"\",\"topic\":\"errors\",\"outcome\""), lines.get(3));
     assertTrue(text.contains("msgcontract_messages_processed_total{event_type=\"\",handler=\"\",outcome=\"dead_lettered\"} 1"), text);
+  }
+
+  /** runtime-go/metrics' EndToEndBuckets as its text format writes them (TestEndToEndBuckets), then +Inf. */
+  static final List<String> GO_END_TO_END_LE = List.of(
+      "0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128", "0.256", "0.512",
+      "1.024", "2.048", "4.096", "8.192", "16.384", "32.768", "65.536", "131.072", "262.144", "524.288",
+      "1048.576", "2097.152", "+Inf");
+
+  /**
+   * One end-to-end observation per handled delivery, from its occurred_at to the consumer's clock
+   * after the commit, in its own transaction and in a shared one: none for a duplicate, a retry or an
+   * envelope without occurred_at; 0 for a producer clock ahead of the consumer's.
+   */
+  @Test
+  void endToEndLatencyRunsFromOccurredAtToTheCommit() throws Exception {
+    PrometheusRegistry reg = new PrometheusRegistry();
+    PrometheusMetrics metrics = new PrometheusMetrics(reg);
+    Consumer<LastError> c = new Consumer<>(SPEC, "h", (tx, m, e) -> {
+      if (m.getRange().equals("fail")) {
+        throw SPEC.rules().error(50301, "ledger down");
+      }
+    }, () -> 100_000L, () -> 0.0).withObserver(metrics);
+    try (Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:")) {
+      DedupStore.migrate(conn);
+      conn.setAutoCommit(false);
+      byte[] slow = envelope("slow", 98_500); // 1.5 s: le 2.048
+      c.process(conn, slow);
+      c.process(conn, slow); // deduplicated
+      c.process(conn, envelope("fail", 99_000)); // retry_scheduled
+      c.process(conn, envelope("none", 0)); // no occurred_at
+      for (Consumer.Pending p : Consumer.processBatch(conn,
+          List.of(new Consumer.BatchItem(c, envelope("ahead", 103_000), null)))) { // the producer's clock ahead: 0
+        p.committed();
+      }
+    }
+    String text = text(reg);
+    String series = "msgcontract_end_to_end_latency_seconds_bucket{event_type=\"ERROR_SEEN\",handler=\"h\",le=\"";
+    List<String> le = new ArrayList<>();
+    for (String l : text.split("\n")) {
+      if (l.startsWith(series)) {
+        String edge = l.substring(series.length(), l.indexOf('"', series.length()));
+        le.add(edge);
+        double edgeValue = edge.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(edge);
+        assertTrue(l.endsWith("\"} " + (edgeValue >= 2.048 ? 2 : 1)), l); // the one ahead at 0, then 1.5 s
+      }
+    }
+    assertEquals(GO_END_TO_END_LE, le, text);
+    assertTrue(text.contains("# HELP msgcontract_end_to_end_latency_seconds Time from the envelope's occurred_at"), text);
+    assertTrue(text.contains("msgcontract_end_to_end_latency_seconds_count{event_type=\"ERROR_SEEN\",handler=\"h\"} 2\n"), text);
+    assertTrue(text.contains("msgcontract_end_to_end_latency_seconds_sum{event_type=\"ERROR_SEEN\",handler=\"h\"} 1.5\n"), text);
+  }
+
+  private static byte[] envelope(String range, long occurredAtMs) throws Exception {
+    return Envelopes.encode(Envelopes.newEnvelope(SPEC, LastError.newBuilder().setRange(range).build(), occurredAtMs));
   }
 
   @Test

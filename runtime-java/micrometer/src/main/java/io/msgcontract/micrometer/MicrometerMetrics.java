@@ -35,6 +35,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>distribution summary {@code msgcontract.retry.delay}, base unit seconds, tags handler,
  *       event_type, service level objectives {@link #RETRY_BUCKETS}:
  *       {@code msgcontract_retry_delay_seconds} (a classic histogram);
+ *   <li>timer {@code msgcontract.end_to_end.latency}, tags handler, event_type, service level
+ *       objectives 1 ms doubling to 2097.152 s (22 edges) and no percentile histogram, recorded
+ *       for handled deliveries ({@link Observer.Outcome#endToEndSeconds()}):
+ *       {@code msgcontract_end_to_end_latency_seconds} (a classic histogram);
  *   <li>gauge {@code msgcontract.consumer.lag}, base unit messages, tags group, topic, partition:
  *       {@code msgcontract_consumer_lag_messages{group,topic,partition}}, registered on a
  *       partition's first report and removed by {@link #forget}.
@@ -48,8 +52,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Extra series.</b> Micrometer's Prometheus registry also writes, for every timer and
  * distribution summary, a gauge of the largest value recorded in a decaying window (the
  * distribution statistic expiry, 2 minutes by default): here
- * {@code msgcontract_handler_duration_seconds_max{handler,event_type}} and
- * {@code msgcontract_retry_delay_seconds_max{handler,event_type}}. No Micrometer 1.16 setting
+ * {@code msgcontract_handler_duration_seconds_max{handler,event_type}},
+ * {@code msgcontract_retry_delay_seconds_max{handler,event_type}} and
+ * {@code msgcontract_end_to_end_latency_seconds_max{handler,event_type}}. No Micrometer 1.16 setting
  * turns them off (its registry adds them unconditionally); a scrape that must match the Go runtime
  * exactly drops them with the registry's {@code scrape(contentType, includedNames)} or Prometheus'
  * {@code metric_relabel_configs}. There are no others: the counter and the gauge are written as
@@ -68,6 +73,8 @@ public final class MicrometerMetrics implements Observer, LagObserver {
   public static final String HANDLER_DURATION = "msgcontract.handler.duration";
   /** Micrometer name of the retry delay summary ({@code msgcontract_retry_delay_seconds}). */
   public static final String RETRY_DELAY = "msgcontract.retry.delay";
+  /** Micrometer name of the end-to-end timer ({@code msgcontract_end_to_end_latency_seconds}). */
+  public static final String END_TO_END = "msgcontract.end_to_end.latency";
   /** Micrometer name of the lag gauge ({@code msgcontract_consumer_lag_messages}). */
   public static final String CONSUMER_LAG = "msgcontract.consumer.lag";
 
@@ -75,7 +82,13 @@ public final class MicrometerMetrics implements Observer, LagObserver {
    * Handler duration bucket edges: 1 ms doubling, 16 edges, as the Go runtime's
    * {@code prometheus.ExponentialBuckets(0.001, 2, 16)}; whole milliseconds, so exact.
    */
-  static final Duration[] HANDLER_BUCKETS = handlerBuckets();
+  static final Duration[] HANDLER_BUCKETS = doublingMillis(16);
+
+  /**
+   * End-to-end latency bucket edges: 1 ms doubling, 22 edges, as the Go runtime's
+   * {@code prometheus.ExponentialBuckets(0.001, 2, 22)}.
+   */
+  static final Duration[] END_TO_END_BUCKETS = doublingMillis(22);
 
   /** Retry delay bucket edges in seconds, as in Go, Python and core's PrometheusMetrics. */
   static final double[] RETRY_BUCKETS = {
@@ -117,6 +130,9 @@ public final class MicrometerMetrics implements Observer, LagObserver {
     if (o.decision() instanceof Decision.Retry r) {
       m.retryDelay().record(r.delayMs() / 1000.0);
     }
+    if (!Double.isNaN(o.endToEndSeconds())) {
+      m.endToEnd().record(Math.round(o.endToEndSeconds() * 1e9), TimeUnit.NANOSECONDS);
+    }
   }
 
   @Override
@@ -153,8 +169,8 @@ public final class MicrometerMetrics implements Observer, LagObserver {
     }
   }
 
-  private static Duration[] handlerBuckets() {
-    Duration[] b = new Duration[16];
+  private static Duration[] doublingMillis(int count) {
+    Duration[] b = new Duration[count];
     for (int i = 0; i < b.length; i++) {
       b[i] = Duration.ofMillis(1L << i);
     }
@@ -176,6 +192,7 @@ public final class MicrometerMetrics implements Observer, LagObserver {
     private final Map<String, Counter> processed = new ConcurrentHashMap<>(4);
     private volatile Timer duration;
     private volatile DistributionSummary retryDelay;
+    private volatile Timer endToEnd;
 
     HandlerMeters(HandlerKey key) {
       this.key = key;
@@ -195,12 +212,7 @@ public final class MicrometerMetrics implements Observer, LagObserver {
     Timer duration() {
       Timer t = duration;
       if (t == null) {
-        t = Timer.builder(HANDLER_DURATION)
-            .description("Handler run time, successful or not.")
-            .tags("handler", key.handler(), "event_type", key.eventType())
-            .serviceLevelObjectives(HANDLER_BUCKETS)
-            .publishPercentileHistogram(false)
-            .register(registry);
+        t = timer(HANDLER_DURATION, "Handler run time, successful or not.", HANDLER_BUCKETS);
         duration = t;
       }
       return t;
@@ -219,6 +231,27 @@ public final class MicrometerMetrics implements Observer, LagObserver {
         retryDelay = s;
       }
       return s;
+    }
+
+    Timer endToEnd() {
+      Timer t = endToEnd;
+      if (t == null) {
+        t = timer(END_TO_END, "Time from the envelope's occurred_at (the producer's clock) to the commit of the "
+            + "transaction holding the claim and the handler's effect, per delivery handled; a retried message's "
+            + "backoff included.", END_TO_END_BUCKETS);
+        endToEnd = t;
+      }
+      return t;
+    }
+
+    /** A timer of this label set with edges as its service level objectives and no percentile histogram. */
+    private Timer timer(String name, String description, Duration[] edges) {
+      return Timer.builder(name)
+          .description(description)
+          .tags("handler", key.handler(), "event_type", key.eventType())
+          .serviceLevelObjectives(edges)
+          .publishPercentileHistogram(false)
+          .register(registry);
     }
   }
 }

@@ -49,11 +49,19 @@ class MicrometerMetricsTest {
       "0.25", "0.5", "1.5", "2.5", "4.5", "8.5", "16.5", "32.5", "64.5", "128.5", "256.5", "512.5",
       "1024.5", "2048.5", "4096.5", "+Inf");
 
+  /** runtime-go/metrics' EndToEndBuckets = prometheus.ExponentialBuckets(0.001, 2, 22), then +Inf. */
+  static final List<String> GO_END_TO_END_LE = List.of(
+      "0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128", "0.256", "0.512",
+      "1.024", "2.048", "4.096", "8.192", "16.384", "32.768", "65.536", "131.072", "262.144", "524.288",
+      "1048.576", "2097.152", "+Inf");
+
   /** What Micrometer's Prometheus registry adds to the shared series (MicrometerMetrics' Javadoc). */
   static final Set<String> MICROMETER_EXTRAS = Set.of(
-      "msgcontract_handler_duration_seconds_max", "msgcontract_retry_delay_seconds_max");
+      "msgcontract_handler_duration_seconds_max", "msgcontract_retry_delay_seconds_max",
+      "msgcontract_end_to_end_latency_seconds_max");
 
-  static final Outcome HANDLED = new Outcome("billing", "orders", "ORDER_PLACED", null, new Decision.Ack(false), 0.003);
+  /** Handled in 3 ms, committed 1.5 s after the event occurred. */
+  static final Outcome HANDLED = new Outcome("billing", "orders", "ORDER_PLACED", null, new Decision.Ack(false), 0.003, 1.5);
   static final Outcome DEDUPLICATED = new Outcome("billing", "orders", "ORDER_PLACED", null, new Decision.Ack(true), Double.NaN);
   static final Outcome RETRY = new Outcome("billing", "orders", "ORDER_PLACED", null,
       new Decision.Retry(Envelope.getDefaultInstance(), 1000), 0.5);
@@ -89,7 +97,8 @@ class MicrometerMetricsTest {
     Map<String, Set<String>> micrometer = families(mm.scrape());
     Map<String, Set<String>> core = families(text(pr));
     assertEquals(Set.of("msgcontract_messages_processed_total", "msgcontract_handler_duration_seconds",
-        "msgcontract_retry_delay_seconds", "msgcontract_consumer_lag_messages"), core.keySet(), core.toString());
+        "msgcontract_retry_delay_seconds", "msgcontract_end_to_end_latency_seconds", "msgcontract_consumer_lag_messages"),
+        core.keySet(), core.toString());
     Set<String> extras = new TreeSet<>(micrometer.keySet());
     extras.removeAll(core.keySet());
     assertEquals(new TreeSet<>(MICROMETER_EXTRAS), extras, mm.scrape());
@@ -113,7 +122,8 @@ class MicrometerMetricsTest {
     Map<String, Set<String>> core = families(out.toString(StandardCharsets.UTF_8));
     // OpenMetrics names the counter's family without _total; its sample keeps it
     assertEquals(Set.of("msgcontract_messages_processed", "msgcontract_handler_duration_seconds",
-        "msgcontract_retry_delay_seconds", "msgcontract_consumer_lag_messages"), core.keySet(), core.toString());
+        "msgcontract_retry_delay_seconds", "msgcontract_end_to_end_latency_seconds", "msgcontract_consumer_lag_messages"),
+        core.keySet(), core.toString());
     Set<String> extras = new TreeSet<>(micrometer.keySet());
     extras.removeAll(core.keySet());
     assertEquals(new TreeSet<>(MICROMETER_EXTRAS), extras, text);
@@ -156,6 +166,26 @@ class MicrometerMetricsTest {
     assertEquals(1L, c.get(GO_RETRY_LE.size() - 1), text); // +Inf
     assertTrue(text.contains("msgcontract_retry_delay_seconds_count{event_type=\"ORDER_PLACED\",handler=\"billing\"} 1"), text);
     assertTrue(text.contains("msgcontract_retry_delay_seconds_sum{event_type=\"ORDER_PLACED\",handler=\"billing\"} 1.0"), text);
+  }
+
+  @Test
+  void endToEndLatencyHasGosBucketEdgesAndCountsOnlyHandledDeliveries() {
+    PrometheusMeterRegistry mm = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    MicrometerMetrics m = new MicrometerMetrics(mm);
+    for (Outcome o : List.of(HANDLED, DEDUPLICATED, RETRY, DEAD, UNDECODED, DEFERRED)) {
+      m.observe(o); // 1.5 s, the handled one's alone
+    }
+    m.observe(new Outcome("billing", "orders", "ORDER_PLACED", null, new Decision.Ack(false), 0.003, 0.0));
+    String text = mm.scrape();
+    String series = "msgcontract_end_to_end_latency_seconds_bucket{event_type=\"ORDER_PLACED\",handler=\"billing\",";
+    assertEquals(GO_END_TO_END_LE, le(text, series), text);
+    List<Long> c = counts(text, series);
+    assertEquals(List.of(1L, 1L), c.subList(0, 2), text); // 0.001, 0.002: the one at 0
+    assertEquals(List.of(1L, 2L), c.subList(10, 12), text); // 1.024, 2.048: and 1.5 s
+    assertEquals(2L, c.get(GO_END_TO_END_LE.size() - 1), text); // +Inf
+    assertTrue(text.contains("# TYPE msgcontract_end_to_end_latency_seconds histogram"), text);
+    assertTrue(text.contains("msgcontract_end_to_end_latency_seconds_count{event_type=\"ORDER_PLACED\",handler=\"billing\"} 2"), text);
+    assertFalse(text.contains("msgcontract_end_to_end_latency_seconds_count{event_type=\"\""), text);
   }
 
   @Test
@@ -222,12 +252,13 @@ class MicrometerMetricsTest {
       m.observe(HANDLED);
       m.observe(RETRY);
     }
-    // handled and retry_scheduled counters, one timer, one summary
-    assertEquals(4, reg.getMeters().size(), reg.scrape());
+    // handled and retry_scheduled counters, two timers (handler, end to end), one summary
+    assertEquals(5, reg.getMeters().size(), reg.scrape());
     Counter handled = reg.get(MicrometerMetrics.PROCESSED).tag("outcome", "handled").counter();
     assertEquals(1000.0, handled.count());
     assertEquals(2000, reg.get(MicrometerMetrics.HANDLER_DURATION).timer().count());
     assertEquals(1000, reg.get(MicrometerMetrics.RETRY_DELAY).summary().count());
+    assertEquals(1000, reg.get(MicrometerMetrics.END_TO_END).timer().count());
     assertEquals(1000.0, reg.get(MicrometerMetrics.RETRY_DELAY).summary().totalAmount());
     m.observe(HANDLED);
     assertSame(handled, reg.get(MicrometerMetrics.PROCESSED).tag("outcome", "handled").counter());

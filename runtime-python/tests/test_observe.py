@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry
 
 import msgcontract_runtime as mc
 from msgcontract.v1 import envelope_pb2
+from msgcontract_runtime.consumer import process_batch
 from msgcontract_runtime.observe import JsonLog, PrometheusMetrics, fan_out
 from test_runtime import SPEC
 
@@ -38,6 +39,8 @@ def test_metrics_and_log_lines_use_the_shared_names() -> None:
     text = prometheus_client.generate_latest(reg).decode()
     series = {line.split("{")[0].split(" ")[0] for line in text.splitlines() if line and not line.startswith("#")}
     assert series == {
+        "msgcontract_end_to_end_latency_seconds_bucket", "msgcontract_end_to_end_latency_seconds_count",
+        "msgcontract_end_to_end_latency_seconds_sum",
         "msgcontract_handler_duration_seconds_bucket", "msgcontract_handler_duration_seconds_count",
         "msgcontract_handler_duration_seconds_sum", "msgcontract_messages_processed_total",
         "msgcontract_retry_delay_seconds_bucket", "msgcontract_retry_delay_seconds_count",
@@ -61,6 +64,50 @@ def test_metrics_and_log_lines_use_the_shared_names() -> None:
     assert (dead["outcome"], dead["reason"], dead["code"], dead["handler"], "event_type" in dead) == (
         "dead_lettered", "decode", -3, "", False)
     assert 'msgcontract_messages_processed_total{event_type="",handler="",outcome="dead_lettered"} 1.0' in text
+
+
+GO_END_TO_END_LE = [
+    "0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128", "0.256", "0.512",
+    "1.024", "2.048", "4.096", "8.192", "16.384", "32.768", "65.536", "131.072", "262.144", "524.288",
+    "1048.576", "2097.152", "+Inf",
+]
+"""runtime-go/metrics' EndToEndBuckets as its text format writes them (TestEndToEndBuckets), then +Inf."""
+
+
+def test_end_to_end_latency_runs_from_occurred_at_to_the_commit() -> None:
+    """One observation per handled delivery, from its occurred_at to the consumer's clock after the commit, in
+    its own transaction and in a shared one: none for a duplicate, a retry or an envelope without occurred_at;
+    0 for a producer clock ahead of the consumer's."""
+    reg = CollectorRegistry()
+
+    def handler(tx: object, m: envelope_pb2.LastError, env: object) -> None:
+        if m.range == "fail":
+            raise SPEC.rules.error(50301, "ledger down")
+
+    c = mc.Consumer(SPEC, "h", handler, clock_ms=lambda: 100_000, rand=lambda: 0.0, observer=PrometheusMetrics(reg))
+    conn = sqlite3.connect(":memory:")
+    mc.migrate(conn)
+
+    def body(r: str, occurred_at_ms: int) -> bytes:
+        return mc.encode(mc.new_envelope(SPEC, envelope_pb2.LastError(range=r), occurred_at_ms=occurred_at_ms))
+
+    slow = body("slow", 98_500)  # 1.5 s: le 2.048
+    c.process(conn, slow)
+    c.process(conn, slow)  # deduplicated
+    c.process(conn, body("fail", 99_000))  # retry_scheduled
+    c.process(conn, body("none", 0))  # a producer that did not set occurred_at
+    assert process_batch(conn, [(c, body("ahead", 103_000), "")]) == [mc.Ack()]  # the producer's clock ahead: 0
+
+    text = prometheus_client.generate_latest(reg).decode()
+    series = 'msgcontract_end_to_end_latency_seconds_bucket{event_type="ERROR_SEEN",handler="h",le="'
+    buckets = [line[len(series):] for line in text.splitlines() if line.startswith(series)]
+    assert [b.split('"')[0] for b in buckets] == GO_END_TO_END_LE, text
+    for b in buckets:
+        le, count = b.split('"} ')
+        assert float(count) == (2.0 if float(le) >= 2.048 else 1.0), b  # the one ahead at 0, then 1.5 s
+    assert "# HELP msgcontract_end_to_end_latency_seconds Time from the envelope's occurred_at" in text
+    assert 'msgcontract_end_to_end_latency_seconds_count{event_type="ERROR_SEEN",handler="h"} 2.0' in text
+    assert 'msgcontract_end_to_end_latency_seconds_sum{event_type="ERROR_SEEN",handler="h"} 1.5' in text
 
 
 def test_consumer_lag_is_the_shared_gauge() -> None:
@@ -135,6 +182,8 @@ def test_async_consumer_series_equal_the_sync_ones(tmp_path: Path) -> None:
     assert 'msgcontract_messages_processed_total{event_type="ERROR_SEEN",handler="h",outcome="dead_lettered"} 2.0' in \
         _scrape(async_reg)
     assert 'msgcontract_handler_duration_seconds_count{event_type="ERROR_SEEN",handler="h"} 3.0' in _scrape(async_reg)
+    # ok is handled once, 9.999 s after it occurred, on either consumer
+    assert 'msgcontract_end_to_end_latency_seconds_sum{event_type="ERROR_SEEN",handler="h"} 9.999' in _scrape(async_reg)
 
     def fields(lines: list[str]) -> list[dict[str, object]]:
         out = []

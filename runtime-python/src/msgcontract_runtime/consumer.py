@@ -81,7 +81,11 @@ class Outcome:
 
     handler and event_type are "" and envelope None when the envelope did not
     decode (as in Go, where routing needs it);
-    handler_seconds is NaN when the handler did not run.
+    handler_seconds is NaN when the handler did not run;
+    end_to_end_seconds, for a handled delivery, is the time from the
+    envelope's occurred_at to the consumer's clock once its transaction
+    committed (0 when the producer's clock is ahead), NaN for every other
+    outcome and for an envelope without occurred_at.
     """
 
     handler: str
@@ -90,6 +94,7 @@ class Outcome:
     envelope: _envelope_pb2.Envelope | None
     decision: Decision
     handler_seconds: float
+    end_to_end_seconds: float = math.nan
 
     @property
     def label(self) -> str | None:
@@ -111,15 +116,26 @@ Handler = Callable[[Any, M, _envelope_pb2.Envelope], None]
 """A ``def handler(tx, message, envelope)``; tx is the connection in the business transaction
 (Java's ``Handler<M>``; ``msgcontract_runtime.aio.AsyncHandler`` is its asyncio form)."""
 
+def end_to_end_seconds(env: _envelope_pb2.Envelope, now_ms: int) -> float:
+    """The time from env's occurred_at to now_ms, as Outcome.end_to_end_seconds holds it: NaN without
+    occurred_at, never negative (a negative observation would lower a histogram's sum, which Prometheus'
+    rate() reads as a counter reset)."""
+    if env.occurred_at <= 0:
+        return math.nan
+    return max(now_ms - env.occurred_at, 0) / 1000.0
+
+
 def observe(observer: Observer | None, handler_name: str, spec: EventSpec[M], body: bytes,
-            run: dict[str, Any], d: Decision) -> None:
+            run: dict[str, Any], d: Decision, clock_ms: Callable[[], int] | None = None) -> None:
     """Tells observer d's outcome, as Consumer and aio.AsyncConsumer both do: every decision but Defer.
 
     run holds what the consumer saw: "env", the admitted envelope (None when
     the body was not admitted), and "seconds", the handler's run time (NaN
     when it did not run). A dead letter whose envelope decoded and only its
     payload did not names the handler; one whose envelope did not decode
-    belongs to no handler, as in Go.
+    belongs to no handler, as in Go. clock_ms, the consumer's clock, is read
+    for a handled delivery's end-to-end latency: the caller reports after
+    the commit.
     """
     if observer is None or isinstance(d, Defer):
         return
@@ -127,9 +143,12 @@ def observe(observer: Observer | None, handler_name: str, spec: EventSpec[M], bo
     if env is None and isinstance(d, DeadLetter):
         with contextlib.suppress(DecodeError):
             env = decode(body)
+    e2e = math.nan
+    if clock_ms is not None and env is not None and isinstance(d, Ack) and not d.deduplicated:
+        e2e = end_to_end_seconds(env, clock_ms())
     observer(Outcome(
         handler_name if env is not None else "", spec.topic,
-        env.event_type if env is not None else "", env, d, run["seconds"],
+        env.event_type if env is not None else "", env, d, run["seconds"], e2e,
     ))
 
 
@@ -429,7 +448,7 @@ class Consumer(Generic[M]):
         def report(final: Decision) -> None:
             if span is not None:
                 span.end(final, None)
-            observe(self.observer, self.handler_name, self.spec, body, run, final)
+            observe(self.observer, self.handler_name, self.spec, body, run, final, self.clock_ms)
 
         def lose(err: BaseException) -> None:
             if span is not None:

@@ -2,9 +2,10 @@
 
 docs/DESIGN.md ("Observability") names them: ``PrometheusMetrics`` exposes
 ``msgcontract_messages_processed_total{handler,event_type,outcome}``,
-``msgcontract_handler_duration_seconds`` and ``msgcontract_retry_delay_seconds``
-with prometheus_client (install ``msgcontract-runtime[prometheus]``), and
-as ``KafkaConsumerLoop(lag=...)`` also ``msgcontract_consumer_lag_messages{group,topic,partition}``;
+``msgcontract_handler_duration_seconds``, ``msgcontract_retry_delay_seconds`` and
+``msgcontract_end_to_end_latency_seconds`` with prometheus_client (install
+``msgcontract-runtime[prometheus]``), and as ``KafkaConsumerLoop(lag=...)`` also
+``msgcontract_consumer_lag_messages{group,topic,partition}``;
 ``JsonLog`` writes one JSON line per outcome with the shared field names and
 needs nothing. Pass one, or ``fan_out(a, b)``, as ``Consumer(observer=...)``.
 """
@@ -34,6 +35,10 @@ below 0.001, so every client writes the same le text)."""
 
 RETRY_DELAY_BUCKETS = (0.25, 0.5, 1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 64.5, 128.5, 256.5, 512.5, 1024.5, 2048.5, 4096.5)
 """Retry delay buckets in seconds, as in Go and Java."""
+
+END_TO_END_BUCKETS = _exponential(0.001, 2, 22)
+"""End-to-end latency buckets: 1 ms (occurred_at's resolution) doubling, 22
+buckets, to 2097.152 s, as in Go and Java."""
 
 
 class PrometheusMetrics:
@@ -66,6 +71,13 @@ class PrometheusMetrics:
             "msgcontract_retry_delay_seconds", "Backoff delay of each retry scheduled.",
             ["handler", "event_type"], buckets=RETRY_DELAY_BUCKETS, registry=reg,
         )
+        self.end_to_end = pc.Histogram(
+            "msgcontract_end_to_end_latency_seconds",
+            "Time from the envelope's occurred_at (the producer's clock) to the commit of the transaction "
+            "holding the claim and the handler's effect, per delivery handled; a retried message's backoff "
+            "included.",
+            ["handler", "event_type"], buckets=END_TO_END_BUCKETS, registry=reg,
+        )
 
     def __call__(self, o: Outcome) -> None:
         label = o.label
@@ -76,6 +88,8 @@ class PrometheusMetrics:
             self.handler_duration.labels(o.handler, o.event_type).observe(o.handler_seconds)
         if isinstance(o.decision, Retry):
             self.retry_delay.labels(o.handler, o.event_type).observe(o.decision.delay_ms / 1000.0)
+        if not math.isnan(o.end_to_end_seconds):
+            self.end_to_end.labels(o.handler, o.event_type).observe(o.end_to_end_seconds)
 
 
     def _lag_gauge(self) -> Any:

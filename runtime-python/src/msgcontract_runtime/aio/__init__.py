@@ -281,7 +281,7 @@ class AsyncConsumer(Generic[M]):
         d = await self._decide(db, body, run, env, delivery_id)
         if delivery_id is not None and run["env"] is not None and advances_chain(d):
             d = await self._advance(db, run["env"], delivery_id, d)
-        observe(self.observer, self.handler_name, self.spec, body, run, d)
+        observe(self.observer, self.handler_name, self.spec, body, run, d, self.clock_ms)
         return d
 
     async def _superseded(self, db: AsyncDatabase, env: _envelope_pb2.Envelope, delivery_id: str) -> bool:

@@ -204,22 +204,21 @@ func (r *Route) Inc(outcome string) {
 
 // ObserveHandler is Prometheus.ObserveHandler for the route.
 func (r *Route) ObserveHandler(d time.Duration) {
-	if r == nil {
-		return
+	if r != nil {
+		r.observe(&r.duration, r.m.HandlerDuration, d)
 	}
-	r.duration.get(func() prometheus.Observer {
-		return r.m.HandlerDuration.WithLabelValues(r.handler, r.eventType)
-	}).Observe(d.Seconds())
 }
 
 // ObserveEndToEnd is Prometheus.ObserveEndToEnd for the route.
 func (r *Route) ObserveEndToEnd(d time.Duration) {
-	if r == nil {
-		return
+	if r != nil {
+		r.observe(&r.endToEnd, r.m.EndToEnd, d)
 	}
-	r.endToEnd.get(func() prometheus.Observer {
-		return r.m.EndToEnd.WithLabelValues(r.handler, r.eventType)
-	}).Observe(d.Seconds())
+}
+
+// observe records d in the route's series of vec, kept in l.
+func (r *Route) observe(l *lazy[prometheus.Observer], vec *prometheus.HistogramVec, d time.Duration) {
+	l.get(func() prometheus.Observer { return vec.WithLabelValues(r.handler, r.eventType) }).Observe(d.Seconds())
 }
 
 // ObserveRetryDelay is Prometheus.ObserveRetryDelay for the route.

@@ -13,15 +13,22 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 )
 
-// The names, labels and outcome values are docs/DESIGN.md's vocabulary,
-// which the Java and Python runtimes and ops/ share.
-func TestNamesAndLabels(t *testing.T) {
-	t.Parallel()
+// newMetrics registers the metrics on a registry of their own.
+func newMetrics(t *testing.T) (*prometheus.Registry, *metrics.Prometheus) {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	m, err := metrics.New(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return reg, m
+}
+
+// The names, labels and outcome values are docs/DESIGN.md's vocabulary,
+// which the Java and Python runtimes and ops/ share.
+func TestNamesAndLabels(t *testing.T) {
+	t.Parallel()
+	reg, m := newMetrics(t)
 	for _, o := range []string{metrics.OutcomeHandled, metrics.OutcomeDeduplicated, metrics.OutcomeRetryScheduled,
 		metrics.OutcomeDeadLettered, metrics.OutcomeConflict} {
 		m.Inc("h", "E", o)
@@ -81,11 +88,7 @@ func TestNamesAndLabels(t *testing.T) {
 // series only when it is used, and a nil one records nothing.
 func TestRoute(t *testing.T) {
 	t.Parallel()
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := newMetrics(t)
 	r := m.Route("h", "E")
 	if n := testutil.CollectAndCount(m.Messages); n != 0 {
 		t.Fatalf("series before any use = %d, want 0", n)
@@ -135,11 +138,7 @@ func TestRoute(t *testing.T) {
 // lands in the first bucket at or above it.
 func TestEndToEndBuckets(t *testing.T) {
 	t.Parallel()
-	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, m := newMetrics(t)
 	m.ObserveEndToEnd("h", "E", 1500*time.Millisecond)
 	m.ObserveEndToEnd("h", "E", time.Hour) // past the last edge: +Inf only
 	les := []string{"0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128", "0.256", "0.512",

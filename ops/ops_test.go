@@ -21,7 +21,7 @@ var vocabulary = func() map[string]bool {
 	for _, n := range []string{metrics.NameProcessed, metrics.NameHandedBack, metrics.NameDLQMessages, metrics.NameConsumerLag} {
 		v[n] = true
 	}
-	for _, h := range []string{metrics.NameHandlerDuration, metrics.NameRetryDelay} {
+	for _, h := range []string{metrics.NameHandlerDuration, metrics.NameRetryDelay, metrics.NameEndToEnd} {
 		for _, s := range []string{"_bucket", "_sum", "_count"} {
 			v[h+s] = true
 		}
@@ -52,7 +52,7 @@ func promtool(t *testing.T, dir string, args ...string) string {
 func TestAlertRules(t *testing.T) {
 	t.Parallel()
 	out := promtool(t, "prometheus", "check", "rules", "msgcontract-alerts.yml")
-	if !strings.Contains(out, "SUCCESS: 6 rules found") {
+	if !strings.Contains(out, "SUCCESS: 7 rules found") {
 		t.Errorf("promtool check rules:\n%s", out)
 	}
 	out = promtool(t, "prometheus", "test", "rules", "msgcontract-alerts_test.yml")
@@ -64,7 +64,7 @@ func TestAlertRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	used := checkNames(t, "alert rules", string(src))
-	for _, n := range []string{metrics.NameProcessed, metrics.NameDLQMessages, metrics.NameConsumerLag} {
+	for _, n := range []string{metrics.NameProcessed, metrics.NameDLQMessages, metrics.NameConsumerLag, metrics.NameEndToEnd} {
 		if !used[n] {
 			t.Errorf("no alert reads %s", n)
 		}
@@ -165,7 +165,7 @@ func TestDashboard(t *testing.T) {
 	promtool(t, dir, "check", "rules", "dashboard.yml")
 	used := checkNames(t, "dashboard expressions", strings.Join(exprs, "\n"))
 	for _, n := range []string{metrics.NameProcessed, metrics.NameHandedBack, metrics.NameHandlerDuration,
-		metrics.NameRetryDelay, metrics.NameDLQMessages, metrics.NameConsumerLag} {
+		metrics.NameRetryDelay, metrics.NameEndToEnd, metrics.NameDLQMessages, metrics.NameConsumerLag} {
 		if !used[n] {
 			t.Errorf("no dashboard panel reads %s", n)
 		}
@@ -186,7 +186,7 @@ func TestDesignListsTheVocabulary(t *testing.T) {
 	}
 	slices.Sort(listed)
 	want := []string{metrics.NameConsumerLag, metrics.NameDLQMessages, metrics.NameHandlerDuration,
-		metrics.NameHandedBack, metrics.NameProcessed, metrics.NameRetryDelay}
+		metrics.NameHandedBack, metrics.NameProcessed, metrics.NameRetryDelay, metrics.NameEndToEnd}
 	slices.Sort(want)
 	if !slices.Equal(listed, want) {
 		t.Errorf("DESIGN.md lists %v, runtime-go/metrics defines %v", listed, want)

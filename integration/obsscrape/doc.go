@@ -3,5 +3,5 @@
 // Go, a Java and a Python process that ran the same messages through their
 // runtime, and the test checks through Prometheus' HTTP API that all three
 // expose the same series of docs/DESIGN.md's vocabulary, with the same
-// labels and counts.
+// labels, counts and bucket edges.
 package obsscrape

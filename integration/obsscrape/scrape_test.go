@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -265,6 +266,9 @@ func TestSameSeriesFromEveryLanguage(t *testing.T) {
 	}
 	shapes["go"] = slices.DeleteFunc(shapes["go"], func(s string) bool { return s == goOnly })
 	want := []string{
+		"msgcontract_end_to_end_latency_seconds_bucket{event_type,handler,le}",
+		"msgcontract_end_to_end_latency_seconds_count{event_type,handler}",
+		"msgcontract_end_to_end_latency_seconds_sum{event_type,handler}",
 		"msgcontract_handler_duration_seconds_bucket{event_type,handler,le}",
 		"msgcontract_handler_duration_seconds_count{event_type,handler}",
 		"msgcontract_handler_duration_seconds_sum{event_type,handler}",
@@ -306,7 +310,7 @@ func TestSameSeriesFromEveryLanguage(t *testing.T) {
 			t.Errorf("%s counts = %v, want %v", job, counts[job], wantCounts)
 		}
 	}
-	for _, h := range []string{metrics.NameHandlerDuration, metrics.NameRetryDelay} {
+	for _, h := range []string{metrics.NameHandlerDuration, metrics.NameRetryDelay, metrics.NameEndToEnd} {
 		les := perJob(h+"_bucket", func(s sample) string { return s.Metric["le"] })
 		for _, job := range []string{"java", "python"} {
 			if !slices.Equal(les[job], les["go"]) {
@@ -321,6 +325,21 @@ func TestSameSeriesFromEveryLanguage(t *testing.T) {
 	for _, s := range res {
 		if s.Value[1] != "1" {
 			t.Errorf("%s: %v retry delays observed, want 1", s.Metric["job"], s.Value[1])
+		}
+	}
+	// One end-to-end observation per handled delivery (a, and b's retry),
+	// b's at least its 1 s backoff after it occurred: a retry keeps
+	// occurred_at.
+	e2e := perJob(`{__name__=~"`+metrics.NameEndToEnd+`_(count|sum)"}`, func(s sample) string {
+		if strings.HasSuffix(s.Metric["__name__"], "_count") {
+			return fmt.Sprint("count=", s.Value[1])
+		}
+		sum, _ := strconv.ParseFloat(fmt.Sprint(s.Value[1]), 64)
+		return fmt.Sprint("sum>=1s=", sum >= 1)
+	})
+	for _, job := range []string{"go", "java", "python"} {
+		if want := []string{"count=2", "sum>=1s=true"}; !slices.Equal(e2e[job], want) {
+			t.Errorf("%s end-to-end latency: %v, want %v", job, e2e[job], want)
 		}
 	}
 	dlq, err := query(metrics.NameDLQMessages)

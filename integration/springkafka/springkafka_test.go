@@ -181,7 +181,7 @@ func checkTraceBackInGo(t *testing.T, ns string, producer trace.SpanContext, wan
 // goMetrics writes the shape of runtime-go's metrics after the outcomes
 // MetricsLikeGoTest drives the Spring listener through (handled twice,
 // deduplicated, retry_scheduled, dead_lettered; a handler run each but for
-// the duplicate; one retry delay): one line per sample, its name, label
+// the duplicate; one retry delay; an end-to-end latency per handled): one line per sample, its name, label
 // names and the values of outcome and le, sorted, as MetricsLikeGoTest.shape
 // reads Micrometer's. Go's handed-back counter, which only Go's consumer
 // counts, is left out. It returns the file's path.
@@ -199,6 +199,9 @@ func goMetrics(t *testing.T) string {
 	}
 	for range 4 {
 		m.ObserveHandler(h, et, 3*time.Millisecond)
+	}
+	for range 2 {
+		m.ObserveEndToEnd(h, et, 50*time.Millisecond)
 	}
 	m.ObserveRetryDelay(h, et, 1500*time.Millisecond)
 	fams, err := reg.Gather()

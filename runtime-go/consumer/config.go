@@ -85,7 +85,8 @@ type Config struct {
 	// Tracer, when set, starts a consumer span per delivery that continues
 	// the envelope's trace (package tracing); nil traces nothing.
 	Tracer *tracing.Tracer
-	// Now is the clock, for not_before and failure times. Defaults to
+	// Now is the clock, for not_before, failure times and the end-to-end
+	// latency of handled deliveries (metrics.NameEndToEnd). Defaults to
 	// time.Now.
 	Now func() time.Time
 	// Rand returns the backoff jitter factor u, uniform in [0,1).

@@ -156,8 +156,8 @@ func EndToEndLatency(occurredAtMs int64, committed time.Time) (d time.Duration, 
 
 // Route is the per-message series of one handler and event type, each
 // resolved on its first use and kept: WithLabelValues hashes the label
-// values and takes a lock on every call, which a consumer pays twice a
-// message otherwise. A series appears when first used, as with Inc. A nil
+// values and takes a lock on every call, which a consumer pays two or
+// three times a message otherwise. A series appears when first used, as with Inc. A nil
 // *Route (from a nil *Prometheus) records nothing.
 type Route struct {
 	m                  *Prometheus

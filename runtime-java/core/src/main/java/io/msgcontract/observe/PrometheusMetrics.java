@@ -13,7 +13,8 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
  * ("Observability"), the same series the Go and Python runtimes expose:
  * {@code msgcontract_messages_processed_total{handler,event_type,outcome}},
  * {@code msgcontract_handler_duration_seconds}, {@code msgcontract_retry_delay_seconds} and
- * {@code msgcontract_end_to_end_latency_seconds} (classic histograms with the shared buckets); as a {@link LagObserver} of the Kafka loop also
+ * {@code msgcontract_end_to_end_latency_seconds} (classic histograms with the shared buckets); as
+ * a {@link LagObserver} of the Kafka loop also
  * {@code msgcontract_consumer_lag_messages{group,topic,partition}}, registered on its first
  * report, so a service without Kafka exposes no empty gauge. {@code io.prometheus:prometheus-metrics-core} is an
  * optional dependency of the runtime: a service that uses this class adds it (and an exporter, such

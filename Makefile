@@ -318,6 +318,12 @@ else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 endif
 
+.PHONY: bench-latency
+bench-latency: ## producer commit to effect commit per message (HdrHistogram), at 1,000 msg/s and at 80% of each case's measured maximum, for the SQLite queue, NATS and Kafka over SQLite, PostgreSQL and MariaDB (durable settings: fsync, synchronous_commit, innodb_flush_log_at_trx_commit=1); prints "latency <transport>/<db> rate= p50= p99= p999= max=" and writes .hgrm files and SVG plots to .build/bench-latency (CASES=kafka/postgres,... picks cases; DURATION=10s)
+	cd runtime-go && $(GO) build -o ../.build/bin/bench-latency ./bench/latency
+	MSGCONTRACT_PG_DURABLE=1 MSGCONTRACT_MARIADB_FLUSH=1 bash scripts/with-kafka.sh bash scripts/with-postgres.sh bash scripts/with-mariadb.sh \
+		.build/bin/bench-latency -cases $(or $(CASES),all) -rate 1000 -duration $(or $(DURATION),10s) -out .build/bench-latency
+
 .PHONY: bench-python-async
 bench-python-async: runtime-python ## Python AsyncConsumer vs Consumer msg/s on SQLite and PostgreSQL at 1 and 32 handlers; prints ratio async/sync=X (N=2000)
 	bash scripts/with-postgres.sh .venv/bin/python runtime-python/bench/bench_async.py -n $(or $(N),2000)

@@ -50,11 +50,6 @@ CREATE TABLE IF NOT EXISTS {{msg_outbox}} (
   envelope BYTEA NOT NULL,
   created_at BIGINT NOT NULL, sent_at BIGINT NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS {{msg_outbox}}_pending ON {{msg_outbox}} (sent_at, id);
--- Each inserting transaction sends one NOTIFY on the channel named like
--- the table, delivered at its commit: a relay LISTENing there makes its
--- next pass at once instead of after its poll interval (PostgreSQL 14+).
-CREATE OR REPLACE FUNCTION {{msg_outbox}}_notify() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('{{msg_outbox}}', ''); RETURN NULL; END $$;
-CREATE OR REPLACE TRIGGER {{msg_outbox}}_notify AFTER INSERT ON {{msg_outbox}} FOR EACH STATEMENT EXECUTE FUNCTION {{msg_outbox}}_notify();
 
 -- table: msg_outbox_lock
 -- The relays' leader lease, one row.

@@ -13,10 +13,9 @@ import (
 )
 
 // listen runs, on PostgreSQL, a goroutine that holds one connection of
-// RelayConfig.DB with LISTEN on the outbox's channel (the insert trigger of
-// contracts/sql/postgres.sql sends one NOTIFY per inserting transaction, at
-// its commit) and calls Notify for each notification: a producer in any
-// process wakes the relay. When the connection fails it reconnects after
+// RelayConfig.DB with LISTEN on the outbox's channel (named like its table;
+// producers in other processes NOTIFY it through a Notifier) and calls
+// Notify for each notification. When the connection fails it reconnects after
 // PollInterval; meanwhile the relay polls as before. stop ends the
 // goroutine and waits for it.
 func (r *Relay) listen(ctx context.Context) (stop func()) {
@@ -76,6 +75,12 @@ func (r *Relay) waitNotifications(ctx context.Context, dc any) error {
 		return errNotPgx
 	}
 	pc := c.Conn()
+	// pgdb's connections answer a cancelled context with a cancel request
+	// and close only after a grace period, which would hold Run's return
+	// that long: a wait for notifications has no query to cancel, so the
+	// socket's deadline ends it at once.
+	stop := context.AfterFunc(ctx, func() { _ = pc.PgConn().Conn().SetDeadline(time.Now()) })
+	defer stop()
 	if _, err := pc.Exec(ctx, "LISTEN "+pgx.Identifier{Table}.Sanitize()); err != nil {
 		return fmt.Errorf("LISTEN %s: %w", Table, err)
 	}

@@ -33,9 +33,10 @@ type RelayConfig struct {
 	BatchSize int
 	// PollInterval is the longest pause after a pass that found nothing
 	// to do: Notify (a producer in this process committed) and, on
-	// PostgreSQL, a NOTIFY from the outbox's insert trigger (a producer in
-	// any process committed) end it at once, so PollInterval only bounds
-	// how late a row is seen when no signal arrives. Defaults to 100 ms.
+	// PostgreSQL, a NOTIFY on the outbox's channel (a producer in another
+	// process committed and called Notifier.Notify) end it at once, so
+	// PollInterval only bounds how late a row is seen when no signal
+	// arrives. Defaults to 100 ms.
 	PollInterval time.Duration
 	// Lease is how long a relay holds the outbox's single leader lock
 	// without renewing it; of several relays on one database only the

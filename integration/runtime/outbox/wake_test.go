@@ -20,15 +20,15 @@ import (
 
 // A relay whose poll interval is an hour still publishes a committed row
 // at once when it is woken: by Notify from the producer's process, and on
-// PostgreSQL by the outbox trigger's NOTIFY from any connection (the test
-// writes through a second pool, as another process would). Without the
-// wake-up nothing is published within the test's minute.
+// PostgreSQL by a Notifier's NOTIFY from another connection pool, as from
+// another process. Without the wake-up nothing is published within the
+// test's minute.
 func TestRelayWakes(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name    string
 		dialect sqldb.Dialect
-		notify  bool // the producer calls Relay.Notify after its commit
+		notify  bool // the producer calls Relay.Notify after its commit, else a Notifier's
 	}{
 		{"sqlite/notify", sqldb.SQLite, true},
 		{"postgres/notify", sqldb.Postgres, true},
@@ -44,8 +44,10 @@ func TestRelayWakes(t *testing.T) {
 				t.Fatal(err)
 			}
 			writer := db
-			if c.dialect == sqldb.Postgres && !c.notify {
+			var notifier *outbox.Notifier
+			if !c.notify {
 				writer = reopen(t, db)
+				notifier = outbox.NewNotifier(writer, nil)
 			}
 			tr, err := sqlitequeue.Open(ctx, filepath.Join(t.TempDir(), "queue.db"), sqlitequeue.Config{})
 			if err != nil {
@@ -79,8 +81,12 @@ func TestRelayWakes(t *testing.T) {
 				}
 				if c.notify {
 					relay.Notify()
+				} else {
+					notifier.Notify()
 				}
+				t0 := time.Now()
 				waitFor(t, func() bool { n, _ := tr.Backlog(ctx, ""); return n == i+1 })
+				t.Logf("woken after %v", time.Since(t0))
 			}
 			cancel()
 			if err := <-done; err != nil {

@@ -64,6 +64,11 @@ if [[ -n "$notests" ]]; then
   echo "runtime-java: installed (tests not run)"
   exit 0
 fi
+# core's OutboxWakeTest LISTENs on a PostgreSQL: a throwaway one unless the
+# caller has one.
+if [[ -z "${MSGCONTRACT_PG_DSN:-}" ]]; then
+  exec bash "$here/with-postgres.sh" bash "$here/install-runtime-java.sh" "$@"
+fi
 want="$(grep -rhE '^\s*@Test\b' --exclude='*IT.java' core/src/test/java micrometer/src/test/java | wc -l)"
 # checkcount END: every declared @Test (core's and micrometer's) ran in
 # surefire's reports, none skipped; sets ran.

@@ -61,9 +61,9 @@ check-go: ## gofmt, go vet, staticcheck and the Go unit tests (-short) of the to
 	cd runtime-go && GOFLAGS= $(GO) run $(STATICCHECK) -tags $(LINT_TAGS) $(RUNTIME_GO_PKGS)
 	bash scripts/with-postgres.sh bash -c '$(GO) test -short -count=1 $(CHECK_GO_PKGS) && cd runtime-go && $(GO) test -short -count=1 ./...'
 
-check-java: ## the Java runtime's core and micrometer modules (no broker): compiled with -Xlint:all -Werror, their unit tests
+check-java: ## the Java runtime's core and micrometer modules (no broker; a throwaway PostgreSQL for the outbox relay's LISTEN): compiled with -Xlint:all -Werror, their unit tests
 	bash scripts/setup-java.sh >/dev/null
-	cd runtime-java && mvn -o -q -pl core,micrometer -am test
+	bash scripts/with-postgres.sh bash -c 'cd runtime-java && mvn -o -q -pl core,micrometer -am test'
 
 check-python: ## ruff, mypy --strict and the Python runtime's unit tests (on both protobuf ends)
 	bash scripts/check-python.sh

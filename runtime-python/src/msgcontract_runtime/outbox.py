@@ -12,12 +12,21 @@ taken or renewed by one conditional UPDATE at the start of each pass), so a
 row is not published by two relays at once and per-key order holds. Go,
 Java and Python relays share the lock. SQLite, PostgreSQL (psycopg) and
 MySQL/MariaDB (PyMySQL, mysqlclient) connections are supported.
+
+``Relay.run`` wakes on commit: ``Relay.notify()`` (a producer in this
+process committed; Go's Relay.Notify, Java's OutboxRelay.notifyCommitted)
+and, on PostgreSQL through psycopg 3, the NOTIFY of the outbox's insert
+trigger (a producer in any process committed), which a connection of its own
+LISTENs for, end its wait at once; the poll interval only bounds how late a
+row is seen without a signal (MySQL/MariaDB, and SQLite written by another
+process, are polled).
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -35,6 +44,10 @@ if TYPE_CHECKING:
 
 TABLE = "msg_outbox"
 LOCK_TABLE = "msg_outbox_lock"
+MARK_CHUNK = 500
+"""How many ids one UPDATE of a pass's sent rows binds at most (Go's markChunk)."""
+LISTEN_WAIT_S = 0.5
+"""How long the LISTEN thread waits for notifications at a time, so that it sees run's end within it."""
 
 
 class Publisher(Protocol):
@@ -124,6 +137,7 @@ class Relay:
         self.clock_ms = clock_ms
         self.tracer = tracer
         self._p = _p(paramstyle)
+        self._wake = threading.Event()
 
     def lead(self) -> bool:
         """Takes or renews the leader lock; False when another relay's lease runs."""
@@ -153,15 +167,15 @@ class Relay:
         self.conn.commit()
 
     def flush(self) -> int:
-        """One pass: if this relay leads, publishes up to batch_size unsent rows in id order, marking each
-        sent after the publisher returned; returns how many it published (0 when another relay leads).
+        """One pass: if this relay leads, publishes up to batch_size unsent rows in id order, then marks
+        those the publisher took sent in one statement; returns how many it published (0 when another
+        relay leads).
 
         After a failed publish the later rows of its biz_key wait for the next
         pass, so per-key order holds; the first error is raised at the end.
         """
         if not self.lead():
             return 0
-        p = self._p
         cur = self.conn.cursor()
         cur.execute(f"SELECT id, topic, biz_key, envelope FROM {TABLE} WHERE sent_at = 0 ORDER BY id "
                     f"LIMIT {int(self.batch_size)}")
@@ -169,7 +183,7 @@ class Relay:
         self.conn.commit()
         blocked: set[str] = set()
         first: Exception | None = None
-        sent = 0
+        sent: list[int] = []
         for row_id, topic, key, body in rows:
             if key in blocked:
                 continue
@@ -179,12 +193,23 @@ class Relay:
                 blocked.add(key)
                 first = first or e
                 continue
-            self.conn.cursor().execute(f"UPDATE {TABLE} SET sent_at = {p} WHERE id = {p}", (self.clock_ms(), row_id))
-            self.conn.commit()
-            sent += 1
+            sent.append(row_id)
+        self._mark_sent(sent)
         if first is not None:
             raise first
-        return sent
+        return len(sent)
+
+    def _mark_sent(self, ids: list[int]) -> None:
+        """Marks rows sent in one committed UPDATE per MARK_CHUNK ids: one commit (one fsync on a durable
+        database) per pass, not per row. Rows published but not marked (the relay died in between) are
+        published again by the next pass: consumers deduplicate them."""
+        p = self._p
+        now = self.clock_ms()
+        for i in range(0, len(ids), MARK_CHUNK):
+            chunk = ids[i:i + MARK_CHUNK]
+            self.conn.cursor().execute(f"UPDATE {TABLE} SET sent_at = {p} WHERE id IN ({', '.join([p] * len(chunk))})",
+                                       (now, *chunk))
+            self.conn.commit()
 
     def _publish(self, topic: str, env: _envelope_pb2.Envelope) -> None:
         if self.tracer is None:
@@ -193,9 +218,22 @@ class Relay:
         with self.tracer.publish(topic, env):
             self.publisher.publish(topic, env)
 
+    def notify(self) -> None:
+        """Tells the relay that a transaction which wrote to the outbox has committed, so that a waiting
+        ``run`` makes its next pass (and checks stop) now instead of after poll_interval_s: runtime-go's
+        Relay.Notify, runtime-java's OutboxRelay.notifyCommitted. Call it after the commit, never
+        before: a pass that runs before the commit does not see the row. It never blocks; calls that
+        arrive during a pass fold into one more pass."""
+        self._wake.set()
+
     def run(self, stop: Callable[[], bool], poll_interval_s: float = 0.1) -> None:
-        """Passes until stop() is true, pausing poll_interval_s after a pass that had less than a batch
-        to do or failed (logged), then releases the lock."""
+        """Passes until stop() is true, then releases the lock: at once after a full batch, else after a
+        wait of up to poll_interval_s that ``notify`` and, on PostgreSQL (psycopg 3), a commit to the
+        outbox from any process end at once (a thread LISTENs on a connection of its own, opened with
+        conn's parameters, again after poll_interval_s when it fails). A failed pass is logged.
+        stop() is checked after each pass and wait: notify() after setting it stops a long wait."""
+        halt = threading.Event()
+        listener = self._listen(halt, poll_interval_s)
         try:
             while not stop():
                 try:
@@ -203,11 +241,43 @@ class Relay:
                 except Exception as e:  # the database or the publisher: the next pass tries again
                     log.error("msgcontract: outbox relay pass failed: %s", e)
                     n = 0
-                if n < self.batch_size:
-                    time.sleep(poll_interval_s)
+                if n < self.batch_size and not stop():
+                    self._wake.wait(poll_interval_s)
+                    self._wake.clear()
         finally:
+            halt.set()
+            if listener is not None:
+                listener.join()
             self.release()
 
+    def _listen(self, halt: threading.Event, retry_s: float) -> threading.Thread | None:
+        """Starts the LISTEN thread on a psycopg 3 connection; None (the relay polls) on other drivers."""
+        if type(self.conn).__module__.split(".", 1)[0] != "psycopg":
+            return None
+        import psycopg
+
+        info = self.conn.info
+
+        def listen() -> None:
+            while not halt.is_set():
+                try:
+                    with psycopg.connect(info.dsn, password=info.password, autocommit=True) as lc:
+                        lc.execute(f"LISTEN {TABLE}")
+                        # A commit between the last pass and LISTEN would go unnoticed: one pass covers it.
+                        self.notify()
+                        while not halt.is_set():
+                            for _ in lc.notifies(timeout=LISTEN_WAIT_S):
+                                self.notify()
+                except Exception as e:  # the connection failed: poll until it is back
+                    if halt.is_set():
+                        return
+                    log.warning("msgcontract: outbox relay LISTEN failed; polling every %ss until it is back: %s",
+                                retry_s, e)
+                    halt.wait(retry_s)
+
+        t = threading.Thread(target=listen, name="msgcontract-outbox-listen", daemon=True)
+        t.start()
+        return t
 
 def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit: int = 100,
                tracer: Tracing | None = None) -> int:

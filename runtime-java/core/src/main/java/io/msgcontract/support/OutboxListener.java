@@ -8,9 +8,10 @@ import java.sql.Statement;
 
 /**
  * On PostgreSQL, a thread of {@link OutboxRelay#run} that holds one connection of its own with
- * {@code LISTEN msg_outbox} and wakes the relay for each notification: the outbox's insert trigger
- * (contracts/sql/postgres.sql) sends one NOTIFY per inserting transaction, at its commit, so a
- * producer in any process wakes the relay. runtime-go's outbox/listen.go does the same. When the
+ * {@code LISTEN msg_outbox} (the channel is named like the table) and wakes the relay for each
+ * notification: producers in other processes send one after their commits through an {@link
+ * OutboxNotifier} (Go's outbox.Notifier, Python's outbox.Notifier), so any of them wakes the relay.
+ * runtime-go's outbox/listen.go does the same. When the
  * connection fails it is opened again after the poll interval; meanwhile the relay polls. On
  * another database, or with a PostgreSQL driver that is not pgjdbc's (org.postgresql, reached by
  * reflection so that the runtime needs no driver of its own), the thread ends at once and the relay
@@ -130,10 +131,15 @@ final class OutboxListener implements AutoCloseable {
   public void close() {
     closed = true;
     thread.interrupt();
+    join(thread);
+  }
+
+  /** Waits for t to end; an interrupt meanwhile is kept for the caller, not lost (OutboxNotifier shares it). */
+  static void join(Thread t) {
     boolean interrupted = false;
     while (true) {
       try {
-        thread.join();
+        t.join();
         break;
       } catch (InterruptedException e) {
         interrupted = true;

@@ -32,9 +32,10 @@ import java.util.function.IntConsumer;
  *
  * <p>{@link #run} passes until its thread is interrupted and wakes on commit:
  * {@link #notifyCommitted} (a producer in this process committed; Go's
- * Relay.Notify, Python's Relay.notify) and, on PostgreSQL, the NOTIFY of the
- * outbox's insert trigger (a producer in any process committed), which a
- * connection of its own LISTENs for, end its wait at once; its poll interval
+ * Relay.Notify, Python's Relay.notify) and, on PostgreSQL, a NOTIFY that a
+ * producer in another process sent after its commit through an {@link
+ * OutboxNotifier}, which a connection of its own LISTENs for, end its wait at
+ * once; its poll interval
  * only bounds how late a row is seen without a signal (MySQL and MariaDB, and
  * SQLite written by another process, are polled).
  */
@@ -199,8 +200,8 @@ public final class OutboxRelay {
   /**
    * Passes until the calling thread is interrupted, then throws InterruptedException: a pass at
    * once after a full batch, else a wait of up to pollIntervalMs that {@link #notifyCommitted}
-   * and, on PostgreSQL, the outbox trigger's NOTIFY ({@link OutboxListener}) end at once. A failed
-   * pass is logged and waits out the same interval.
+   * and, on PostgreSQL, an {@link OutboxNotifier}'s NOTIFY from another process ({@link
+   * OutboxListener}) end at once. A failed pass is logged and waits out the same interval.
    *
    * @param pollIntervalMs the longest wait after a pass that had less than a batch to do (Go's
    *     default: 100 ms); also the pause before a failed LISTEN connection is opened again

@@ -65,13 +65,6 @@ class DdlTest {
       assertTrue(all.contains("CREATE TABLE IF NOT EXISTS msg_dedup ("), all);
     }
     assertThrows(IllegalArgumentException.class, () -> Ddl.statements(Ddl.SQLITE, "no_such_table"));
-    // The outbox's NOTIFY trigger: the plpgsql body's mid-line ";" stay inside one statement, and
-    // the table's name reaches the function's body and the channel (OutboxWakeTest runs it).
-    List<String> outbox = Ddl.statements(Ddl.POSTGRES, "msg_outbox");
-    assertTrue(outbox.contains("CREATE OR REPLACE FUNCTION msg_outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$ "
-        + "BEGIN PERFORM pg_notify('msg_outbox', ''); RETURN NULL; END $$"), String.join("\n", outbox));
-    assertTrue(outbox.contains("CREATE OR REPLACE TRIGGER msg_outbox_notify AFTER INSERT ON msg_outbox FOR EACH "
-        + "STATEMENT EXECUTE FUNCTION msg_outbox_notify()"), String.join("\n", outbox));
   }
 
   /** DedupStore.migrate creates exactly the file's msg_dedup and msg_dedup_chain sections, nothing else. */

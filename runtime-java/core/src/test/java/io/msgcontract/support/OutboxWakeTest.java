@@ -22,9 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A relay whose poll interval is an hour still publishes a committed row at once when it is woken:
- * by {@link OutboxRelay#notifyCommitted} from the producer's process, and on PostgreSQL by the
- * outbox trigger's NOTIFY from any connection (integration/runtime/outbox/wake_test.go for Go).
- * Without the wake-up nothing is published within the test's minute. The PostgreSQL cases need
+ * by {@link OutboxRelay#notifyCommitted} from the producer's process, and on PostgreSQL by an
+ * {@link OutboxNotifier}'s NOTIFY from another connection, as from another process
+ * (integration/runtime/outbox/wake_test.go for Go). Without the wake-up nothing is published
+ * within the test's minute. The PostgreSQL cases need
  * the cluster of scripts/with-postgres.sh (make check-java starts one).
  */
 class OutboxWakeTest {
@@ -47,7 +48,7 @@ class OutboxWakeTest {
   }
 
   @Test
-  void postgresWakesOnACommitOfAnotherConnection() throws Exception {
+  void postgresWakesOnANotifierOfAnotherConnection() throws Exception {
     try (PgSchema pg = new PgSchema()) {
       check(pg::open, Ddl.POSTGRES, false);
     }
@@ -55,8 +56,9 @@ class OutboxWakeTest {
 
   /**
    * Runs a relay with an hour's poll interval on db, then writes three rows, one transaction each,
-   * on a connection of their own (another process's, as far as the relay can tell), calling
-   * notifyCommitted after each commit when notify, and waits for each to be published.
+   * on a connection of their own (another process's, as far as the relay can tell), calling the
+   * relay's notifyCommitted after each commit when notify, else an {@link OutboxNotifier}'s, and
+   * waits for each to be published.
    */
   private static void check(ConnectionFactory db, String dialect, boolean notify) throws Exception {
     try (Connection c = db.open()) {
@@ -78,7 +80,7 @@ class OutboxWakeTest {
       // LISTEN thread's own first wake-up included: give it time to pass).
       assertTrue(firstPass.await(WAIT_MS, TimeUnit.MILLISECONDS), "no first pass");
       Thread.sleep(500);
-      try (Connection w = db.open()) {
+      try (Connection w = db.open(); OutboxNotifier notifier = notify ? null : new OutboxNotifier(db)) {
         w.setAutoCommit(false);
         for (int i = 0; i < 3; i++) {
           String key = "k" + (i + 1);
@@ -87,6 +89,8 @@ class OutboxWakeTest {
           w.commit();
           if (notify) {
             relay.notifyCommitted();
+          } else {
+            notifier.notifyCommitted();
           }
           waitFor(() -> published.contains(key));
         }

@@ -71,7 +71,8 @@ public final class RabbitOutboxRelay {
   /**
    * Passes until the calling thread is interrupted ({@link OutboxRelay#run(long,
    * IntConsumer)}): at once after a full batch, else after up to pollIntervalMs, which {@link
-   * #notifyCommitted} and, on PostgreSQL, a commit to the outbox from any process end at once.
+   * #notifyCommitted} and, on PostgreSQL, the NOTIFY of an {@link io.msgcontract.support.OutboxNotifier}
+   * that a producer in another process sends after its commit end at once.
    *
    * @param pollIntervalMs the longest wait after a pass that had less than a batch to do
    * @param passes called after each pass with the count it published

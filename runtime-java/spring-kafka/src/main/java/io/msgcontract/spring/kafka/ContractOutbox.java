@@ -46,7 +46,10 @@ public class ContractOutbox {
   /**
    * Returns an outbox on dataSource that runs committed after each transaction that wrote to it
    * commits: the auto-configuration's wakes the application's relay ({@link
-   * ContractOutboxRelay#notifyCommitted}).
+   * ContractOutboxRelay#notifyCommitted}). An application on PostgreSQL whose relay runs in another
+   * process can declare its own ContractOutbox bean with an {@link
+   * io.msgcontract.support.OutboxNotifier}'s {@code notifyCommitted} here (a bean of its own too,
+   * closed with the context), so that relay wakes at once rather than after its interval.
    *
    * @param dataSource the business database
    * @param committed run after the commit of a transaction that wrote, or null

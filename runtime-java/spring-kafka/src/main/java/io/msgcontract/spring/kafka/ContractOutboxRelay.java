@@ -13,9 +13,10 @@ import org.springframework.context.SmartLifecycle;
  * leader lock, at least once) in a thread of its own while the application runs: a pass at once
  * after a full batch, else when woken, or {@code msgcontract.relay.interval-ms} after an empty or
  * failed one at the latest. It wakes when a transaction of this application that wrote through
- * {@link ContractOutbox} commits ({@link #notifyCommitted}) and, on PostgreSQL, when any process
- * commits an outbox row (LISTEN on a connection of its own). Its connections are the DataSource's
- * own, outside Spring's transactions.
+ * {@link ContractOutbox} commits ({@link #notifyCommitted}) and, on PostgreSQL, when a producer in
+ * another process sends a NOTIFY after its commit through an {@link
+ * io.msgcontract.support.OutboxNotifier} (LISTEN on a connection of its own). Its connections are
+ * the DataSource's own, outside Spring's transactions.
  */
 public class ContractOutboxRelay implements SmartLifecycle {
   private final KafkaConfig cfg;
@@ -69,8 +70,9 @@ public class ContractOutboxRelay implements SmartLifecycle {
 
   /**
    * Wakes the relay at once: a transaction that wrote to the outbox has committed. {@link
-   * ContractOutbox} calls it after each such commit of this application; on PostgreSQL the
-   * outbox's insert trigger wakes the relay for other applications' commits too.
+   * ContractOutbox} calls it after each such commit of this application; on PostgreSQL an
+   * application without a relay of its own wakes it through an {@link
+   * io.msgcontract.support.OutboxNotifier}.
    */
   public void notifyCommitted() {
     OutboxRelay r = relay;

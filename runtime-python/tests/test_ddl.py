@@ -50,16 +50,6 @@ def test_the_package_holds_the_files_with_every_table(dialect: str) -> None:
         ddl.statements(dialect, "no_such_table")
 
 
-def test_the_outbox_notify_trigger_is_one_statement_with_the_tables_name() -> None:
-    """The plpgsql body's mid-line ";" stay inside one statement, and a renamed table reaches the
-    function's body and the NOTIFY channel (test_outbox_wake runs the default)."""
-    got = ddl.statements(ddl.POSTGRES, "msg_outbox", names={"msg_outbox": "events"})
-    assert ("CREATE OR REPLACE FUNCTION events_notify() RETURNS trigger LANGUAGE plpgsql AS $$ "
-            "BEGIN PERFORM pg_notify('events', ''); RETURN NULL; END $$") in got
-    assert ("CREATE OR REPLACE TRIGGER events_notify AFTER INSERT ON events FOR EACH STATEMENT "
-            "EXECUTE FUNCTION events_notify()") in got
-
-
 def schema(conn: sqlite3.Connection) -> list[str]:
     """Every table (columns, rowid) and index of a SQLite database and the outbox lock's rows, sorted."""
     out: list[str] = []

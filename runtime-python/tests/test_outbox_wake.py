@@ -1,7 +1,7 @@
 """A relay whose poll interval is an hour still publishes a committed row at once when it is woken: by
-Relay.notify from the producer's process, and on PostgreSQL by the outbox trigger's NOTIFY from any
-connection (integration/runtime/outbox/wake_test.go for Go, OutboxWakeTest for Java). Without the
-wake-up nothing is published within the test's minute."""
+Relay.notify from the producer's process, and on PostgreSQL by an outbox.Notifier's NOTIFY from another
+connection, as from another process (integration/runtime/outbox/wake_test.go for Go, OutboxWakeTest for
+Java). Without the wake-up nothing is published within the test's minute."""
 
 from __future__ import annotations
 
@@ -47,14 +47,16 @@ def wait_for(cond: Callable[[], bool]) -> None:
         time.sleep(0.01)
 
 
-def check(relay_conn: Any, writer: Any, paramstyle: str, notify: bool) -> None:
+def check(relay_conn: Any, writer: Any, paramstyle: str,
+          notify: Callable[[outbox.Relay], Callable[[], None]]) -> None:
     """Runs a relay with an hour's poll interval on relay_conn, then writes three rows through writer, one
-    transaction each, calling notify after each commit when told to, and waits for each to be published."""
+    transaction each, calling notify(relay) after each commit, and waits for each to be published."""
     rec = Recorder(delay_s=0)
     relay = CountingRelay(relay_conn, rec, paramstyle)
     stopped = threading.Event()
     t = threading.Thread(target=relay.run, args=(stopped.is_set, HOUR_S), name="wake-test-relay")
     t.start()
+    wake = notify(relay)
     try:
         # The first pass finds nothing; from then on the relay waits out its hour unless woken (the
         # LISTEN thread's own first wake-up included: give it time to pass).
@@ -66,8 +68,7 @@ def check(relay_conn: Any, writer: Any, paramstyle: str, notify: bool) -> None:
             outbox.write(writer, env, paramstyle)
             writer.commit()
             ids.append(env.message_id)
-            if notify:
-                relay.notify()
+            wake()
             wait_for(lambda: len(rec.ids) == len(ids))
         assert rec.ids == ids
     finally:
@@ -82,7 +83,7 @@ def test_sqlite_relay_wakes_on_notify(tmp_path: pathlib.Path) -> None:
     path = str(tmp_path / "biz.db")
     writer = sqlite3.connect(path, timeout=30)
     outbox.migrate(writer)
-    check(sqlite3.connect(path, timeout=30, check_same_thread=False), writer, "qmark", notify=True)
+    check(sqlite3.connect(path, timeout=30, check_same_thread=False), writer, "qmark", lambda r: r.notify)
 
 
 @pytest.fixture
@@ -107,8 +108,71 @@ def pg_schema() -> Iterator[Callable[[], psycopg.Connection[Any]]]:
             admin.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
-@pytest.mark.parametrize("notify", [True, False], ids=["notify", "listen"])
-def test_postgres_relay_wakes(pg_schema: Callable[[], psycopg.Connection[Any]], notify: bool) -> None:
-    """listen: the row is written on another connection (another process, as far as the relay can tell)
-    and nothing calls notify: the trigger's NOTIFY alone wakes the relay."""
-    check(pg_schema(), pg_schema(), "format", notify)
+def test_postgres_relay_wakes_on_notify(pg_schema: Callable[[], psycopg.Connection[Any]]) -> None:
+    check(pg_schema(), pg_schema(), "format", lambda r: r.notify)
+
+
+def test_postgres_relay_wakes_on_a_notifier_of_another_connection(
+        pg_schema: Callable[[], psycopg.Connection[Any]]) -> None:
+    """The row is written on another connection (another process, as far as the relay can tell) and
+    nothing calls the relay's notify: a Notifier's NOTIFY on a connection of its own wakes it."""
+    with outbox.Notifier(pg_schema) as notifier:
+        check(pg_schema(), pg_schema(), "format", lambda r: notifier.notify)
+
+
+class SlowConnection:
+    """A DB-API connection whose statements the test counts; the first one waits for release."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+        self.sending = threading.Event()
+        self.release = threading.Event()
+
+    def cursor(self) -> SlowConnection:
+        return self
+
+    def execute(self, sql: str) -> None:
+        self.statements.append(sql)
+        if len(self.statements) == 1:
+            self.sending.set()
+            assert self.release.wait(WAIT_S)
+
+    def commit(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_notifier_folds_calls_during_a_send_into_one_more() -> None:
+    conn = SlowConnection()
+    with outbox.Notifier(lambda: conn) as notifier:
+        notifier.notify()
+        assert conn.sending.wait(WAIT_S)
+        for _ in range(100):
+            notifier.notify()  # returns although the send in flight does not
+        assert len(conn.statements) == 1
+        conn.release.set()
+    assert conn.statements == ["SELECT pg_notify('msg_outbox', '')"] * 2
+    notifier.notify()  # after close: nothing
+    assert len(conn.statements) == 2
+
+
+def test_notifier_logs_a_failure_and_opens_a_new_connection(caplog: pytest.LogCaptureFixture) -> None:
+    opened: list[SlowConnection] = []
+
+    def connect() -> SlowConnection:
+        if not opened:
+            opened.append(SlowConnection())
+            raise OSError("no database yet")
+        c = SlowConnection()
+        c.release.set()
+        opened.append(c)
+        return c
+
+    with outbox.Notifier(connect) as notifier:
+        notifier.notify()
+        wait_for(lambda: len(opened) == 1)
+        notifier.notify()  # during the failing send or after it: one more send either way
+    assert len(opened) == 2 and opened[1].statements == ["SELECT pg_notify('msg_outbox', '')"]
+    assert "outbox NOTIFY failed" in caplog.text and "no database yet" in caplog.text

@@ -3,7 +3,6 @@ package io.msgcontract.support;
 import io.msgcontract.observe.Tracing;
 import io.msgcontract.v1.Envelope;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.StatusCode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -123,8 +122,7 @@ public final class OutboxRelay {
           publisher.publish(r.topic(), r.key(), t.body());
         } catch (RuntimeException e) {
           if (t.span() != null) {
-            t.span().recordException(e);
-            t.span().setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
+            Tracing.fail(t.span(), e);
           }
           blocked.add(r.key());
           first = first == null ? e : first;

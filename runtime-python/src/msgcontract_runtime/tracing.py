@@ -12,7 +12,7 @@ relay's producer span ``send <topic>``; ``Tracing`` passed as
 linked to it, current while the claim and the handler run, ended at the
 outcome with the messaging semantic-convention attributes plus
 ``msgcontract.*``. A retry keeps the envelope's ``traceparent``, so every
-attempt is a child of the same publish span.
+attempt is a child of the same send span.
 
 Needs ``opentelemetry-api`` (the extra ``msgcontract-runtime[otel]``);
 without an SDK every span is a no-op. A consumer without a tracer makes no

@@ -64,11 +64,11 @@ public final class OutboxRelay {
     this.tracing = tracing;
   }
 
-  /** A row's body to publish and its publish span (null without tracing). */
+  /** A row's body to publish and its send span (null without tracing). */
   public record Traced(byte[] body, Span span) {}
 
   /**
-   * Starts a row's publish span and returns the body carrying it; the body unchanged and no span
+   * Starts a row's send span and returns the body carrying it; the body unchanged and no span
    * without tracing or for a row that is no envelope.
    */
   public static Traced trace(Tracing tracing, String topic, byte[] body) {

@@ -3,7 +3,6 @@ package tracing_test
 import (
 	"context"
 	"database/sql"
-	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
@@ -68,15 +66,9 @@ func testOneTrace(t *testing.T, queueInBusinessFile, kafka bool) {
 	tracer := tracing.New(tp, system, opts...)
 
 	dir := t.TempDir()
-	db, err := sqlitedb.Open(filepath.Join(dir, "business.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := outbox.Migrate(ctx, db, sqldb.SQLite); err != nil {
-		t.Fatal(err)
-	}
+	db := openBusiness(ctx, t, dir)
 	var queue *sqlitequeue.Transport
+	var err error
 	if queueInBusinessFile {
 		queue, err = sqlitequeue.New(ctx, sqlitequeue.Config{DB: db, PollInterval: 10 * time.Millisecond})
 	} else {
@@ -92,20 +84,7 @@ func testOneTrace(t *testing.T, queueInBusinessFile, kafka bool) {
 
 	// The producer: its span is current while it writes the outbox row.
 	pctx, producer := tp.Tracer("test").Start(ctx, "pay order")
-	env, err := event.NewEnvelope(spec, &envelopepb.LastError{Range: "o1"}, "order:o1", event.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.BeginTx(pctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := outbox.Write(pctx, tx, env); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	env := writeOutbox(pctx, t, db, spec)
 	producer.End()
 
 	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: sqldb.SQLite, Publisher: queue, Tracer: tracer})
@@ -121,41 +100,21 @@ func testOneTrace(t *testing.T, queueInBusinessFile, kafka bool) {
 	if kafka {
 		subscriber = located{queue}
 	}
-	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: subscriber, Group: "payments",
-		Tracer: tracer, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var handlerSpans []trace.SpanContext
-	err = consumer.Register(c, "record", spec, func() *envelopepb.LastError { return &envelopepb.LastError{} },
-		func(ctx context.Context, _ *sql.Tx, _ *envelopepb.LastError) error {
-			handlerSpans = append(handlerSpans, trace.SpanContextFromContext(ctx))
-			if e, _ := consumer.EnvelopeFrom(ctx); e.GetRetryCount() == 0 {
-				return classify.NewError(50301, "ledger down")
-			}
-			close(handled)
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(runCtx) }()
+	// The span ends after the commit, the ack's after the acknowledgement:
+	// run until both consumer spans and the handled attempt's ack ended.
+	consume(ctx, t, db, subscriber, tracer, spec, func(ctx context.Context, _ *sql.Tx, _ *envelopepb.LastError) error {
+		handlerSpans = append(handlerSpans, trace.SpanContextFromContext(ctx))
+		if e, _ := consumer.EnvelopeFrom(ctx); e.GetRetryCount() == 0 {
+			return classify.NewError(50301, "ledger down")
+		}
+		close(handled)
+		return nil
+	}, func() bool { return settled(rec.Ended()) })
 	select {
 	case <-handled:
-	case <-ctx.Done():
+	default:
 		t.Fatal("the retry was never handled")
-	}
-	// The span ends after the commit, the ack's after the acknowledgement:
-	// wait for both consumer spans and the handled attempt's ack.
-	deadline := time.Now().Add(30 * time.Second)
-	for !settled(rec.Ended()) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	stop()
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 
 	spans := map[string][]sdktrace.ReadOnlySpan{}

@@ -237,6 +237,39 @@ func TestFailedSpansCarryErrorType(t *testing.T) {
 	checkTable(t, readTable(t), rec.Ended(), "msgcontract_sqlite", known{server: true}, "send", "process")
 }
 
+// The relay's batch path (a run of rows of one topic in one PublishBatch)
+// starts one send span per row, as the row-by-row path does.
+func TestBatchSendSpansMatchTheTable(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(context.Background())
+	db := openBusiness(ctx, t, t.TempDir())
+	queue, err := sqlitequeue.New(ctx, sqlitequeue.Config{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer queue.Close()
+	spec := &event.Spec{FullName: "msgcontract.v1.LastError", Topic: "orders", EventType: "ORDER_PAID"}
+	for range 3 {
+		writeOutbox(ctx, t, db, spec)
+	}
+	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: sqldb.SQLite, Publisher: queue,
+		Tracer: tracing.New(tp, "msgcontract_sqlite", tracing.WithServer("broker.test", 4222))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := relay.Flush(ctx); err != nil || n != 3 {
+		t.Fatalf("relay flush: %d %v", n, err)
+	}
+	if n := len(rec.Ended()); n != 3 {
+		t.Errorf("%d spans, want a send span per row (3)", n)
+	}
+	checkTable(t, readTable(t), rec.Ended(), "msgcontract_sqlite", known{server: true}, "send")
+}
+
 // openBusiness opens dir's business database, with the outbox, for the
 // test's duration.
 func openBusiness(ctx context.Context, t *testing.T, dir string) *sql.DB {

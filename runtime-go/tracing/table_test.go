@@ -190,9 +190,7 @@ func TestFailedSpansCarryErrorType(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	rec, tp := recorded(t)
 	tracer := tracing.New(tp, "msgcontract_sqlite", tracing.WithServer("broker.test", 4222))
 	db := openBusiness(ctx, t, t.TempDir())
 	queue, err := sqlitequeue.New(ctx, sqlitequeue.Config{DB: db, PollInterval: 10 * time.Millisecond})
@@ -243,9 +241,7 @@ func TestBatchSendSpansMatchTheTable(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	rec, tp := recorded(t)
 	db := openBusiness(ctx, t, t.TempDir())
 	queue, err := sqlitequeue.New(ctx, sqlitequeue.Config{DB: db})
 	if err != nil {
@@ -268,6 +264,15 @@ func TestBatchSendSpansMatchTheTable(t *testing.T) {
 		t.Errorf("%d spans, want a send span per row (3)", n)
 	}
 	checkTable(t, readTable(t), rec.Ended(), "msgcontract_sqlite", known{server: true}, "send")
+}
+
+// recorded returns a TracerProvider whose spans rec records, shut down
+// with the test.
+func recorded(t *testing.T) (*tracetest.SpanRecorder, *sdktrace.TracerProvider) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	return rec, tp
 }
 
 // openBusiness opens dir's business database, with the outbox, for the

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
@@ -54,9 +53,7 @@ func TestProducerRelayConsumerShareOneTrace(t *testing.T) {
 func testOneTrace(t *testing.T, queueInBusinessFile, kafka bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	rec, tp := recorded(t)
 	system, k := "msgcontract_sqlite", known{}
 	var opts []tracing.Option
 	if kafka {

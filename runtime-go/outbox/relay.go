@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
@@ -251,7 +250,7 @@ func (p *pass) publishRun(ctx context.Context, bp batchPublisher, rows []row) bo
 	}
 	err := bp.PublishBatch(ctx, rows[0].topic, envs)
 	for _, span := range spans {
-		endPublish(span, err)
+		tracing.Finish(span, err)
 	}
 	if err != nil {
 		p.r.cfg.Logger.Warn("msgcontract: outbox relay batch publish failed; publishing its rows one by one",
@@ -313,17 +312,8 @@ func (r *Relay) publish(ctx context.Context, topic string, env *envelopepb.Envel
 	}
 	ctx, span := r.cfg.Tracer.StartPublish(ctx, topic, env)
 	err := r.cfg.Publisher.Publish(ctx, topic, env)
-	endPublish(span, err)
+	tracing.Finish(span, err)
 	return err
-}
-
-// endPublish ends a producer span, failed when err is not nil.
-func endPublish(span trace.Span, err error) {
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
 }
 
 // lead takes or renews the leader lock.

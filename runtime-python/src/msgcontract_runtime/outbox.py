@@ -121,7 +121,7 @@ class Relay:
     pass longer than the lease may overlap the next holder's: keep
     batch_size small enough to publish within it.
 
-    With a tracer each publish runs in a producer span ``publish <topic>``,
+    With a tracer each publish runs in a producer span ``send <topic>``,
     injected into the envelope in place of the writer's (its parent).
     """
 

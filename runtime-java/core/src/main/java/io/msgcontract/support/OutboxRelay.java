@@ -3,7 +3,6 @@ package io.msgcontract.support;
 import io.msgcontract.observe.Tracing;
 import io.msgcontract.v1.Envelope;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.StatusCode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -84,11 +83,11 @@ public final class OutboxRelay {
     this.tracing = tracing;
   }
 
-  /** A row's body to publish and its publish span (null without tracing). */
+  /** A row's body to publish and its send span (null without tracing). */
   public record Traced(byte[] body, Span span) {}
 
   /**
-   * Starts a row's publish span and returns the body carrying it; the body unchanged and no span
+   * Starts a row's send span and returns the body carrying it; the body unchanged and no span
    * without tracing or for a row that is no envelope.
    */
   public static Traced trace(Tracing tracing, String topic, byte[] body) {
@@ -142,8 +141,7 @@ public final class OutboxRelay {
           publisher.publish(r.topic(), r.key(), t.body());
         } catch (RuntimeException e) {
           if (t.span() != null) {
-            t.span().recordException(e);
-            t.span().setStatus(StatusCode.ERROR, String.valueOf(e.getMessage()));
+            Tracing.fail(t.span(), e);
           }
           blocked.add(r.key());
           first = first == null ? e : first;

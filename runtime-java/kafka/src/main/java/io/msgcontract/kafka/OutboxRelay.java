@@ -28,7 +28,7 @@ public final class OutboxRelay {
   }
 
   /**
-   * Returns a relay that publishes each row inside a producer span {@code publish <topic>}
+   * Returns a relay that publishes each row inside a producer span {@code send <topic>}
    * ({@link Tracing#startPublish}), a child of the trace the row's envelope carries, injected in
    * its place, as runtime-go's relay does with a Tracer.
    *

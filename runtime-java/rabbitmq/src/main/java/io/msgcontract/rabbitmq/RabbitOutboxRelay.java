@@ -35,7 +35,7 @@ public final class RabbitOutboxRelay {
   }
 
   /**
-   * Returns a relay that publishes each row inside a producer span {@code publish <topic>}
+   * Returns a relay that publishes each row inside a producer span {@code send <topic>}
    * ({@link Tracing#startPublish}), a child of the trace the row's envelope carries.
    *
    * @param db the business database holding the outbox

@@ -61,9 +61,9 @@ check-go: ## gofmt, go vet, staticcheck and the Go unit tests (-short) of the to
 	cd runtime-go && GOFLAGS= $(GO) run $(STATICCHECK) -tags $(LINT_TAGS) $(RUNTIME_GO_PKGS)
 	bash scripts/with-postgres.sh bash -c '$(GO) test -short -count=1 $(CHECK_GO_PKGS) && cd runtime-go && $(GO) test -short -count=1 ./...'
 
-check-java: ## the Java runtime's core and micrometer modules (no broker): compiled with -Xlint:all -Werror, their unit tests
+check-java: ## the Java runtime's core and micrometer modules (no broker; a throwaway PostgreSQL for the outbox relay's LISTEN): compiled with -Xlint:all -Werror, their unit tests
 	bash scripts/setup-java.sh >/dev/null
-	cd runtime-java && mvn -o -q -pl core,micrometer -am test
+	bash scripts/with-postgres.sh bash -c 'cd runtime-java && mvn -o -q -pl core,micrometer -am test'
 
 check-python: ## ruff, mypy --strict and the Python runtime's unit tests (on both protobuf ends)
 	bash scripts/check-python.sh
@@ -317,6 +317,12 @@ else ifeq ($(TRANSPORT),rabbitmq)
 else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 endif
+
+.PHONY: bench-latency
+bench-latency: ## producer commit to effect commit per message (HdrHistogram), at 1,000 msg/s and at 80% of each case's measured maximum, for the SQLite queue, NATS and Kafka over SQLite, PostgreSQL and MariaDB (durable settings: fsync, synchronous_commit, innodb_flush_log_at_trx_commit=1); prints "latency <transport>/<db> rate= p50= p99= p999= max=" and writes .hgrm files and SVG plots to .build/bench-latency (CASES=kafka/postgres,... picks cases; DURATION=10s)
+	cd runtime-go && $(GO) build -o ../.build/bin/bench-latency ./bench/latency
+	MSGCONTRACT_PG_DURABLE=1 MSGCONTRACT_MARIADB_FLUSH=1 bash scripts/with-kafka.sh bash scripts/with-postgres.sh bash scripts/with-mariadb.sh \
+		.build/bin/bench-latency -cases $(or $(CASES),all) -rate 1000 -duration $(or $(DURATION),10s) -out .build/bench-latency
 
 .PHONY: bench-python-async
 bench-python-async: runtime-python ## Python AsyncConsumer vs Consumer msg/s on SQLite and PostgreSQL at 1 and 32 handlers; prints ratio async/sync=X (N=2000)

@@ -45,6 +45,11 @@ if [[ -n "$notests" && -f "$jar" && -f "$mjar" && -f "$parent" && "$(cat "$notes
   echo "runtime-java: up to date (installed without tests)"
   exit 0
 fi
+# core's OutboxWakeTest LISTENs on a PostgreSQL: a throwaway one unless the
+# caller has one.
+if [[ -z "$notests" && -z "${MSGCONTRACT_PG_DSN:-}" ]]; then
+  exec bash "$here/with-postgres.sh" bash "$here/install-runtime-java.sh" "$@"
+fi
 [[ -n "$notests" ]] || echo "runtime-java: mvn install io.msgcontract:msgcontract-runtime and -micrometer (protoc, protobuf-java, Micrometer, JUnit from Maven Central on first run)"
 pom="$(sed -n 's#^  <version>\(.*\)</version>#\1#p' pom.xml | head -1)"
 if ! grep -q "RUNTIME = \"$pom\";" core/src/main/java/io/msgcontract/support/Version.java; then

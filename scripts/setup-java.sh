@@ -25,6 +25,12 @@ if ! compgen -G "$HOME/.m2/repository/io/msgcontract/msgcontract-runtime/$(cat V
   ! compgen -G "$HOME/.m2/repository/io/msgcontract/msgcontract-runtime-micrometer/$(cat VERSION)/*.jar" >/dev/null; then
   bash scripts/install-runtime-java.sh
 fi
+# core's tests' PostgreSQL driver (OutboxWakeTest), for make check-java's
+# offline build when the runtime above was installed before it was one.
+pgjdbc="$(sed -n '/<artifactId>postgresql<\/artifactId>/{n;s#.*<version>\(.*\)</version>.*#\1#p}' runtime-java/pom.xml)"
+if [[ ! -f "$HOME/.m2/repository/org/postgresql/postgresql/$pgjdbc/postgresql-$pgjdbc.jar" ]]; then
+  mvn -B -q dependency:get -Dartifact="org.postgresql:postgresql:$pgjdbc" >/dev/null
+fi
 empty="$(mktemp -d)"
 summary=
 trap 'rm -rf "$empty"' EXIT

@@ -89,7 +89,7 @@ func getJSON(ctx context.Context, u string, v any) error {
 // Jaeger (scripts/with-jaeger.sh: OTLP/HTTP and the query API on loopback)
 // and reads back, through Jaeger's HTTP API, the trace of the order whose
 // payment the ledger failed first: the Java order service's span, the
-// outbox relay's publish spans, the Go payment-callback's process spans
+// outbox relay's send spans, the Go payment-callback's process spans
 // (the failed attempt with retry_scheduled, the retry that handled it, the
 // duplicates deduplicated) and the Python reconciliation's process spans,
 // with the messaging semantic-convention and msgcontract attributes.
@@ -248,13 +248,13 @@ func checkOrderTrace(tr jaegerTrace, orderID string) []string {
 	// child of the order's span.
 	publishes := map[string]bool{}
 	for _, s := range byService[svcRelay] {
-		if s.name == "publish order-event" && s.parent == root.id && s.tags["span.kind"] == "producer" &&
+		if s.name == "send order-event" && s.parent == root.id && s.tags["span.kind"] == "producer" &&
 			s.tags["messaging.operation.type"] == "send" {
 			publishes[s.id] = true
 		}
 	}
 	if len(publishes) < 2 {
-		problems = append(problems, fmt.Sprintf("%d relay spans \"publish order-event\" under the order's span, want one per copy (2 or 3)", len(publishes)))
+		problems = append(problems, fmt.Sprintf("%d relay spans \"send order-event\" under the order's span, want one per copy (2 or 3)", len(publishes)))
 	}
 	// Both consumers: process spans under the relay's, with the
 	// conventions' attributes; the Go one with the failed attempt and the
@@ -284,7 +284,7 @@ func checkOrderTrace(tr jaegerTrace, orderID string) []string {
 				}
 			}
 			outcomes[s.tags["msgcontract.outcome"]]++
-			if s.tags["msgcontract.outcome"] == "retry_scheduled" && (s.tags["msgcontract.retry_delay_seconds"] == "" || s.tags["error"] != "true") {
+			if s.tags["msgcontract.outcome"] == "retry_scheduled" && (s.tags["msgcontract.retry_delay_seconds"] == "" || s.tags["error"] != "true" || s.tags["error.type"] == "") {
 				problems = append(problems, fmt.Sprintf("%s span %s: a retry without its delay or error status: %v", svc, s.id, s.tags))
 			}
 			if s.tags["msgcontract.outcome"] == "handled" && s.tags["msgcontract.retry_count"] != "0" {

@@ -91,7 +91,7 @@ func TestSpringKafka(t *testing.T) {
 const forwardedByJava = 2
 
 // publishTraced publishes PaySuccess "traced-from-go" from runtime-go's
-// kafka transport in a producer span ("publish order-event", its context in
+// kafka transport in a producer span ("send order-event", its context in
 // the envelope), under a namespace of its own, which it returns with the
 // span's context.
 func publishTraced(t *testing.T) (string, trace.SpanContext) {

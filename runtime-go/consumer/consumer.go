@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
+	"github.com/msgcontract/msgcontract/runtime-go/tracing"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -170,7 +171,7 @@ func (c *Consumer) handleFetch(ctx context.Context, sub transport.Subscription, 
 		}
 	}
 	if len(acks.ds) > 0 {
-		if err := sub.Ack(ctx, acks.ds...); err != nil {
+		if err := c.settle(ctx, tracing.OpAck, acks.ds, func() error { return sub.Ack(ctx, acks.ds...) }); err != nil {
 			c.cfg.Logger.Error("msgcontract: ack failed; the deliveries will come back and be deduplicated",
 				"count", len(acks.ds), "error", err)
 		}

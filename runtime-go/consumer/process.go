@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
@@ -70,7 +71,11 @@ func (c *Consumer) decode(d *transport.Delivery) (it *item, ok bool) {
 // a delivery that falls back to the ordinary path gets one span, not two.
 func (c *Consumer) startSpan(ctx context.Context, log *msgLog) {
 	if c.cfg.Tracer != nil && log.env != nil && log.span == nil {
-		_, log.span = c.cfg.Tracer.StartProcess(ctx, log.d.Topic, c.cfg.Group, log.env)
+		var where []attribute.KeyValue
+		if c.cfg.Tracer.System() == tracing.SystemKafka {
+			where = tracing.KafkaLocation(log.d.Partition, log.d.Offset)
+		}
+		_, log.span = c.cfg.Tracer.StartProcess(ctx, log.d.Topic, c.cfg.Group, log.env, where...)
 	}
 }
 
@@ -116,7 +121,9 @@ func (c *Consumer) check(d *transport.Delivery) (*item, *msgLog, func(ctx contex
 	// Step 2: not yet due.
 	if nb := env.GetNotBefore(); nb > c.cfg.Now().UnixMilli() {
 		return nil, log, func(ctx context.Context, sub transport.Subscription) {
-			err := sub.Defer(ctx, d, time.UnixMilli(nb))
+			err := c.settle(ctx, tracing.OpNack, []*transport.Delivery{d}, func() error {
+				return sub.Defer(ctx, d, time.UnixMilli(nb))
+			})
 			if err != nil {
 				log.get().Error("msgcontract: defer failed", "error", err)
 			}
@@ -199,7 +206,8 @@ func (c *Consumer) fail(ctx context.Context, sub transport.Subscription, d *tran
 		delay := time.Duration(delayMs) * time.Millisecond
 		r.metrics.Inc(metrics.OutcomeRetryScheduled)
 		r.metrics.ObserveRetryDelay(delay)
-		tracing.End(log.span, metrics.OutcomeRetryScheduled, herr, tracing.KeyRetryDelay.Float64(delay.Seconds()))
+		tracing.End(log.span, metrics.OutcomeRetryScheduled, herr, tracing.KeyRetryDelay.Float64(delay.Seconds()),
+			tracing.ErrorType(code))
 		log.get().Warn("msgcontract: handler failed, retry scheduled", "outcome", metrics.OutcomeRetryScheduled,
 			"error", herr, "code", code, "range", res.Range, "next_retry", dec.NextRetry,
 			"delay_seconds", delay.Seconds(), "not_before", time.UnixMilli(retry.NotBefore).UTC())
@@ -246,7 +254,8 @@ func (c *Consumer) deadLetter(ctx context.Context, sub transport.Subscription, d
 	} else {
 		c.cfg.Metrics.Inc(handler, rec.EventType, metrics.OutcomeDeadLettered)
 	}
-	tracing.End(log.span, metrics.OutcomeDeadLettered, errors.New(rec.Error), tracing.KeyDeadLetter.String(string(reason)))
+	tracing.End(log.span, metrics.OutcomeDeadLettered, errors.New(rec.Error), tracing.KeyDeadLetter.String(string(reason)),
+		tracing.ErrorType(code))
 	// A dead letter is an outcome the contract foresees (a poison message,
 	// a non-retryable code, retries spent), kept for a human in the dlq
 	// store and counted by the metrics: a warning with a short reason,
@@ -262,7 +271,10 @@ func (c *Consumer) infraFailure(ctx context.Context, sub transport.Subscription,
 		"delay", c.cfg.InfraRetryDelay)
 	it.r.metrics.IncHandedBack()
 	tracing.End(it.log.span, "handed_back", err)
-	if derr := sub.Defer(ctx, it.d, c.cfg.Now().Add(c.cfg.InfraRetryDelay)); derr != nil {
+	derr := c.settle(ctx, tracing.OpNack, []*transport.Delivery{it.d}, func() error {
+		return sub.Defer(ctx, it.d, c.cfg.Now().Add(c.cfg.InfraRetryDelay))
+	})
+	if derr != nil {
 		it.log.get().Error("msgcontract: defer failed", "error", derr)
 	}
 }

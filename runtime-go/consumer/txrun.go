@@ -215,7 +215,8 @@ func (c *Consumer) finish(ctx context.Context, sub transport.Subscription, tx *s
 	settled := run.settled()
 	folded := c.acker != nil && len(settled) > 0
 	if folded {
-		if err := c.acker.AckTx(ctx, tx, settled...); err != nil {
+		err := c.settle(ctx, tracing.OpAck, settled, func() error { return c.acker.AckTx(ctx, tx, settled...) })
+		if err != nil {
 			c.rollbackAbort(ctx, sub, tx, run, "acknowledge in transaction", err)
 			return
 		}

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
@@ -28,8 +30,12 @@ type RelayConfig struct {
 	Publisher transport.Publisher
 	// BatchSize is how many pending rows one pass reads. Defaults to 100.
 	BatchSize int
-	// PollInterval is the pause after a pass that found nothing to do.
-	// Defaults to 100 ms.
+	// PollInterval is the longest pause after a pass that found nothing
+	// to do: Notify (a producer in this process committed) and, on
+	// PostgreSQL, a NOTIFY on the outbox's channel (a producer in another
+	// process committed and called Notifier.Notify) end it at once, so
+	// PollInterval only bounds how late a row is seen when no signal
+	// arrives. Defaults to 100 ms.
 	PollInterval time.Duration
 	// Lease is how long a relay holds the outbox's single leader lock
 	// without renewing it; of several relays on one database only the
@@ -92,6 +98,8 @@ func (c *RelayConfig) Validate() error {
 type Relay struct {
 	cfg   RelayConfig
 	owner string
+	// wake holds one pending Notify.
+	wake chan struct{}
 }
 
 // NewRelay validates cfg and returns a Relay.
@@ -100,11 +108,27 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Relay{cfg: cfg, owner: event.NewMessageID()}, nil
+	return &Relay{cfg: cfg, owner: event.NewMessageID(), wake: make(chan struct{}, 1)}, nil
+}
+
+// Notify tells the relay that a transaction which wrote to the outbox has
+// committed, so a waiting Run makes its next pass now instead of after
+// PollInterval. Call it after Commit, never before: a pass that runs
+// before the commit does not see the row. It never blocks; notifications
+// that arrive during a pass fold into one more pass.
+func (r *Relay) Notify() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Run publishes pending rows until ctx ends, then returns nil.
 func (r *Relay) Run(ctx context.Context) error {
+	if r.cfg.Dialect == sqldb.Postgres {
+		stop := r.listen(ctx)
+		defer stop()
+	}
 	lastCleanup := time.Time{}
 	for ctx.Err() == nil {
 		n, err := r.Flush(ctx)
@@ -123,6 +147,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 			case <-t.C:
+			case <-r.wake:
 			}
 			t.Stop()
 		}
@@ -137,9 +162,12 @@ type row struct {
 }
 
 // Flush makes one pass: if this relay holds (or takes) the leader lock, it
-// publishes up to BatchSize pending rows in id order and marks each sent.
-// After a failed publish, later rows of the same biz_key wait for the next
-// pass, so per-key order holds. It returns how many rows it published.
+// publishes up to BatchSize pending rows in id order and marks them sent
+// in one statement. A Publisher with a PublishBatch method (the Kafka and
+// SQLite queue transports) gets each run of consecutive rows of one topic
+// in one call; when that fails, the run is published row by row. After a
+// failed publish, later rows of the same biz_key wait for the next pass,
+// so per-key order holds. It returns how many rows it published.
 func (r *Relay) Flush(ctx context.Context) (int, error) {
 	leader, err := r.lead(ctx)
 	if err != nil || !leader {
@@ -163,47 +191,132 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("outbox: read pending: %w", err)
 	}
-	blocked := map[string]bool{}
-	sent := 0
-	var errs []error
-	for _, x := range batch {
-		if blocked[x.key] {
-			continue
+	p := pass{r: r, blocked: map[string]bool{}}
+	bp, batched := r.cfg.Publisher.(batchPublisher)
+	for i := 0; i < len(batch); {
+		j := i + 1
+		for j < len(batch) && batch[j].topic == batch[i].topic {
+			j++
 		}
-		env, err := envelope.Unmarshal(x.body)
-		if err == nil {
-			err = r.publish(ctx, x.topic, env)
+		if !batched || !p.publishRun(ctx, bp, batch[i:j]) {
+			for _, x := range batch[i:j] {
+				p.publishOne(ctx, x)
+			}
 		}
-		if err != nil {
-			blocked[x.key] = true
-			errs = append(errs, fmt.Errorf("outbox: publish row %d (biz_key %q): %w", x.id, x.key, err))
-			continue
-		}
-		if _, err := r.cfg.DB.ExecContext(ctx, `UPDATE `+Table+` SET sent_at = $1 WHERE id = $2`,
-			r.cfg.Now().UnixMilli(), x.id); err != nil {
-			return sent, fmt.Errorf("outbox: mark row %d sent: %w", x.id, err)
-		}
-		sent++
+		i = j
 	}
-	return sent, errors.Join(errs...)
+	if err := r.markSent(ctx, p.sent); err != nil {
+		return 0, err
+	}
+	return len(p.sent), errors.Join(p.errs...)
 }
 
-// lead takes or renews the leader lock.
+// batchPublisher is a Publisher that publishes several envelopes to one
+// topic in one call, and fails every later envelope of a biz_key after one
+// of that key failed (one Kafka partition per key with the idempotent
+// producer; one SQLite transaction).
+type batchPublisher interface {
+	PublishBatch(ctx context.Context, topic string, envs []*envelopepb.Envelope) error
+}
+
+// pass is one Flush's progress: the rows published, the keys held back.
+type pass struct {
+	r       *Relay
+	sent    []int64
+	blocked map[string]bool
+	errs    []error
+}
+
+// publishRun publishes rows (one topic) in one call and reports whether
+// it did; false leaves them to publishOne.
+func (p *pass) publishRun(ctx context.Context, bp batchPublisher, rows []row) bool {
+	if len(rows) < 2 {
+		return false
+	}
+	envs := make([]*envelopepb.Envelope, len(rows))
+	for i, x := range rows {
+		env, err := envelope.Unmarshal(x.body)
+		if err != nil {
+			return false
+		}
+		envs[i] = env
+	}
+	spans := make([]trace.Span, 0, len(envs))
+	if p.r.cfg.Tracer != nil {
+		for _, env := range envs {
+			_, span := p.r.cfg.Tracer.StartPublish(ctx, rows[0].topic, env)
+			spans = append(spans, span)
+		}
+	}
+	err := bp.PublishBatch(ctx, rows[0].topic, envs)
+	for _, span := range spans {
+		tracing.Finish(span, err)
+	}
+	if err != nil {
+		p.r.cfg.Logger.Warn("msgcontract: outbox relay batch publish failed; publishing its rows one by one",
+			"topic", rows[0].topic, "rows", len(rows), "error", err)
+		return false
+	}
+	for _, x := range rows {
+		p.sent = append(p.sent, x.id)
+	}
+	return true
+}
+
+// publishOne publishes one row unless its key is held back.
+func (p *pass) publishOne(ctx context.Context, x row) {
+	if p.blocked[x.key] {
+		return
+	}
+	env, err := envelope.Unmarshal(x.body)
+	if err == nil {
+		err = p.r.publish(ctx, x.topic, env)
+	}
+	if err != nil {
+		p.blocked[x.key] = true
+		p.errs = append(p.errs, fmt.Errorf("outbox: publish row %d (biz_key %q): %w", x.id, x.key, err))
+		return
+	}
+	p.sent = append(p.sent, x.id)
+}
+
+// markSent marks the rows sent, in one statement per markChunk rows. Rows
+// published but not marked (the relay died in between) are published
+// again by the next pass: consumers deduplicate them.
+func (r *Relay) markSent(ctx context.Context, ids []int64) error {
+	for len(ids) > 0 {
+		n := min(len(ids), markChunk)
+		args := make([]any, 0, n+1)
+		args = append(args, r.cfg.Now().UnixMilli())
+		marks := make([]string, n)
+		for i, id := range ids[:n] {
+			args = append(args, id)
+			marks[i] = "$" + strconv.Itoa(i+2)
+		}
+		if _, err := r.cfg.DB.ExecContext(ctx, `UPDATE `+Table+` SET sent_at = $1 WHERE id IN (`+
+			strings.Join(marks, ", ")+`)`, args...); err != nil {
+			return fmt.Errorf("outbox: mark %d rows sent: %w", n, err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// markChunk bounds one UPDATE's parameters.
+const markChunk = 500
+
 // publish publishes env, in a producer span when the relay traces.
 func (r *Relay) publish(ctx context.Context, topic string, env *envelopepb.Envelope) error {
 	if r.cfg.Tracer == nil {
 		return r.cfg.Publisher.Publish(ctx, topic, env)
 	}
 	ctx, span := r.cfg.Tracer.StartPublish(ctx, topic, env)
-	defer span.End()
 	err := r.cfg.Publisher.Publish(ctx, topic, env)
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
+	tracing.Finish(span, err)
 	return err
 }
 
+// lead takes or renews the leader lock.
 func (r *Relay) lead(ctx context.Context) (bool, error) {
 	now := r.cfg.Now()
 	res, err := r.cfg.DB.ExecContext(ctx, `UPDATE `+lockTable+` SET owner = $1, lease_until = $2

@@ -3,8 +3,6 @@ package tracing_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/msgcontract/msgcontract/runtime-go/backoff"
@@ -22,47 +19,53 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/tracing"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
 // One trace from the producer through the outbox relay to the consumer
 // and its retry: the producer's span writes the envelope to the outbox,
-// the relay's publish span continues it, and both consumer attempts are
-// children of (and linked to) the publish span, with the messaging and
-// msgcontract attributes and their outcomes.
+// the relay's send span continues it, and both consumer attempts are
+// children of (and linked to) the send span, with the messaging and
+// msgcontract attributes and their outcomes; every span the runtime
+// started matches testdata/otel/messaging-spans.tsv.
 func TestProducerRelayConsumerShareOneTrace(t *testing.T) {
 	t.Parallel()
 	// With the queue in its own file the consumer leases each fetch; with
 	// the queue in the business file it reads the fetch inside the business
-	// transaction (the folded path). Both must trace alike.
-	for _, queueInBusinessFile := range []bool{false, true} {
-		t.Run(fmt.Sprintf("queue_in_business_file=%v", queueInBusinessFile), func(t *testing.T) {
+	// transaction (the folded path). Both must trace alike. As "kafka" (the
+	// embedded queue dressed as a partitioned log, see located) the process
+	// spans carry the record's partition and offset, and with a broker
+	// address every span carries server.address and server.port.
+	for _, tc := range []struct {
+		name                string
+		queueInBusinessFile bool
+		kafka               bool
+	}{{"queue_in_own_file", false, false}, {"queue_in_business_file", true, false}, {"kafka", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			testOneTrace(t, queueInBusinessFile)
+			testOneTrace(t, tc.queueInBusinessFile, tc.kafka)
 		})
 	}
 }
 
-func testOneTrace(t *testing.T, queueInBusinessFile bool) {
+func testOneTrace(t *testing.T, queueInBusinessFile, kafka bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
-	tracer := tracing.New(tp, "msgcontract_sqlite")
+	rec, tp := recorded(t)
+	system, k := "msgcontract_sqlite", known{}
+	var opts []tracing.Option
+	if kafka {
+		system, k = "kafka", known{server: true, kafka: true}
+		opts = append(opts, tracing.WithServer("broker.test", 9092))
+	}
+	tracer := tracing.New(tp, system, opts...)
 
 	dir := t.TempDir()
-	db, err := sqlitedb.Open(filepath.Join(dir, "business.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := outbox.Migrate(ctx, db, sqldb.SQLite); err != nil {
-		t.Fatal(err)
-	}
+	db := openBusiness(ctx, t, dir)
 	var queue *sqlitequeue.Transport
+	var err error
 	if queueInBusinessFile {
 		queue, err = sqlitequeue.New(ctx, sqlitequeue.Config{DB: db, PollInterval: 10 * time.Millisecond})
 	} else {
@@ -78,20 +81,7 @@ func testOneTrace(t *testing.T, queueInBusinessFile bool) {
 
 	// The producer: its span is current while it writes the outbox row.
 	pctx, producer := tp.Tracer("test").Start(ctx, "pay order")
-	env, err := event.NewEnvelope(spec, &envelopepb.LastError{Range: "o1"}, "order:o1", event.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.BeginTx(pctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := outbox.Write(pctx, tx, env); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	env := writeOutbox(pctx, t, db, spec)
 	producer.End()
 
 	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: sqldb.SQLite, Publisher: queue, Tracer: tracer})
@@ -103,53 +93,40 @@ func testOneTrace(t *testing.T, queueInBusinessFile bool) {
 	}
 
 	handled := make(chan struct{})
-	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: queue, Group: "payments",
-		Tracer: tracer, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
+	var subscriber transport.Subscriber = queue
+	if kafka {
+		subscriber = located{queue}
 	}
 	var handlerSpans []trace.SpanContext
-	err = consumer.Register(c, "record", spec, func() *envelopepb.LastError { return &envelopepb.LastError{} },
-		func(ctx context.Context, _ *sql.Tx, _ *envelopepb.LastError) error {
-			handlerSpans = append(handlerSpans, trace.SpanContextFromContext(ctx))
-			if e, _ := consumer.EnvelopeFrom(ctx); e.GetRetryCount() == 0 {
-				return classify.NewError(50301, "ledger down")
-			}
-			close(handled)
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(runCtx) }()
+	// The span ends after the commit, the ack's after the acknowledgement:
+	// run until both consumer spans and the handled attempt's ack ended.
+	consume(ctx, t, db, subscriber, tracer, spec, func(ctx context.Context, _ *sql.Tx, _ *envelopepb.LastError) error {
+		handlerSpans = append(handlerSpans, trace.SpanContextFromContext(ctx))
+		if e, _ := consumer.EnvelopeFrom(ctx); e.GetRetryCount() == 0 {
+			return classify.NewError(50301, "ledger down")
+		}
+		close(handled)
+		return nil
+	}, func() bool { return settled(rec.Ended()) })
 	select {
 	case <-handled:
-	case <-ctx.Done():
+	default:
 		t.Fatal("the retry was never handled")
-	}
-	// The span ends after the commit: wait for both consumer spans.
-	deadline := time.Now().Add(30 * time.Second)
-	for len(rec.Ended()) < 4 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	stop()
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 
 	spans := map[string][]sdktrace.ReadOnlySpan{}
 	for _, s := range rec.Ended() {
 		spans[s.Name()] = append(spans[s.Name()], s)
 	}
-	if len(spans["pay order"]) != 1 || len(spans["publish orders"]) != 1 || len(spans["process orders"]) != 2 {
+	if len(spans["pay order"]) != 1 || len(spans["send orders"]) != 1 || len(spans["process orders"]) != 2 ||
+		len(spans["ack orders"]) == 0 {
 		t.Fatalf("spans: %v", spans)
 	}
-	root, pub := spans["pay order"][0], spans["publish orders"][0]
+	checkTable(t, readTable(t), rec.Ended(), system, k)
+	root, pub := spans["pay order"][0], spans["send orders"][0]
 	traceID := root.SpanContext().TraceID()
 	if pub.Parent().SpanID() != root.SpanContext().SpanID() || pub.SpanKind() != trace.SpanKindProducer {
-		t.Errorf("publish span: parent %v kind %v, want child of the producer's span, kind producer", pub.Parent(), pub.SpanKind())
+		t.Errorf("send span: parent %v kind %v, want child of the producer's span, kind producer", pub.Parent(), pub.SpanKind())
 	}
 	wantOutcome := []string{"retry_scheduled", "handled"}
 	for i, s := range spans["process orders"] {
@@ -157,17 +134,17 @@ func testOneTrace(t *testing.T, queueInBusinessFile bool) {
 			t.Errorf("attempt %d: trace %v, want the producer's %v", i, s.SpanContext().TraceID(), traceID)
 		}
 		if s.Parent().SpanID() != pub.SpanContext().SpanID() || s.SpanKind() != trace.SpanKindConsumer {
-			t.Errorf("attempt %d: parent %v kind %v, want the publish span, kind consumer", i, s.Parent().SpanID(), s.SpanKind())
+			t.Errorf("attempt %d: parent %v kind %v, want the send span, kind consumer", i, s.Parent().SpanID(), s.SpanKind())
 		}
 		if links := s.Links(); len(links) != 1 || links[0].SpanContext.SpanID() != pub.SpanContext().SpanID() {
-			t.Errorf("attempt %d: links %v, want the publish span", i, links)
+			t.Errorf("attempt %d: links %v, want the send span", i, links)
 		}
 		attrs := map[attribute.Key]attribute.Value{}
 		for _, a := range s.Attributes() {
 			attrs[a.Key] = a.Value
 		}
 		want := map[attribute.Key]string{
-			tracing.KeySystem: "msgcontract_sqlite", tracing.KeyDestination: "orders", tracing.KeyMessageID: env.GetMessageId(),
+			tracing.KeySystem: system, tracing.KeyDestination: "orders", tracing.KeyMessageID: env.GetMessageId(),
 			tracing.KeyOperationType: "process", tracing.KeyConsumerGroup: "payments", tracing.KeyBizKey: "order:o1",
 			tracing.KeyEventType: "ORDER_PAID", tracing.KeyOutcome: wantOutcome[i],
 		}
@@ -180,8 +157,10 @@ func testOneTrace(t *testing.T, queueInBusinessFile bool) {
 			t.Errorf("attempt %d: retry_count = %d", i, got)
 		}
 		if i == 0 {
-			if s.Status().Code != codes.Error || attrs[tracing.KeyRetryDelay].AsFloat64() <= 0 {
-				t.Errorf("failed attempt: status %v, delay %v", s.Status(), attrs[tracing.KeyRetryDelay])
+			if s.Status().Code != codes.Error || attrs[tracing.KeyRetryDelay].AsFloat64() <= 0 ||
+				attrs[tracing.KeyErrorType].AsString() != "50301" {
+				t.Errorf("failed attempt: status %v, delay %v, error.type %v", s.Status(), attrs[tracing.KeyRetryDelay],
+					attrs[tracing.KeyErrorType])
 			}
 		} else if s.Status().Code == codes.Error {
 			t.Errorf("handled attempt has status %v", s.Status())

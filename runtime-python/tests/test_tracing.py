@@ -75,7 +75,7 @@ def test_outbox_relay_and_consumer_share_one_trace_across_retries() -> None:
 
     spans = exp.get_finished_spans()
     names = [s.name for s in spans]
-    assert names == ["order pay", "publish errors", "process errors", "process errors", "process errors",
+    assert names == ["order pay", "send errors", "process errors", "process errors", "process errors",
                      "process errors"], names
     pub = spans[1]
     assert pub.kind == SpanKind.PRODUCER

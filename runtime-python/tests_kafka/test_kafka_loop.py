@@ -114,6 +114,8 @@ def test_traced_loop_keeps_the_producers_trace_across_the_retry_topic(
         assert s.context is not None and s.context.trace_id == app.get_span_context().trace_id
         assert (a[tracing.SYSTEM], a[tracing.DESTINATION], a[tracing.CONSUMER_GROUP]) == ("kafka", spec.topic, "recon")
         assert (a[tracing.BIZ_KEY], a[tracing.MESSAGE_ID]) == (env.biz_key, env.message_id)
+        assert tracing.PARTITION in a and tracing.KAFKA_OFFSET in a, a  # the record's place, from its delivery id
+    assert [a.get(tracing.ERROR_TYPE) for a in got] == ["50301", None]
 
 
 def test_poison_is_dead_lettered(tmp_path: pathlib.Path, spec: Any, pb: Any, ns: str) -> None:

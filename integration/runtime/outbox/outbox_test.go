@@ -93,17 +93,37 @@ func openDB(t *testing.T, d sqldb.Dialect) *sql.DB {
 	return db
 }
 
+// flakyBatch is flaky with PublishBatch: the relay hands it runs of rows,
+// and a run holding failKey fails whole, as Kafka fails a key's partition.
+type flakyBatch struct{ *flaky }
+
+func (f flakyBatch) PublishBatch(ctx context.Context, topic string, envs []*envelopepb.Envelope) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, env := range envs {
+		if env.GetBizKey() == f.failKey {
+			return errors.New("broker unavailable")
+		}
+	}
+	for _, env := range envs {
+		f.order = append(f.order, env.GetBizKey()+"/"+env.GetMessageId())
+	}
+	return f.Publisher.(*sqlitequeue.Transport).PublishBatch(ctx, topic, envs)
+}
+
 func TestOutbox(t *testing.T) {
 	t.Parallel()
 	for _, d := range []sqldb.Dialect{sqldb.SQLite, sqldb.Postgres} {
-		t.Run(d.String(), func(t *testing.T) {
-			t.Parallel()
-			testOutbox(t, d)
-		})
+		for _, batch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/batch=%v", d, batch), func(t *testing.T) {
+				t.Parallel()
+				testOutbox(t, d, batch)
+			})
+		}
 	}
 }
 
-func testOutbox(t *testing.T, dialect sqldb.Dialect) {
+func testOutbox(t *testing.T, dialect sqldb.Dialect, batch bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := openDB(t, dialect)
@@ -145,7 +165,11 @@ func testOutbox(t *testing.T, dialect sqldb.Dialect) {
 	write(true, "c")
 
 	pub := &flaky{Publisher: tr, failKey: "a"}
-	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: dialect, Publisher: pub})
+	var publisher transport.Publisher = pub
+	if batch {
+		publisher = flakyBatch{pub}
+	}
+	relay, err := outbox.NewRelay(outbox.RelayConfig{DB: db, Dialect: dialect, Publisher: publisher})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,9 @@ import (
 type connector struct {
 	dsn string
 	d   *sqlite3.SQLiteDriver
+	// gate is the database's one write slot within this process (see
+	// writeGate).
+	gate writeGate
 }
 
 func (c *connector) Driver() driver.Driver { return c.d }
@@ -37,7 +40,7 @@ func (c *connector) Connect(context.Context) (driver.Conn, error) {
 	if h == nil {
 		return sc, nil // another driver version: its own cancellation
 	}
-	return &conn{SQLiteConn: sc, db: h}, nil
+	return &conn{SQLiteConn: sc, db: h, gate: c.gate}, nil
 }
 
 // handleOf is the connection's sqlite3 handle, which go-sqlite3 keeps in
@@ -80,6 +83,9 @@ type conn struct {
 	interrupted uint64 // the last one interrupted
 	inTx        bool   // between BeginTx and the end of its transaction
 	lost        bool   // an interrupt rolled back the open transaction
+
+	gate  writeGate
+	gated bool // the open transaction holds gate
 }
 
 // ErrTransactionLost is returned by the statements and the commit of a
@@ -95,12 +101,24 @@ var (
 
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	c.lost = false
-	t, err := c.SQLiteConn.BeginTx(ctx, opts)
+	gated, err := c.gate.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.inTx = true
+	t, err := c.SQLiteConn.BeginTx(ctx, opts)
+	if err != nil {
+		c.gate.leave(gated)
+		return nil, err
+	}
+	c.inTx, c.gated = true, gated
 	return &tx{Tx: t, c: c}, nil
+}
+
+// end marks the transaction over and frees the write slot.
+func (c *conn) end() {
+	c.inTx = false
+	c.gate.leave(c.gated)
+	c.gated = false
 }
 
 // tx ends a transaction, which SQLite may have ended already (conn.lost).
@@ -110,7 +128,7 @@ type tx struct {
 }
 
 func (t *tx) Commit() error {
-	t.c.inTx = false
+	defer t.c.end()
 	if t.c.lost {
 		t.c.lost = false
 		return ErrTransactionLost
@@ -119,7 +137,7 @@ func (t *tx) Commit() error {
 }
 
 func (t *tx) Rollback() error {
-	t.c.inTx = false
+	defer t.c.end()
 	if t.c.lost {
 		t.c.lost = false
 		return nil // SQLite rolled it back
@@ -145,6 +163,13 @@ type afterFuncer interface {
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if c.lost {
 		return nil, ErrTransactionLost
+	}
+	if !c.inTx { // a statement in a transaction of its own: it writes
+		gated, err := c.gate.enter(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.gate.leave(gated)
 	}
 	af, direct := ctx.(afterFuncer)
 	if !direct && ctx.Done() == nil {

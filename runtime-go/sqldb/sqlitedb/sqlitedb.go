@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"strconv"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -15,7 +16,9 @@ import (
 // path, in WAL mode, with a 30 s busy timeout and BEGIN IMMEDIATE
 // transactions, so that several goroutines and processes writing the same
 // file wait for each other instead of failing with SQLITE_BUSY, and with
-// temporary files in memory (see memoryTemp).
+// temporary files in memory (see memoryTemp). Within the process the
+// returned DB's writers take turns at a gate (see writeGate) instead of
+// sleeping in SQLite's busy handler.
 //
 // Its connections are go-sqlite3's, except that an Exec whose context can
 // end runs on the calling goroutine and is interrupted through
@@ -28,12 +31,12 @@ import (
 func Open(path string) (*sql.DB, error) {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
-	q.Set("_busy_timeout", "30000")
+	q.Set("_busy_timeout", strconv.Itoa(int(busyTimeout.Milliseconds())))
 	q.Set("_txlock", "immediate")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_foreign_keys", "1")
 	q.Set("_stmt_cache_size", "64")
-	db := sql.OpenDB(&connector{dsn: "file:" + path + "?" + q.Encode(), d: &sqlite3.SQLiteDriver{ConnectHook: memoryTemp}})
+	db := sql.OpenDB(&connector{dsn: "file:" + path + "?" + q.Encode(), d: &sqlite3.SQLiteDriver{ConnectHook: memoryTemp}, gate: newWriteGate()})
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitedb: open %s: %w", path, err)

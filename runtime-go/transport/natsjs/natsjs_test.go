@@ -67,3 +67,46 @@ func newTransport(t *testing.T, lease time.Duration) *natsjs.Transport {
 	}
 	return tr
 }
+
+// A fetch for many returns the few that are there instead of waiting for
+// the rest until FetchWait (here longer than the test's context), both
+// when they are stored before the fetch and when one arrives during it.
+func TestFetchReturnsWhatArrived(t *testing.T) {
+	t.Parallel()
+	ns, err := natsserver.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := ns.Connect()
+	if err != nil {
+		ns.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close(); ns.Close() })
+	tr, err := natsjs.New(context.Background(), natsjs.Config{Conn: nc, FetchWait: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sub, err := tr.Subscribe(ctx, "g", []string{"t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	publish := func(id string) {
+		if err := tr.Publish(ctx, "t", &envelopepb.Envelope{MessageId: id, BizKey: id, Topic: "t"}); err != nil {
+			t.Error(err)
+		}
+	}
+	publish("stored")
+	ds, err := sub.Fetch(ctx, 64)
+	if err != nil || len(ds) != 1 || ctx.Err() != nil {
+		t.Fatalf("stored: fetched %d (%v, context %v); want the 1 stored before the context ends", len(ds), err, ctx.Err())
+	}
+	time.AfterFunc(200*time.Millisecond, func() { publish("arrived") })
+	ds, err = sub.Fetch(ctx, 64)
+	if err != nil || len(ds) != 1 || ctx.Err() != nil {
+		t.Fatalf("arrived: fetched %d (%v, context %v); want the 1 that arrived before the context ends", len(ds), err, ctx.Err())
+	}
+}

@@ -51,31 +51,63 @@ type subscription struct {
 	c     jetstream.Consumer
 }
 
-// Fetch pulls up to n messages, waiting until one arrives or ctx ends.
+// Fetch pulls up to n messages, waiting until one arrives or ctx ends. It
+// returns what the stream holds at once (a no-wait pull); only when that
+// is nothing does it wait, for one message, then adds what arrived with
+// it. A pull for n that waits would return only when n messages came or
+// FetchWait ran out: under light load every message would wait up to
+// FetchWait.
 func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		ds, err := s.pull(s.c.FetchNoWait(n))
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil || len(ds) > 0 {
+			return ds, err
+		}
 		wait := s.t.cfg.FetchWait
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			wait = max(time.Until(dl), time.Millisecond)
 		}
-		batch, err := s.c.Fetch(n, jetstream.FetchMaxWait(wait))
-		if err != nil {
-			return nil, fmt.Errorf("natsjs: fetch: %w", err)
+		if ds, err = s.pull(s.c.Fetch(1, jetstream.FetchMaxWait(wait))); len(ds) == 0 {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue
 		}
-		var ds []*transport.Delivery
-		for m := range batch.Messages() {
-			ds = append(ds, s.delivery(m))
+		if n > 1 {
+			more, err := s.pull(s.c.FetchNoWait(n - 1))
+			if err != nil {
+				// The first is leased already: hand it out, the rest
+				// comes with the next fetch.
+				return ds, nil
+			}
+			ds = append(ds, more...)
 		}
-		if len(ds) > 0 {
-			return ds, nil
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && ctx.Err() == nil {
-			return nil, fmt.Errorf("natsjs: fetch: %w", err)
-		}
+		return ds, nil
 	}
+}
+
+// pull drains one pull request's messages.
+func (s *subscription) pull(batch jetstream.MessageBatch, err error) ([]*transport.Delivery, error) {
+	if err != nil {
+		return nil, fmt.Errorf("natsjs: fetch: %w", err)
+	}
+	var ds []*transport.Delivery
+	for m := range batch.Messages() {
+		ds = append(ds, s.delivery(m))
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && len(ds) == 0 {
+		return nil, fmt.Errorf("natsjs: fetch: %w", err)
+	}
+	return ds, nil
 }
 
 func (s *subscription) delivery(m jetstream.Msg) *transport.Delivery {

@@ -165,12 +165,18 @@ class TracedDelivery(Protocol):
 class DeliveryTracer(Protocol):
     """Starts a span per delivery whose envelope decodes: msgcontract_runtime.tracing.Tracing (OpenTelemetry)."""
 
-    def start(self, topic: str, handler: str, envelope: _envelope_pb2.Envelope) -> TracedDelivery:
-        """Starts the span of one delivery, continuing envelope's trace."""
+    def start(self, topic: str, handler: str, envelope: _envelope_pb2.Envelope,
+              delivery_id: str | None = None) -> TracedDelivery:
+        """Starts the span of one delivery, continuing envelope's trace.
+
+        delivery_id is the transport's id of the delivery, from which the
+        tracer may read where the message sat (Kafka:
+        ``<topic>/<partition>/<offset>``).
+        """
 
 
 def start_span(
-    tracer: DeliveryTracer | None, topic: str, handler: str, body: bytes,
+    tracer: DeliveryTracer | None, topic: str, handler: str, body: bytes, delivery_id: str | None = None,
 ) -> tuple[TracedDelivery | None, _envelope_pb2.Envelope | None]:
     """tracer's span for body and the envelope it decoded, which admit then reuses.
 
@@ -183,7 +189,7 @@ def start_span(
         env = decode(body)
     except DecodeError:
         return None, None
-    return tracer.start(topic, handler, env), env
+    return tracer.start(topic, handler, env, delivery_id), env
 
 
 @contextlib.contextmanager
@@ -398,7 +404,7 @@ class Consumer(Generic[M]):
             return False
         log_superseded(self.handler_name, env, went)
         d = Ack(deduplicated=True)
-        span, _ = start_span(self.tracer, self.spec.topic, self.handler_name, body)
+        span, _ = start_span(self.tracer, self.spec.topic, self.handler_name, body, delivery_id)
         if span is not None:
             span.end(d, None)
         observe(self.observer, self.handler_name, self.spec, body, {"env": env, "seconds": math.nan}, d)
@@ -427,7 +433,7 @@ class Consumer(Generic[M]):
         """The delivery's steps in scope, inside its span when there is a tracer (no tracing call at all
         without one); the outcome is reported when the caller settles the returned Pending."""
         run: dict[str, Any] = {"env": None, "seconds": math.nan}
-        span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body)
+        span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body, delivery_id)
         try:
             if span is None:
                 d = self._decide(conn, body, run, env, scope)

@@ -12,12 +12,22 @@ taken or renewed by one conditional UPDATE at the start of each pass), so a
 row is not published by two relays at once and per-key order holds. Go,
 Java and Python relays share the lock. SQLite, PostgreSQL (psycopg) and
 MySQL/MariaDB (PyMySQL, mysqlclient) connections are supported.
+
+``Relay.run`` wakes on commit: ``Relay.notify()`` (a producer in this
+process committed; Go's Relay.Notify, Java's OutboxRelay.notifyCommitted)
+and, on PostgreSQL through psycopg 3, a NOTIFY that a producer in another
+process sent after its commit through a ``Notifier`` (Go's outbox.Notifier,
+Java's OutboxNotifier), which a connection of its own LISTENs for, end its
+wait at once; the poll interval only bounds how late a row is seen without a
+signal (MySQL/MariaDB, and SQLite written by another process, are polled).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -35,6 +45,10 @@ if TYPE_CHECKING:
 
 TABLE = "msg_outbox"
 LOCK_TABLE = "msg_outbox_lock"
+MARK_CHUNK = 500
+"""How many ids one UPDATE of a pass's sent rows binds at most (Go's markChunk)."""
+LISTEN_WAIT_S = 0.5
+"""How long the LISTEN thread waits for notifications at a time, so that it sees run's end within it."""
 
 
 class Publisher(Protocol):
@@ -107,7 +121,7 @@ class Relay:
     pass longer than the lease may overlap the next holder's: keep
     batch_size small enough to publish within it.
 
-    With a tracer each publish runs in a producer span ``publish <topic>``,
+    With a tracer each publish runs in a producer span ``send <topic>``,
     injected into the envelope in place of the writer's (its parent).
     """
 
@@ -124,6 +138,7 @@ class Relay:
         self.clock_ms = clock_ms
         self.tracer = tracer
         self._p = _p(paramstyle)
+        self._wake = threading.Event()
 
     def lead(self) -> bool:
         """Takes or renews the leader lock; False when another relay's lease runs."""
@@ -153,15 +168,15 @@ class Relay:
         self.conn.commit()
 
     def flush(self) -> int:
-        """One pass: if this relay leads, publishes up to batch_size unsent rows in id order, marking each
-        sent after the publisher returned; returns how many it published (0 when another relay leads).
+        """One pass: if this relay leads, publishes up to batch_size unsent rows in id order, then marks
+        those the publisher took sent in one statement; returns how many it published (0 when another
+        relay leads).
 
         After a failed publish the later rows of its biz_key wait for the next
         pass, so per-key order holds; the first error is raised at the end.
         """
         if not self.lead():
             return 0
-        p = self._p
         cur = self.conn.cursor()
         cur.execute(f"SELECT id, topic, biz_key, envelope FROM {TABLE} WHERE sent_at = 0 ORDER BY id "
                     f"LIMIT {int(self.batch_size)}")
@@ -169,7 +184,7 @@ class Relay:
         self.conn.commit()
         blocked: set[str] = set()
         first: Exception | None = None
-        sent = 0
+        sent: list[int] = []
         for row_id, topic, key, body in rows:
             if key in blocked:
                 continue
@@ -179,12 +194,23 @@ class Relay:
                 blocked.add(key)
                 first = first or e
                 continue
-            self.conn.cursor().execute(f"UPDATE {TABLE} SET sent_at = {p} WHERE id = {p}", (self.clock_ms(), row_id))
-            self.conn.commit()
-            sent += 1
+            sent.append(row_id)
+        self._mark_sent(sent)
         if first is not None:
             raise first
-        return sent
+        return len(sent)
+
+    def _mark_sent(self, ids: list[int]) -> None:
+        """Marks rows sent in one committed UPDATE per MARK_CHUNK ids: one commit (one fsync on a durable
+        database) per pass, not per row. Rows published but not marked (the relay died in between) are
+        published again by the next pass: consumers deduplicate them."""
+        p = self._p
+        now = self.clock_ms()
+        for i in range(0, len(ids), MARK_CHUNK):
+            chunk = ids[i:i + MARK_CHUNK]
+            self.conn.cursor().execute(f"UPDATE {TABLE} SET sent_at = {p} WHERE id IN ({', '.join([p] * len(chunk))})",
+                                       (now, *chunk))
+            self.conn.commit()
 
     def _publish(self, topic: str, env: _envelope_pb2.Envelope) -> None:
         if self.tracer is None:
@@ -193,9 +219,22 @@ class Relay:
         with self.tracer.publish(topic, env):
             self.publisher.publish(topic, env)
 
+    def notify(self) -> None:
+        """Tells the relay that a transaction which wrote to the outbox has committed, so that a waiting
+        ``run`` makes its next pass (and checks stop) now instead of after poll_interval_s: runtime-go's
+        Relay.Notify, runtime-java's OutboxRelay.notifyCommitted. Call it after the commit, never
+        before: a pass that runs before the commit does not see the row. It never blocks; calls that
+        arrive during a pass fold into one more pass."""
+        self._wake.set()
+
     def run(self, stop: Callable[[], bool], poll_interval_s: float = 0.1) -> None:
-        """Passes until stop() is true, pausing poll_interval_s after a pass that had less than a batch
-        to do or failed (logged), then releases the lock."""
+        """Passes until stop() is true, then releases the lock: at once after a full batch, else after a
+        wait of up to poll_interval_s that ``notify`` and, on PostgreSQL (psycopg 3), a ``Notifier``'s
+        NOTIFY from another process end at once (a thread LISTENs on a connection of its own, opened
+        with conn's parameters, again after poll_interval_s when it fails). A failed pass is logged.
+        stop() is checked after each pass and wait: notify() after setting it stops a long wait."""
+        halt = threading.Event()
+        listener = self._listen(halt, poll_interval_s)
         try:
             while not stop():
                 try:
@@ -203,11 +242,43 @@ class Relay:
                 except Exception as e:  # the database or the publisher: the next pass tries again
                     log.error("msgcontract: outbox relay pass failed: %s", e)
                     n = 0
-                if n < self.batch_size:
-                    time.sleep(poll_interval_s)
+                if n < self.batch_size and not stop():
+                    self._wake.wait(poll_interval_s)
+                    self._wake.clear()
         finally:
+            halt.set()
+            if listener is not None:
+                listener.join()
             self.release()
 
+    def _listen(self, halt: threading.Event, retry_s: float) -> threading.Thread | None:
+        """Starts the LISTEN thread on a psycopg 3 connection; None (the relay polls) on other drivers."""
+        if type(self.conn).__module__.split(".", 1)[0] != "psycopg":
+            return None
+        import psycopg
+
+        info = self.conn.info
+
+        def listen() -> None:
+            while not halt.is_set():
+                try:
+                    with psycopg.connect(info.dsn, password=info.password, autocommit=True) as lc:
+                        lc.execute(f"LISTEN {TABLE}")
+                        # A commit between the last pass and LISTEN would go unnoticed: one pass covers it.
+                        self.notify()
+                        while not halt.is_set():
+                            for _ in lc.notifies(timeout=LISTEN_WAIT_S):
+                                self.notify()
+                except Exception as e:  # the connection failed: poll until it is back
+                    if halt.is_set():
+                        return
+                    log.warning("msgcontract: outbox relay LISTEN failed; polling every %ss until it is back: %s",
+                                retry_s, e)
+                    halt.wait(retry_s)
+
+        t = threading.Thread(target=listen, name="msgcontract-outbox-listen", daemon=True)
+        t.start()
+        return t
 
 def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit: int = 100,
                tracer: Tracing | None = None) -> int:
@@ -217,3 +288,85 @@ def relay_once(conn: Any, publisher: Publisher, paramstyle: str = "qmark", limit
         return r.flush()
     finally:
         r.release()
+
+
+class Notifier:
+    """Wakes the relays that LISTEN on a PostgreSQL database (every psycopg 3 ``Relay.run`` there does)
+    from a producer in another process: call ``notify()`` after each commit that wrote to the outbox. In
+    the relay's own process ``Relay.notify`` is enough and costs nothing. runtime-go's outbox.Notifier
+    and runtime-java's OutboxNotifier do the same.
+
+    connect opens a DB-API connection to the database holding the outbox (psycopg 3, psycopg2, pg8000):
+    ``lambda: psycopg.connect(dsn, autocommit=True)``. The notifier's daemon thread opens it on its
+    first send and keeps it, opening a new one after a failure, and sends ``SELECT
+    pg_notify('msg_outbox', '')`` on it, committed, outside the business transaction and at most one at
+    a time: notifications asked for while one is on its way fold into one more. PostgreSQL serializes
+    the commits of transactions that NOTIFY (one database-wide lock from pre-commit to the end of the
+    commit), so a NOTIFY inside every business transaction (a trigger on the outbox) cuts durable
+    commits several-fold (pgbench, 16 clients: about 990 against 6,700 inserts a second); one notifying
+    transaction in flight per notifier does not hold back the business commits. A failed NOTIFY is
+    logged; the relays then see the row after their poll interval.
+
+    ``close()`` (or leaving a ``with`` block) sends what is still asked for, then ends the thread and
+    closes its connection.
+    """
+
+    def __init__(self, connect: Callable[[], Any]) -> None:
+        self._connect = connect
+        self._conn: Any = None
+        self._cond = threading.Condition()
+        self._pending = False
+        self._closed = False
+        self._thread = threading.Thread(target=self._loop, name="msgcontract-outbox-notify", daemon=True)
+        self._thread.start()
+
+    def notify(self) -> None:
+        """Asks for one NOTIFY on the outbox's channel, sent by the notifier's thread; it never blocks.
+        Call it after the commit, never before: a relay woken before the commit does not see the row.
+        Calls after close() do nothing."""
+        with self._cond:
+            if self._closed:
+                return
+            self._pending = True
+            self._cond.notify()
+
+    def _loop(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._pending or self._closed)
+                    if not self._pending:
+                        return
+                    self._pending = False
+                self._send()
+        finally:
+            self._drop()
+
+    def _send(self) -> None:
+        try:
+            if self._conn is None:
+                self._conn = self._connect()
+            self._conn.cursor().execute(f"SELECT pg_notify('{TABLE}', '')")
+            self._conn.commit()
+        except Exception as e:  # the database: the relays poll; the next send opens a new connection
+            log.warning("msgcontract: outbox NOTIFY failed; relays see the rows after their poll interval: %s", e)
+            self._drop()
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):  # already broken: nothing to give back
+                conn.close()
+
+    def close(self) -> None:
+        """Sends the NOTIFY still asked for, if any, then ends the thread and waits for it."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        self._thread.join()
+
+    def __enter__(self) -> Notifier:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

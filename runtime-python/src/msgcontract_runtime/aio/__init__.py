@@ -258,7 +258,7 @@ class AsyncConsumer(Generic[M]):
         if self.tracer is None:  # no tracing call at all without a tracer
             return await self._process(db, body, None, delivery_id)
         out: list[Decision] = []
-        span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body)
+        span, env = start_span(self.tracer, self.spec.topic, self.handler_name, body, delivery_id)
         with spanned(span, out):
             out.append(await self._process(db, body, env, delivery_id))
         return out[0]

@@ -19,11 +19,13 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 
 /**
  * OpenTelemetry spans in the vocabulary of docs/DESIGN.md ("Observability") that the Go runtime
- * ({@code runtime-go/tracing}) and the Python runtime ({@code msgcontract_runtime.tracing}) share:
- * the envelope's {@code trace} field carries W3C {@code traceparent}/{@code tracestate}; a
- * producer span {@code publish <topic>} (kind PRODUCER) is injected into it; a consumer span
- * {@code process <topic>} (kind CONSUMER) continues it, linked to it, with the messaging
- * semantic-convention attributes plus {@code msgcontract.*}, and ends at the outcome.
+ * ({@code runtime-go/tracing}) and the Python runtime ({@code msgcontract_runtime.tracing}) share,
+ * named and attributed after the OpenTelemetry messaging semantic conventions: the envelope's
+ * {@code trace} field carries W3C {@code traceparent}/{@code tracestate}; a producer span {@code
+ * send <topic>} (kind PRODUCER) is injected into it; a consumer span {@code process <topic>} (kind
+ * CONSUMER) continues it, linked to it, with the messaging attributes plus {@code msgcontract.*},
+ * and ends at the outcome. testdata/otel/messaging-spans.tsv lists every span and attribute; the
+ * three runtimes test their spans against it.
  *
  * <p>Needs only {@code io.opentelemetry:opentelemetry-api}: without an SDK installed every span
  * is a no-op. A consumer without {@code withTracer(...)} makes no tracing call at all.
@@ -40,10 +42,24 @@ public final class Tracing implements DeliveryTracer {
   public static final AttributeKey<String> MESSAGE_ID = AttributeKey.stringKey("messaging.message.id");
   /** messaging.operation.type: send or process. */
   public static final AttributeKey<String> OPERATION_TYPE = AttributeKey.stringKey("messaging.operation.type");
-  /** messaging.operation.name: publish or process. */
+  /** messaging.operation.name: send or process. */
   public static final AttributeKey<String> OPERATION_NAME = AttributeKey.stringKey("messaging.operation.name");
   /** messaging.consumer.group.name. */
   public static final AttributeKey<String> CONSUMER_GROUP = AttributeKey.stringKey("messaging.consumer.group.name");
+  /** messaging.destination.partition.id: a Kafka record's partition. */
+  public static final AttributeKey<String> PARTITION = AttributeKey.stringKey("messaging.destination.partition.id");
+  /** messaging.kafka.offset: a Kafka record's offset. */
+  public static final AttributeKey<Long> KAFKA_OFFSET = AttributeKey.longKey("messaging.kafka.offset");
+  /** server.address: the broker, when the tracing is given it ({@link #withServer}). */
+  public static final AttributeKey<String> SERVER_ADDRESS = AttributeKey.stringKey("server.address");
+  /** server.port: the broker's port. */
+  public static final AttributeKey<Long> SERVER_PORT = AttributeKey.longKey("server.port");
+  /** error.type: the failure's contract error code in decimal, or {@value #ERROR_OTHER}. */
+  public static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+  /** error.type of a failure without an error code (a database or transport failure). */
+  public static final String ERROR_OTHER = "_OTHER";
+  /** messaging.system of Apache Kafka, whose process spans carry the record's partition and offset. */
+  public static final String SYSTEM_KAFKA = "kafka";
   /** msgcontract.biz_key. */
   public static final AttributeKey<String> BIZ_KEY = AttributeKey.stringKey("msgcontract.biz_key");
   /** msgcontract.event_type. */
@@ -76,18 +92,40 @@ public final class Tracing implements DeliveryTracer {
   private final Tracer tracer;
   private final String system;
   private final String group;
+  private final String serverAddress;
+  private final int serverPort;
 
   /**
    * Starts spans on otel's tracer provider.
    *
    * @param otel the OpenTelemetry instance (GlobalOpenTelemetry.get(), or the SDK's)
-   * @param system messaging.system: the transport ("kafka", "nats", "msgcontract_sqlite")
+   * @param system messaging.system: the transport ("kafka", "nats", "rabbitmq", or
+   *     "msgcontract_sqlite" for the embedded queue, which the conventions do not name)
    * @param group messaging.consumer.group.name of the consumer spans, "" for none
    */
   public Tracing(OpenTelemetry otel, String system, String group) {
-    this.tracer = otel.getTracer(SCOPE);
+    this(otel.getTracer(SCOPE), system, group, "", 0);
+  }
+
+  private Tracing(Tracer tracer, String system, String group, String serverAddress, int serverPort) {
+    this.tracer = tracer;
     this.system = system;
     this.group = group;
+    this.serverAddress = serverAddress;
+    this.serverPort = serverPort;
+  }
+
+  /**
+   * Returns a tracing like this one whose spans carry server.address and server.port: the broker
+   * the transport talks to (its first bootstrap server for Kafka). An empty address sets neither; a
+   * port of 0 sets the address only.
+   *
+   * @param address the broker's host name or address
+   * @param port the broker's port, 0 for none
+   * @return the tracing
+   */
+  public Tracing withServer(String address, int port) {
+    return new Tracing(tracer, system, group, address, port);
   }
 
   /**
@@ -155,21 +193,31 @@ public final class Tracing implements DeliveryTracer {
     return PROPAGATOR.extract(ctx, env.getTrace(), GETTER);
   }
 
-  private SpanBuilder common(String name, SpanKind kind, String topic, Envelope env) {
-    return tracer.spanBuilder(name)
+  /** A span "{operation} {topic}" with the attributes of every span of one envelope. */
+  private SpanBuilder common(String operation, SpanKind kind, String topic, Envelope env) {
+    SpanBuilder b = tracer.spanBuilder(operation + " " + topic)
         .setSpanKind(kind)
         .setAttribute(SYSTEM, system)
+        .setAttribute(OPERATION_NAME, operation)
+        .setAttribute(OPERATION_TYPE, operation)
         .setAttribute(DESTINATION, topic)
         .setAttribute(MESSAGE_ID, env.getMessageId())
         .setAttribute(BIZ_KEY, env.getBizKey())
         .setAttribute(EVENT_TYPE, env.getEventType())
         .setAttribute(RETRY_COUNT, (long) env.getRetryCount());
+    if (!serverAddress.isEmpty()) {
+      b.setAttribute(SERVER_ADDRESS, serverAddress);
+      if (serverPort > 0) {
+        b.setAttribute(SERVER_PORT, (long) serverPort);
+      }
+    }
+    return b;
   }
 
   /**
-   * Starts the producer span {@code publish <topic>} and injects it into b (replacing the trace
-   * it carried, which becomes its parent when there is no current span: the relay publishing
-   * what a producer wrote). The caller ends the span.
+   * Starts the producer span {@code send <topic>} and injects it into b (replacing the trace it
+   * carried, which becomes its parent when there is no current span: the relay publishing what a
+   * producer wrote). The caller ends the span, after {@link #fail} when the send failed.
    *
    * @param topic the destination
    * @param b the envelope being published
@@ -180,11 +228,7 @@ public final class Tracing implements DeliveryTracer {
     if (!Span.fromContext(parent).getSpanContext().isValid()) {
       parent = extract(parent, b.build());
     }
-    Span span = common("publish " + topic, SpanKind.PRODUCER, topic, b.build())
-        .setParent(parent)
-        .setAttribute(OPERATION_TYPE, "send")
-        .setAttribute(OPERATION_NAME, "publish")
-        .startSpan();
+    Span span = common("send", SpanKind.PRODUCER, topic, b.build()).setParent(parent).startSpan();
     b.clearTrace();
     inject(parent.with(span), b);
     return span;
@@ -200,13 +244,28 @@ public final class Tracing implements DeliveryTracer {
    * @return the span
    */
   public Span startProcess(String topic, Envelope env) {
+    return startProcess(topic, env, null);
+  }
+
+  /**
+   * Like {@link #startProcess(String, Envelope)} for a delivery the transport names: with
+   * messaging.system {@value #SYSTEM_KAFKA} and a Kafka delivery id ({@code
+   * <topic>/<partition>/<offset>}, what {@code KafkaConsumerLoop} passes to {@code
+   * Consumer.process}) the span carries the record's partition and offset.
+   *
+   * @param topic the topic delivered from
+   * @param env the envelope
+   * @param deliveryId the transport's id of the delivery, or null
+   * @return the span
+   */
+  public Span startProcess(String topic, Envelope env, String deliveryId) {
     Context parent = extract(Context.root(), env);
-    SpanBuilder b = common("process " + topic, SpanKind.CONSUMER, topic, env)
-        .setParent(parent)
-        .setAttribute(OPERATION_TYPE, "process")
-        .setAttribute(OPERATION_NAME, "process");
+    SpanBuilder b = common("process", SpanKind.CONSUMER, topic, env).setParent(parent);
     if (!group.isEmpty()) {
       b.setAttribute(CONSUMER_GROUP, group);
+    }
+    if (SYSTEM_KAFKA.equals(system) && deliveryId != null) {
+      kafkaLocation(b, deliveryId);
     }
     SpanContext sc = Span.fromContext(parent).getSpanContext();
     if (sc.isValid() && sc.isRemote()) {
@@ -215,8 +274,50 @@ public final class Tracing implements DeliveryTracer {
     return b.startSpan();
   }
 
+  /** Sets partition and offset from a Kafka delivery id, {@code <topic>/<partition>/<offset>}. */
+  private static void kafkaLocation(SpanBuilder b, String deliveryId) {
+    int o = deliveryId.lastIndexOf('/');
+    int p = deliveryId.lastIndexOf('/', o - 1);
+    if (p < 0) {
+      return;
+    }
+    try {
+      long offset = Long.parseLong(deliveryId.substring(o + 1));
+      int partition = Integer.parseInt(deliveryId.substring(p + 1, o));
+      b.setAttribute(PARTITION, Integer.toString(partition)).setAttribute(KAFKA_OFFSET, offset);
+    } catch (NumberFormatException e) {
+      // not a Kafka delivery id: no location
+    }
+  }
+
   /**
-   * Records outcome on span and ends it; error, when not null, marks it failed.
+   * The error.type of a failure with an error code: the code in decimal (a contract code, or the
+   * runtime's negative codes for an undecodable envelope, a missing handler), {@value
+   * #ERROR_OTHER} for 0.
+   *
+   * @param code the failure's code
+   * @return the error.type value
+   */
+  public static String errorType(int code) {
+    return code == 0 ? ERROR_OTHER : Integer.toString(code);
+  }
+
+  /**
+   * Marks span failed with error: the exception recorded, status ERROR, error.type {@value
+   * #ERROR_OTHER}. What a relay calls when a send fails, before it ends the span.
+   *
+   * @param span the span
+   * @param error the failure
+   */
+  public static void fail(Span span, Throwable error) {
+    span.setAttribute(ERROR_TYPE, ERROR_OTHER);
+    span.recordException(error);
+    span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
+  }
+
+  /**
+   * Records outcome on span and ends it; error, when not null, marks it failed (error.type
+   * {@value #ERROR_OTHER}).
    *
    * @param span the span
    * @param outcome the msgcontract.outcome value
@@ -225,15 +326,33 @@ public final class Tracing implements DeliveryTracer {
   public static void end(Span span, String outcome, Throwable error) {
     span.setAttribute(OUTCOME, outcome);
     if (error != null) {
-      span.recordException(error);
-      span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
+      fail(span, error);
     }
+    span.end();
+  }
+
+  /** Ends a span whose delivery failed with an error code (a retry, a dead letter): status ERROR. */
+  private static void endFailed(Span span, String outcome, int code, Throwable error, String message) {
+    span.setAttribute(OUTCOME, outcome);
+    span.setAttribute(ERROR_TYPE, errorType(code));
+    if (error != null) {
+      span.recordException(error);
+    } else {
+      // No exception (a payload that did not decode, a timeout): the message, as Go records it.
+      span.addEvent("exception", Attributes.of(AttributeKey.stringKey("exception.message"), message));
+    }
+    span.setStatus(StatusCode.ERROR, message);
     span.end();
   }
 
   @Override
   public DeliveryTracer.Traced start(String topic, String handler, Envelope envelope) {
-    Span span = startProcess(topic, envelope);
+    return start(topic, handler, envelope, null);
+  }
+
+  @Override
+  public DeliveryTracer.Traced start(String topic, String handler, Envelope envelope, String deliveryId) {
+    Span span = startProcess(topic, envelope, deliveryId);
     return new DeliveryTracer.Traced() {
       @Override
       public DeliveryTracer.Scope activate() {
@@ -251,18 +370,11 @@ public final class Tracing implements DeliveryTracer {
           Tracing.end(span, "deferred", null);
         } else if (d instanceof Decision.Retry r) {
           span.setAttribute(RETRY_DELAY, r.delayMs() / 1000.0);
-          Tracing.end(span, "retry_scheduled", error);
+          var last = r.nextEnvelope().getLastError();
+          endFailed(span, "retry_scheduled", last.getCode(), error, last.getMessage());
         } else if (d instanceof Decision.DeadLetter dl) {
           span.setAttribute(DEAD_LETTER_REASON, dl.reason());
-          span.setAttribute(OUTCOME, "dead_lettered");
-          if (error != null) {
-            span.recordException(error);
-          } else {
-            // A payload that did not decode: the record's error, as Go records it.
-            span.addEvent("exception", Attributes.of(AttributeKey.stringKey("exception.message"), dl.error()));
-          }
-          span.setStatus(StatusCode.ERROR, dl.error());
-          span.end();
+          endFailed(span, "dead_lettered", dl.code(), error, dl.error());
         }
       }
     };

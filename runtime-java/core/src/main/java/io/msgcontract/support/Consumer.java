@@ -199,7 +199,7 @@ public final class Consumer<M extends Message> {
       return null;
     }
     if (tracer != null) {
-      run.span = tracer.start(spec.topic(), handlerName, env);
+      run.span = tracer.start(spec.topic(), handlerName, env, deliveryId);
     }
     Decision d = new Decision.Ack(true);
     report(run, d);
@@ -461,7 +461,7 @@ public final class Consumer<M extends Message> {
       env = Envelopes.decode(body);
       run.env = env;
       if (tracer != null) {
-        run.span = tracer.start(spec.topic(), handlerName, env);
+        run.span = tracer.start(spec.topic(), handlerName, env, deliveryId);
       }
       message = Envelopes.payload(spec, env);
     } catch (DecodeException e) {

@@ -20,6 +20,20 @@ public interface DeliveryTracer {
    */
   Traced start(String topic, String handler, Envelope envelope);
 
+  /**
+   * Like {@link #start(String, String, Envelope)} for a delivery the transport names: the
+   * tracer may read where the message sat from it (Kafka: {@code <topic>/<partition>/<offset>}).
+   *
+   * @param topic the event's topic
+   * @param handler the handler name
+   * @param envelope the decoded envelope
+   * @param deliveryId the transport's id of the delivery, or null
+   * @return the span
+   */
+  default Traced start(String topic, String handler, Envelope envelope, String deliveryId) {
+    return start(topic, handler, envelope);
+  }
+
   /** One delivery's span. */
   interface Traced {
     /**

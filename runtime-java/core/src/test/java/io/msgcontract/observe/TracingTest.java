@@ -87,7 +87,7 @@ class TracingTest {
     List<SpanData> spans = exp.getFinishedSpanItems();
     assertEquals(5, spans.size(), spans.toString()); // app, publish, 3 process; no span without an envelope
     SpanData publish = spans.get(1);
-    assertEquals("publish errors", publish.getName());
+    assertEquals("send errors", publish.getName());
     assertEquals(SpanKind.PRODUCER, publish.getKind());
     assertEquals(app.getSpanContext().getSpanId(), publish.getParentSpanId());
     assertEquals("send", publish.getAttributes().get(Tracing.OPERATION_TYPE));

@@ -59,7 +59,7 @@ class OutboxTracingTest {
     t.span().end();
     List<SpanData> spans = exp.getFinishedSpanItems();
     SpanData pub = spans.get(1);
-    assertEquals("publish ns.t", pub.getName());
+    assertEquals("send ns.t", pub.getName());
     assertEquals(SpanKind.PRODUCER, pub.getKind());
     assertEquals(app.getSpanContext().getSpanId(), pub.getParentSpanId());
     assertEquals("kafka", pub.getAttributes().get(Tracing.SYSTEM));

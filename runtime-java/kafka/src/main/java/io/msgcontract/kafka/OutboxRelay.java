@@ -4,6 +4,7 @@ import io.msgcontract.observe.Tracing;
 import io.msgcontract.support.Outbox;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.IntConsumer;
 
 /**
  * Publishes the outbox's pending rows through a {@link KafkaPublisher}: core's
@@ -27,7 +28,7 @@ public final class OutboxRelay {
   }
 
   /**
-   * Returns a relay that publishes each row inside a producer span {@code publish <topic>}
+   * Returns a relay that publishes each row inside a producer span {@code send <topic>}
    * ({@link Tracing#startPublish}), a child of the trace the row's envelope carries, injected in
    * its place, as runtime-go's relay does with a Tracer.
    *
@@ -50,6 +51,28 @@ public final class OutboxRelay {
    */
   public int flush() throws SQLException {
     return relay.flush();
+  }
+
+  /**
+   * Wakes a waiting {@link #run} at once: call it after committing a transaction that wrote to the
+   * outbox ({@link io.msgcontract.support.OutboxRelay#notifyCommitted}; Go's Relay.Notify).
+   */
+  public void notifyCommitted() {
+    relay.notifyCommitted();
+  }
+
+  /**
+   * Passes until the calling thread is interrupted ({@link io.msgcontract.support.OutboxRelay#run(long,
+   * IntConsumer)}): at once after a full batch, else after up to pollIntervalMs, which {@link
+   * #notifyCommitted} and, on PostgreSQL, the NOTIFY of an {@link io.msgcontract.support.OutboxNotifier}
+   * that a producer in another process sends after its commit end at once.
+   *
+   * @param pollIntervalMs the longest wait after a pass that had less than a batch to do
+   * @param passes called after each pass with the count it published
+   * @throws InterruptedException when the thread is interrupted, the relay's way to stop
+   */
+  public void run(long pollIntervalMs, IntConsumer passes) throws InterruptedException {
+    relay.run(pollIntervalMs, passes);
   }
 
   /** Counts rows not yet sent. */

@@ -275,7 +275,12 @@ class KafkaLoopTest extends BrokerTest {
       assertEquals(Fixture.GROUP, s.getAttributes().get(Tracing.CONSUMER_GROUP));
       assertEquals("traced", s.getAttributes().get(Tracing.BIZ_KEY));
       assertEquals(env.getMessageId(), s.getAttributes().get(Tracing.MESSAGE_ID));
+      // The record's place, read from the loop's delivery id.
+      assertTrue(s.getAttributes().get(Tracing.PARTITION) != null && s.getAttributes().get(Tracing.KAFKA_OFFSET) != null,
+          "no partition or offset on " + s.getAttributes());
     }
+    assertEquals("50001", process.get(0).getAttributes().get(Tracing.ERROR_TYPE));
+    assertEquals(null, process.get(1).getAttributes().get(Tracing.ERROR_TYPE));
     assertEquals(0L, process.get(0).getAttributes().get(Tracing.RETRY_COUNT));
     assertEquals(1L, process.get(1).getAttributes().get(Tracing.RETRY_COUNT));
     assertTrue(process.get(0).getAttributes().get(Tracing.RETRY_DELAY) > 0, "the retry's delay is on its span");

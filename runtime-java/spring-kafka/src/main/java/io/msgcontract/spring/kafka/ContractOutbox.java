@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -31,6 +32,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public class ContractOutbox {
   private final DataSource dataSource;
+  private final Runnable committed;
 
   /**
    * Returns an outbox on dataSource, whose transaction manager binds the caller's connection.
@@ -38,7 +40,23 @@ public class ContractOutbox {
    * @param dataSource the business database
    */
   public ContractOutbox(DataSource dataSource) {
+    this(dataSource, null);
+  }
+
+  /**
+   * Returns an outbox on dataSource that runs committed after each transaction that wrote to it
+   * commits: the auto-configuration's wakes the application's relay ({@link
+   * ContractOutboxRelay#notifyCommitted}). An application on PostgreSQL whose relay runs in another
+   * process can declare its own ContractOutbox bean with an {@link
+   * io.msgcontract.support.OutboxNotifier}'s {@code notifyCommitted} here (a bean of its own too,
+   * closed with the context), so that relay wakes at once rather than after its interval.
+   *
+   * @param dataSource the business database
+   * @param committed run after the commit of a transaction that wrote, or null
+   */
+  public ContractOutbox(DataSource dataSource, Runnable committed) {
     this.dataSource = dataSource;
+    this.committed = committed;
   }
 
   /**
@@ -97,6 +115,14 @@ public class ContractOutbox {
       Outbox.write(c, env);
     } finally {
       DataSourceUtils.releaseConnection(c, dataSource);
+    }
+    if (committed != null && TransactionSynchronizationManager.isSynchronizationActive()) {
+      TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+        @Override
+        public void afterCommit() {
+          committed.run();
+        }
+      });
     }
   }
 }

@@ -4,7 +4,6 @@ import io.msgcontract.kafka.KafkaConfig;
 import io.msgcontract.kafka.KafkaPublisher;
 import io.msgcontract.kafka.OutboxRelay;
 import io.msgcontract.observe.Tracing;
-import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.springframework.context.SmartLifecycle;
@@ -12,12 +11,14 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Runs the Kafka outbox relay ({@link OutboxRelay}: rows in id order, one relay at a time under the
  * leader lock, at least once) in a thread of its own while the application runs: a pass at once
- * after a busy one, {@code msgcontract.relay.interval-ms} after an empty or failed one. Its
- * connections are the DataSource's own, outside Spring's transactions.
+ * after a full batch, else when woken, or {@code msgcontract.relay.interval-ms} after an empty or
+ * failed one at the latest. It wakes when a transaction of this application that wrote through
+ * {@link ContractOutbox} commits ({@link #notifyCommitted}) and, on PostgreSQL, when a producer in
+ * another process sends a NOTIFY after its commit through an {@link
+ * io.msgcontract.support.OutboxNotifier} (LISTEN on a connection of its own). Its connections are
+ * the DataSource's own, outside Spring's transactions.
  */
 public class ContractOutboxRelay implements SmartLifecycle {
-  private static final System.Logger LOG = System.getLogger(ContractOutboxRelay.class.getName());
-
   private final KafkaConfig cfg;
   private final DataSource dataSource;
   private final MsgcontractProperties.Relay settings;
@@ -26,6 +27,7 @@ public class ContractOutboxRelay implements SmartLifecycle {
   private volatile boolean running;
   private Thread thread;
   private KafkaPublisher publisher;
+  private volatile OutboxRelay relay;
 
   /**
    * Returns a relay, not started.
@@ -51,6 +53,7 @@ public class ContractOutboxRelay implements SmartLifecycle {
     publisher = new KafkaPublisher(cfg);
     OutboxRelay relay =
         new OutboxRelay(dataSource::getConnection, publisher, settings.getLeaseMs(), settings.getBatchSize(), tracing);
+    this.relay = relay;
     running = true;
     thread = new Thread(() -> loop(relay), "msgcontract-outbox-relay");
     thread.setDaemon(true);
@@ -58,27 +61,23 @@ public class ContractOutboxRelay implements SmartLifecycle {
   }
 
   private void loop(OutboxRelay relay) {
-    while (running) {
-      long wait = settings.getIntervalMs();
-      try {
-        int n = relay.flush();
-        published.addAndGet(n);
-        if (n > 0) {
-          wait = 0;
-        }
-      } catch (Exception e) {
-        if (!running) {
-          return;
-        }
-        LOG.log(Level.WARNING, "msgcontract: outbox relay pass failed (retried in " + wait + " ms): " + e, e);
-      }
-      if (wait > 0) {
-        try {
-          Thread.sleep(wait);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
+    try {
+      relay.run(settings.getIntervalMs(), n -> published.addAndGet(n));
+    } catch (InterruptedException e) {
+      // stop()
+    }
+  }
+
+  /**
+   * Wakes the relay at once: a transaction that wrote to the outbox has committed. {@link
+   * ContractOutbox} calls it after each such commit of this application; on PostgreSQL an
+   * application without a relay of its own wakes it through an {@link
+   * io.msgcontract.support.OutboxNotifier}.
+   */
+  public void notifyCommitted() {
+    OutboxRelay r = relay;
+    if (r != null) {
+      r.notifyCommitted();
     }
   }
 

@@ -93,15 +93,17 @@ public class MsgcontractAutoConfiguration {
   }
 
   /**
-   * The outbox of the caller's transaction.
+   * The outbox of the caller's transaction; each commit that wrote to it wakes the relay, when
+   * this application runs one.
    *
    * @param dataSource the DataSource
+   * @param relay the relay, when msgcontract.relay.enabled is true
    * @return the outbox
    */
   @Bean
   @ConditionalOnMissingBean
-  public ContractOutbox contractOutbox(DataSource dataSource) {
-    return new ContractOutbox(dataSource);
+  public ContractOutbox contractOutbox(DataSource dataSource, ObjectProvider<ContractOutboxRelay> relay) {
+    return new ContractOutbox(dataSource, () -> relay.ifAvailable(ContractOutboxRelay::notifyCommitted));
   }
 
   /**

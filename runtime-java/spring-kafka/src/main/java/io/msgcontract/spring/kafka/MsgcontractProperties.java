@@ -70,7 +70,7 @@ public class MsgcontractProperties {
   public static class Relay {
     /** Run the relay in this application. */
     private boolean enabled = false;
-    /** Time between passes when the outbox was empty, ms. */
+    /** Longest time between passes when the outbox was empty and nothing woke the relay (a commit through ContractOutbox, or on PostgreSQL any commit to the outbox), ms. */
     private long intervalMs = 200;
     /** Rows per pass. */
     private int batchSize = 100;

@@ -47,15 +47,15 @@ class TraceAcrossTest {
         "msgcontract.group=trace-" + kind.name().toLowerCase(java.util.Locale.ROOT), "msgcontract.relay.enabled=true",
         "msgcontract.relay.interval-ms=50");
     InMemorySpanExporter spans = app.getBean(InMemorySpanExporter.class);
-    Infra.waitFor("the Go record's delivery span, a child of Go's publish span",
+    Infra.waitFor("the Go record's delivery span, a child of Go's send span",
         () -> processSpans(spans, traceId).stream().anyMatch(d -> d.getParentSpanId().equals(spanId)));
     SpanData process = processSpans(spans, traceId).stream().filter(d -> d.getParentSpanId().equals(spanId))
         .findFirst().orElseThrow();
     assertEquals("trace-" + kind.name().toLowerCase(java.util.Locale.ROOT),
         process.getAttributes().get(Tracing.CONSUMER_GROUP));
     // The relay sends the forwarded event in the same trace.
-    Infra.waitFor("the relay's publish span of the forwarded event", () -> spans.getFinishedSpanItems().stream()
-        .anyMatch(d -> d.getName().equals("publish order-event") && d.getTraceId().equals(traceId)));
+    Infra.waitFor("the relay's send span of the forwarded event", () -> spans.getFinishedSpanItems().stream()
+        .anyMatch(d -> d.getName().equals("send order-event") && d.getTraceId().equals(traceId)));
     assertEquals(1, db.count("SELECT count(*) FROM msg_outbox WHERE sent_at > 0"));
     assertTrue(db.count("SELECT count(*) FROM payments WHERE order_id = 'traced-from-go'") == 1);
   }

@@ -93,15 +93,20 @@ type Config struct {
 	Rand func() float64
 }
 
+// DefaultWorkers is Config.Workers's default on a database of dialect d.
+func DefaultWorkers(d sqldb.Dialect) int {
+	if d == sqldb.SQLite {
+		return 1
+	}
+	return 4
+}
+
 func (c *Config) setDefaults() {
 	if c.Group == "" {
 		c.Group = "default"
 	}
 	if c.Workers == 0 {
-		c.Workers = 4
-		if c.Dialect == sqldb.SQLite {
-			c.Workers = 1
-		}
+		c.Workers = DefaultWorkers(c.Dialect)
 	}
 	if c.FetchSize == 0 {
 		c.FetchSize = 64

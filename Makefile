@@ -140,11 +140,11 @@ test-registry-security: runtime-python ## the registry's access rules over HTTPS
 	@sed -i -E 's/ passed, 0 skipped, / passed, /' $(SUMMARY)/registry-security.txt && cat $(SUMMARY)/registry-security.txt
 
 .PHONY: test-kafka
-test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka, doctor --kafka
+test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, per-key order across workers on PostgreSQL, dlq --kafka, doctor --kafka
 	cd runtime-go && $(GO) vet -tags kafka $(RUNTIME_GO_PKGS)
 	$(GO) vet -tags kafka ./internal/cli/... ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
+	bash scripts/with-kafka.sh bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka|TestKafkaKeyOrderAcrossWorkers" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
 # No Kafka suite stops or restarts the broker (make chaos TRANSPORT=kafka
 # does, on a broker of its own), and each test keeps to topics and groups

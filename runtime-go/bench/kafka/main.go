@@ -371,7 +371,10 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 
 // barePool runs a bare side's transactions: on the poll loop's goroutine
 // with one worker (one loop, as before workers), else on a goroutine a
-// worker, each taking its batches in order.
+// worker, each taking its batches in order. A worker queues up to
+// bareQueue batches, so that the poll loop seldom waits for one worker
+// while the others have nothing to do (a poll may bring one partition's
+// records only).
 type barePool struct {
 	tx     func([]*kgo.Record) error
 	work   []chan []*kgo.Record
@@ -387,7 +390,7 @@ func newBarePool(ctx context.Context, workers int, tx func([]*kgo.Record) error)
 		return p
 	}
 	for range workers {
-		ch := make(chan []*kgo.Record, 4)
+		ch := make(chan []*kgo.Record, bareQueue)
 		p.work = append(p.work, ch)
 		p.wg.Go(func() {
 			for recs := range ch {
@@ -410,8 +413,11 @@ func (p *barePool) fail(err error) {
 	})
 }
 
-// do runs recs on worker w (waiting while w is 4 batches behind), or
-// reports the first error of any worker.
+// bareQueue is how many batches a bare worker may be behind.
+const bareQueue = 64
+
+// do runs recs on worker w (waiting while w is bareQueue batches behind),
+// or reports the first error of any worker.
 func (p *barePool) do(w int, recs []*kgo.Record) error {
 	if p.work == nil {
 		return p.tx(recs)

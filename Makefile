@@ -140,11 +140,11 @@ test-registry-security: runtime-python ## the registry's access rules over HTTPS
 	@sed -i -E 's/ passed, 0 skipped, / passed, /' $(SUMMARY)/registry-security.txt && cat $(SUMMARY)/registry-security.txt
 
 .PHONY: test-kafka
-test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, dlq --kafka, doctor --kafka
+test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh): transport suite, fault tests 1-7, per-key order across workers on PostgreSQL, dlq --kafka, doctor --kafka
 	cd runtime-go && $(GO) vet -tags kafka $(RUNTIME_GO_PKGS)
 	$(GO) vet -tags kafka ./internal/cli/... ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
+	bash scripts/with-kafka.sh bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) test -json -tags kafka -count=1 ./transport/kafka/... && $(GO) test -json -tags kafka -count=1 -run "(TestFault.|TestRetryChainFork)/.*kafka|TestKafkaKeyOrderAcrossWorkers" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags kafka -count=1 -run Kafka ./internal/cli/...' | $(TESTSUMMARY) -suite kafka -dir $(SUMMARY)
 
 # No Kafka suite stops or restarts the broker (make chaos TRANSPORT=kafka
 # does, on a broker of its own), and each test keeps to topics and groups
@@ -309,9 +309,15 @@ chaos-registry: ## the registry as a cluster under faults: 3 `registry serve` in
 	$(GO) build -o .build/bin/registrychaos ./integration/registrychaos
 	bash scripts/with-postgres.sh .build/bin/registrychaos -ops $(BIN)/msgcontract-ops -writes $(WRITES) -writers $(WRITERS)
 
-bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker; TRANSPORT=rabbitmq: on a throwaway RabbitMQ node, vs a bare amqp091-go loop writing the same dedup row)
+bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker, DB=postgres or DB=mariadb: writing to a throwaway server with durable commits instead, every side with the runtime's default workers, prints throughput kafka/postgres= or kafka/mariadb=; TRANSPORT=rabbitmq: on a throwaway RabbitMQ node, vs a bare amqp091-go loop writing the same dedup row)
 ifeq ($(TRANSPORT),kafka)
+ifeq ($(DB),postgres)
+	MSGCONTRACT_PG_DURABLE=1 bash scripts/with-kafka.sh bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000 -db postgres'
+else ifeq ($(DB),mariadb)
+	MSGCONTRACT_MARIADB_FLUSH=1 bash scripts/with-kafka.sh bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000 -db mysql'
+else
 	bash scripts/with-kafka.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000'
+endif
 else ifeq ($(TRANSPORT),rabbitmq)
 	bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) run ./bench/rabbitmq -n 50000'
 else

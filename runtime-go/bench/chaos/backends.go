@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"net/url"
 	"path/filepath"
 	"time"
 
@@ -44,28 +42,6 @@ func openBusiness(cfg config) (*sql.DB, sqldb.Dialect, error) {
 	}
 	db, err := sqlitedb.Open(filepath.Join(cfg.dir, "business.db"))
 	return db, sqldb.SQLite, err
-}
-
-// freshPostgres creates a schema of its own in dsn's database and returns a
-// DSN using it.
-func freshPostgres(dsn string) (string, error) {
-	admin, err := pgdb.Open(dsn)
-	if err != nil {
-		return "", err
-	}
-	defer admin.Close()
-	schema := fmt.Sprintf("chaos_%d", time.Now().UnixNano())
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		return "", err
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", fmt.Errorf("MSGCONTRACT_PG_DSN must be a postgres:// URL: %w", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
 }
 
 // queue is the transport as the parent sees it.

@@ -107,7 +107,7 @@ func runParent(cfg config) (bool, error) {
 		if dsn == "" {
 			return false, fmt.Errorf("-business postgres needs MSGCONTRACT_PG_DSN (export MSGCONTRACT_PG_DSN=$(bash scripts/pg-start.sh))")
 		}
-		if cfg.pgDSN, err = freshPostgres(dsn); err != nil {
+		if cfg.pgDSN, _, err = benchmsg.FreshPostgres(dsn); err != nil {
 			return false, err
 		}
 	case "mysql":

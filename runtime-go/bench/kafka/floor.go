@@ -12,6 +12,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 )
 
 // The floor sides measure what SQLite alone takes to write the rows, with
@@ -51,7 +52,7 @@ func runFloor(kind floorKind) func(ctx context.Context, cfg config, dir string) 
 		var stmts []string
 		switch kind {
 		case floorDedup:
-			if err := benchmsg.CreateDedup(ctx, db); err != nil {
+			if err := benchmsg.CreateDedup(ctx, db, sqldb.SQLite); err != nil {
 				return result{}, err
 			}
 			stmts = append(stmts, `INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at)

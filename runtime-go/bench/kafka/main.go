@@ -1,35 +1,50 @@
 // Command kafka measures what effectively-once costs on Apache Kafka.
 // Every side reads the same -n envelopes from a fresh topic of the broker
 // at $MSGCONTRACT_KAFKA_BROKERS (scripts/with-kafka.sh), published by the
-// kafka transport (timed apart and printed, never counted):
+// kafka transport (timed apart and printed, never counted), and writes its
+// rows to a fresh business database of -db: a SQLite file (the default),
+// a schema of its own on the PostgreSQL server at $MSGCONTRACT_PG_DSN
+// (scripts/with-postgres.sh) or a database of its own on the MySQL or
+// MariaDB server at $MSGCONTRACT_MYSQL_DSN (scripts/with-mariadb.sh):
 //
 //   - kafka-bare: the loop a team writes by hand on franz-go: poll up to
-//     -fetch records, decode each envelope and payload, the business
-//     INSERT for each, in one SQLite transaction per poll, commit, mark
-//     the offsets for franz-go's commit every 200 ms;
+//     -fetch records a worker, decode each envelope and payload, the
+//     business INSERT for each, in one transaction per poll and worker,
+//     commit, mark the offsets for franz-go's commit every 200 ms. It runs
+//     as many workers as the runtime side (one on SQLite), each with the
+//     partitions p of p mod workers = its number and a transaction of its
+//     own;
 //   - kafka-bare-dedup: the same, also writing each record's dedup row
 //     (the runtime's msg_dedup table, INSERT ... ON CONFLICT DO NOTHING,
 //     the effect only when the row is new): what the claim write costs;
 //   - kafka-runtime: the runtime on the kafka transport in its default
 //     mode with fetches of -fetch (decode, claim, handler, one transaction
-//     per fetch, savepoints only after a failure, settled-prefix offset
-//     commits).
+//     per fetch and worker, each handler in a savepoint of its own,
+//     settled-prefix offset commits) and -workers workers
+//     (consumer.Config's default for the database when 0).
 //
-// Three floor sides (floor.go) time SQLite alone writing the same rows
-// with no broker and no Go per row: the business row, plus the dedup row,
-// plus only a key.
+// On SQLite, three floor sides (floor.go) time SQLite alone writing the
+// same rows with no broker and no Go per row: the business row, plus the
+// dedup row, plus only a key.
 //
 // Each side is timed from its first effect to its last, so joining the
-// group is not counted. Medians of -runs runs; last come
+// group is not counted. Medians of -runs runs; first comes the database
+// and its durability settings as the server reports them, last
 //
+//	throughput kafka/DB=R                  the runtime side, msg/s
+//	throughput kafka-bare/DB=R             the bare sides
+//	throughput kafka-bare-dedup/DB=R
 //	ratio kafka-runtime/kafka-bare=X (...)        the headline
 //	ratio kafka-runtime/kafka-bare-dedup=Y (...)
-//	floor ratio sqlite-effects-dedup/kafka-bare=F (...)  no loop that writes
-//	floor ratio sqlite-effects-key/kafka-bare=K (...)    the row can beat it
+//	floor ratio sqlite-effects-dedup/kafka-bare=F (...)  SQLite: no loop that
+//	floor ratio sqlite-effects-key/kafka-bare=K (...)    writes the row can beat it
 //
-// (time per message of the runtime over the bare loop).
+// (DB: sqlite, postgres, mariadb or mysql; a ratio is the time per message
+// of the runtime over the bare loop).
 //
 //	bash scripts/with-kafka.sh bash -c 'cd runtime-go && go run ./bench/kafka -n 50000'
+//	MSGCONTRACT_PG_DURABLE=1 bash scripts/with-kafka.sh bash scripts/with-postgres.sh \
+//	  bash -c 'cd runtime-go && go run ./bench/kafka -n 50000 -db postgres'
 package main
 
 import (
@@ -39,11 +54,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -65,12 +80,29 @@ type config struct {
 	n, workers, fetch, runs int
 	partitions              int32
 	only                    string
+	db                      string // -db: sqlite, postgres or mysql
+}
+
+// bareWorkers is the bare sides' worker count: the runtime side's.
+func (c config) bareWorkers() int {
+	if c.workers > 0 {
+		return c.workers
+	}
+	d := sqldb.SQLite
+	switch c.db {
+	case "postgres":
+		d = sqldb.Postgres
+	case "mysql":
+		d = sqldb.MySQL
+	}
+	return consumer.DefaultWorkers(d)
 }
 
 func main() {
 	var cfg config
 	flag.IntVar(&cfg.n, "n", 50000, "messages")
-	flag.IntVar(&cfg.workers, "workers", 0, "runtime consumer workers; 0 keeps consumer.Config's default (1 on SQLite, whose one writer lock makes a second worker wait in the busy handler)")
+	flag.IntVar(&cfg.workers, "workers", 0, "workers of every side; 0 keeps consumer.Config's default for -db (1 on SQLite, whose one writer lock makes a second worker wait in the busy handler)")
+	flag.StringVar(&cfg.db, "db", "sqlite", "business database: sqlite (a file), postgres ($MSGCONTRACT_PG_DSN, scripts/with-postgres.sh) or mysql ($MSGCONTRACT_MYSQL_DSN, scripts/with-mariadb.sh)")
 	flag.IntVar(&cfg.fetch, "fetch", 256, "records per transaction, on both sides")
 	flag.IntVar(&cfg.runs, "runs", 3, "repetitions; the median of each side is reported")
 	p := flag.Int("partitions", 4, "partitions of the topic")
@@ -114,13 +146,13 @@ func run(cfg config) error {
 		floor      bool // no broker: nothing published
 	}
 	sides := []side{
-		{name: "kafka-bare", note: "franz-go poll, decode, INSERT, one transaction per poll, offsets committed every 200 ms",
+		{name: "kafka-bare", note: fmt.Sprintf("franz-go poll, decode, INSERT, one transaction per poll and worker, workers=%d, offsets committed every 200 ms", cfg.bareWorkers()),
 			run: func(ctx context.Context, cfg config, dir string) (result, error) {
 				return runBare(ctx, cfg, dir, false)
 			}},
 		{name: "kafka-bare-dedup", note: "the same plus the dedup row per record",
 			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
-		{name: "kafka-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=%d", workersNote(cfg.workers), cfg.fetch),
+		{name: "kafka-runtime", note: fmt.Sprintf("default mode: one transaction per fetch and worker, workers=%s fetch=%d", workersNote(cfg.workers), cfg.fetch),
 			run: runRuntime},
 		{name: "sqlite-effects", note: "floor: SQLite alone writing kafka-bare's rows, one INSERT ... SELECT a transaction, no Go a row",
 			run: runFloor(floorEffects), floor: true},
@@ -129,6 +161,15 @@ func run(cfg config) error {
 		{name: "sqlite-effects-key", note: "floor: the same plus a claim of the key alone (no conflict check, no cleanup)",
 			run: runFloor(floorKey), floor: true},
 	}
+	if cfg.db != "sqlite" { // the floors are SQLite's
+		sides = slices.DeleteFunc(sides, func(s side) bool { return s.floor })
+	}
+	durability, err := durability(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Println("database:", durability)
+	server := benchmsg.ServerName(durability)
 	if cfg.only != "" {
 		i := slices.IndexFunc(sides, func(s side) bool { return s.name == cfg.only })
 		if i < 0 {
@@ -168,11 +209,20 @@ func run(cfg config) error {
 		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %s; publish %v (%.0f msg/s), not counted",
 			s.note, benchstat.PerMessage(benchstat.Median(cpus), cfg.n), p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
 	}
+	for _, s := range sides {
+		if !s.floor {
+			name, _ := strings.CutSuffix(s.name, "-runtime")
+			fmt.Printf("throughput %s/%s=%.0f\n", name, server, benchstat.Rate(cfg.n, medians[s.name]))
+		}
+	}
 	if cfg.only != "" {
 		return nil
 	}
 	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare-dedup", cfg.n, medians["kafka-runtime"], medians["kafka-bare-dedup"]))
 	fmt.Println(benchstat.Ratio("kafka-runtime", "kafka-bare", cfg.n, medians["kafka-runtime"], medians["kafka-bare"]))
+	if cfg.db != "sqlite" {
+		return nil
+	}
 	// What no implementation can beat: SQLite's one writer alone, writing
 	// the same rows, against the whole bare loop.
 	for _, f := range []string{"sqlite-effects-dedup", "sqlite-effects-key"} {
@@ -219,24 +269,44 @@ func fill(ctx context.Context, cfg config) (*kafka.Transport, string, time.Durat
 	return tr, ns, time.Since(start), nil
 }
 
+// durability opens a business database of -db and reports its server and
+// durability settings (benchmsg.Durability).
+func durability(ctx context.Context, cfg config) (string, error) {
+	dir, err := os.MkdirTemp("", "msgcontract-bench-kafka-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	b, err := benchmsg.OpenBusiness(ctx, cfg.db, dir)
+	if err != nil {
+		return "", err
+	}
+	defer b.Close()
+	return benchmsg.Durability(ctx, b.DB, b.Dialect)
+}
+
 // runBare is the loop a team writes by hand on franz-go: poll, decode each
 // record's envelope and payload, insert the batch's effects in one
 // transaction (with withDedup, each after its dedup row, skipped when the
 // row exists), commit, mark the offsets, which franz-go commits every
-// 200 ms (the runtime's CommitInterval).
+// 200 ms (the runtime's CommitInterval). With several workers the poll
+// loop hands each worker the records of its partitions (partition mod
+// workers), up to -fetch a transaction; each worker commits and marks its
+// own, so a partition's records are written in order, one transaction at
+// a time.
 func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (result, error) {
 	tr, ns, published, err := fill(ctx, cfg)
 	if err != nil {
 		return result{}, err
 	}
 	defer tr.Close()
-	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "bare.db"))
+	b, err := benchmsg.OpenBusiness(ctx, cfg.db, dir)
 	if err != nil {
 		return result{}, err
 	}
-	defer db.Close()
+	defer b.Close()
 	if withDedup {
-		if err := benchmsg.CreateDedup(ctx, db); err != nil {
+		if err := benchmsg.CreateDedup(ctx, b.DB, b.Dialect); err != nil {
 			return result{}, err
 		}
 	}
@@ -247,15 +317,25 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 		return result{}, err
 	}
 	defer cl.Close()
+	tx := func(recs []*kgo.Record) error {
+		if err := bareTx(ctx, b, recs, withDedup); err != nil {
+			return err
+		}
+		cl.MarkCommitRecords(recs...) // committed every 200 ms, as the runtime does
+		return nil
+	}
+	workers := cfg.bareWorkers()
+	pool := newBarePool(ctx, workers, tx)
 	var start time.Time
 	var cpu time.Duration
-	for done := 0; done < cfg.n; {
-		fs := cl.PollRecords(ctx, cfg.fetch)
+	shares := make([][]*kgo.Record, workers)
+	for polled := 0; polled < cfg.n; {
+		fs := cl.PollRecords(ctx, cfg.fetch*workers)
 		if err := fs.Err0(); err != nil {
+			pool.close()
 			return result{}, err
 		}
-		recs := fs.Records()
-		if len(recs) == 0 {
+		if fs.NumRecords() == 0 {
 			continue
 		}
 		if start.IsZero() {
@@ -264,25 +344,113 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 			}
 			start, cpu = time.Now(), benchstat.CPU()
 		}
-		if err := bareTx(ctx, db, recs, withDedup); err != nil {
-			return result{}, err
+		for i := range shares {
+			shares[i] = shares[i][:0]
 		}
-		cl.MarkCommitRecords(recs...) // committed every 200 ms, as the runtime does
-		done += len(recs)
+		fs.EachPartition(func(p kgo.FetchTopicPartition) {
+			w := int(p.Partition) % workers
+			shares[w] = append(shares[w], p.Records...)
+			polled += len(p.Records)
+		})
+		for w, recs := range shares {
+			for len(recs) > 0 {
+				n := min(len(recs), cfg.fetch)
+				if err := pool.do(w, slices.Clone(recs[:n])); err != nil {
+					return result{}, err
+				}
+				recs = recs[n:]
+			}
+		}
+	}
+	if err := pool.close(); err != nil {
+		return result{}, err
 	}
 	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
-	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, db, cfg.n)
+	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, b.DB, cfg.n)
 }
 
-// bareTx is one poll's transaction of runBare.
-func bareTx(ctx context.Context, db *sql.DB, recs []*kgo.Record, withDedup bool) error {
-	tx, err := db.BeginTx(ctx, nil)
+// barePool runs a bare side's transactions: on the poll loop's goroutine
+// with one worker (one loop, as before workers), else on a goroutine a
+// worker, each taking its batches in order. A worker queues up to
+// bareQueue batches, so that the poll loop seldom waits for one worker
+// while the others have nothing to do (a poll may bring one partition's
+// records only).
+type barePool struct {
+	tx     func([]*kgo.Record) error
+	work   []chan []*kgo.Record
+	failed chan struct{} // closed on the first error
+	once   sync.Once
+	err    error
+	wg     sync.WaitGroup
+}
+
+func newBarePool(ctx context.Context, workers int, tx func([]*kgo.Record) error) *barePool {
+	p := &barePool{tx: tx, failed: make(chan struct{})}
+	if workers == 1 {
+		return p
+	}
+	for range workers {
+		ch := make(chan []*kgo.Record, bareQueue)
+		p.work = append(p.work, ch)
+		p.wg.Go(func() {
+			for recs := range ch {
+				if err := tx(recs); err != nil {
+					p.fail(err)
+					for range ch { // drain: the poll loop stops at the next batch
+					}
+					return
+				}
+			}
+		})
+	}
+	return p
+}
+
+func (p *barePool) fail(err error) {
+	p.once.Do(func() {
+		p.err = err
+		close(p.failed)
+	})
+}
+
+// bareQueue is how many batches a bare worker may be behind.
+const bareQueue = 64
+
+// do runs recs on worker w (waiting while w is bareQueue batches behind),
+// or reports the first error of any worker.
+func (p *barePool) do(w int, recs []*kgo.Record) error {
+	if p.work == nil {
+		return p.tx(recs)
+	}
+	select {
+	case p.work[w] <- recs:
+		return nil
+	case <-p.failed:
+		p.close()
+		return p.err
+	}
+}
+
+// close waits for the workers to finish their batches and reports the
+// first error.
+func (p *barePool) close() error {
+	for _, ch := range p.work {
+		close(ch)
+	}
+	p.work = nil
+	p.wg.Wait()
+	return p.err
+}
+
+// bareTx is one transaction of runBare.
+func bareTx(ctx context.Context, b *benchmsg.Business, recs []*kgo.Record, withDedup bool) error {
+	tx, err := b.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	for _, r := range recs {
-		if err := benchmsg.BareHandle(ctx, tx, r.Value, withDedup); err != nil {
+		if err := benchmsg.BareHandle(ctx, tx, b.Dialect, r.Value, withDedup); err != nil {
 			return err
 		}
 	}
@@ -295,16 +463,16 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 		return result{}, err
 	}
 	defer tr.Close()
-	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "business.db"))
+	b, err := benchmsg.OpenBusiness(ctx, cfg.db, dir)
 	if err != nil {
 		return result{}, err
 	}
-	defer db.Close()
+	defer b.Close()
 	m, err := metrics.New(prometheus.NewRegistry())
 	if err != nil {
 		return result{}, err
 	}
-	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: tr, Workers: cfg.workers,
+	c, err := consumer.New(consumer.Config{DB: b.DB, Dialect: b.Dialect, Subscriber: tr, Workers: cfg.workers,
 		FetchSize: cfg.fetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return result{}, err
@@ -332,7 +500,7 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 	if err := <-done; err != nil {
 		return result{}, err
 	}
-	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, db, cfg.n)
+	return result{consume: elapsed, publish: published, cpu: cpu}, checkEffects(ctx, b.DB, cfg.n)
 }
 
 // startProfile starts the CPU profile of -cpuprofile if it has not run

@@ -289,7 +289,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 	}
 	defer db.Close()
 	if withDedup {
-		if err := benchmsg.CreateDedup(ctx, db); err != nil {
+		if err := benchmsg.CreateDedup(ctx, db, sqldb.SQLite); err != nil {
 			return result{}, err
 		}
 	}
@@ -358,7 +358,7 @@ func bareTx(ctx context.Context, db *sql.DB, batch []amqp.Delivery, withDedup bo
 	}
 	defer tx.Rollback()
 	for _, m := range batch {
-		if err := benchmsg.BareHandle(ctx, tx, m.Body, withDedup); err != nil {
+		if err := benchmsg.BareHandle(ctx, tx, sqldb.SQLite, m.Body, withDedup); err != nil {
 			return err
 		}
 	}

@@ -75,7 +75,7 @@ func runBare(ctx context.Context, path string, n, txSize int, withDedup bool) (r
 	}
 	defer db.Close()
 	if withDedup {
-		if err := benchmsg.CreateDedup(ctx, db); err != nil {
+		if err := benchmsg.CreateDedup(ctx, db, sqldb.SQLite); err != nil {
 			return result{}, err
 		}
 	}
@@ -125,7 +125,7 @@ func bareTx(ctx context.Context, db *sql.DB, txSize int, withDedup bool) (int, e
 		return 0, err
 	}
 	for _, m := range ms {
-		if err := benchmsg.BareHandle(ctx, tx, m.body, withDedup); err != nil {
+		if err := benchmsg.BareHandle(ctx, tx, sqldb.SQLite, m.body, withDedup); err != nil {
 			return 0, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM mc_queue WHERE id = ?1`, m.id); err != nil {

@@ -81,20 +81,32 @@ func Processed(m *metrics.Prometheus) int {
 }
 
 // CreateDedup creates the runtime's dedup tables (msg_dedup and its
-// index) for a bare loop that writes dedup rows itself.
-func CreateDedup(ctx context.Context, db *sql.DB) error {
-	store, err := dedup.New(dedup.Config{DB: db, Dialect: sqldb.SQLite})
+// index) in db of dialect d, for a bare loop that writes dedup rows itself.
+func CreateDedup(ctx context.Context, db *sql.DB, d sqldb.Dialect) error {
+	store, err := dedup.New(dedup.Config{DB: db, Dialect: d})
 	if err != nil {
 		return err
 	}
 	return store.Migrate(ctx)
 }
 
-// BareHandle is a bare loop's work on one message inside its transaction:
-// decode the envelope and payload, with withDedup insert the dedup row
-// (ON CONFLICT DO NOTHING; a duplicate stops there), then the business
-// INSERT.
-func BareHandle(ctx context.Context, tx *sql.Tx, body []byte, withDedup bool) error {
+// bareClaim is the dedup row's INSERT of a bare loop, by dialect: the
+// row is kept when the key exists (ON CONFLICT DO NOTHING, on MySQL its
+// no-op ON DUPLICATE KEY UPDATE), which affects no row.
+var bareClaim = map[sqldb.Dialect]string{}
+
+func init() {
+	for _, d := range []sqldb.Dialect{sqldb.SQLite, sqldb.Postgres, sqldb.MySQL} {
+		bareClaim[d] = `INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at)
+			VALUES ($1, $2, $3, $4, $5)` + d.OnConflictDoNothing("biz_key, handler")
+	}
+}
+
+// BareHandle is a bare loop's work on one message inside its transaction
+// on a database of dialect d: decode the envelope and payload, with
+// withDedup insert the dedup row (kept when the key exists; a duplicate
+// stops there), then the business INSERT.
+func BareHandle(ctx context.Context, tx *sql.Tx, d sqldb.Dialect, body []byte, withDedup bool) error {
 	env, err := envelope.Unmarshal(body)
 	if err != nil {
 		return err
@@ -105,8 +117,7 @@ func BareHandle(ctx context.Context, tx *sql.Tx, body []byte, withDedup bool) er
 	}
 	if withDedup {
 		h := sha256.Sum256(env.GetPayload())
-		res, err := tx.ExecContext(ctx, `INSERT INTO msg_dedup (biz_key, handler, message_id, payload_hash, created_at)
-			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (biz_key, handler) DO NOTHING`,
+		res, err := tx.ExecContext(ctx, bareClaim[d],
 			env.GetBizKey(), Handler, env.GetMessageId(), hex.EncodeToString(h[:]), time.Now().UnixMilli())
 		if err != nil {
 			return err

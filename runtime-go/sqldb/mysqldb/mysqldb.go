@@ -23,6 +23,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"net/url"
 	"strconv"
 	"strings"
@@ -42,13 +43,15 @@ const CancelGrace = 5 * time.Second
 // says otherwise, arguments are interpolated on the client (one round
 // trip per statement, no server-side prepare), and clientFoundRows is
 // always off, because the runtime reads "0 rows affected" from an
-// INSERT ... ON DUPLICATE KEY UPDATE that kept an existing row.
+// INSERT ... ON DUPLICATE KEY UPDATE that kept an existing row. The pool
+// keeps sqldb.IdleConns idle connections (see sqldb.KeepIdle).
 func Open(dsn string) (*sql.DB, error) {
 	c, err := NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
 	db := sql.OpenDB(c)
+	sqldb.KeepIdle(db)
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("mysqldb: connect: %w", err)

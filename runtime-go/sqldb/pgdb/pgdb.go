@@ -6,6 +6,7 @@ package pgdb
 import (
 	"database/sql"
 	"fmt"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,7 @@ const CancelGrace = 5 * time.Second
 // batch commits. Only when the server does not answer within CancelGrace
 // is the connection closed. Open your own *sql.DB the same way (see
 // pgconn.CancelRequestContextWatcherHandler) when you do not use Open.
+// The pool keeps sqldb.IdleConns idle connections (see sqldb.KeepIdle).
 func Open(dsn string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -37,6 +39,7 @@ func Open(dsn string) (*sql.DB, error) {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: CancelGrace}
 	}
 	db := stdlib.OpenDB(*cfg)
+	sqldb.KeepIdle(db)
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("pgdb: connect postgres: %w", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs/natsserver"
@@ -108,5 +109,55 @@ func TestFetchReturnsWhatArrived(t *testing.T) {
 	ds, err = sub.Fetch(ctx, 64)
 	if err != nil || len(ds) != 1 || ctx.Err() != nil {
 		t.Fatalf("arrived: fetched %d (%v, context %v); want the 1 that arrived before the context ends", len(ds), err, ctx.Err())
+	}
+}
+
+// PublishBatch stores the envelopes in order; at one the client refuses
+// (larger than the server's max payload) it stops: what came before is
+// stored, nothing after it is sent, and it reports the failure.
+func TestPublishBatch(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr := newTransport(t, time.Minute)
+	sub, err := tr.Subscribe(ctx, "g", []string{"t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	envs := func(ids ...string) []*envelopepb.Envelope {
+		var out []*envelopepb.Envelope
+		for _, id := range ids {
+			out = append(out, &envelopepb.Envelope{MessageId: id, BizKey: "k", Topic: "t", EventType: "E"})
+		}
+		return out
+	}
+	if err := tr.PublishBatch(ctx, "t", envs("a", "b", "c", "d")); err != nil {
+		t.Fatal(err)
+	}
+	batch := envs("e", "huge", "f")
+	batch[1].Payload = make([]byte, 2<<20)
+	if err := tr.PublishBatch(ctx, "t", batch); err == nil {
+		t.Fatal("a batch with an envelope over the max payload published without an error")
+	}
+	var got []string
+	for len(got) < 5 {
+		ds, err := sub.Fetch(ctx, 64)
+		if err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		for _, d := range ds {
+			env, err := envelope.Unmarshal(d.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, env.GetMessageId())
+		}
+	}
+	if fmt.Sprint(got) != "[a b c d e]" {
+		t.Fatalf("stored %v, want [a b c d e]", got)
+	}
+	if n, err := tr.Backlog(ctx, "g"); err != nil || n != 5 {
+		t.Fatalf("backlog %d (%v), want the 5 stored and nothing after the refused one", n, err)
 	}
 }

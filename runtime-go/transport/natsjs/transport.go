@@ -139,6 +139,41 @@ func (t *Transport) Publish(ctx context.Context, topic string, env *envelopepb.E
 	return t.publishRaw(ctx, t.topicPfx+topic, body)
 }
 
+// PublishBatch publishes envs to topic in order without waiting for each
+// acknowledgement before sending the next (JetStream's asynchronous
+// publish on the one connection), then waits for all of them. It stops
+// sending at the first envelope the client refuses (too large, the
+// connection gone), so no envelope after a refused one goes out; it
+// fails when any acknowledgement fails. The outbox relay hands it each
+// run of one topic's rows: a round trip per pass instead of per row.
+func (t *Transport) PublishBatch(ctx context.Context, topic string, envs []*envelopepb.Envelope) error {
+	subject := t.topicPfx + topic
+	futures := make([]jetstream.PubAckFuture, 0, len(envs))
+	var refused error
+	for _, env := range envs {
+		body, err := envelope.Marshal(env)
+		if err == nil {
+			var f jetstream.PubAckFuture
+			if f, err = t.js.PublishAsync(subject, body, jetstream.WithMsgID(event.NewMessageID())); err == nil {
+				futures = append(futures, f)
+				continue
+			}
+		}
+		refused = fmt.Errorf("natsjs: publish %s: %w", subject, err)
+		break
+	}
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("natsjs: publish %s: %w", subject, err)
+		case <-ctx.Done():
+			return fmt.Errorf("natsjs: publish %s: %w", subject, ctx.Err())
+		}
+	}
+	return refused
+}
+
 // PublishRaw publishes already encoded bytes on topic's subject.
 func (t *Transport) PublishRaw(ctx context.Context, topic string, body []byte) error {
 	return t.publishRaw(ctx, t.topicPfx+topic, body)

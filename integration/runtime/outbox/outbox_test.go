@@ -74,14 +74,7 @@ func openDB(t *testing.T, d sqldb.Dialect) *sql.DB {
 	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
 		t.Fatal(err)
 	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("MSGCONTRACT_PG_DSN must be a postgres:// URL here: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db, err := pgdb.Open(u.String())
+	db, err := pgdb.Open(schemaDSN(t, schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,4 +254,17 @@ func TestPublisher(t *testing.T) {
 	if n, _ := outbox.Pending(ctx, db); n != 1 {
 		t.Fatalf("pending = %d, want 1", n)
 	}
+}
+
+// schemaDSN is MSGCONTRACT_PG_DSN with schema as its search_path.
+func schemaDSN(t *testing.T, schema string) string {
+	t.Helper()
+	u, err := url.Parse(os.Getenv("MSGCONTRACT_PG_DSN"))
+	if err != nil {
+		t.Fatalf("MSGCONTRACT_PG_DSN must be a postgres:// URL here: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -3,8 +3,6 @@ package outbox_test
 import (
 	"context"
 	"database/sql"
-	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -114,14 +112,7 @@ func reopen(t *testing.T, db *sql.DB) *sql.DB {
 	if err := db.QueryRow(`SELECT current_schema()`).Scan(&schema); err != nil {
 		t.Fatal(err)
 	}
-	u, err := url.Parse(os.Getenv("MSGCONTRACT_PG_DSN"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	other, err := pgdb.Open(u.String())
+	other, err := pgdb.Open(schemaDSN(t, schema))
 	if err != nil {
 		t.Fatal(err)
 	}

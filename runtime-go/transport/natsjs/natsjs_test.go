@@ -52,6 +52,13 @@ func TestBacklogRightAfterPublish(t *testing.T) {
 // port and returns a Transport on it, with AckWait lease.
 func newTransport(t *testing.T, lease time.Duration) *natsjs.Transport {
 	t.Helper()
+	return newTransportWith(t, natsjs.Config{AckWait: lease, FetchWait: 100 * time.Millisecond})
+}
+
+// newTransportWith starts a NATS server with JetStream and returns a
+// Transport on it with cfg (its Conn set).
+func newTransportWith(t *testing.T, cfg natsjs.Config) *natsjs.Transport {
+	t.Helper()
 	ns, err := natsserver.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +69,8 @@ func newTransport(t *testing.T, lease time.Duration) *natsjs.Transport {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { nc.Close(); ns.Close() })
-	tr, err := natsjs.New(context.Background(), natsjs.Config{Conn: nc, AckWait: lease, FetchWait: 100 * time.Millisecond})
+	cfg.Conn = nc
+	tr, err := natsjs.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,20 +82,7 @@ func newTransport(t *testing.T, lease time.Duration) *natsjs.Transport {
 // when they are stored before the fetch and when one arrives during it.
 func TestFetchReturnsWhatArrived(t *testing.T) {
 	t.Parallel()
-	ns, err := natsserver.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := ns.Connect()
-	if err != nil {
-		ns.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close(); ns.Close() })
-	tr, err := natsjs.New(context.Background(), natsjs.Config{Conn: nc, FetchWait: 10 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := newTransportWith(t, natsjs.Config{FetchWait: 10 * time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sub, err := tr.Subscribe(ctx, "g", []string{"t"})

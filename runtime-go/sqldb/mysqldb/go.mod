@@ -2,7 +2,10 @@ module github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb
 
 go 1.26.8
 
-require github.com/go-sql-driver/mysql v1.10.2
+require (
+	github.com/go-sql-driver/mysql v1.10.2
+	github.com/msgcontract/msgcontract/runtime-go v0.0.0
+)
 
 require filippo.io/edwards25519 v1.2.0 // indirect
 

@@ -1,0 +1,419 @@
+package rocketmq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+
+	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
+	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
+	"github.com/msgcontract/msgcontract/runtime-go/transport"
+)
+
+var (
+	_ transport.Subscription = (*subscription)(nil)
+	_ transport.Extender     = (*subscription)(nil)
+	_ transport.ForkingRetry = (*subscription)(nil)
+)
+
+// Subscribe starts a push consumer of group on topics and the group's
+// retry topic.
+func (t *Transport) Subscribe(ctx context.Context, group string, topics []string) (transport.Subscription, error) {
+	if t.isClosed() {
+		return nil, transport.ErrClosed
+	}
+	if group == "" || len(topics) == 0 {
+		return nil, errors.New("rocketmq: Subscribe needs a group and at least one topic")
+	}
+	names := []string{t.retryTopic(group)}
+	for _, topic := range topics {
+		names = append(names, t.topicName(topic))
+	}
+	if err := t.ensure(ctx, t.cfg.QueueNums, names...); err != nil {
+		return nil, err
+	}
+	s := &subscription{t: t, group: group, seq: newSequencer(20 * time.Millisecond), ready: make(chan *entry, t.cfg.MaxInFlight),
+		done: make(chan struct{}), entries: map[*transport.Delivery]*entry{}}
+	pc, err := rocketmq.NewPushConsumer(
+		consumer.WithNsResolver(primitive.NewPassthroughResolver(t.cfg.NameServers)),
+		consumer.WithGroupName(t.groupName(group)),
+		consumer.WithInstance(instanceName()),
+		consumer.WithConsumerModel(consumer.Clustering),
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
+		consumer.WithConsumeMessageBatchMaxSize(1),
+		consumer.WithConsumeGoroutineNums(t.cfg.MaxInFlight),
+		consumer.WithPullThresholdForQueue(int64(t.cfg.MaxInFlight)),
+		consumer.WithConsumeTimeout(24*time.Hour))
+	if err != nil {
+		return nil, fmt.Errorf("rocketmq: consumer of group %s: %w", group, err)
+	}
+	for _, name := range names {
+		if err := pc.Subscribe(name, consumer.MessageSelector{}, s.consume); err != nil {
+			return nil, fmt.Errorf("rocketmq: group %s: subscribe to %s: %w", group, name, err)
+		}
+	}
+	if err := pc.Start(); err != nil {
+		return nil, fmt.Errorf("rocketmq: start the consumer of group %s: %w", group, err)
+	}
+	s.pc = pc
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		_ = pc.Shutdown()
+		return nil, transport.ErrClosed
+	}
+	t.subs[s] = struct{}{}
+	t.mu.Unlock()
+	return s, nil
+}
+
+type subscription struct {
+	t     *Transport
+	group string
+	pc    rocketmq.PushConsumer
+
+	seq   *sequencer
+	ready chan *entry   // held messages that are due, for Fetch
+	done  chan struct{} // closed by Close
+
+	mu      sync.Mutex
+	closed  bool
+	entries map[*transport.Delivery]*entry // handed out by Fetch, not settled
+}
+
+// entry is one message the client handed to consume, which waits for its
+// outcome.
+type entry struct {
+	m      *primitive.MessageExt
+	d      *transport.Delivery
+	lease  *time.Timer
+	result chan consumer.ConsumeResult // buffered: one outcome
+}
+
+// RetryMayFork implements transport.ForkingRetry: Retry and DeadLetter
+// store a copy, then settle the original.
+func (s *subscription) RetryMayFork() {}
+
+// consume is the push consumer's callback: one message at a time (batch
+// size 1), on a goroutine of the client's pool, blocking until the
+// message is settled or handed back.
+func (s *subscription) consume(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+	result := consumer.ConsumeSuccess
+	queue := ""
+	if cc, ok := primitive.GetConcurrentlyCtx(ctx); ok {
+		queue = cc.MQ.String()
+	}
+	for _, m := range msgs {
+		if r := s.hold(queue, m); r != consumer.ConsumeSuccess {
+			result = r
+		}
+	}
+	if result == consumer.ConsumeRetryLater {
+		if cc, ok := primitive.GetConcurrentlyCtx(ctx); ok {
+			cc.DelayLevelWhenNextConsume = 1 // a second: the broker's shortest level
+		}
+	}
+	return result, nil
+}
+
+// hold waits until m's not_before (a retry or deferred copy) or its
+// predecessor's turn in queue (any other message), hands it to Fetch and
+// waits for its outcome.
+func (s *subscription) hold(queue string, m *primitive.MessageExt) consumer.ConsumeResult {
+	nb := notBefore(m)
+	if !nb.IsZero() {
+		wait := nb.Sub(s.t.cfg.Now())
+		if wait > 2*s.t.cfg.TimerLead+time.Second {
+			// Came early: a timer capped at the broker's longest, or a
+			// broker whose timer is off. Sent on again, due later.
+			env, _ := envelope.Unmarshal(m.Body)
+			ctx, cancel := context.WithTimeout(context.Background(), s.t.cfg.PublishTimeout)
+			defer cancel()
+			if err := s.t.publishCopy(ctx, s.group, topicOf(s.t, m), env, m.Body, nb); err != nil {
+				s.t.cfg.Logger.Warn("rocketmq: could not send an early retry copy on; the broker hands it back", "group", s.group, "err", err)
+				return consumer.ConsumeRetryLater
+			}
+			return consumer.ConsumeSuccess
+		}
+		if wait > 0 {
+			timer := time.NewTimer(wait)
+			select {
+			case <-timer.C:
+			case <-s.done:
+				timer.Stop()
+				return consumer.ConsumeRetryLater
+			}
+		}
+	}
+	attempt := int(m.ReconsumeTimes) + 1
+	if a, err := strconv.Atoi(m.GetProperty(PropAttempt)); err == nil && a > 0 {
+		attempt = a
+	}
+	e := &entry{m: m, d: &transport.Delivery{
+		ID:      m.GetProperty(primitive.PropertyUniqueClientMessageIdKeyIndex),
+		Topic:   topicOf(s.t, m),
+		Body:    m.Body,
+		Attempt: attempt,
+		Offset:  m.QueueOffset,
+	}, result: make(chan consumer.ConsumeResult, 1)}
+	if e.d.ID == "" {
+		e.d.ID = m.MsgId
+	}
+	e.d.Handle = e
+	if !nb.IsZero() {
+		queue = "" // copies go when due, in no order
+	}
+	if queue != "" {
+		if !s.seq.wait(queue, m.QueueOffset, s.done) {
+			return consumer.ConsumeRetryLater
+		}
+	}
+	select {
+	case s.ready <- e:
+		if queue != "" {
+			s.seq.pass(queue, m.QueueOffset)
+		}
+	case <-s.done:
+		return consumer.ConsumeRetryLater
+	}
+	select {
+	case r := <-e.result:
+		return r
+	case <-s.done:
+		// Close hands every unsettled delivery back; a settle racing
+		// with it may have won.
+		select {
+		case r := <-e.result:
+			return r
+		default:
+			return s.handBack(e)
+		}
+	}
+}
+
+// handBack stores an unsettled delivery's message again in the group's
+// retry topic, same message id, Attempt one higher, due at once: its
+// lease expired, or the subscription closed. When that fails the broker
+// takes it back (RECONSUME_LATER: through the group's %RETRY% topic).
+func (s *subscription) handBack(e *entry) consumer.ConsumeResult {
+	ctx, cancel := context.WithTimeout(context.Background(), s.t.cfg.PublishTimeout)
+	defer cancel()
+	name := s.t.retryTopic(s.group)
+	err := s.t.ensure(ctx, s.t.cfg.QueueNums, name)
+	if err == nil {
+		m := primitive.NewMessage(name, e.m.Body)
+		for k, v := range e.m.GetProperties() {
+			m.WithProperty(k, v)
+		}
+		m.RemoveProperty(primitive.PropertyTimerDeliverMS)
+		m.RemoveProperty(PropNotBefore)
+		m.WithProperty(PropTopic, e.d.Topic)
+		m.WithProperty(PropAttempt, strconv.Itoa(e.d.Attempt+1))
+		m.WithProperty(primitive.PropertyUniqueClientMessageIdKeyIndex, e.d.ID)
+		err = s.t.send(ctx, m)
+	}
+	if err != nil {
+		s.t.cfg.Logger.Warn("rocketmq: could not hand a delivery back through the retry topic; the broker takes it back", "group", s.group, "id", e.d.ID, "err", err)
+		return consumer.ConsumeRetryLater
+	}
+	return consumer.ConsumeSuccess
+}
+
+func notBefore(m *primitive.MessageExt) time.Time {
+	v := m.GetProperty(PropNotBefore)
+	if v == "" {
+		return time.Time{}
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+// topicOf is m's msgcontract topic: the property, or for a message of a
+// producer that did not set it, its RocketMQ topic without the namespace.
+func topicOf(t *Transport, m *primitive.MessageExt) string {
+	if v := m.GetProperty(PropTopic); v != "" {
+		return v
+	}
+	name := m.Topic
+	if len(name) > len(t.cfg.Namespace) && name[:len(t.cfg.Namespace)] == t.cfg.Namespace {
+		name = name[len(t.cfg.Namespace):]
+	}
+	return name
+}
+
+// Fetch returns the held messages that are due, at most n, waiting for
+// the first.
+func (s *subscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery, error) {
+	var out []*transport.Delivery
+	take := func(e *entry) {
+		s.mu.Lock()
+		s.entries[e.d] = e
+		e.lease = time.AfterFunc(s.t.cfg.Lease, func() { s.expire(e) })
+		s.mu.Unlock()
+		out = append(out, e.d)
+	}
+	select {
+	case e := <-s.ready:
+		take(e)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.done:
+		return nil, transport.ErrClosed
+	}
+	for len(out) < n {
+		select {
+		case e := <-s.ready:
+			take(e)
+		default:
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+// expire hands e back when its lease ran out unsettled.
+func (s *subscription) expire(e *entry) {
+	s.mu.Lock()
+	_, ok := s.entries[e.d]
+	delete(s.entries, e.d)
+	s.mu.Unlock()
+	if ok {
+		e.result <- s.handBack(e)
+	}
+}
+
+// settle reports r for d to the client; an error when d is not held
+// (settled already, or its lease expired and it was handed back).
+func (s *subscription) settle(d *transport.Delivery, r consumer.ConsumeResult) error {
+	s.mu.Lock()
+	e, ok := s.entries[d]
+	if ok {
+		delete(s.entries, d)
+		e.lease.Stop()
+	}
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("rocketmq: delivery %s of group %s is not held: settled already, or its lease (%v) expired and the broker redelivers it; raise Config.Lease above the handler's time",
+			d.ID, s.group, s.t.cfg.Lease)
+	}
+	e.result <- r
+	return nil
+}
+
+// held reports whether d is handed out and not settled.
+func (s *subscription) held(d *transport.Delivery) error {
+	s.mu.Lock()
+	_, ok := s.entries[d]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("rocketmq: delivery %s of group %s is not held: settled already, or its lease (%v) expired", d.ID, s.group, s.t.cfg.Lease)
+	}
+	return nil
+}
+
+// Ack settles ds as done.
+func (s *subscription) Ack(_ context.Context, ds ...*transport.Delivery) error {
+	var errs []error
+	for _, d := range ds {
+		errs = append(errs, s.settle(d, consumer.ConsumeSuccess))
+	}
+	return errors.Join(errs...)
+}
+
+// Defer stores d's message again in the group's retry topic, not to be
+// handled before until, and settles d. The copy's Attempt starts at 1.
+func (s *subscription) Defer(ctx context.Context, d *transport.Delivery, until time.Time) error {
+	if err := s.held(d); err != nil {
+		return err
+	}
+	env, _ := envelope.Unmarshal(d.Body)
+	if err := s.t.publishCopy(ctx, s.group, d.Topic, env, d.Body, until); err != nil {
+		return err
+	}
+	return s.settle(d, consumer.ConsumeSuccess)
+}
+
+// Retry stores env in the group's retry topic under a fresh message id,
+// not to be handled before env.not_before, and settles d.
+func (s *subscription) Retry(ctx context.Context, d *transport.Delivery, env *envelopepb.Envelope) error {
+	if err := s.held(d); err != nil {
+		return err
+	}
+	body, err := envelope.Marshal(env)
+	if err != nil {
+		return err
+	}
+	var nb time.Time
+	if ms := env.GetNotBefore(); ms > 0 {
+		nb = time.UnixMilli(ms)
+	}
+	if err := s.t.publishCopy(ctx, s.group, d.Topic, env, body, nb); err != nil {
+		return err
+	}
+	return s.settle(d, consumer.ConsumeSuccess)
+}
+
+// DeadLetter stores rec in the dead-letter topic and settles d.
+func (s *subscription) DeadLetter(ctx context.Context, d *transport.Delivery, rec *dlq.Record) error {
+	if err := s.held(d); err != nil {
+		return err
+	}
+	if err := s.t.storeRecord(ctx, rec); err != nil {
+		return err
+	}
+	return s.settle(d, consumer.ConsumeSuccess)
+}
+
+// Lease implements transport.Extender: Config.Lease.
+func (s *subscription) Lease() time.Duration { return s.t.cfg.Lease }
+
+// Extend restarts the leases of ds.
+func (s *subscription) Extend(_ context.Context, ds ...*transport.Delivery) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, d := range ds {
+		e, ok := s.entries[d]
+		if !ok {
+			errs = append(errs, fmt.Errorf("rocketmq: extend delivery %s: not held (settled, or its lease expired)", d.ID))
+			continue
+		}
+		e.lease.Reset(s.t.cfg.Lease)
+	}
+	return errors.Join(errs...)
+}
+
+// Close stops the consumer; every unsettled delivery is handed back to
+// the broker, which delivers it again.
+func (s *subscription) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for d, e := range s.entries {
+		e.lease.Stop()
+		delete(s.entries, d)
+	}
+	s.mu.Unlock()
+	close(s.done)
+	s.t.mu.Lock()
+	delete(s.t.subs, s)
+	s.t.mu.Unlock()
+	if err := s.pc.Shutdown(); err != nil {
+		return fmt.Errorf("rocketmq: stop the consumer of group %s: %w", s.group, err)
+	}
+	return nil
+}

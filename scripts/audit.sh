@@ -26,7 +26,7 @@ root="$PWD"
 # shellcheck source=../security/versions.env
 source security/versions.env
 exceptions=security/vuln-exceptions.txt
-modules=(. runtime-go runtime-go/transport/kafka runtime-go/transport/natsjs runtime-go/transport/rabbitmq runtime-go/sqldb/mysqldb
+modules=(. runtime-go runtime-go/transport/kafka runtime-go/transport/natsjs runtime-go/transport/rabbitmq runtime-go/transport/rocketmq runtime-go/sqldb/mysqldb
   runtime-go/dedup/redisfilter runtime-go/bench)
 say() { echo "audit: $*"; }
 die() { echo "audit: $*" >&2; exit 1; }

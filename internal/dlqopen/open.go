@@ -18,6 +18,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport/kafka"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/rocketmq"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -37,6 +38,9 @@ type Store interface {
 //	                                            T in T.dlq); TLS/SASL need kafka.New
 //	amqp://user:pass@host:5672/vhost[?prefix=P] RabbitMQ (records in the quorum queue
 //	amqps://...                                 P.dlq; prefix defaults to msgcontract)
+//	rocketmq://host:9876[,host:9876][?namespace=N]
+//	                                            Apache RocketMQ by its name servers
+//	                                            (records in the topic Nmsgcontract_dlq)
 func Open(ctx context.Context, target string) (Store, error) {
 	switch {
 	case strings.HasPrefix(target, "amqp://") || strings.HasPrefix(target, "amqps://"):
@@ -55,6 +59,14 @@ func Open(ctx context.Context, target string) (Store, error) {
 			return nil, fmt.Errorf("dlqopen: %q: %w", target, err)
 		}
 		return kafka.New(ctx, kafka.Config{Brokers: strings.Split(u.Host, ","), Namespace: u.Query().Get("namespace")})
+	case strings.HasPrefix(target, "rocketmq://"):
+		u, err := url.Parse(target)
+		if err != nil {
+			return nil, fmt.Errorf("dlqopen: %q: %w", target, err)
+		}
+		off := false // a command line never creates topics
+		return rocketmq.New(ctx, rocketmq.Config{NameServers: strings.Split(u.Host, ","), Namespace: u.Query().Get("namespace"),
+			CreateTopics: &off, ConnectTimeout: 5 * time.Second})
 	case strings.HasPrefix(target, "nats://") || strings.HasPrefix(target, "tls://"):
 		u, err := url.Parse(target)
 		if err != nil {
@@ -73,7 +85,7 @@ func Open(ctx context.Context, target string) (Store, error) {
 		}
 		return natsStore{tr, nc}, nil
 	case strings.Contains(target, "://"):
-		return nil, fmt.Errorf("dlqopen: unsupported address %q: use a SQLite queue file path, nats://host:port, kafka://host:port or amqp://user:password@host:port/", target)
+		return nil, fmt.Errorf("dlqopen: unsupported address %q: use a SQLite queue file path, nats://host:port, kafka://host:port, amqp://user:password@host:port/ or rocketmq://host:port", target)
 	default:
 		path := strings.TrimPrefix(target, "sqlite:")
 		// Opening creates a queue that does not exist: a mistyped path

@@ -103,6 +103,7 @@ mod_deps = {
     "github.com/msgcontract/msgcontract/runtime-go/transport/kafka": ["pkg:golang/github.com/twmb/franz-go@"],
     "github.com/msgcontract/msgcontract/runtime-go/transport/natsjs": ["pkg:golang/github.com/nats-io/nats.go@"],
     "github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq": ["pkg:golang/github.com/rabbitmq/amqp091-go@"],
+    "github.com/msgcontract/msgcontract/runtime-go/transport/rocketmq": ["pkg:golang/github.com/apache/rocketmq-client-go/v2@"],
     "github.com/msgcontract/msgcontract/runtime-go/sqldb/mysqldb": ["pkg:golang/github.com/go-sql-driver/mysql@"],
     "github.com/msgcontract/msgcontract/runtime-go/dedup/redisfilter": ["pkg:golang/github.com/redis/go-redis/v9@"],
 }

@@ -28,6 +28,7 @@ type dlqFlags struct {
 	queue, natsURL, stream string
 	kafka, namespace       string
 	rabbitmq, prefix       string
+	rocketmq               string
 	filter                 dlq.Filter
 	reason                 string
 }
@@ -37,8 +38,9 @@ func (f *dlqFlags) register(cmd *cobra.Command, filters bool) {
 	cmd.Flags().StringVar(&f.natsURL, "nats", "", "a NATS JetStream server URL, e.g. nats://127.0.0.1:4222")
 	cmd.Flags().StringVar(&f.stream, "stream", "MSGCONTRACT", "with --nats: the message stream (its dead letters are in STREAM_DLQ)")
 	cmd.Flags().StringVar(&f.kafka, "kafka", "", "Kafka seed brokers, host:port[,host:port...]; dead letters of topic T are in T.dlq")
-	cmd.Flags().StringVar(&f.namespace, "namespace", "", "with --kafka: the transport's topic and group prefix (kafka.Config.Namespace)")
+	cmd.Flags().StringVar(&f.namespace, "namespace", "", "with --kafka or --rocketmq: the transport's topic and group prefix (Config.Namespace)")
 	cmd.Flags().StringVar(&f.rabbitmq, "rabbitmq", "", "a RabbitMQ AMQP URL, e.g. amqp://user:password@127.0.0.1:5672/; dead letters are in the quorum queue PREFIX.dlq")
+	cmd.Flags().StringVar(&f.rocketmq, "rocketmq", "", "RocketMQ name servers, host:port[,host:port...]; dead letters are in the topic NAMESPACEmsgcontract_dlq")
 	cmd.Flags().StringVar(&f.prefix, "prefix", "", "with --rabbitmq: the transport's exchange and queue prefix (rabbitmq.Config.Prefix, default msgcontract)")
 	if !filters {
 		return
@@ -87,9 +89,11 @@ func (f *dlqFlags) selection(ctx context.Context, ids []string, all bool, what s
 
 func (f *dlqFlags) open(ctx context.Context) (dlq.Store, func(), error) {
 	var target string
-	switch named := countSet(f.queue, f.natsURL, f.kafka, f.rabbitmq); {
+	switch named := countSet(f.queue, f.natsURL, f.kafka, f.rabbitmq, f.rocketmq); {
 	case named != 1:
-		return nil, nil, cli.UsageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite), --nats URL, --kafka BROKERS or --rabbitmq URL"))
+		return nil, nil, cli.UsageErr(errors.New("name exactly one transport: --queue FILE (embedded SQLite), --nats URL, --kafka BROKERS, --rabbitmq URL or --rocketmq NAMESERVERS"))
+	case f.rocketmq != "":
+		target = "rocketmq://" + f.rocketmq + "?namespace=" + url.QueryEscape(f.namespace)
 	case f.rabbitmq != "":
 		u, err := url.Parse(f.rabbitmq)
 		if err != nil || (u.Scheme != "amqp" && u.Scheme != "amqps") {
@@ -157,7 +161,13 @@ leave the log when T.dlq's retention expires.
 
 On RabbitMQ (--rabbitmq) the records are messages of the quorum queue
 PREFIX.dlq (JSON), ids are time-ordered strings; every command reads the
-whole queue and hands back what it keeps, so run one at a time.`,
+whole queue and hands back what it keeps, so run one at a time.
+
+On RocketMQ (--rocketmq, the name servers) the records are messages of the
+topic NAMESPACEmsgcontract_dlq (JSON), ids are QUEUE/OFFSET, and replay and
+purge append markers to NAMESPACEmsgcontract_dlq_ops: purged records
+disappear from list at once and leave the broker with its commit log
+(fileReservedTime).`,
 		Example: `  msgcontract dlq list --queue .build/demo/queue.db
   msgcontract dlq list --queue queue.db --reason retries_exhausted --group payment-callback
   msgcontract dlq show --queue queue.db 7
@@ -166,7 +176,8 @@ whole queue and hands back what it keeps, so run one at a time.`,
   msgcontract dlq purge --queue queue.db --reason decode
   msgcontract dlq list --kafka 127.0.0.1:9092 --topic order-event
   msgcontract dlq replay --kafka 127.0.0.1:9092 order-event/0/42
-  msgcontract dlq list --rabbitmq amqp://guest:guest@127.0.0.1:5672/ --group payment-callback`,
+  msgcontract dlq list --rabbitmq amqp://guest:guest@127.0.0.1:5672/ --group payment-callback
+  msgcontract dlq replay --rocketmq 127.0.0.1:9876 0/17`,
 	}
 	cmd.AddCommand(newDLQListCmd(), newDLQShowCmd(), newDLQReplayCmd(), newDLQPurgeCmd())
 	return cmd
@@ -179,7 +190,7 @@ func newDLQListCmd() *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "list [--queue FILE | --nats URL | --kafka BROKERS] [filters]",
+		Use:   "list (--queue FILE | --nats URL | --kafka BROKERS | --rabbitmq URL | --rocketmq NAMESRV) [filters]",
 		Short: "List dead-lettered messages, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -242,7 +253,7 @@ func newDLQShowCmd() *cobra.Command {
 		pf cli.ProtoFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "show [--queue FILE | --nats URL | --kafka BROKERS] [-I DIR]... ID [FILE.proto]...",
+		Use:   "show (--queue FILE | --nats URL | --kafka BROKERS | --rabbitmq URL | --rocketmq NAMESRV) [-I DIR]... ID [FILE.proto]...",
 		Short: "Show one dead-lettered message with its decoded envelope (and payload, given the contract)",
 		Long: `show prints one dead-letter record as JSON: "record" (topic, group,
 reason, error, attempts, ...), "envelope" (the envelope as proto JSON)
@@ -382,7 +393,7 @@ func newDLQReplayCmd() *cobra.Command {
 		all bool
 	)
 	cmd := &cobra.Command{
-		Use:   "replay [--queue FILE | --nats URL | --kafka BROKERS] (ID... | filters | --all)",
+		Use:   "replay (--queue FILE | --nats URL | --kafka BROKERS | --rabbitmq URL | --rocketmq NAMESRV) (ID... | filters | --all)",
 		Short: "Re-publish dead-lettered messages to their original topic",
 		Long: `replay re-publishes each selected record's envelope to its original topic
 for its consumer group, with retry_count and not_before reset and the
@@ -438,7 +449,7 @@ func newDLQPurgeCmd() *cobra.Command {
 		all bool
 	)
 	cmd := &cobra.Command{
-		Use:   "purge [--queue FILE | --nats URL | --kafka BROKERS] (ID... | filters | --all)",
+		Use:   "purge (--queue FILE | --nats URL | --kafka BROKERS | --rabbitmq URL | --rocketmq NAMESRV) (ID... | filters | --all)",
 		Short: "Delete dead-lettered messages for good",
 		Long: `purge deletes the selected records. It refuses to run without IDs, a
 filter or --all, so that a typo never empties the dead-letter queue.`,

@@ -34,6 +34,7 @@ var goModules = []string{
 	"runtime-go/transport/kafka",
 	"runtime-go/transport/natsjs",
 	"runtime-go/transport/rabbitmq",
+	"runtime-go/transport/rocketmq",
 	"runtime-go/sqldb/mysqldb",
 	"runtime-go/dedup/redisfilter",
 }

@@ -43,7 +43,9 @@ func (t *Transport) storeRecord(ctx context.Context, rec *dlq.Record) error {
 	if err != nil {
 		return fmt.Errorf("rocketmq: dead letter of %s: %w", rec.MessageID, err)
 	}
-	if err := t.ensure(ctx, 1, t.dlqName()); err != nil {
+	// The markers' topic too: tooling, which creates no topic, writes
+	// there.
+	if err := t.ensure(ctx, 1, t.dlqName(), t.opsName()); err != nil {
 		return err
 	}
 	m := primitive.NewMessage(t.dlqName(), js)
@@ -224,6 +226,9 @@ func (t *Transport) Replay(ctx context.Context, id string) error {
 	env, body, err := dlq.ReplayEnvelope(r)
 	if err != nil {
 		return fmt.Errorf("rocketmq: %w", err)
+	}
+	if err := t.ensure(ctx, 1, t.opsName()); err != nil {
+		return fmt.Errorf("rocketmq: dlq replay %s: %w", id, err)
 	}
 	if err := t.publishCopy(ctx, r.Group, r.Topic, env, body, time.Time{}); err != nil {
 		return fmt.Errorf("rocketmq: dlq replay %s: %w", id, err)

@@ -36,14 +36,14 @@ func TestSuite(t *testing.T) {
 	})
 }
 
-// TestRetryDelays drives 1,000 retries (100 keys, 10 each) on a schedule
+// TestRetryDelays drives 1,000 retries (200 keys, 5 each) on a schedule
 // whose every delay passes the broker's timer wheel (600 ms base, x1.5,
 // 100 ms jitter, 2 s cap: all above Config.TimerLead), checks no retry
 // copy reaches Fetch before its not_before, and reports how late each
 // came (the goal: within ±50 ms). It runs alone (not parallel): the other
 // tests of the package would measure their own CPU load into its delays.
 func TestRetryDelays(t *testing.T) {
-	const keys, retries = 100, 10
+	const keys, retries = 200, 5
 	policy := backoff.Policy{BaseMs: 600, Multiplier: 1.5, JitterMs: 100, MaxDelayMs: 2000, MaxRetries: retries}
 	if err := policy.Validate(); err != nil {
 		t.Fatal(err)

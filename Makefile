@@ -293,7 +293,7 @@ demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka|rab
 	bash scripts/heartbeat.sh "demo: go build ./examples/demo" $(GO) build -o .build/bin/demo ./examples/demo
 	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(filter rabbitmq,$(TRANSPORT)),bash scripts/with-rabbitmq.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
-chaos: ## 20,000 messages (MESSAGES=; 60,000 with FAULTS, half a minute at RATE), duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka or rabbitmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=postgres|mysql: claims and effects there); FAULTS=kill,pause,partition,db-restart,broker-kill picks the faults, publishes at RATE=2000/s and judges every retry's delay (scripts/chaos.sh)
+chaos: ## 20,000 messages (MESSAGES=; 60,000 with FAULTS, half a minute at RATE), duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka, rabbitmq or rocketmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=postgres|mysql: claims and effects there); FAULTS=kill,pause,partition,db-restart,broker-kill picks the faults, publishes at RATE=2000/s and judges every retry's delay (scripts/chaos.sh)
 	TRANSPORT=$(TRANSPORT) BUSINESS=$(BUSINESS) MESSAGES=$(MESSAGES) FAULTS=$(FAULTS) RATE=$(RATE) GO=$(GO) bash scripts/chaos.sh
 
 .PHONY: chaos-long

@@ -36,7 +36,7 @@ rate=${RATE:-2000}
 args=(-messages "$messages" -transport "$transport")
 if [[ -z $faults ]]; then
   case $transport in
-    kafka) args+=(-kill-min 2s -kill-max 5s) ;;
+    kafka | rocketmq) args+=(-kill-min 2s -kill-max 5s) ;;
     rabbitmq) args+=(-outbox -kill-min 2s -kill-max 5s) ;;
   esac
 else
@@ -63,7 +63,8 @@ case $transport in
   sqlite | sqlite-shared | nats) ;;
   kafka) wrap+=(bash scripts/with-kafka.sh) ;;
   rabbitmq) wrap+=(bash scripts/with-rabbitmq.sh) ;;
-  *) echo "chaos: TRANSPORT=$transport: want sqlite, sqlite-shared, nats, kafka or rabbitmq" >&2; exit 2 ;;
+  rocketmq) wrap+=(bash scripts/with-rocketmq.sh) ;;
+  *) echo "chaos: TRANSPORT=$transport: want sqlite, sqlite-shared, nats, kafka, rabbitmq or rocketmq" >&2; exit 2 ;;
 esac
 
 mkdir -p .build/bin

@@ -20,6 +20,7 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/natsjs/natsserver"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
+	"github.com/msgcontract/msgcontract/runtime-go/transport/rocketmq"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
 )
 
@@ -57,6 +58,13 @@ type queue interface {
 func openTransport(ctx context.Context, cfg config, db *sql.DB) (transport.Subscriber, func(), error) {
 	if cfg.kafkaNS != "" {
 		tr, err := kafka.New(ctx, kafkaConfig(cfg.kafkaNS))
+		if err != nil {
+			return nil, nil, err
+		}
+		return tr, func() { tr.Close() }, nil
+	}
+	if cfg.rocketNS != "" {
+		tr, err := rocketmq.New(ctx, rocketConfig(cfg.rocketNS))
 		if err != nil {
 			return nil, nil, err
 		}

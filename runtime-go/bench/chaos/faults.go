@@ -46,7 +46,7 @@ func parseFaults(cfg config) (faultSet, error) {
 	spec := cfg.faults
 	if spec == "" {
 		spec = faultKill
-		if cfg.transport == "kafka" || cfg.transport == "rabbitmq" {
+		if cfg.transport == "kafka" || cfg.transport == "rabbitmq" || cfg.transport == "rocketmq" {
 			spec += "," + faultBrokerKill
 		}
 	}
@@ -58,11 +58,11 @@ func parseFaults(cfg config) (faultSet, error) {
 		}
 		fs[f] = true
 	}
-	network := cfg.transport == "nats" || cfg.transport == "kafka" || cfg.transport == "rabbitmq" ||
+	network := cfg.transport == "nats" || cfg.transport == "kafka" || cfg.transport == "rabbitmq" || cfg.transport == "rocketmq" ||
 		cfg.business == "postgres" || cfg.business == "mysql"
 	switch {
-	case fs[faultBrokerKill] && cfg.transport != "kafka" && cfg.transport != "rabbitmq":
-		return nil, fmt.Errorf("-faults %s: broker-kill needs -transport kafka or rabbitmq (the SQLite queue has no broker; the NATS server runs inside this process)", spec)
+	case fs[faultBrokerKill] && cfg.transport != "kafka" && cfg.transport != "rabbitmq" && cfg.transport != "rocketmq":
+		return nil, fmt.Errorf("-faults %s: broker-kill needs -transport kafka, rabbitmq or rocketmq (the SQLite queue has no broker; the NATS server runs inside this process)", spec)
 	case fs[faultDBRestart] && cfg.business != "postgres" && cfg.business != "mysql":
 		return nil, fmt.Errorf("-faults %s: db-restart needs -business postgres or mysql (a SQLite file has no server to restart)", spec)
 	case fs[faultPartition] && !network:

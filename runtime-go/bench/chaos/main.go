@@ -35,7 +35,9 @@
 // the Apache Kafka broker scripts/with-kafka.sh started, which it SIGKILLs
 // and restarts once in the middle (make chaos TRANSPORT=kafka); -transport
 // rabbitmq over the RabbitMQ node scripts/with-rabbitmq.sh started, likewise
-// SIGKILLed and restarted once (make chaos TRANSPORT=rabbitmq); -business postgres
+// SIGKILLed and restarted once (make chaos TRANSPORT=rabbitmq); -transport
+// rocketmq over the RocketMQ of scripts/with-rocketmq.sh, its broker
+// likewise (make chaos TRANSPORT=rocketmq); -business postgres
 // keeps effects and claims in PostgreSQL ($MSGCONTRACT_PG_DSN), -business mysql
 // in MySQL/MariaDB ($MSGCONTRACT_MYSQL_DSN, e.g. under scripts/with-mariadb.sh).
 //
@@ -59,11 +61,12 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.Int64Var(&cfg.seed, "seed", time.Now().UnixNano(), "random seed")
 	flag.StringVar(&cfg.dir, "dir", "", "working directory (default: a fresh temp dir, removed afterwards)")
-	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue), sqlite-shared (the embedded queue in the business file, read in the business transaction), nats (an in-process JetStream server) kafka (the broker of scripts/with-kafka.sh, restarted once mid-run) or rabbitmq (the node of scripts/with-rabbitmq.sh, restarted once mid-run)")
+	flag.StringVar(&cfg.transport, "transport", "sqlite", "sqlite (the embedded queue), sqlite-shared (the embedded queue in the business file, read in the business transaction), nats (an in-process JetStream server) kafka (the broker of scripts/with-kafka.sh, restarted once mid-run), rabbitmq (the node of scripts/with-rabbitmq.sh, restarted once mid-run) or rocketmq (the broker of scripts/with-rocketmq.sh, restarted once mid-run)")
 	flag.StringVar(&cfg.business, "business", "sqlite", "business database: sqlite, postgres at $MSGCONTRACT_PG_DSN, or mysql at $MSGCONTRACT_MYSQL_DSN")
 	flag.StringVar(&cfg.natsURL, "nats", "", "NATS URL (internal)")
 	flag.StringVar(&cfg.kafkaNS, "kafka-ns", "", "Kafka namespace (internal)")
 	flag.StringVar(&cfg.rabbitPrefix, "rabbitmq-prefix", "", "RabbitMQ name prefix (internal)")
+	flag.StringVar(&cfg.rocketNS, "rocketmq-ns", "", "RocketMQ namespace (internal)")
 	flag.StringVar(&cfg.pgDSN, "pg", "", "PostgreSQL DSN (internal)")
 	flag.StringVar(&cfg.mysqlDSN, "mysql", "", "MySQL DSN (internal)")
 	flag.StringVar(&cfg.members, "members", "go", "the consumer slots' languages, taking turns: go, or a list such as go,spring,python (members in other languages run with -transport kafka -business postgres; see members.go)")
@@ -113,6 +116,7 @@ type config struct {
 	mysqlDSN              string
 	kafkaNS               string
 	rabbitPrefix          string
+	rocketNS              string
 	members               string
 	outbox                bool
 	role                  string

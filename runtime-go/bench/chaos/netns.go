@@ -235,6 +235,8 @@ func bridgeAddrs(cfg config) []string {
 		addrs = append(addrs, hostPort(cfg.natsURL))
 	case "rabbitmq":
 		addrs = append(addrs, hostPort(os.Getenv(envRabbitURL)))
+	case "rocketmq":
+		addrs = append(addrs, os.Getenv(envRocketNamesrv), os.Getenv(envRocketBroker))
 	}
 	for _, dsn := range []string{cfg.pgDSN, cfg.mysqlDSN} {
 		if dsn != "" {

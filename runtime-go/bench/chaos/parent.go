@@ -163,8 +163,14 @@ func runParent(cfg config) (bool, error) {
 			return false, err
 		}
 		q, cfg.rabbitPrefix = rq, rq.prefix
+	case "rocketmq":
+		rq, err := startRocketMQ(ctx, cfg, p)
+		if err != nil {
+			return false, err
+		}
+		q, cfg.rocketNS = rq, rq.ns
 	default:
-		return false, fmt.Errorf("-transport %q: want sqlite, sqlite-shared, nats, kafka or rabbitmq", cfg.transport)
+		return false, fmt.Errorf("-transport %q: want sqlite, sqlite-shared, nats, kafka, rabbitmq or rocketmq", cfg.transport)
 	}
 	defer q.close()
 	if len(langs) > 1 || langs[0] != "go" {
@@ -239,7 +245,7 @@ func runParent(cfg config) (bool, error) {
 	nextID := 0
 	spawn := func(c *child) error {
 		cmd := exec.Command(os.Args[0], "-child", "-role", c.role, "-id", strconv.Itoa(nextID), "-dir", cfg.dir,
-			"-handler-delay", cfg.handlerDelay.String(), "-transport", cfg.transport, "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-mysql", cfg.mysqlDSN, "-kafka-ns", cfg.kafkaNS, "-rabbitmq-prefix", cfg.rabbitPrefix)
+			"-handler-delay", cfg.handlerDelay.String(), "-transport", cfg.transport, "-nats", cfg.natsURL, "-pg", cfg.pgDSN, "-mysql", cfg.mysqlDSN, "-kafka-ns", cfg.kafkaNS, "-rabbitmq-prefix", cfg.rabbitPrefix, "-rocketmq-ns", cfg.rocketNS)
 		if c.lang != "" && c.lang != "go" {
 			var err error
 			if cmd, err = memberCommand(cfg, c.lang, nextID); err != nil {
@@ -568,6 +574,8 @@ func restarts(q queue) int {
 	case *kafkaQueue:
 		return q.restarts
 	case *rabbitQueue:
+		return q.restarts
+	case *rocketQueue:
 		return q.restarts
 	}
 	return -1

@@ -123,7 +123,11 @@ func (t *Transport) readAll(ctx context.Context, topic string) ([]*primitive.Mes
 }
 
 // records reads the dead-letter topic and folds the markers into it:
-// every record not purged, oldest first.
+// every record not purged, oldest first. A record dead-lettered again
+// because its queue's offset was not committed before a crash (the push
+// client commits every few seconds) is a copy: same group, handler,
+// reason, message id and delivered bytes, after the first. Only the first
+// is listed, and its markers (replays, purge) stand for the copies.
 func (t *Transport) records(ctx context.Context) ([]dlq.Record, error) {
 	ops, err := t.readAll(ctx, t.opsName())
 	if err != nil {
@@ -133,7 +137,7 @@ func (t *Transport) records(ctx context.Context) ([]dlq.Record, error) {
 	for _, m := range ops {
 		var st opState
 		if err := json.Unmarshal(m.Body, &st); err != nil {
-			return nil, fmt.Errorf("rocketmq: dlq: marker at %s/%d of %s is not JSON: %w", recordID(m), m.QueueOffset, t.opsName(), err)
+			return nil, fmt.Errorf("rocketmq: dlq: marker %s of %s is not JSON: %w", recordID(m), t.opsName(), err)
 		}
 		state[st.ID] = st
 	}
@@ -142,15 +146,21 @@ func (t *Transport) records(ctx context.Context) ([]dlq.Record, error) {
 		return nil, err
 	}
 	out := make([]dlq.Record, 0, len(msgs))
+	seen := map[string]bool{}
 	for _, m := range msgs {
 		id := recordID(m)
-		st := state[id]
-		if st.Purged {
-			continue
-		}
 		var r dlq.Record
 		if err := json.Unmarshal(m.Body, &r); err != nil {
 			return nil, fmt.Errorf("rocketmq: dlq: record %s of %s is not a JSON dlq.Record: %w", id, t.dlqName(), err)
+		}
+		copyOf := strings.Join([]string{r.Group, r.Handler, string(r.Reason), r.MessageID, string(r.Envelope)}, "\x00")
+		if seen[copyOf] {
+			continue
+		}
+		seen[copyOf] = true
+		st := state[id]
+		if st.Purged {
+			continue
 		}
 		r.ID, r.ReplayCount, r.LastReplayedAt = id, st.ReplayCount, st.LastReplayedAt
 		out = append(out, r)

@@ -84,6 +84,8 @@ type subscription struct {
 	ready chan *entry   // held messages that are due, for Fetch
 	done  chan struct{} // closed by Close
 
+	holding sync.WaitGroup // consume callbacks under way
+
 	mu      sync.Mutex
 	closed  bool
 	entries map[*transport.Delivery]*entry // handed out by Fetch, not settled
@@ -106,6 +108,14 @@ func (s *subscription) RetryMayFork() {}
 // size 1), on a goroutine of the client's pool, blocking until the
 // message is settled or handed back.
 func (s *subscription) consume(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+	s.mu.Lock()
+	if s.closed { // Close waits for the callbacks under way; none starts after
+		s.mu.Unlock()
+		return consumer.ConsumeRetryLater, nil
+	}
+	s.holding.Add(1)
+	s.mu.Unlock()
+	defer s.holding.Done()
 	result := consumer.ConsumeSuccess
 	queue := ""
 	if cc, ok := primitive.GetConcurrentlyCtx(ctx); ok {
@@ -409,6 +419,9 @@ func (s *subscription) Close() error {
 	}
 	s.mu.Unlock()
 	close(s.done)
+	// The callbacks hand their unsettled deliveries back (which publishes)
+	// before the client and the transport's producer stop.
+	s.holding.Wait()
 	s.t.mu.Lock()
 	delete(s.t.subs, s)
 	s.t.mu.Unlock()

@@ -321,7 +321,7 @@ chaos-registry: ## the registry as a cluster under faults: 3 `registry serve` in
 	$(GO) build -o .build/bin/registrychaos ./integration/registrychaos
 	bash scripts/with-postgres.sh .build/bin/registrychaos -ops $(BIN)/msgcontract-ops -writes $(WRITES) -writers $(WRITERS)
 
-bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker, DB=postgres or DB=mariadb: writing to a throwaway server with durable commits instead, every side with the runtime's default workers, prints throughput kafka/postgres= or kafka/mariadb=; TRANSPORT=rabbitmq: on a throwaway RabbitMQ node, vs a bare amqp091-go loop writing the same dedup row)
+bench-runtime: ## runtime modes vs bare loops consuming the same queue in the same transaction size on SQLite (TRANSPORT=kafka: on a Kafka broker, DB=postgres or DB=mariadb: writing to a throwaway server with durable commits instead, every side with the runtime's default workers, prints throughput kafka/postgres= or kafka/mariadb=; TRANSPORT=rabbitmq: on a throwaway RabbitMQ node, vs a bare amqp091-go loop writing the same dedup row; TRANSPORT=rocketmq: on a throwaway RocketMQ, vs a bare rocketmq-client-go push consumer writing the same dedup row)
 ifeq ($(TRANSPORT),kafka)
 ifeq ($(DB),postgres)
 	MSGCONTRACT_PG_DURABLE=1 bash scripts/with-kafka.sh bash scripts/with-postgres.sh bash -c 'cd runtime-go && $(GO) run ./bench/kafka -n 50000 -db postgres'
@@ -332,6 +332,8 @@ else
 endif
 else ifeq ($(TRANSPORT),rabbitmq)
 	bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) run ./bench/rabbitmq -n 50000'
+else ifeq ($(TRANSPORT),rocketmq)
+	bash scripts/with-rocketmq.sh bash -c 'cd runtime-go && $(GO) run ./bench/rocketmq -n 50000'
 else
 	cd runtime-go && $(GO) run ./bench/runtime -n 50000
 endif

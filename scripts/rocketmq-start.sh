@@ -12,8 +12,10 @@
 # lives in a fresh temp dir, on free ports: heaps are capped (name server
 # 128 MiB, broker and proxy 512 MiB; the stock scripts ask for gigabytes),
 # commit-log files are 64 MiB, no topic is created by a producer
-# (autoCreateTopicEnable=false: the transport creates its topics), and the
-# timer wheel -- RocketMQ 5's arbitrary-delay messages -- ticks every 10 ms.
+# (autoCreateTopicEnable=false: the transport creates its topics), the
+# timer wheel -- RocketMQ 5's arbitrary-delay messages -- ticks every 10 ms,
+# and a pull may return up to 1,024 messages (the default, 32, caps a
+# consumer's batch).
 # Stop it with "$DIR/stop.sh". Given the dir of an earlier run
 # (`rocketmq-start.sh DIR`) it starts what of it is not running again, on
 # the same ports and data: the chaos run restarts the broker that way.
@@ -65,6 +67,7 @@ mappedFileSizeCommitLog=67108864
 mappedFileSizeConsumeQueue=600000
 mappedFileSizeTimerLog=16777216
 diskMaxUsedSpaceRatio=95
+maxTransferCountOnMessageInMemory=1024
 CONF
   cat >"$dir/proxy.json" <<CONF
 {"rocketMQClusterName": "msgcontract", "namesrvAddr": "127.0.0.1:$ns",

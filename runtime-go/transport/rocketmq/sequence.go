@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// sequencer hands a queue's messages on in offset order. The push client
-// runs its callback for each message on a goroutine of its own, started
-// in offset order, so two messages of one queue may reach the
-// subscription in either order; a message waits for its predecessor, at
-// most grace at a time (a gap in the offsets: a message filtered out, a
-// queue taken over at its committed offset), after which the lowest
-// waiting offset goes first.
+// sequencer hands a queue's batches on in offset order. The push client
+// runs its callback for each batch on a goroutine of its own, started in
+// offset order, so two batches of one queue may reach the subscription in
+// either order; a batch waits for its predecessor, at most grace at a
+// time (a gap in the offsets: a message filtered out, a queue taken over
+// at its committed offset), after which the lowest waiting offset goes
+// first.
 type sequencer struct {
 	grace time.Duration
 
@@ -29,7 +29,8 @@ func newSequencer(grace time.Duration) *sequencer {
 	return &sequencer{grace: grace, queues: map[string]*seqQueue{}}
 }
 
-// wait blocks until it is off's turn in queue q, or stop closes (false).
+// wait blocks until it is the turn of the batch starting at off in queue
+// q, or stop closes (false).
 func (s *sequencer) wait(q string, off int64, stop <-chan struct{}) bool {
 	s.mu.Lock()
 	sq := s.queues[q]
@@ -77,18 +78,19 @@ func (s *sequencer) wait(q string, off int64, stop <-chan struct{}) bool {
 	}
 }
 
-// pass ends off's turn in queue q: its successor goes.
-func (s *sequencer) pass(q string, off int64) {
+// pass ends the turn of the batch first..last in queue q: its successor
+// goes.
+func (s *sequencer) pass(q string, first, last int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sq := s.queues[q]
 	if sq == nil {
 		return
 	}
-	if !sq.busy || sq.next != off {
-		return // a message that was behind: it never had the turn
+	if !sq.busy || sq.next != first {
+		return // a batch that was behind: it never had the turn
 	}
-	sq.next, sq.busy = off+1, false
+	sq.next, sq.busy = last+1, false
 	if ch, ok := sq.waiting[sq.next]; ok {
 		sq.busy = true
 		close(ch)

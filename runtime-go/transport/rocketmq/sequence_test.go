@@ -44,7 +44,7 @@ func TestSequencerOrders(t *testing.T) {
 						mu.Lock()
 						got = append(got, off)
 						mu.Unlock()
-						s.pass("q", off)
+						s.pass("q", off, off)
 					}()
 				}
 				wg.Wait()
@@ -62,7 +62,7 @@ func TestSequencerBehindAndStop(t *testing.T) {
 	if !s.wait("q", 5, stop) {
 		t.Fatal("first message")
 	}
-	s.pass("q", 5)
+	s.pass("q", 5, 5)
 	done := make(chan bool)
 	go func() { done <- s.wait("q", 2, stop) }() // behind the turn: a redelivery
 	select {
@@ -81,5 +81,40 @@ func TestSequencerBehindAndStop(t *testing.T) {
 	close(stop)
 	if <-done {
 		t.Fatal("a waiting message went on after stop")
+	}
+}
+
+// Batches of one queue (first..last) that reach the sequencer in any
+// order leave it in offset order.
+func TestSequencerBatches(t *testing.T) {
+	batches := [][2]int64{{0, 2}, {3, 5}, {6, 6}, {7, 9}}
+	for range 20 {
+		s := newSequencer(20 * time.Millisecond)
+		stop := make(chan struct{})
+		var (
+			mu  sync.Mutex
+			got []int64
+			wg  sync.WaitGroup
+		)
+		shuffled := slices.Clone(batches)
+		rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		for _, b := range shuffled {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if !s.wait("q", b[0], stop) {
+					t.Error("wait gave up without stop")
+					return
+				}
+				mu.Lock()
+				got = append(got, b[0])
+				mu.Unlock()
+				s.pass("q", b[0], b[1])
+			}()
+		}
+		wg.Wait()
+		if want := []int64{0, 3, 6, 7}; !slices.Equal(got, want) {
+			t.Fatalf("batches handed on from %v, want %v", got, want)
+		}
 	}
 }

@@ -48,7 +48,7 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 		consumer.WithInstance(instanceName()),
 		consumer.WithConsumerModel(consumer.Clustering),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
-		consumer.WithConsumeMessageBatchMaxSize(1),
+		consumer.WithConsumeMessageBatchMaxSize(batchSize),
 		consumer.WithConsumeGoroutineNums(t.cfg.MaxInFlight),
 		consumer.WithPullThresholdForQueue(int64(t.cfg.MaxInFlight)),
 		consumer.WithConsumeTimeout(24*time.Hour))
@@ -100,13 +100,18 @@ type entry struct {
 	result chan consumer.ConsumeResult // buffered: one outcome
 }
 
+// batchSize is how many messages of one queue the client hands the
+// callback at once (at most a pull's).
+const batchSize = 32
+
 // RetryMayFork implements transport.ForkingRetry: Retry and DeadLetter
 // store a copy, then settle the original.
 func (s *subscription) RetryMayFork() {}
 
-// consume is the push consumer's callback: one message at a time (batch
-// size 1), on a goroutine of the client's pool, blocking until the
-// message is settled or handed back.
+// consume is the push consumer's callback: a batch of one queue's
+// messages in offset order (up to batchSize), on a goroutine of the
+// client's pool. It hands them to Fetch in order, after the queue's
+// earlier batches, and blocks until each is settled or handed back.
 func (s *subscription) consume(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 	s.mu.Lock()
 	if s.closed { // Close waits for the callbacks under way; none starts after
@@ -116,28 +121,103 @@ func (s *subscription) consume(ctx context.Context, msgs ...*primitive.MessageEx
 	s.holding.Add(1)
 	s.mu.Unlock()
 	defer s.holding.Done()
-	result := consumer.ConsumeSuccess
-	queue := ""
-	if cc, ok := primitive.GetConcurrentlyCtx(ctx); ok {
-		queue = cc.MQ.String()
+	if len(msgs) == 0 {
+		return consumer.ConsumeSuccess, nil
 	}
-	for _, m := range msgs {
-		if r := s.hold(queue, m); r != consumer.ConsumeSuccess {
-			result = r
-		}
+	var result consumer.ConsumeResult
+	cc, ok := primitive.GetConcurrentlyCtx(ctx)
+	switch {
+	case !ok:
+		result = s.handOutWhenDue(msgs) // no queue to keep an order in
+	case cc.MQ.Topic == s.t.retryTopic(s.group):
+		// Retry, deferred and handed-back copies: each when due.
+		result = s.handOutWhenDue(msgs)
+	default:
+		result = s.handOutInOrder(cc.MQ.String(), msgs)
 	}
-	if result == consumer.ConsumeRetryLater {
-		if cc, ok := primitive.GetConcurrentlyCtx(ctx); ok {
-			cc.DelayLevelWhenNextConsume = 1 // a second: the broker's shortest level
-		}
+	if result == consumer.ConsumeRetryLater && ok {
+		// The client hands the whole batch back to the broker, settled
+		// messages too: their copies come again and are deduplicated.
+		cc.DelayLevelWhenNextConsume = 1 // a second: the broker's shortest level
 	}
 	return result, nil
 }
 
-// hold waits until m's not_before (a retry or deferred copy) or its
-// predecessor's turn in queue (any other message), hands it to Fetch and
-// waits for its outcome.
-func (s *subscription) hold(queue string, m *primitive.MessageExt) consumer.ConsumeResult {
+// handOutInOrder hands msgs, a batch of queue, to Fetch after the queue's
+// earlier batches and waits for their outcomes.
+func (s *subscription) handOutInOrder(queue string, msgs []*primitive.MessageExt) consumer.ConsumeResult {
+	first, last := msgs[0].QueueOffset, msgs[len(msgs)-1].QueueOffset
+	if queue != "" && !s.seq.wait(queue, first, s.done) {
+		return consumer.ConsumeRetryLater
+	}
+	result := consumer.ConsumeSuccess
+	var held []*entry
+	for _, m := range msgs {
+		e, r := s.prepare(m)
+		if e == nil {
+			result = worse(result, r)
+			continue
+		}
+		select {
+		case s.ready <- e:
+			held = append(held, e)
+		case <-s.done:
+			result = consumer.ConsumeRetryLater
+		}
+	}
+	if queue != "" {
+		s.seq.pass(queue, first, last)
+	}
+	for _, e := range held {
+		result = worse(result, s.await(e))
+	}
+	return result
+}
+
+// handOutWhenDue hands each of msgs, retry and deferred copies, to Fetch
+// at its own not_before (the broker's timer writes them about in that
+// order, not exactly), and waits for their outcomes.
+func (s *subscription) handOutWhenDue(msgs []*primitive.MessageExt) consumer.ConsumeResult {
+	results := make([]consumer.ConsumeResult, len(msgs))
+	var wg sync.WaitGroup
+	for i, m := range msgs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, r := s.prepare(m)
+			if e == nil {
+				results[i] = r
+				return
+			}
+			select {
+			case s.ready <- e:
+				results[i] = s.await(e)
+			case <-s.done:
+				results[i] = consumer.ConsumeRetryLater
+			}
+		}()
+	}
+	wg.Wait()
+	result := consumer.ConsumeSuccess
+	for _, r := range results {
+		result = worse(result, r)
+	}
+	return result
+}
+
+// worse is RECONSUME_LATER when either is.
+func worse(a, b consumer.ConsumeResult) consumer.ConsumeResult {
+	if a == consumer.ConsumeRetryLater || b == consumer.ConsumeRetryLater {
+		return consumer.ConsumeRetryLater
+	}
+	return consumer.ConsumeSuccess
+}
+
+// prepare waits until m's not_before (a retry or deferred copy) and
+// returns its entry for Fetch; or no entry and the outcome when it is
+// settled here: a copy that came early and was sent on again, or the
+// subscription closing meanwhile.
+func (s *subscription) prepare(m *primitive.MessageExt) (*entry, consumer.ConsumeResult) {
 	nb := notBefore(m)
 	if !nb.IsZero() {
 		wait := nb.Sub(s.t.cfg.Now())
@@ -149,9 +229,9 @@ func (s *subscription) hold(queue string, m *primitive.MessageExt) consumer.Cons
 			defer cancel()
 			if err := s.t.publishCopy(ctx, s.group, topicOf(s.t, m), env, m.Body, nb); err != nil {
 				s.t.cfg.Logger.Warn("rocketmq: could not send an early retry copy on; the broker hands it back", "group", s.group, "err", err)
-				return consumer.ConsumeRetryLater
+				return nil, consumer.ConsumeRetryLater
 			}
-			return consumer.ConsumeSuccess
+			return nil, consumer.ConsumeSuccess
 		}
 		if wait > 0 {
 			timer := time.NewTimer(wait)
@@ -159,7 +239,7 @@ func (s *subscription) hold(queue string, m *primitive.MessageExt) consumer.Cons
 			case <-timer.C:
 			case <-s.done:
 				timer.Stop()
-				return consumer.ConsumeRetryLater
+				return nil, consumer.ConsumeRetryLater
 			}
 		}
 	}
@@ -178,22 +258,12 @@ func (s *subscription) hold(queue string, m *primitive.MessageExt) consumer.Cons
 		e.d.ID = m.MsgId
 	}
 	e.d.Handle = e
-	if !nb.IsZero() {
-		queue = "" // copies go when due, in no order
-	}
-	if queue != "" {
-		if !s.seq.wait(queue, m.QueueOffset, s.done) {
-			return consumer.ConsumeRetryLater
-		}
-	}
-	select {
-	case s.ready <- e:
-		if queue != "" {
-			s.seq.pass(queue, m.QueueOffset)
-		}
-	case <-s.done:
-		return consumer.ConsumeRetryLater
-	}
+	return e, consumer.ConsumeSuccess
+}
+
+// await blocks until e is settled, or hands it back when the subscription
+// closes first.
+func (s *subscription) await(e *entry) consumer.ConsumeResult {
 	select {
 	case r := <-e.result:
 		return r

@@ -180,6 +180,22 @@ func (t *Transport) Publish(ctx context.Context, topic string, env *envelopepb.E
 	return t.send(ctx, message(name, topic, env, body, time.Time{}, time.Time{}))
 }
 
+// Message returns the RocketMQ message Publish sends for env on topic
+// (creating the topic as Publish does), for tools that send it
+// themselves: the benchmarks fill a topic with the client's asynchronous
+// sends.
+func (t *Transport) Message(ctx context.Context, topic string, env *envelopepb.Envelope) (*primitive.Message, error) {
+	body, err := envelope.Marshal(env)
+	if err != nil {
+		return nil, err
+	}
+	name := t.topicName(topic)
+	if err := t.ensure(ctx, t.cfg.QueueNums, name); err != nil {
+		return nil, err
+	}
+	return message(name, topic, env, body, time.Time{}, time.Time{}), nil
+}
+
 // message builds a RocketMQ message of env (encoded as body) for the
 // RocketMQ topic name, from msgcontract topic topic. A notBefore past zero
 // marks a retry or deferred copy; a timerAt past zero makes it a timer

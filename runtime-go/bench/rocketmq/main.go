@@ -109,7 +109,9 @@ func run(cfg config) error {
 	}
 	sides := []side{
 		{name: "rocketmq-bare", note: fmt.Sprintf("rocketmq-client-go push consumer, one callback at a time with up to %d messages: decode, INSERT, one transaction per callback, CONSUME_SUCCESS", cfg.prefetch),
-			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, false) }},
+			run: func(ctx context.Context, cfg config, dir string) (result, error) {
+				return runBare(ctx, cfg, dir, false)
+			}},
 		{name: "rocketmq-bare-dedup", note: "the same plus the dedup row per message",
 			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
 		{name: "rocketmq-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, default workers, fetch=%d", cfg.prefetch),
@@ -408,4 +410,3 @@ func checkEffects(ctx context.Context, db *sql.DB, n int) error {
 	}
 	return nil
 }
-

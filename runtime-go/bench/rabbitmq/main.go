@@ -46,7 +46,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -60,7 +59,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
 )
 
@@ -113,71 +111,27 @@ func main() {
 
 var profile *os.File
 
-// result is one side's run: consume and publish wall time, and the CPU
-// time of the consume span (all threads of this process, amqp091-go's
-// included; the broker's are not).
-type result struct {
-	consume, publish, cpu time.Duration
-	txs                   int // transactions (bare batches, runtime fetches) that wrote the n effects
-}
-
 func run(cfg config) error {
 	ctx := context.Background()
-	type side struct {
-		name, note string
-		run        func(ctx context.Context, cfg config, dir string) (result, error)
-		got        []result
-	}
-	sides := []side{
-		{name: "rabbitmq-bare", note: fmt.Sprintf("amqp091-go consume, qos %d, batches of %d: decode, INSERT, one transaction per batch, then one ack(multiple)", cfg.qos, cfg.prefetch),
-			run: func(ctx context.Context, cfg config, dir string) (result, error) {
-				return runBare(ctx, cfg, dir, false)
-			}},
-		{name: "rabbitmq-bare-dedup", note: "the same plus the dedup row per message",
-			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
-		{name: "rabbitmq-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=%d qos=%d", workersNote(cfg.workers), cfg.prefetch, cfg.qos),
-			run: runRuntime},
+	sides := []benchmsg.Side{
+		{Name: "rabbitmq-bare", Note: fmt.Sprintf("amqp091-go consume, qos %d, batches of %d: decode, INSERT, one transaction per batch, then one ack(multiple)", cfg.qos, cfg.prefetch),
+			Run: func(ctx context.Context, dir string) (benchmsg.Result, error) { return runBare(ctx, cfg, dir, false) }},
+		{Name: "rabbitmq-bare-dedup", Note: "the same plus the dedup row per message",
+			Run: func(ctx context.Context, dir string) (benchmsg.Result, error) { return runBare(ctx, cfg, dir, true) }},
+		{Name: "rabbitmq-runtime", Note: fmt.Sprintf("default mode: one transaction per fetch, workers=%s fetch=%d qos=%d", workersNote(cfg.workers), cfg.prefetch, cfg.qos),
+			Run: func(ctx context.Context, dir string) (benchmsg.Result, error) { return runRuntime(ctx, cfg, dir) }},
 	}
 	if cfg.only != "" {
-		i := slices.IndexFunc(sides, func(s side) bool { return s.name == cfg.only })
+		i := slices.IndexFunc(sides, func(s benchmsg.Side) bool { return s.Name == cfg.only })
 		if i < 0 {
 			return fmt.Errorf("-only %q: no such side", cfg.only)
 		}
 		sides = sides[i : i+1]
 	}
-	for i := range cfg.runs {
-		for j := range sides {
-			s := &sides[j]
-			dir, err := os.MkdirTemp("", "msgcontract-bench-rabbitmq-")
-			if err != nil {
-				return err
-			}
-			r, err := s.run(ctx, cfg, dir)
-			os.RemoveAll(dir)
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			s.got = append(s.got, r)
-			fmt.Printf("run %d: %s %v\n", i+1, s.name, r.consume.Round(time.Millisecond))
-		}
-	}
 	fmt.Printf("%d messages, one quorum queue, qos %d, transactions of up to %d, medians of %d runs; publish timed apart\n", cfg.n, cfg.qos, cfg.prefetch, cfg.runs)
-	medians := map[string]time.Duration{}
-	for _, s := range sides {
-		var cs, ps, cpus []time.Duration
-		txs := 0
-		for _, r := range s.got {
-			cs, ps, cpus = append(cs, r.consume), append(ps, r.publish), append(cpus, r.cpu)
-			txs += r.txs
-		}
-		c, p := benchstat.Median(cs), benchstat.Median(ps)
-		medians[s.name] = c
-		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %.0f messages a transaction on average; %s; publish %v (%.0f msg/s), not counted",
-			s.note, float64(cfg.n*len(s.got))/float64(max(txs, 1)), benchstat.PerMessage(benchstat.Median(cpus), cfg.n),
-			p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
-	}
-	if cfg.only != "" {
-		return nil
+	medians, err := benchmsg.RunInterleaved(ctx, sides, cfg.runs, cfg.n, "msgcontract-bench-rabbitmq-")
+	if err != nil || cfg.only != "" {
+		return err
 	}
 	fmt.Println(benchstat.Ratio("rabbitmq-runtime", "rabbitmq-bare-dedup", cfg.n, medians["rabbitmq-runtime"], medians["rabbitmq-bare-dedup"]))
 	fmt.Println(benchstat.Ratio("rabbitmq-runtime", "rabbitmq-bare", cfg.n, medians["rabbitmq-runtime"], medians["rabbitmq-bare"]))
@@ -277,38 +231,38 @@ func publish(ctx context.Context, cfg config, prefix string) (time.Duration, err
 // insert the batch's effects in one transaction (with withDedup, each
 // after its dedup row, skipped when the row exists), commit, then
 // acknowledge the batch.
-func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (result, error) {
+func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (benchmsg.Result, error) {
 	tr, prefix, published, err := fill(ctx, cfg)
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer tr.Close()
 	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "bare.db"))
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer db.Close()
 	if withDedup {
 		if err := benchmsg.CreateDedup(ctx, db, sqldb.SQLite); err != nil {
-			return result{}, err
+			return benchmsg.Result{}, err
 		}
 	}
 	conn, err := amqp.Dial(cfg.url)
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer conn.Close()
 	ch, err := conn.Channel()
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	if err := ch.Qos(cfg.qos, 0, false); err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	q := prefix + "/" + group + "/" + benchmsg.Topic // docs/rabbitmq.md: P/G/T
 	msgs, err := ch.Consume(q, "bare", false, false, false, false, nil)
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	var start time.Time
 	var cpu time.Duration
@@ -323,7 +277,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 		for len(batch) < min(cfg.prefetch, cfg.n-done) {
 			m, ok := <-msgs
 			if !ok {
-				return result{}, errors.New("the consumer's channel closed")
+				return benchmsg.Result{}, errors.New("the consumer's channel closed")
 			}
 			batch = append(batch, m)
 		}
@@ -334,20 +288,20 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 			start, cpu = time.Now(), benchstat.CPU()
 		}
 		if err := bareTx(ctx, db, batch, withDedup); err != nil {
-			return result{}, err
+			return benchmsg.Result{}, err
 		}
 		// One basic.ack with multiple=true on the batch's last delivery
 		// tag settles the whole batch (every earlier tag on this channel
 		// is in it or in an earlier batch): what a hand-written loop
 		// does. The runtime acknowledges each delivery on its own.
 		if err := ch.Ack(batch[len(batch)-1].DeliveryTag, true); err != nil {
-			return result{}, err
+			return benchmsg.Result{}, err
 		}
 		done += len(batch)
 		txs++
 	}
 	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
-	return result{consume: elapsed, publish: published, cpu: cpu, txs: txs}, checkEffects(ctx, db, cfg.n)
+	return benchmsg.Result{Consume: elapsed, Publish: published, CPU: cpu, Txs: txs}, benchmsg.CheckEffects(ctx, db, cfg.n)
 }
 
 // bareTx is one batch's transaction of runBare.
@@ -365,33 +319,33 @@ func bareTx(ctx context.Context, db *sql.DB, batch []amqp.Delivery, withDedup bo
 	return tx.Commit()
 }
 
-func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
+func runRuntime(ctx context.Context, cfg config, dir string) (benchmsg.Result, error) {
 	tr, _, published, err := fill(ctx, cfg)
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer tr.Close()
 	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "business.db"))
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer db.Close()
 	m, err := metrics.New(prometheus.NewRegistry())
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
-	sub := &countingSubscriber{Transport: tr}
+	sub := &benchmsg.CountingSubscriber{Subscriber: tr}
 	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: sub, Group: group, Workers: cfg.workers,
 		FetchSize: cfg.prefetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
 		func(ctx context.Context, tx *sql.Tx, _ *wrapperspb.StringValue) error {
 			return benchmsg.InsertEffect(ctx, tx, "rt")
 		})
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -400,7 +354,7 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 		select {
 		case err := <-done:
 			cancel()
-			return result{}, fmt.Errorf("the consumer stopped before the first message: %v", err)
+			return benchmsg.Result{}, fmt.Errorf("the consumer stopped before the first message: %v", err)
 		case <-time.After(time.Millisecond):
 		}
 	}
@@ -412,52 +366,10 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
 	cancel()
 	if err := <-done; err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
-	return result{consume: elapsed, publish: published, cpu: cpu, txs: int(sub.fetches.Load())}, checkEffects(ctx, db, cfg.n)
+	return benchmsg.Result{Consume: elapsed, Publish: published, CPU: cpu, Txs: int(sub.Fetches.Load())}, benchmsg.CheckEffects(ctx, db, cfg.n)
 }
-
-// countingSubscriber counts the runtime's non-empty fetches (its default
-// mode runs one transaction per fetch) to report the transaction size the
-// bare loops are compared at. Its subscription keeps the rabbitmq
-// subscription's optional interfaces, which the consumer looks for.
-type countingSubscriber struct {
-	*rabbitmq.Transport
-	fetches atomic.Int64
-}
-
-func (c *countingSubscriber) Subscribe(ctx context.Context, group string, topics []string) (transport.Subscription, error) {
-	sub, err := c.Transport.Subscribe(ctx, group, topics)
-	if err != nil {
-		return nil, err
-	}
-	return &countingSubscription{Subscription: sub, ext: sub.(transport.Extender), fetches: &c.fetches}, nil
-}
-
-type countingSubscription struct {
-	transport.Subscription
-	ext     transport.Extender
-	fetches *atomic.Int64
-}
-
-var (
-	_ transport.Extender     = (*countingSubscription)(nil)
-	_ transport.ForkingRetry = (*countingSubscription)(nil)
-)
-
-func (s *countingSubscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery, error) {
-	ds, err := s.Subscription.Fetch(ctx, n)
-	if len(ds) > 0 {
-		s.fetches.Add(1)
-	}
-	return ds, err
-}
-
-func (s *countingSubscription) Lease() time.Duration { return s.ext.Lease() }
-func (s *countingSubscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
-	return s.ext.Extend(ctx, ds...)
-}
-func (s *countingSubscription) RetryMayFork() {}
 
 // startProfile starts the CPU profile of -cpuprofile if it has not run
 // yet (one profile per file: the first run's) and returns its stop.
@@ -468,15 +380,4 @@ func startProfile() (stop func()) {
 	_ = pprof.StartCPUProfile(profile)
 	profile = nil
 	return pprof.StopCPUProfile
-}
-
-func checkEffects(ctx context.Context, db *sql.DB, n int) error {
-	var effects int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM effects`).Scan(&effects); err != nil {
-		return err
-	}
-	if effects != n {
-		return fmt.Errorf("effects = %d, want %d", effects, n)
-	}
-	return nil
 }

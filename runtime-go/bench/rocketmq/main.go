@@ -58,7 +58,6 @@ import (
 	"github.com/msgcontract/msgcontract/runtime-go/event"
 	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
-	"github.com/msgcontract/msgcontract/runtime-go/transport"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rocketmq"
 )
 
@@ -92,61 +91,20 @@ func main() {
 	}
 }
 
-// result is one side's run: consume and publish wall time, and the CPU
-// time of the consume span (all threads of this process, the client's
-// included; the broker's are not).
-type result struct {
-	consume, publish, cpu time.Duration
-	txs                   int // transactions that wrote the n effects
-}
-
 func run(cfg config) error {
 	ctx := context.Background()
-	type side struct {
-		name, note string
-		run        func(ctx context.Context, cfg config, dir string) (result, error)
-		got        []result
-	}
-	sides := []side{
-		{name: "rocketmq-bare", note: fmt.Sprintf("rocketmq-client-go push consumer, one callback at a time with up to %d messages: decode, INSERT, one transaction per callback, CONSUME_SUCCESS", cfg.prefetch),
-			run: func(ctx context.Context, cfg config, dir string) (result, error) {
-				return runBare(ctx, cfg, dir, false)
-			}},
-		{name: "rocketmq-bare-dedup", note: "the same plus the dedup row per message",
-			run: func(ctx context.Context, cfg config, dir string) (result, error) { return runBare(ctx, cfg, dir, true) }},
-		{name: "rocketmq-runtime", note: fmt.Sprintf("default mode: one transaction per fetch, default workers, fetch=%d", cfg.prefetch),
-			run: runRuntime},
-	}
-	for i := range cfg.runs {
-		for j := range sides {
-			s := &sides[j]
-			dir, err := os.MkdirTemp("", "msgcontract-bench-rocketmq-")
-			if err != nil {
-				return err
-			}
-			r, err := s.run(ctx, cfg, dir)
-			os.RemoveAll(dir)
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			s.got = append(s.got, r)
-			fmt.Printf("run %d: %s %v\n", i+1, s.name, r.consume.Round(time.Millisecond))
-		}
+	sides := []benchmsg.Side{
+		{Name: "rocketmq-bare", Note: fmt.Sprintf("rocketmq-client-go push consumer, one callback at a time with up to %d messages: decode, INSERT, one transaction per callback, CONSUME_SUCCESS", cfg.prefetch),
+			Run: func(ctx context.Context, dir string) (benchmsg.Result, error) { return runBare(ctx, cfg, dir, false) }},
+		{Name: "rocketmq-bare-dedup", Note: "the same plus the dedup row per message",
+			Run: func(ctx context.Context, dir string) (benchmsg.Result, error) { return runBare(ctx, cfg, dir, true) }},
+		{Name: "rocketmq-runtime", Note: fmt.Sprintf("default mode: one transaction per fetch, default workers, fetch=%d", cfg.prefetch),
+			Run: func(ctx context.Context, dir string) (benchmsg.Result, error) { return runRuntime(ctx, cfg, dir) }},
 	}
 	fmt.Printf("%d messages, one topic of 4 queues, transactions of up to %d, medians of %d runs; publish timed apart\n", cfg.n, cfg.prefetch, cfg.runs)
-	medians := map[string]time.Duration{}
-	for _, s := range sides {
-		var cs, ps, cpus []time.Duration
-		txs := 0
-		for _, r := range s.got {
-			cs, ps, cpus = append(cs, r.consume), append(ps, r.publish), append(cpus, r.cpu)
-			txs += r.txs
-		}
-		c, p := benchstat.Median(cs), benchstat.Median(ps)
-		medians[s.name] = c
-		fmt.Println(benchstat.Line(s.name, cfg.n, c, fmt.Sprintf("%s; %.0f messages a transaction on average; %s; publish %v (%.0f msg/s), not counted",
-			s.note, float64(cfg.n*len(s.got))/float64(max(txs, 1)), benchstat.PerMessage(benchstat.Median(cpus), cfg.n),
-			p.Round(time.Millisecond), benchstat.Rate(cfg.n, p))))
+	medians, err := benchmsg.RunInterleaved(ctx, sides, cfg.runs, cfg.n, "msgcontract-bench-rocketmq-")
+	if err != nil {
+		return err
 	}
 	fmt.Println(benchstat.Ratio("rocketmq-runtime", "rocketmq-bare-dedup", cfg.n, medians["rocketmq-runtime"], medians["rocketmq-bare-dedup"]))
 	fmt.Println(benchstat.Ratio("rocketmq-runtime", "rocketmq-bare", cfg.n, medians["rocketmq-runtime"], medians["rocketmq-bare"]))
@@ -229,20 +187,20 @@ func cmpErr(first, err error) error {
 
 // runBare is the loop a team writes by hand on rocketmq-client-go (see
 // the package doc).
-func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (result, error) {
+func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (benchmsg.Result, error) {
 	tr, ns, published, err := fill(ctx, cfg)
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer tr.Close()
 	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "bare.db"))
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer db.Close()
 	if withDedup {
 		if err := benchmsg.CreateDedup(ctx, db, sqldb.SQLite); err != nil {
-			return result{}, err
+			return benchmsg.Result{}, err
 		}
 	}
 	var (
@@ -259,7 +217,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 		rmqconsumer.WithConsumeMessageBatchMaxSize(cfg.prefetch), rmqconsumer.WithPullBatchSize(int32(cfg.prefetch)),
 		rmqconsumer.WithConsumeGoroutineNums(1))
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	err = pc.Subscribe(ns+benchmsg.Topic, rmqconsumer.MessageSelector{}, func(ctx context.Context, msgs ...*primitive.MessageExt) (rmqconsumer.ConsumeResult, error) {
 		startOnce.Do(func() { start, cpu = time.Now(), benchstat.CPU() })
@@ -275,21 +233,21 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (resul
 		return rmqconsumer.ConsumeSuccess, nil
 	})
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	if err := pc.Start(); err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer pc.Shutdown()
 	for done.Load() < int64(cfg.n) {
 		select {
 		case err := <-failed:
-			return result{}, err
+			return benchmsg.Result{}, err
 		case <-time.After(time.Millisecond):
 		}
 	}
 	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
-	return result{consume: elapsed, publish: published, cpu: cpu, txs: int(txs.Load())}, checkEffects(ctx, db, cfg.n)
+	return benchmsg.Result{Consume: elapsed, Publish: published, CPU: cpu, Txs: int(txs.Load())}, benchmsg.CheckEffects(ctx, db, cfg.n)
 }
 
 // bareTx is one callback's transaction of runBare.
@@ -307,33 +265,33 @@ func bareTx(ctx context.Context, db *sql.DB, msgs []*primitive.MessageExt, withD
 	return tx.Commit()
 }
 
-func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
+func runRuntime(ctx context.Context, cfg config, dir string) (benchmsg.Result, error) {
 	tr, _, published, err := fill(ctx, cfg)
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer tr.Close()
 	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "business.db"))
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	defer db.Close()
 	m, err := metrics.New(prometheus.NewRegistry())
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
-	sub := &countingSubscriber{Transport: tr}
+	sub := &benchmsg.CountingSubscriber{Subscriber: tr}
 	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: sub, Group: group,
 		FetchSize: cfg.prefetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
 		func(ctx context.Context, tx *sql.Tx, _ *wrapperspb.StringValue) error {
 			return benchmsg.InsertEffect(ctx, tx, "rt")
 		})
 	if err != nil {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -342,7 +300,7 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 		select {
 		case err := <-done:
 			cancel()
-			return result{}, fmt.Errorf("the consumer stopped before the first message: %v", err)
+			return benchmsg.Result{}, fmt.Errorf("the consumer stopped before the first message: %v", err)
 		case <-time.After(time.Millisecond):
 		}
 	}
@@ -353,60 +311,7 @@ func runRuntime(ctx context.Context, cfg config, dir string) (result, error) {
 	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
 	cancel()
 	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-		return result{}, err
+		return benchmsg.Result{}, err
 	}
-	return result{consume: elapsed, publish: published, cpu: cpu, txs: int(sub.fetches.Load())}, checkEffects(ctx, db, cfg.n)
-}
-
-// countingSubscriber counts the runtime's non-empty fetches (its default
-// mode runs one transaction per fetch) to report the transaction size the
-// bare loops are compared at. Its subscription keeps the rocketmq
-// subscription's optional interfaces, which the consumer looks for.
-type countingSubscriber struct {
-	*rocketmq.Transport
-	fetches atomic.Int64
-}
-
-func (c *countingSubscriber) Subscribe(ctx context.Context, group string, topics []string) (transport.Subscription, error) {
-	sub, err := c.Transport.Subscribe(ctx, group, topics)
-	if err != nil {
-		return nil, err
-	}
-	return &countingSubscription{Subscription: sub, ext: sub.(transport.Extender), fetches: &c.fetches}, nil
-}
-
-type countingSubscription struct {
-	transport.Subscription
-	ext     transport.Extender
-	fetches *atomic.Int64
-}
-
-var (
-	_ transport.Extender     = (*countingSubscription)(nil)
-	_ transport.ForkingRetry = (*countingSubscription)(nil)
-)
-
-func (s *countingSubscription) Fetch(ctx context.Context, n int) ([]*transport.Delivery, error) {
-	ds, err := s.Subscription.Fetch(ctx, n)
-	if len(ds) > 0 {
-		s.fetches.Add(1)
-	}
-	return ds, err
-}
-
-func (s *countingSubscription) Lease() time.Duration { return s.ext.Lease() }
-func (s *countingSubscription) Extend(ctx context.Context, ds ...*transport.Delivery) error {
-	return s.ext.Extend(ctx, ds...)
-}
-func (s *countingSubscription) RetryMayFork() {}
-
-func checkEffects(ctx context.Context, db *sql.DB, n int) error {
-	var effects int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM effects`).Scan(&effects); err != nil {
-		return err
-	}
-	if effects != n {
-		return fmt.Errorf("effects = %d, want %d", effects, n)
-	}
-	return nil
+	return benchmsg.Result{Consume: elapsed, Publish: published, CPU: cpu, Txs: int(sub.Fetches.Load())}, benchmsg.CheckEffects(ctx, db, cfg.n)
 }

@@ -163,7 +163,7 @@ test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-serv
 	@cat $(SUMMARY)/rabbitmq-retry-delays.txt
 
 .PHONY: test-rocketmq
-test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketmq.sh: name server, broker and proxy from Maven Central jars): the universal transport suite, queue order, retries as timer messages held to not_before over 1,000 retries, dead-letter copies folded, dlq --rocketmq (Go only so far: docs/rocketmq.md)
+test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketmq.sh: name server, broker and proxy from Maven Central jars): the universal transport suite, queue order, retries as timer messages held to not_before over 1,000 retries, dead-letter copies folded, the broker's %DLQ% topics read as dead letters, dlq --rocketmq (Go only so far: docs/rocketmq.md)
 	cd runtime-go && $(GO) vet -tags rocketmq ./transport/rocketmq/...
 	$(GO) vet -tags rocketmq ./internal/cli/ops ./internal/dlqopen
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
@@ -171,7 +171,7 @@ test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketm
 	@# whose own bookkeeping races with its rebalance (rocketmq-client-go
 	@# v2's pull rewrites the consumer's group name on every call): they
 	@# run without the race detector, everything else with it.
-	CGO_ENABLED=1 bash scripts/with-rocketmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rocketmq -count=1 -run "TestSequencer|TestSuite/(PublishFetchAck|FanOutToGroups|RedeliveryAfterLease|Defer|RetryStaysInGroup)" ./transport/rocketmq/... && $(GO) test -json -tags rocketmq -count=1 -run "TestSuite/(DeadLetterAndDLQ|DLQListAfterReplays)|TestRetryDelays|TestDeadLetterCopiesFold" ./transport/rocketmq/... && cd .. && $(GO) test -json -tags rocketmq -count=1 -run RocketMQ ./internal/cli/ops' | $(TESTSUMMARY) -suite rocketmq -dir $(SUMMARY)
+	CGO_ENABLED=1 bash scripts/with-rocketmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rocketmq -count=1 -run "TestSequencer|TestSuite/(PublishFetchAck|FanOutToGroups|RedeliveryAfterLease|Defer|RetryStaysInGroup)" ./transport/rocketmq/... && $(GO) test -json -tags rocketmq -count=1 -run "TestSuite/(DeadLetterAndDLQ|DLQListAfterReplays)|TestRetryDelays|TestDeadLetterCopiesFold|TestBrokerDLQ" ./transport/rocketmq/... && cd .. && $(GO) test -json -tags rocketmq -count=1 -run RocketMQ ./internal/cli/ops' | $(TESTSUMMARY) -suite rocketmq -dir $(SUMMARY)
 	@cat $(SUMMARY)/rocketmq-retry-delays.txt
 
 .PHONY: test-rabbitmq-python

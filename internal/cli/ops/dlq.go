@@ -167,7 +167,8 @@ On RocketMQ (--rocketmq, the name servers) the records are messages of the
 topic NAMESPACEmsgcontract_dlq (JSON), ids are QUEUE/OFFSET, and replay and
 purge append markers to NAMESPACEmsgcontract_dlq_ops: purged records
 disappear from list at once and leave the broker with its commit log
-(fileReservedTime).`,
+(fileReservedTime). Messages RocketMQ itself moved to %DLQ%NAMESPACEGROUP
+are listed too, with ids %DLQ%NAMESPACEGROUP/QUEUE/OFFSET.`,
 		Example: `  msgcontract dlq list --queue .build/demo/queue.db
   msgcontract dlq list --queue queue.db --reason retries_exhausted --group payment-callback
   msgcontract dlq show --queue queue.db 7

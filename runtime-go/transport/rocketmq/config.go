@@ -39,7 +39,8 @@ type Config struct {
 	Lease time.Duration
 	// TimerLead is how long before its not_before a retry or deferred copy
 	// is due on the broker's timer; the subscription holds it from then
-	// until not_before. Defaults to 500 ms.
+	// until not_before. Defaults to 1 s: a warm broker's timer fires up to
+	// about 150 ms late, a broker just started up to about a second.
 	TimerLead time.Duration
 	// MaxInFlight caps the messages one subscription holds: handed out,
 	// held until not_before, or waiting for Fetch. Defaults to 256.
@@ -68,7 +69,7 @@ func (c *Config) setDefaults() {
 		c.Lease = 60 * time.Second
 	}
 	if c.TimerLead == 0 {
-		c.TimerLead = 500 * time.Millisecond
+		c.TimerLead = time.Second
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = 256

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
+	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 )
 
 var _ dlq.Store = (*Transport)(nil)
@@ -147,26 +148,100 @@ func (t *Transport) records(ctx context.Context) ([]dlq.Record, error) {
 	}
 	out := make([]dlq.Record, 0, len(msgs))
 	seen := map[string]bool{}
+	add := func(id string, r dlq.Record) {
+		copyOf := strings.Join([]string{r.Group, r.Handler, string(r.Reason), r.MessageID, string(r.Envelope)}, "\x00")
+		if seen[copyOf] {
+			return
+		}
+		seen[copyOf] = true
+		st := state[id]
+		if st.Purged {
+			return
+		}
+		r.ID, r.ReplayCount, r.LastReplayedAt = id, st.ReplayCount, st.LastReplayedAt
+		out = append(out, r)
+	}
 	for _, m := range msgs {
 		id := recordID(m)
 		var r dlq.Record
 		if err := json.Unmarshal(m.Body, &r); err != nil {
 			return nil, fmt.Errorf("rocketmq: dlq: record %s of %s is not a JSON dlq.Record: %w", id, t.dlqName(), err)
 		}
-		copyOf := strings.Join([]string{r.Group, r.Handler, string(r.Reason), r.MessageID, string(r.Envelope)}, "\x00")
-		if seen[copyOf] {
-			continue
-		}
-		seen[copyOf] = true
-		st := state[id]
-		if st.Purged {
-			continue
-		}
-		r.ID, r.ReplayCount, r.LastReplayedAt = id, st.ReplayCount, st.LastReplayedAt
-		out = append(out, r)
+		add(id, r)
+	}
+	broker, err := t.brokerDeadLetters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range broker {
+		add(b.id, b.rec)
 	}
 	slices.SortStableFunc(out, func(a, b dlq.Record) int { return a.DeadAt.Compare(b.DeadAt) })
 	return out, nil
+}
+
+// brokerDLQPrefix starts the topics where RocketMQ itself moves a group's
+// messages after its maximum reconsume count: %DLQ%<group>.
+const brokerDLQPrefix = "%DLQ%"
+
+type brokerRecord struct {
+	id  string
+	rec dlq.Record
+}
+
+// brokerDeadLetters reads the broker's own dead-letter topics of the
+// namespace's groups, %DLQ%<group>, as dead-letter records: what a group
+// handed back (RECONSUME_LATER) until the broker gave up, or what another
+// RocketMQ consumer of the group, retrying on the broker's delay levels,
+// gave up on. Their ids are "%DLQ%<group>/<queue>/<offset>"; replay and
+// purge mark them as they mark the transport's own records.
+func (t *Transport) brokerDeadLetters(ctx context.Context) ([]brokerRecord, error) {
+	list, err := t.admin.FetchAllTopicList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rocketmq: dlq: list the topics: %w", err)
+	}
+	prefix := brokerDLQPrefix + t.cfg.Namespace
+	var topics []string
+	for _, name := range list.TopicList {
+		if strings.HasPrefix(name, prefix) {
+			topics = append(topics, name)
+		}
+	}
+	slices.Sort(topics)
+	var out []brokerRecord
+	for _, topic := range topics {
+		msgs, err := t.readAll(ctx, topic)
+		if err != nil {
+			return nil, err
+		}
+		group := strings.TrimPrefix(topic, prefix)
+		for _, m := range msgs {
+			out = append(out, brokerRecord{id: topic + "/" + recordID(m), rec: t.brokerRecord(group, m)})
+		}
+	}
+	return out, nil
+}
+
+// brokerRecord describes m, a message of group's %DLQ% topic, as a
+// dead-letter record: its body is the envelope as delivered.
+func (t *Transport) brokerRecord(group string, m *primitive.MessageExt) dlq.Record {
+	topic := m.GetProperty(PropTopic)
+	if topic == "" {
+		topic = strings.TrimPrefix(m.GetProperty(primitive.PropertyRetryTopic), t.cfg.Namespace)
+	}
+	at := time.UnixMilli(m.StoreTimestamp).UTC()
+	r := dlq.Record{Topic: topic, Group: group, Envelope: m.Body, Reason: dlq.ReasonRetriesExhausted,
+		Error:    fmt.Sprintf("RocketMQ moved it to %s%s%s after %d reconsumes", brokerDLQPrefix, t.cfg.Namespace, group, m.ReconsumeTimes),
+		Attempts: int(m.ReconsumeTimes) + 1, LastFailedAt: at, DeadAt: at}
+	if env, err := envelope.Unmarshal(m.Body); err == nil {
+		r.EventType, r.BizKey, r.MessageID = env.GetEventType(), env.GetBizKey(), env.GetMessageId()
+		if r.Topic == "" {
+			r.Topic = env.GetTopic()
+		}
+	} else {
+		r.Reason = dlq.ReasonDecode
+	}
+	return r
 }
 
 // recordID is "<queue>/<offset>" of a message in the dead-letter topic.
@@ -202,8 +277,14 @@ func (t *Transport) List(ctx context.Context, f dlq.Filter) ([]dlq.Record, error
 
 // Get returns the record with id.
 func (t *Transport) Get(ctx context.Context, id string) (*dlq.Record, error) {
-	if q, off, ok := strings.Cut(id, "/"); !ok || !isNumber(q) || !isNumber(off) {
-		return nil, fmt.Errorf("%w: %q is not a RocketMQ dead-letter id (<queue>/<offset>)", dlq.ErrNotFound, id)
+	own := strings.TrimPrefix(id, brokerDLQPrefix)
+	if own != id { // %DLQ%<group>/<queue>/<offset>
+		if i := strings.Index(own, "/"); i > 0 {
+			own = own[i+1:]
+		}
+	}
+	if q, off, ok := strings.Cut(own, "/"); !ok || !isNumber(q) || !isNumber(off) {
+		return nil, fmt.Errorf("%w: %q is not a RocketMQ dead-letter id (<queue>/<offset>, or %%DLQ%%<group>/<queue>/<offset>)", dlq.ErrNotFound, id)
 	}
 	recs, err := t.records(ctx)
 	if err != nil {

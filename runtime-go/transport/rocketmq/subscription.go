@@ -40,6 +40,11 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 	if err := t.ensure(ctx, t.cfg.QueueNums, names...); err != nil {
 		return nil, err
 	}
+	// The dead-letter topics too: tooling, which creates no topic, marks
+	// the broker's own dead letters of the group there.
+	if err := t.ensure(ctx, 1, t.dlqName(), t.opsName()); err != nil {
+		return nil, err
+	}
 	s := &subscription{t: t, group: group, seq: newSequencer(20 * time.Millisecond), ready: make(chan *entry, t.cfg.MaxInFlight),
 		done: make(chan struct{}), entries: map[*transport.Delivery]*entry{}}
 	pc, err := rocketmq.NewPushConsumer(

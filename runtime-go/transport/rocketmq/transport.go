@@ -89,6 +89,10 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	return t, nil
 }
 
+// Namespace is Config.Namespace: the prefix of every RocketMQ name the
+// transport uses.
+func (t *Transport) Namespace() string { return t.cfg.Namespace }
+
 // instanceName tells this process's clients apart from another
 // process's in the same group (the client's default is the pid, which
 // two containers may share).

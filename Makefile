@@ -53,13 +53,13 @@ CHECK_GO_PKGS := ./codegen/... ./registry/... ./internal/cli/... ./internal/doct
 check: check-go check-java check-python ## the fast tier (< 4 min): go vet and staticcheck on every module and build tag, Go unit tests (-short), the Java core's and micrometer module's tests built with -Xlint:all -Werror, ruff, mypy --strict and the Python runtime's tests
 	@echo "check: passed"
 
-check-go: ## gofmt, go vet, staticcheck and the Go unit tests (-short) of the tool and runtime-go's core
+check-go: ## gofmt, go vet, staticcheck and the Go unit tests (-short) of the tool and every runtime-go module (the benches' included)
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' ':!:third_party')) "; if [[ -n "$${unformatted// }" ]]; then echo "check: not gofmt-formatted (run gofmt -w): $$unformatted" >&2; exit 1; fi
 	$(GO) vet -tags $(LINT_TAGS) ./...
 	cd runtime-go && $(GO) vet -tags $(LINT_TAGS) $(RUNTIME_GO_PKGS)
 	GOFLAGS= $(GO) run $(STATICCHECK) -tags $(LINT_TAGS) ./...
 	cd runtime-go && GOFLAGS= $(GO) run $(STATICCHECK) -tags $(LINT_TAGS) $(RUNTIME_GO_PKGS)
-	bash scripts/with-postgres.sh bash -c '$(GO) test -short -count=1 $(CHECK_GO_PKGS) && cd runtime-go && $(GO) test -short -count=1 ./...'
+	bash scripts/with-postgres.sh bash -c '$(GO) test -short -count=1 $(CHECK_GO_PKGS) && cd runtime-go && $(GO) test -short -count=1 $(RUNTIME_GO_PKGS)'
 
 check-java: ## the Java runtime's core and micrometer modules (no broker; a throwaway PostgreSQL for the outbox relay's LISTEN): compiled with -Xlint:all -Werror, their unit tests
 	bash scripts/setup-java.sh >/dev/null

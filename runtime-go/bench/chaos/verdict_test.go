@@ -74,10 +74,12 @@ func TestParseFaults(t *testing.T) {
 		{"sqlite", "sqlite", "", "kill"},
 		{"kafka", "sqlite", "", "kill,broker-kill"},
 		{"rabbitmq", "sqlite", "", "kill,broker-kill"},
+		{"rocketmq", "sqlite", "", "kill,broker-kill"},
+		{"rocketmq", "sqlite", "pause,partition", "pause,partition"},
 		{"kafka", "sqlite", "pause,partition", "pause,partition"},
 		{"sqlite", "postgres", "kill,partition,db-restart", "kill,partition,db-restart"},
 		{"sqlite", "sqlite", "partition", "partition needs a network"},
-		{"nats", "sqlite", "broker-kill", "broker-kill needs -transport kafka or rabbitmq"},
+		{"nats", "sqlite", "broker-kill", "broker-kill needs -transport kafka, rabbitmq or rocketmq"},
 		{"kafka", "sqlite", "db-restart", "db-restart needs -business postgres or mysql"},
 		{"sqlite", "sqlite", "kill,nap", `"nap" is not one of`},
 	}

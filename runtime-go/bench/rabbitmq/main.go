@@ -36,11 +36,9 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -48,16 +46,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	amqp "github.com/rabbitmq/amqp091-go"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
-	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
-	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rabbitmq"
 )
@@ -287,7 +282,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (bench
 			}
 			start, cpu = time.Now(), benchstat.CPU()
 		}
-		if err := bareTx(ctx, db, batch, withDedup); err != nil {
+		if err := benchmsg.BareTx(ctx, db, batch, func(m amqp.Delivery) []byte { return m.Body }, withDedup); err != nil {
 			return benchmsg.Result{}, err
 		}
 		// One basic.ack with multiple=true on the batch's last delivery
@@ -304,71 +299,16 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (bench
 	return benchmsg.Result{Consume: elapsed, Publish: published, CPU: cpu, Txs: txs}, benchmsg.CheckEffects(ctx, db, cfg.n)
 }
 
-// bareTx is one batch's transaction of runBare.
-func bareTx(ctx context.Context, db *sql.DB, batch []amqp.Delivery, withDedup bool) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, m := range batch {
-		if err := benchmsg.BareHandle(ctx, tx, sqldb.SQLite, m.Body, withDedup); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
+// runRuntime is the runtime on the rabbitmq transport (benchmsg.RunRuntime).
 func runRuntime(ctx context.Context, cfg config, dir string) (benchmsg.Result, error) {
 	tr, _, published, err := fill(ctx, cfg)
 	if err != nil {
 		return benchmsg.Result{}, err
 	}
 	defer tr.Close()
-	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "business.db"))
-	if err != nil {
-		return benchmsg.Result{}, err
-	}
-	defer db.Close()
-	m, err := metrics.New(prometheus.NewRegistry())
-	if err != nil {
-		return benchmsg.Result{}, err
-	}
-	sub := &benchmsg.CountingSubscriber{Subscriber: tr}
-	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: sub, Group: group, Workers: cfg.workers,
-		FetchSize: cfg.prefetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return benchmsg.Result{}, err
-	}
-	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
-		func(ctx context.Context, tx *sql.Tx, _ *wrapperspb.StringValue) error {
-			return benchmsg.InsertEffect(ctx, tx, "rt")
-		})
-	if err != nil {
-		return benchmsg.Result{}, err
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(runCtx) }()
-	for benchmsg.Processed(m) == 0 {
-		select {
-		case err := <-done:
-			cancel()
-			return benchmsg.Result{}, fmt.Errorf("the consumer stopped before the first message: %v", err)
-		case <-time.After(time.Millisecond):
-		}
-	}
-	defer startProfile()()
-	start, cpu := time.Now(), benchstat.CPU()
-	for benchmsg.Processed(m) < cfg.n {
-		time.Sleep(time.Millisecond)
-	}
-	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
-	cancel()
-	if err := <-done; err != nil {
-		return benchmsg.Result{}, err
-	}
-	return benchmsg.Result{Consume: elapsed, Publish: published, CPU: cpu, Txs: int(sub.Fetches.Load())}, benchmsg.CheckEffects(ctx, db, cfg.n)
+	r, err := benchmsg.RunRuntime(ctx, tr, dir, group, cfg.workers, cfg.prefetch, cfg.n, startProfile)
+	r.Publish = published
+	return r, err
 }
 
 // startProfile starts the CPU profile of -cpuprofile if it has not run

@@ -33,8 +33,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -49,14 +47,11 @@ import (
 	rmqconsumer "github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
-	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchmsg"
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
-	"github.com/msgcontract/msgcontract/runtime-go/consumer"
 	"github.com/msgcontract/msgcontract/runtime-go/event"
-	"github.com/msgcontract/msgcontract/runtime-go/metrics"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/rocketmq"
 )
@@ -221,7 +216,7 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (bench
 	}
 	err = pc.Subscribe(ns+benchmsg.Topic, rmqconsumer.MessageSelector{}, func(ctx context.Context, msgs ...*primitive.MessageExt) (rmqconsumer.ConsumeResult, error) {
 		startOnce.Do(func() { start, cpu = time.Now(), benchstat.CPU() })
-		if err := bareTx(ctx, db, msgs, withDedup); err != nil {
+		if err := benchmsg.BareTx(ctx, db, msgs, func(m *primitive.MessageExt) []byte { return m.Body }, withDedup); err != nil {
 			select {
 			case failed <- err:
 			default:
@@ -250,68 +245,14 @@ func runBare(ctx context.Context, cfg config, dir string, withDedup bool) (bench
 	return benchmsg.Result{Consume: elapsed, Publish: published, CPU: cpu, Txs: int(txs.Load())}, benchmsg.CheckEffects(ctx, db, cfg.n)
 }
 
-// bareTx is one callback's transaction of runBare.
-func bareTx(ctx context.Context, db *sql.DB, msgs []*primitive.MessageExt, withDedup bool) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, m := range msgs {
-		if err := benchmsg.BareHandle(ctx, tx, sqldb.SQLite, m.Body, withDedup); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
+// runRuntime is the runtime on the rocketmq transport (benchmsg.RunRuntime).
 func runRuntime(ctx context.Context, cfg config, dir string) (benchmsg.Result, error) {
 	tr, _, published, err := fill(ctx, cfg)
 	if err != nil {
 		return benchmsg.Result{}, err
 	}
 	defer tr.Close()
-	db, err := benchmsg.OpenEffects(ctx, filepath.Join(dir, "business.db"))
-	if err != nil {
-		return benchmsg.Result{}, err
-	}
-	defer db.Close()
-	m, err := metrics.New(prometheus.NewRegistry())
-	if err != nil {
-		return benchmsg.Result{}, err
-	}
-	sub := &benchmsg.CountingSubscriber{Subscriber: tr}
-	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: sub, Group: group,
-		FetchSize: cfg.prefetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return benchmsg.Result{}, err
-	}
-	err = consumer.Register(c, benchmsg.Handler, benchmsg.Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
-		func(ctx context.Context, tx *sql.Tx, _ *wrapperspb.StringValue) error {
-			return benchmsg.InsertEffect(ctx, tx, "rt")
-		})
-	if err != nil {
-		return benchmsg.Result{}, err
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(runCtx) }()
-	for benchmsg.Processed(m) == 0 {
-		select {
-		case err := <-done:
-			cancel()
-			return benchmsg.Result{}, fmt.Errorf("the consumer stopped before the first message: %v", err)
-		case <-time.After(time.Millisecond):
-		}
-	}
-	start, cpu := time.Now(), benchstat.CPU()
-	for benchmsg.Processed(m) < cfg.n {
-		time.Sleep(time.Millisecond)
-	}
-	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
-	cancel()
-	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-		return benchmsg.Result{}, err
-	}
-	return benchmsg.Result{Consume: elapsed, Publish: published, CPU: cpu, Txs: int(sub.Fetches.Load())}, benchmsg.CheckEffects(ctx, db, cfg.n)
+	r, err := benchmsg.RunRuntime(ctx, tr, dir, group, 0, cfg.prefetch, cfg.n, nil)
+	r.Publish = published
+	return r, err
 }

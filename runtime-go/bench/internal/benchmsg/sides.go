@@ -4,11 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
 	"github.com/msgcontract/msgcontract/runtime-go/bench/internal/benchstat"
+	"github.com/msgcontract/msgcontract/runtime-go/consumer"
+	"github.com/msgcontract/msgcontract/runtime-go/metrics"
+	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport"
 )
 
@@ -127,3 +135,76 @@ func (s *countingSubscription) Extend(ctx context.Context, ds ...*transport.Deli
 	return s.ext.Extend(ctx, ds...)
 }
 func (s *countingSubscription) RetryMayFork() {}
+
+// BareTx is one batch's transaction of a hand-written loop: each
+// message's body (an envelope) decoded and its effect inserted (with
+// withDedup after its dedup row, skipped when the row exists), then one
+// commit.
+func BareTx[M any](ctx context.Context, db *sql.DB, msgs []M, body func(M) []byte, withDedup bool) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, m := range msgs {
+		if err := BareHandle(ctx, tx, sqldb.SQLite, body(m), withDedup); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// RunRuntime is a bench's runtime side: the consumer in its default mode
+// on tr (workers and fetch size as given; 0 workers keeps the default),
+// group group, the bench handler writing effects into dir/business.db,
+// timed from the first effect to the n-th. onStart, when set, runs as the
+// timing starts and its result when it ends (a CPU profile). The result's
+// Publish is the caller's to fill.
+func RunRuntime(ctx context.Context, tr transport.Subscriber, dir, group string, workers, fetch, n int, onStart func() (stop func())) (Result, error) {
+	db, err := OpenEffects(ctx, filepath.Join(dir, "business.db"))
+	if err != nil {
+		return Result{}, err
+	}
+	defer db.Close()
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		return Result{}, err
+	}
+	sub := &CountingSubscriber{Subscriber: tr}
+	c, err := consumer.New(consumer.Config{DB: db, Dialect: sqldb.SQLite, Subscriber: sub, Group: group, Workers: workers,
+		FetchSize: fetch, Metrics: m, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return Result{}, err
+	}
+	err = consumer.Register(c, Handler, Spec, func() *wrapperspb.StringValue { return &wrapperspb.StringValue{} },
+		func(ctx context.Context, tx *sql.Tx, _ *wrapperspb.StringValue) error {
+			return InsertEffect(ctx, tx, "rt")
+		})
+	if err != nil {
+		return Result{}, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(runCtx) }()
+	for Processed(m) == 0 {
+		select {
+		case err := <-done:
+			cancel()
+			return Result{}, fmt.Errorf("the consumer stopped before the first message: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if onStart != nil {
+		defer onStart()()
+	}
+	start, cpu := time.Now(), benchstat.CPU()
+	for Processed(m) < n {
+		time.Sleep(time.Millisecond)
+	}
+	elapsed, cpu := time.Since(start), benchstat.CPU()-cpu
+	cancel()
+	if err := <-done; err != nil {
+		return Result{}, err
+	}
+	return Result{Consume: elapsed, CPU: cpu, Txs: int(sub.Fetches.Load())}, CheckEffects(ctx, db, n)
+}

@@ -173,15 +173,11 @@ func (t *Transport) Publish(ctx context.Context, topic string, env *envelopepb.E
 	if t.isClosed() {
 		return transport.ErrClosed
 	}
-	body, err := envelope.Marshal(env)
+	m, err := t.Message(ctx, topic, env)
 	if err != nil {
 		return err
 	}
-	name := t.topicName(topic)
-	if err := t.ensure(ctx, t.cfg.QueueNums, name); err != nil {
-		return err
-	}
-	return t.send(ctx, message(name, topic, env, body, time.Time{}, time.Time{}))
+	return t.send(ctx, m)
 }
 
 // Message returns the RocketMQ message Publish sends for env on topic

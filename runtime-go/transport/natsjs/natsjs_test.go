@@ -100,8 +100,13 @@ func TestFetchReturnsWhatArrived(t *testing.T) {
 	if err != nil || len(ds) != 1 || ctx.Err() != nil {
 		t.Fatalf("stored: fetched %d (%v, context %v); want the 1 stored before the context ends", len(ds), err, ctx.Err())
 	}
-	time.AfterFunc(200*time.Millisecond, func() { publish("arrived") })
+	// The late publish is waited for before the test ends: the consumer
+	// can see the message before the publisher has its acknowledgement,
+	// and ending the test then would cancel the publish mid-flight.
+	published := make(chan struct{})
+	time.AfterFunc(200*time.Millisecond, func() { defer close(published); publish("arrived") })
 	ds, err = sub.Fetch(ctx, 64)
+	<-published
 	if err != nil || len(ds) != 1 || ctx.Err() != nil {
 		t.Fatalf("arrived: fetched %d (%v, context %v); want the 1 that arrived before the context ends", len(ds), err, ctx.Err())
 	}

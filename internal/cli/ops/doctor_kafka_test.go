@@ -40,6 +40,10 @@ func TestDoctorKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer adm.DeleteTopics(ctx, topic)
+	// CreateTopics answers before every broker serves the topic: doctor
+	// asked at once could be told UNKNOWN_TOPIC_OR_PARTITION.
+	waitTopicReady(t, adm, topic, 2)
+	waitTopicConfig(t, adm, topic, map[string]string{"unclean.leader.election.enable": "true", "min.insync.replicas": "1"})
 	producer := filepath.Join(t.TempDir(), "producer.properties")
 	if err := os.WriteFile(producer, []byte("bootstrap.servers="+brokers[0]+"\nacks=1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -90,6 +94,26 @@ func TestDoctorKafka(t *testing.T) {
 	code, rep, errOut := runDoctor(t, "--kafka", strings.Join(brokers, ","))
 	if code != cli.ExitFindings || !slices.ContainsFunc(rep.Findings, func(f doctor.Finding) bool { return f.Target == "topic "+topic }) {
 		t.Errorf("every topic: exit %d, %d findings\n%s", code, len(rep.Findings), errOut)
+	}
+}
+
+// waitTopicReady waits until the brokers' metadata has topic with its
+// partitions, each with a leader.
+func waitTopicReady(t *testing.T, adm *kadm.Client, topic string, partitions int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		tds, err := adm.ListTopics(context.Background(), topic)
+		if err == nil {
+			if td, ok := tds[topic]; ok && td.Err == nil && len(td.Partitions) == partitions &&
+				!slices.ContainsFunc(td.Partitions.Sorted(), func(p kadm.PartitionDetail) bool { return p.Leader < 0 || p.Err != nil }) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("topic %s: not served with %d partitions within 15s (%v)", topic, partitions, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -11,3 +11,8 @@ import (
 func (t *Transport) DeadLetterAgain(ctx context.Context, rec *dlq.Record) error {
 	return t.storeRecord(ctx, rec)
 }
+
+// CreateTopic creates topic on broker as the transport does.
+func CreateTopic(ctx context.Context, broker, topic string, queues int, messageType string) error {
+	return createTopic(ctx, broker, topic, queues, messageType)
+}

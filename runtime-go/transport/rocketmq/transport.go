@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -140,6 +141,10 @@ func (t *Transport) ensure(ctx context.Context, queues int, topics ...string) er
 }
 
 func (t *Transport) ensureOne(ctx context.Context, queues int, topic string) error {
+	messageType := typeNormal
+	if strings.HasSuffix(topic, retrySuffix) {
+		messageType = typeDelay
+	}
 	routed := func() error {
 		qs, err := t.admin.FetchPublishMessageQueues(ctx, topic)
 		if err == nil && len(qs) == 0 {
@@ -155,8 +160,7 @@ func (t *Transport) ensureOne(ctx context.Context, queues int, topic string) err
 	}
 	for _, b := range t.cfg.Brokers {
 		err := untilUp(ctx, func() error {
-			return t.admin.CreateTopic(ctx, admin.WithTopicCreate(topic), admin.WithBrokerAddrCreate(b),
-				admin.WithReadQueueNums(queues), admin.WithWriteQueueNums(queues))
+			return createTopic(ctx, b, topic, queues, messageType)
 		})
 		if err != nil {
 			return fmt.Errorf("rocketmq: create topic %s on broker %s: %w", topic, b, err)
@@ -166,6 +170,28 @@ func (t *Transport) ensureOne(ctx context.Context, queues int, topic string) err
 		return fmt.Errorf("rocketmq: topic %s was created but the name servers have no route for it within %v: %w", topic, t.cfg.ConnectTimeout, err)
 	}
 	return nil
+}
+
+// EnsureTopics makes sure the RocketMQ topics of msgcontract topics topics,
+// the retry topics of groups and the dead-letter topics exist, creating
+// them as Publish and Subscribe do. It is for members whose client cannot
+// create topics (RocketMQ's 5.x Java and Python clients, which speak to
+// the proxy) and for set-up scripts.
+func (t *Transport) EnsureTopics(ctx context.Context, topics, groups []string) error {
+	if t.isClosed() {
+		return transport.ErrClosed
+	}
+	var names []string
+	for _, topic := range topics {
+		names = append(names, t.topicName(topic))
+	}
+	for _, g := range groups {
+		names = append(names, t.retryTopic(g))
+	}
+	if err := t.ensure(ctx, t.cfg.QueueNums, names...); err != nil {
+		return err
+	}
+	return t.ensure(ctx, 1, t.dlqName(), t.opsName())
 }
 
 // Publish sends env to topic and waits for the broker's answer.

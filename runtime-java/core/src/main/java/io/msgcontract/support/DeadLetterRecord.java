@@ -1,7 +1,5 @@
-package io.msgcontract.rabbitmq;
+package io.msgcontract.support;
 
-import io.msgcontract.support.Json;
-import io.msgcontract.support.JsonStrings;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -9,9 +7,10 @@ import java.util.Base64;
 import java.util.Map;
 
 /**
- * One dead-letter record of P.dlq, the fields of runtime-go's dlq.Record with
- * its JSON names (docs/rabbitmq.md, "Dead letters"): Go, Java and Python
- * stores and {@code msgcontract dlq --rabbitmq} read each other's.
+ * One dead-letter record, the fields of runtime-go's dlq.Record with its JSON
+ * names: what the broker modules store in their dead-letter queues or topics
+ * (docs/rabbitmq.md and docs/rocketmq.md, "Dead letters"), so Go, Java and
+ * Python stores and {@code msgcontract dlq} read each other's.
  *
  * @param id the record id, "%016x-xxxxxxxx" (store time in µs since the epoch, 8 random hex digits)
  * @param topic the topic the message was published to; a replay returns it there
@@ -36,13 +35,13 @@ public record DeadLetterRecord(String id, String topic, String group, String han
     Instant firstFailedAt, Instant lastFailedAt, Instant deadAt, int replayCount, Instant lastReplayedAt) {
 
   /** This record under another id. */
-  DeadLetterRecord withId(String newId) {
+  public DeadLetterRecord withId(String newId) {
     return new DeadLetterRecord(newId, topic, group, handler, eventType, bizKey, messageId, envelope, reason, code,
         error, attempts, firstFailedAt, lastFailedAt, deadAt, replayCount, lastReplayedAt);
   }
 
   /** This record replayed once more at 'at'. */
-  DeadLetterRecord replayed(Instant at) {
+  public DeadLetterRecord replayed(Instant at) {
     return new DeadLetterRecord(id, topic, group, handler, eventType, bizKey, messageId, envelope, reason, code,
         error, attempts, firstFailedAt, lastFailedAt, deadAt, replayCount + 1, at);
   }

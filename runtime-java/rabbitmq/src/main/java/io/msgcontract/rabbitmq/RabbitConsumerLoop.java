@@ -5,16 +5,16 @@ import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Delivery;
 import io.msgcontract.support.Consumer;
+import io.msgcontract.support.DeadLetterRecord;
 import io.msgcontract.support.DecodeException;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.Handler;
+import io.msgcontract.support.TransactionBatch;
 import io.msgcontract.v1.Envelope;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -554,93 +554,26 @@ public final class RabbitConsumerLoop implements AutoCloseable {
   }
 
   /**
-   * Runs the database part of ready deliveries (distinct biz_keys) as
-   * runtime-java/kafka's loop does: one alone in a transaction of its own,
-   * several in one shared transaction, each in a savepoint
-   * (Consumer.processShared), committed once; before that, retry copies and
-   * replays among them are looked up in their retry chains and a superseded
-   * one is settled as a duplicate. Then each decision is carried out: ack,
-   * defer, retry or dead letter. FAILED when the database failed (the
-   * deliveries run again after dbRetryMs).
+   * Runs the database part of ready deliveries (distinct biz_keys) in core's
+   * {@link TransactionBatch} (one alone, several in one shared transaction),
+   * then carries out each decision: ack, defer, retry or dead letter. FAILED
+   * when the database failed (those deliveries run again after dbRetryMs).
    */
   private Outcome runBatch(List<Entry> ready) {
-    List<Entry> early = new ArrayList<>();
-    List<Decision> earlyDecisions = new ArrayList<>();
-    List<Entry> late = new ArrayList<>(ready.size());
-    List<Decision> lateDecisions = new ArrayList<>(ready.size());
-    Outcome result = Outcome.SETTLED;
-    List<Entry> failed = new ArrayList<>();
-    try (Connection c = db.open()) {
-      if (ready.size() == 1) {
-        Entry e = ready.get(0);
-        lateDecisions.add(runAlone(c, e));
-        late.add(e);
-      } else {
-        List<Entry> shared = new ArrayList<>(ready.size());
-        for (Entry e : ready) {
-          Decision d = e.route.consumer().superseded(c, e.env, e.id);
-          if (d == null) {
-            shared.add(e);
-          } else {
-            early.add(e);
-            earlyDecisions.add(d);
-          }
-        }
-        if (!shared.isEmpty()) {
-          List<Consumer.Pending> pend = Consumer.processBatch(c,
-              shared.stream().map(e -> new Consumer.BatchItem(e.route.consumer(), e.delivered, e.id)).toList());
-          for (int i = 0; i < shared.size(); i++) {
-            Entry e = shared.get(i);
-            try {
-              lateDecisions.add(pend.get(i).committed());
-              late.add(e);
-            } catch (SQLException x) {
-              LOG.log(Level.WARNING, "msgcontract: database failure, message handed back: step=advance retry chain"
-                  + " transport_id=" + e.id + " delay_ms=" + cfg.dbRetryMs + " error=" + x);
-              failed.add(e);
-            }
-          }
-        }
-      }
-    } catch (SQLException x) {
-      LOG.log(Level.WARNING, "msgcontract: database failed; " + (ready.size() == 1 ? "the delivery runs"
-          : "the " + ready.size() + " deliveries of the transaction run") + " again in " + cfg.dbRetryMs
-          + " ms: " + x);
-      late.clear();
-      lateDecisions.clear();
-      failed.clear();
-      failed.addAll(ready);
-      failed.removeAll(early);
+    TransactionBatch.Result r = TransactionBatch.run(db, ready.stream()
+        .map(e -> new TransactionBatch.Item(e.route.consumer(), e.env, e.delivered, e.id)).toList());
+    for (TransactionBatch.Decided d : r.decided()) {
+      decided(ready.get(d.index()), d.decision());
     }
-    early.addAll(late);
-    earlyDecisions.addAll(lateDecisions);
-    for (int i = 0; i < early.size(); i++) {
-      decided(early.get(i), earlyDecisions.get(i));
+    if (r.failed().isEmpty()) {
+      return Outcome.SETTLED;
     }
-    if (!failed.isEmpty()) {
-      long at = clock.getAsLong() + cfg.dbRetryMs;
-      for (Entry e : failed) {
-        e.dueAt = at;
-      }
-      dbRetryAt = at;
-      result = Outcome.FAILED;
+    long at = clock.getAsLong() + cfg.dbRetryMs;
+    for (int i : r.failed()) {
+      ready.get(i).dueAt = at;
     }
-    return result;
-  }
-
-  /** Runs e in a transaction of its own on c; a failure rolls it back (SQLException). */
-  private static Decision runAlone(Connection c, Entry e) throws SQLException {
-    c.setAutoCommit(false);
-    try {
-      return e.route.consumer().process(c, e.delivered, e.id);
-    } catch (SQLException | RuntimeException x) {
-      try {
-        c.rollback();
-      } catch (SQLException r) {
-        x.addSuppressed(r);
-      }
-      throw x;
-    }
+    dbRetryAt = at;
+    return Outcome.FAILED;
   }
 
   /** Carries out the decision taken for e in a committed transaction. */

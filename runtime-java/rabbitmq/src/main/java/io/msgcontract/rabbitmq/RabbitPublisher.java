@@ -5,6 +5,7 @@ import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.msgcontract.support.DeadLetterRecord;
 import io.msgcontract.support.DecodeException;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.v1.Envelope;

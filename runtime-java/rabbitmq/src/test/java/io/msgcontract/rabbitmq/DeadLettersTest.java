@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.msgcontract.support.DeadLetterRecord;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.NonRetryableException;
 import io.msgcontract.v1.Envelope;

@@ -3,6 +3,7 @@ package io.msgcontract.rabbitmq;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.msgcontract.support.DeadLetterRecord;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.NonRetryableException;
 import io.msgcontract.support.RetryableException;

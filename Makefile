@@ -38,7 +38,7 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka-all test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq-all test-rocketmq fuzz-smoke conformance-and-range ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka-all test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq-all test-rocketmq-all fuzz-smoke conformance-and-range ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 # The fast tier: what a change should pass before it is pushed, in under
@@ -163,7 +163,7 @@ test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-serv
 	@cat $(SUMMARY)/rabbitmq-retry-delays.txt
 
 .PHONY: test-rocketmq
-test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketmq.sh: name server, broker and proxy from Maven Central jars): the universal transport suite, queue order, retries as timer messages held to not_before over 1,000 retries, dead-letter copies folded, the broker's %DLQ% topics read as dead letters, dlq --rocketmq (Go only so far: docs/rocketmq.md)
+test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketmq.sh: name server, broker and proxy from Maven Central jars): the universal transport suite, queue order, retries as timer messages held to not_before over 1,000 retries, dead-letter copies folded, the broker's %DLQ% topics read as dead letters, dlq --rocketmq
 	cd runtime-go && $(GO) vet -tags rocketmq ./transport/rocketmq/...
 	$(GO) vet -tags rocketmq ./internal/cli/ops ./internal/dlqopen
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
@@ -171,8 +171,19 @@ test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketm
 	@# whose own bookkeeping races with its rebalance (rocketmq-client-go
 	@# v2's pull rewrites the consumer's group name on every call): they
 	@# run without the race detector, everything else with it.
-	CGO_ENABLED=1 bash scripts/with-rocketmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rocketmq -count=1 -run "TestSequencer|TestSuite/(PublishFetchAck|FanOutToGroups|RedeliveryAfterLease|Defer|RetryStaysInGroup)" ./transport/rocketmq/... && $(GO) test -json -tags rocketmq -count=1 -run "TestSuite/(DeadLetterAndDLQ|DLQListAfterReplays)|TestRetryDelays|TestDeadLetterCopiesFold|TestBrokerDLQ" ./transport/rocketmq/... && cd .. && $(GO) test -json -tags rocketmq -count=1 -run RocketMQ ./internal/cli/ops' | $(TESTSUMMARY) -suite rocketmq -dir $(SUMMARY)
+	CGO_ENABLED=1 bash scripts/with-rocketmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rocketmq -count=1 -run "TestSequencer|TestCreateTopic|TestSuite/(PublishFetchAck|FanOutToGroups|RedeliveryAfterLease|Defer|RetryStaysInGroup)" ./transport/rocketmq/... && $(GO) test -json -tags rocketmq -count=1 -run "TestSuite/(DeadLetterAndDLQ|DLQListAfterReplays)|TestRetryDelays|TestDeadLetterCopiesFold|TestBrokerDLQ" ./transport/rocketmq/... && cd .. && $(GO) test -json -tags rocketmq -count=1 -run RocketMQ ./internal/cli/ops' | $(TESTSUMMARY) -suite rocketmq -dir $(SUMMARY)
 	@cat $(SUMMARY)/rocketmq-retry-delays.txt
+
+.PHONY: test-java-rocketmq
+test-java-rocketmq: runtime-java ## the Java RocketMQ member (runtime-java/rocketmq over RocketMQ's 5.x client and proxy, JUnit count checked) on a real broker: the names and properties of docs/rocketmq.md, the loop's decisions, dead letters listed by dlq --rocketmq, a crash between retry and ack, 1,000 retry delays through the broker's timer, Go publishing to Java and Java to Go (integration/javarocketmq)
+	$(GO) vet -tags rocketmq ./integration/javarocketmq/...
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m ./integration/javarocketmq' | $(TESTSUMMARY) -suite java-rocketmq -dir $(SUMMARY)
+	@cat $(SUMMARY)/java-rocketmq-retry-delays.txt
+
+.PHONY: test-rocketmq-all
+test-rocketmq-all: ## every RocketMQ suite (Java, then runtime-go's) on one broker: what make test runs
+	bash scripts/with-rocketmq.sh $(MAKE) --no-print-directory test-java-rocketmq test-rocketmq
 
 .PHONY: test-rabbitmq-python
 test-rabbitmq-python: runtime-python ## Python on RabbitMQ (scripts/with-rabbitmq.sh): runtime-python/tests_rabbitmq (RabbitMQConsumerLoop, the dlq store, outbox relay, SIGKILL mid-batch, retry delays over 1,000 retries, the asyncio loop), Go<->Python interop (shared group, dead letters both ways, msgcontract dlq --rabbitmq)

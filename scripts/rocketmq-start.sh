@@ -14,8 +14,10 @@
 # commit-log files are 64 MiB, no topic is created by a producer
 # (autoCreateTopicEnable=false: the transport creates its topics), the
 # timer wheel -- RocketMQ 5's arbitrary-delay messages -- ticks every 10 ms,
-# and a pull may return up to 1,024 messages (the default, 32, caps a
-# consumer's batch).
+# a pull may return up to 1,024 messages (the default, 32, caps a
+# consumer's batch), and the proxy long-polls an empty topic for 1 s at
+# least, not 5 s (a 5.x consumer's close waits for its receive: the Java
+# and Python suites close hundreds).
 # Stop it with "$DIR/stop.sh". Given the dir of an earlier run
 # (`rocketmq-start.sh DIR`) it starts what of it is not running again, on
 # the same ports and data: the chaos run restarts the broker that way.
@@ -71,7 +73,8 @@ maxTransferCountOnMessageInMemory=1024
 CONF
   cat >"$dir/proxy.json" <<CONF
 {"rocketMQClusterName": "msgcontract", "namesrvAddr": "127.0.0.1:$ns",
- "grpcServerPort": $grpc, "remotingListenPort": $rem}
+ "grpcServerPort": $grpc, "remotingListenPort": $rem,
+ "grpcClientConsumerMinLongPollingTimeoutMillis": 1000}
 CONF
 fi
 ns=$(sed -n 's/^listenPort=//p' "$dir/namesrv.conf")

@@ -1,6 +1,7 @@
 // Package surefire checks what a Maven build's JUnit suite ran against what
 // its sources declare, for the Go tests that run a Java module's suite
-// (integration/javakafka, integration/javarabbitmq, integration/springkafka):
+// (integration/javakafka, integration/javarabbitmq, integration/javarocketmq,
+// integration/springkafka):
 // a test class Maven did not find, or a parameterized case that did not run,
 // would otherwise pass as "nothing failed".
 package surefire
@@ -8,6 +9,7 @@ package surefire
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -113,4 +115,35 @@ func Tail(b []byte, n int) []byte {
 		lines = lines[len(lines)-n:]
 	}
 	return bytes.Join(lines, []byte("\n"))
+}
+
+// Install runs `mvn install` in the Maven module mod with env added to
+// this process's environment, and fails tb unless it passed and every
+// @Test its sources declare ran, none skipped. It returns Maven's output
+// with outputFile's text after it (a test class's redirected stdout under
+// target/surefire-reports; "" for none) and how many tests ran.
+func Install(tb testing.TB, mod string, env []string, outputFile string) (out []byte, ran int) {
+	tb.Helper()
+	reports := filepath.Join(mod, "target", "surefire-reports")
+	if err := os.RemoveAll(reports); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command("mvn", "-B", "-Dstyle.color=never", "install")
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("mvn install in %s: %v\n%s", mod, err, Tail(out, 80))
+	}
+	ran, skipped := Reports(tb, reports)
+	want := Declared(tb, filepath.Join(mod, "src", "test", "java"))
+	if ran != want || skipped != 0 {
+		tb.Fatalf("%d JUnit tests ran, %d skipped; the sources declare %d\n%s", ran, skipped, want, Tail(out, 40))
+	}
+	if outputFile != "" {
+		if b, err := os.ReadFile(filepath.Join(reports, outputFile)); err == nil {
+			out = append(out, b...)
+		}
+	}
+	return out, ran
 }

@@ -1,0 +1,209 @@
+package io.msgcontract.rocketmq;
+
+import io.msgcontract.support.DeadLetterRecord;
+import io.msgcontract.support.DecodeException;
+import io.msgcontract.support.Envelopes;
+import io.msgcontract.v1.Envelope;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+import org.apache.rocketmq.client.apis.ClientException;
+import org.apache.rocketmq.client.apis.ClientServiceProvider;
+import org.apache.rocketmq.client.apis.message.Message;
+import org.apache.rocketmq.client.apis.message.MessageBuilder;
+import org.apache.rocketmq.client.apis.producer.Producer;
+
+/**
+ * Sends msgcontract's messages to RocketMQ through the proxy with RocketMQ's
+ * 5.x client, as runtime-go's rocketmq transport does (docs/rocketmq.md):
+ * the body is the envelope; the user property MSGCONTRACT_TOPIC names the
+ * msgcontract topic; the keys are the biz_key and the message_id (so {@code
+ * mqadmin queryMsgByKey} finds a payment's messages); the tag is the event
+ * type. Retry and deferred copies go to the group's retry topic as timer
+ * messages, with MSGCONTRACT_NOT_BEFORE; dead-letter records to the
+ * dead-letter topic as JSON. Thread-safe; one per process is enough.
+ *
+ * <p>Unlike runtime-go's members, which pick a queue by the biz_key (the
+ * remoting client's sharding key), the 5.x client spreads normal messages
+ * over the queues: per-key order needs FIFO topics and message groups.
+ */
+public final class RocketPublisher implements AutoCloseable {
+  /** How far ahead a timer may be due: RocketMQ's timerMaxDelaySec defaults to three days. */
+  static final long MAX_TIMER_MS = 72L * 3600 * 1000 - 60_000;
+
+  private final RocketConfig cfg;
+  private final LongSupplier clock;
+  private final ClientServiceProvider provider;
+  private final ClientConfiguration clientConfig;
+  private final Producer producer;
+
+  /**
+   * Returns a publisher connected to cfg's proxy.
+   *
+   * @throws RocketRuntimeException when the proxy cannot be reached
+   */
+  public RocketPublisher(RocketConfig cfg) {
+    this(cfg, System::currentTimeMillis);
+  }
+
+  /** Like {@link #RocketPublisher(RocketConfig)} with a clock (UTC epoch ms). */
+  public RocketPublisher(RocketConfig cfg, LongSupplier clock) {
+    cfg.validate();
+    this.cfg = cfg;
+    this.clock = clock;
+    this.provider = ClientServiceProvider.loadService();
+    this.clientConfig = ClientConfiguration.newBuilder().setEndpoints(cfg.endpoints)
+        .setRequestTimeout(Duration.ofMillis(cfg.requestTimeoutMs)).build();
+    try {
+      this.producer = provider.newProducerBuilder().setClientConfiguration(clientConfig).build();
+    } catch (ClientException e) {
+      throw new RocketRuntimeException("rocketmq: start a producer on the proxy " + cfg.endpoints + ": " + e.getMessage()
+          + " (is the proxy running, and is endpoints its gRPC port?)", e);
+    }
+  }
+
+  /** The config, validated. */
+  RocketConfig config() {
+    return cfg;
+  }
+
+  ClientServiceProvider provider() {
+    return provider;
+  }
+
+  ClientConfiguration clientConfig() {
+    return clientConfig;
+  }
+
+  long now() {
+    return clock.getAsLong();
+  }
+
+  /**
+   * Publishes env to msgcontract topic topic and waits for the broker.
+   *
+   * @throws RocketRuntimeException when the send failed or timed out (the topic does not exist, the proxy is down)
+   */
+  public void publish(String topic, Envelope env) {
+    await(send(message(cfg.topicName(topic), topic, env, Envelopes.encode(env), 0).build()), cfg.topicName(topic));
+  }
+
+  /**
+   * Publishes an envelope's bytes to msgcontract topic topic and waits for the
+   * broker: core's {@code OutboxRelay.Publisher}, so {@code new
+   * OutboxRelay(db, publisher::publish, …)} relays an outbox to RocketMQ.
+   *
+   * @throws RocketRuntimeException when the bytes are not an envelope, or the send failed
+   */
+  public void publish(String topic, String bizKey, byte[] envelope) {
+    Envelope env;
+    try {
+      env = Envelopes.decode(envelope);
+    } catch (DecodeException e) {
+      throw new RocketRuntimeException("rocketmq: the outbox row for " + topic + " (biz_key " + bizKey
+          + ") is not an envelope: " + e.getMessage(), e);
+    }
+    await(send(message(cfg.topicName(topic), topic, env, envelope, 0).build()), cfg.topicName(topic));
+  }
+
+  /**
+   * Sends body (an envelope, env decoded) to group's retry topic, keeping its
+   * msgcontract topic, not to be handled before notBeforeMs (0: at once): a
+   * timer message due {@code timerLeadMs} before then, or now when that has
+   * passed (the retry topic is a DELAY topic: every copy has a delivery time).
+   */
+  CompletableFuture<Void> publishCopy(String group, String topic, Envelope env, byte[] body, long notBeforeMs) {
+    long now = clock.getAsLong();
+    long at = notBeforeMs > 0 ? Math.min(Math.max(notBeforeMs - cfg.timerLeadMs, now), now + MAX_TIMER_MS) : now;
+    return send(message(cfg.retryTopic(group), topic, env, body, notBeforeMs).setDeliveryTimestamp(at).build());
+  }
+
+  /** Appends r (without id and replay state) to the dead-letter topic, as runtime-go's storeRecord. */
+  CompletableFuture<Void> storeRecord(DeadLetterRecord r) {
+    DeadLetterRecord bare = new DeadLetterRecord("", r.topic(), r.group(), r.handler(), r.eventType(), r.bizKey(),
+        r.messageId(), r.envelope(), r.reason(), r.code(), r.error(), r.attempts(), r.firstFailedAt(),
+        r.lastFailedAt(), r.deadAt(), 0, null);
+    MessageBuilder b = provider.newMessageBuilder().setTopic(cfg.dlqTopic())
+        .setBody(bare.toJson().getBytes(StandardCharsets.UTF_8)).addProperty(RocketConfig.PROP_TOPIC, r.topic());
+    if (!r.bizKey().isEmpty()) {
+      b.setKeys(keys(r.bizKey(), r.messageId()));
+    }
+    return send(b.build());
+  }
+
+  /** Tests only: sends body as it is to the RocketMQ topic name and waits for the broker. */
+  void sendRawForTests(String name, byte[] body) {
+    await(send(provider.newMessageBuilder().setTopic(name).setBody(body).build()), name);
+  }
+
+  private MessageBuilder message(String name, String topic, Envelope env, byte[] body, long notBeforeMs) {
+    MessageBuilder b = provider.newMessageBuilder().setTopic(name).setBody(body)
+        .addProperty(RocketConfig.PROP_TOPIC, topic);
+    String[] k = keys(env.getBizKey(), env.getMessageId());
+    if (k.length > 0) {
+      b.setKeys(k);
+    }
+    if (!env.getEventType().isEmpty()) {
+      b.setTag(env.getEventType());
+    }
+    if (notBeforeMs > 0) {
+      b.addProperty(RocketConfig.PROP_NOT_BEFORE, Long.toString(notBeforeMs));
+    }
+    return b;
+  }
+
+  private static String[] keys(String bizKey, String messageId) {
+    List<String> k = new ArrayList<>(2);
+    if (!bizKey.isEmpty()) {
+      k.add(bizKey);
+    }
+    if (!messageId.isEmpty()) {
+      k.add(messageId);
+    }
+    return k.toArray(new String[0]);
+  }
+
+  private CompletableFuture<Void> send(Message m) {
+    return producer.sendAsync(m).thenApply(r -> null);
+  }
+
+  private void await(CompletableFuture<Void> f, String name) {
+    try {
+      f.get(cfg.requestTimeoutMs + 1_000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RocketRuntimeException("rocketmq: send to " + name + ": interrupted", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw failure(e, "send", name);
+    }
+  }
+
+  /** An exception of a failed send (what, to name), with what to check. */
+  static RocketRuntimeException failure(Throwable e, String what, String name) {
+    Throwable cause = (e instanceof ExecutionException || e instanceof CompletionException) && e.getCause() != null
+        ? e.getCause() : e;
+    String hint = String.valueOf(cause.getMessage()).contains("No topic route")
+        ? " (the topic does not exist: RocketMQ's 5.x client cannot create topics; create it with mqadmin"
+            + " updateTopic, retry topics with -a +message.type=DELAY, or let a runtime-go member create it)"
+        : "";
+    return new RocketRuntimeException("rocketmq: " + what + " to " + name + ": " + cause + hint, cause);
+  }
+
+  @Override
+  public void close() {
+    try {
+      producer.close();
+    } catch (IOException e) {
+      // the client's threads stop all the same; nothing is pending after the awaited sends
+    }
+  }
+}

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # scripts/dist/check-maven.sh DIST_DIR (run by make release-check) resolves
-# io.msgcontract:msgcontract-runtime-kafka, msgcontract-runtime-rabbitmq and
-# msgcontract-runtime-micrometer $VERSION (default: the VERSION
+# io.msgcontract:msgcontract-runtime-kafka, msgcontract-runtime-rabbitmq,
+# msgcontract-runtime-rocketmq and msgcontract-runtime-micrometer $VERSION (default: the VERSION
 # file) as a user's project would: a throwaway Maven project in a temporary
 # directory names file://DIST_DIR/maven as a repository, with an empty local
 # repository (third-party artifacts from Maven Central, io.msgcontract ones
 # from DIST_DIR/maven only), compiles a class using
 # io.msgcontract.support.Version, io.msgcontract.kafka.KafkaConsumerLoop,
-# io.msgcontract.rabbitmq.RabbitConsumerLoop and
+# io.msgcontract.rabbitmq.RabbitConsumerLoop,
+# io.msgcontract.rocketmq.RocketConsumerLoop and
 # io.msgcontract.micrometer.MicrometerMetrics (counting one outcome on a
 # Micrometer SimpleMeterRegistry), and runs it on the resolved class path. Prints
 #   release-check: maven resolve from dist/maven: ok
@@ -22,7 +23,7 @@ dist="$(cd "$1" && pwd)" || { echo "release-check: maven: no directory $1" >&2; 
 cd "$(dirname "$0")/../.."
 VERSION="${VERSION:-$(cat VERSION)}"
 fail() { echo "release-check: maven resolve from $1/maven: FAILED: $2" >&2; exit 1; }
-for a in msgcontract-runtime-kafka msgcontract-runtime-rabbitmq msgcontract-runtime-micrometer; do
+for a in msgcontract-runtime-kafka msgcontract-runtime-rabbitmq msgcontract-runtime-rocketmq msgcontract-runtime-micrometer; do
   [[ -f "$dist/maven/io/msgcontract/$a/$VERSION/$a-$VERSION.pom" ]] ||
     fail "$1" "no io/msgcontract/$a/$VERSION in it; run make dist VERSION=$VERSION first"
 done
@@ -62,6 +63,11 @@ cat >"$proj/pom.xml" <<EOF
     </dependency>
     <dependency>
       <groupId>io.msgcontract</groupId>
+      <artifactId>msgcontract-runtime-rocketmq</artifactId>
+      <version>$VERSION</version>
+    </dependency>
+    <dependency>
+      <groupId>io.msgcontract</groupId>
       <artifactId>msgcontract-runtime-micrometer</artifactId>
       <version>$VERSION</version>
     </dependency>
@@ -89,7 +95,7 @@ cat >"$proj/pom.xml" <<EOF
 EOF
 # Version.RUNTIME is a compile-time constant: read through reflection, it is
 # the resolved jar's. Loading KafkaConsumerLoop links kafka-clients,
-# RabbitConsumerLoop amqp-client; MicrometerMetrics counts one outcome on
+# RabbitConsumerLoop amqp-client, RocketConsumerLoop rocketmq-client-java; MicrometerMetrics counts one outcome on
 # micrometer-core (a dependency of its POM).
 cat >"$proj/src/main/java/check/Main.java" <<'EOF'
 package check;
@@ -98,6 +104,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.msgcontract.kafka.KafkaConsumerLoop;
 import io.msgcontract.micrometer.MicrometerMetrics;
 import io.msgcontract.rabbitmq.RabbitConsumerLoop;
+import io.msgcontract.rocketmq.RocketConsumerLoop;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.Observer;
 import io.msgcontract.support.Version;
@@ -110,6 +117,8 @@ public final class Main {
     Class.forName("org.apache.kafka.clients.consumer.KafkaConsumer");
     Class<?> rabbit = Class.forName(RabbitConsumerLoop.class.getName(), true, Main.class.getClassLoader());
     Class.forName("com.rabbitmq.client.ConnectionFactory");
+    Class<?> rocket = Class.forName(RocketConsumerLoop.class.getName(), true, Main.class.getClassLoader());
+    Class.forName("org.apache.rocketmq.client.apis.ClientServiceProvider");
     if (Version.class.getClassLoader().getResource("msgcontract/v1/options.proto") == null) {
       throw new IllegalStateException("msgcontract/v1/options.proto is not on the class path");
     }
@@ -120,17 +129,17 @@ public final class Main {
       throw new IllegalStateException("MicrometerMetrics did not count the outcome");
     }
     System.out.println("runtime " + runtime + ", " + loop.getSimpleName() + ", " + rabbit.getSimpleName()
-        + " and " + metrics.getClass().getSimpleName() + " loaded");
+        + ", " + rocket.getSimpleName() + " and " + metrics.getClass().getSimpleName() + " loaded");
   }
 }
 EOF
 if ! (cd "$proj" && mvn -B -Dstyle.color=never -Dmaven.repo.local="$repo" compile dependency:build-classpath \
   -Dmdep.outputFile="$tmp/classpath.txt" >"$tmp/mvn.log" 2>&1); then
   grep -E '^\[(ERROR|WARNING)\]' "$tmp/mvn.log" | tail -n 30 >&2
-  fail "$1" "mvn compile of a project depending on io.msgcontract:msgcontract-runtime-kafka, -rabbitmq and -micrometer:$VERSION (errors above)"
+  fail "$1" "mvn compile of a project depending on io.msgcontract:msgcontract-runtime-kafka, -rabbitmq, -rocketmq and -micrometer:$VERSION (errors above)"
 fi
 # Every io.msgcontract artifact came from the dist repository.
-for a in msgcontract-runtime-parent msgcontract-runtime msgcontract-runtime-kafka msgcontract-runtime-rabbitmq msgcontract-runtime-micrometer; do
+for a in msgcontract-runtime-parent msgcontract-runtime msgcontract-runtime-kafka msgcontract-runtime-rabbitmq msgcontract-runtime-rocketmq msgcontract-runtime-micrometer; do
   grep -q '>msgcontract-dist=' "$repo/io/msgcontract/$a/$VERSION/_remote.repositories" 2>/dev/null ||
     fail "$1" "io.msgcontract:$a:$VERSION was not resolved from it (see $a/$VERSION/_remote.repositories)"
 done

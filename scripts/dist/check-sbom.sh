@@ -148,6 +148,7 @@ maven_deps = {
     "msgcontract-runtime": ["pkg:maven/com.google.protobuf/protobuf-java@"],
     "msgcontract-runtime-kafka": [f"pkg:maven/io.msgcontract/msgcontract-runtime@{version}", "pkg:maven/org.apache.kafka/kafka-clients@"],
     "msgcontract-runtime-rabbitmq": [f"pkg:maven/io.msgcontract/msgcontract-runtime@{version}", "pkg:maven/com.rabbitmq/amqp-client@"],
+    "msgcontract-runtime-rocketmq": [f"pkg:maven/io.msgcontract/msgcontract-runtime@{version}", "pkg:maven/org.apache.rocketmq/rocketmq-client-java@"],
     "msgcontract-runtime-micrometer": [f"pkg:maven/io.msgcontract/msgcontract-runtime@{version}", "pkg:maven/io.micrometer/micrometer-core@"],
     "msgcontract-spring-kafka": [f"pkg:maven/io.msgcontract/msgcontract-runtime-kafka@{version}", "pkg:maven/org.springframework.kafka/spring-kafka@"],
 }

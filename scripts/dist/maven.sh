@@ -2,7 +2,7 @@
 # scripts/dist/maven.sh (run by `make dist`) writes dist/maven/: a Maven
 # repository (the layout `mvn deploy` writes to a file:// URL) holding
 # io.msgcontract:msgcontract-runtime-parent (POM), msgcontract-runtime (core)
-# msgcontract-runtime-kafka, msgcontract-runtime-rabbitmq,
+# msgcontract-runtime-kafka, msgcontract-runtime-rabbitmq, msgcontract-runtime-rocketmq,
 # msgcontract-runtime-micrometer and msgcontract-spring-kafka at version $VERSION (default: the VERSION
 # file), each jar with its -sources.jar and -javadoc.jar (the profile
 # `release` of runtime-java/pom.xml), and each artifact's CycloneDX SBOM
@@ -27,7 +27,7 @@ stamp="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d%H%M%S)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 group=io/msgcontract
-artifacts=(msgcontract-runtime msgcontract-runtime-kafka msgcontract-runtime-rabbitmq msgcontract-runtime-micrometer msgcontract-spring-kafka)
+artifacts=(msgcontract-runtime msgcontract-runtime-kafka msgcontract-runtime-rabbitmq msgcontract-runtime-rocketmq msgcontract-runtime-micrometer msgcontract-spring-kafka)
 
 # deploy N: extracts HEAD into $tmp/srcN and deploys into $tmp/repoN.
 deploy() {
@@ -37,7 +37,7 @@ deploy() {
   # The parent's version, each module's parent version and own version
   # (if it writes one), as written in the POMs.
   local p got versions
-  for p in runtime-java/pom.xml runtime-java/core/pom.xml runtime-java/kafka/pom.xml runtime-java/rabbitmq/pom.xml runtime-java/micrometer/pom.xml runtime-java/spring-kafka/pom.xml; do
+  for p in runtime-java/pom.xml runtime-java/core/pom.xml runtime-java/kafka/pom.xml runtime-java/rabbitmq/pom.xml runtime-java/rocketmq/pom.xml runtime-java/micrometer/pom.xml runtime-java/spring-kafka/pom.xml; do
     versions="$(sed -n -e '/<parent>/,/<\/parent>/s#^ *<version>\(.*\)</version>#\1#p' -e 's#^  <version>\(.*\)</version>#\1#p' "$src/$p")"
     [[ -n "$versions" ]] || die "$p at $commit names no version (neither <version> nor <parent><version>)"
     for got in $versions; do
@@ -69,7 +69,7 @@ deploy() {
   done < <(find "$repo" -name maven-metadata.xml)
 }
 
-say "deploying io.msgcontract:msgcontract-runtime{-parent,,-kafka,-rabbitmq,-micrometer} and msgcontract-spring-kafka $VERSION from $commit (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH), twice"
+say "deploying io.msgcontract:msgcontract-runtime{-parent,,-kafka,-rabbitmq,-rocketmq,-micrometer} and msgcontract-spring-kafka $VERSION from $commit (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH), twice"
 deploy 1
 deploy 2
 if ! diff -r "$tmp/repo1" "$tmp/repo2" >"$tmp/diff" 2>&1; then

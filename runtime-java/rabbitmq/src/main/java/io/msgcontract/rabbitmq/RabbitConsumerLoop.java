@@ -6,11 +6,11 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Delivery;
 import io.msgcontract.support.Consumer;
 import io.msgcontract.support.DeadLetterRecord;
-import io.msgcontract.support.DecodeException;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.Handler;
+import io.msgcontract.support.Routes;
 import io.msgcontract.support.TransactionBatch;
 import io.msgcontract.v1.Envelope;
 import java.io.IOException;
@@ -19,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +76,7 @@ import java.util.function.LongSupplier;
  */
 public final class RabbitConsumerLoop implements AutoCloseable {
   /** The code of a message with no handler for its event type, as in the Go runtime. */
-  public static final int CODE_NO_HANDLER = -4;
+  public static final int CODE_NO_HANDLER = Routes.CODE_NO_HANDLER;
 
   private static final System.Logger LOG = System.getLogger(RabbitConsumerLoop.class.getName());
   private static final Object WAKE = new Object();
@@ -86,7 +85,7 @@ public final class RabbitConsumerLoop implements AutoCloseable {
   private final String group;
   private final ConnectionFactory db;
   private final LongSupplier clock;
-  private final Map<String, Map<String, Route<?>>> routes = new LinkedHashMap<>();
+  private final Routes routes = new Routes("rabbitmq");
   private final Map<String, String> queues = new HashMap<>(); // queue name -> topic
   private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>(); // Entry, or Runnable to run here
   private final Set<Entry> pending = new LinkedHashSet<>(); // received, unsettled, not being published
@@ -120,8 +119,6 @@ public final class RabbitConsumerLoop implements AutoCloseable {
    */
   java.util.function.ObjLongConsumer<byte[]> readyForTests = (body, at) -> {};
 
-  private record Route<M extends Message>(EventSpec<M> spec, String handlerName, Consumer<M> consumer) {}
-
   private static final class Entry {
     final Channel ch;
     final long tag;
@@ -134,7 +131,7 @@ public final class RabbitConsumerLoop implements AutoCloseable {
     final long receivedAt;
     long dueAt;
     // Set by prepare when the delivery is READY.
-    Route<?> route;
+    Routes.Route<?> route;
     Envelope env;
 
     Entry(Channel ch, Delivery d, String queue, String topic, long now) {
@@ -217,12 +214,7 @@ public final class RabbitConsumerLoop implements AutoCloseable {
     if (bad != null) {
       throw new IllegalArgumentException(bad);
     }
-    Map<String, Route<?>> byType = routes.computeIfAbsent(spec.topic(), t -> new HashMap<>());
-    if (byType.containsKey(spec.eventType())) {
-      throw new IllegalArgumentException("rabbitmq: a handler for " + spec.eventType() + " on " + spec.topic()
-          + " is registered already");
-    }
-    byType.put(spec.eventType(), new Route<>(spec, handlerName, c));
+    routes.add(spec, handlerName, c);
     return this;
   }
 
@@ -286,7 +278,7 @@ public final class RabbitConsumerLoop implements AutoCloseable {
     started = true;
     try (RabbitPublisher p = new RabbitPublisher(cfg, clock)) {
       pub = p;
-      for (String t : routes.keySet()) {
+      for (String t : routes.topics()) {
         p.declareGroup(group, t);
         queues.put(p.topology().queue(group, t), t);
       }
@@ -511,45 +503,23 @@ public final class RabbitConsumerLoop implements AutoCloseable {
     }
   }
 
-  private Route<?> lookup(String topic, String eventType) {
-    Map<String, Route<?>> m = routes.get(topic);
-    return m == null ? null : m.get(eventType);
-  }
-
   /**
    * The steps of e before the database: decode, route, payload and
    * not_before. A delivery that fails them is dead-lettered; one not due is
    * deferred; one that passes is READY, with its route and envelope in e.
    */
   private Outcome prepare(Entry e) {
-    long now = clock.getAsLong();
-    Envelope env;
-    try {
-      env = Envelopes.decode(e.delivered);
-    } catch (DecodeException x) {
-      return deadLetter(e, "", null, "decode", Consumer.CODE_DECODE, String.valueOf(x.getMessage()), 0);
+    Routes.Prepared p = routes.prepare(e.topic, e.delivered, group, clock.getAsLong());
+    if (p instanceof Routes.Dead d) {
+      return deadLetter(e, d.handler(), d.env(), d.reason(), d.code(), d.error(), 0);
     }
-    String topic = e.topic;
-    Route<?> r = lookup(topic, env.getEventType());
-    if (r == null && !env.getTopic().isEmpty() && !env.getTopic().equals(topic)) {
-      topic = env.getTopic();
-      r = lookup(topic, env.getEventType());
-    }
-    if (r == null) {
-      return deadLetter(e, "", env, "no_handler", CODE_NO_HANDLER, "no handler for event type \""
-          + env.getEventType() + "\" on topic \"" + topic + "\" in group \"" + group + "\"", 0);
-    }
-    try {
-      Envelopes.payload(r.spec(), env);
-    } catch (DecodeException x) {
-      return deadLetter(e, r.handlerName(), env, "decode", Consumer.CODE_DECODE, String.valueOf(x.getMessage()), 0);
-    }
-    if (env.getNotBefore() > now) {
-      defer(e, env.getNotBefore());
+    if (p instanceof Routes.NotDue n) {
+      defer(e, n.notBeforeMs());
       return Outcome.DEFERRED;
     }
-    e.route = r;
-    e.env = env;
+    Routes.Ready r = (Routes.Ready) p;
+    e.route = r.route();
+    e.env = r.env();
     return Outcome.READY;
   }
 

@@ -9,6 +9,7 @@ import io.msgcontract.support.Decision;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.EventSpec;
 import io.msgcontract.support.Handler;
+import io.msgcontract.support.Routes;
 import io.msgcontract.support.TransactionBatch;
 import io.msgcontract.v1.Envelope;
 import java.io.IOException;
@@ -17,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -72,7 +72,7 @@ import org.apache.rocketmq.client.apis.message.MessageView;
  */
 public final class RocketConsumerLoop implements AutoCloseable {
   /** The code of a message with no handler for its event type, as in the Go runtime. */
-  public static final int CODE_NO_HANDLER = -4;
+  public static final int CODE_NO_HANDLER = Routes.CODE_NO_HANDLER;
 
   private static final System.Logger LOG = System.getLogger(RocketConsumerLoop.class.getName());
   private static final Object WAKE = new Object();
@@ -81,7 +81,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
   private final String group;
   private final ConnectionFactory db;
   private final LongSupplier clock;
-  private final Map<String, Map<String, Route<?>>> routes = new LinkedHashMap<>();
+  private final Routes routes = new Routes("rocketmq");
   private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>(); // Received, or Runnable to run here
   private final Set<Entry> pending = new LinkedHashSet<>(); // received, unsettled, not being sent
   private final Map<String, SimpleConsumer> consumers = new LinkedHashMap<>(); // RocketMQ topic -> its consumer
@@ -115,8 +115,6 @@ public final class RocketConsumerLoop implements AutoCloseable {
    */
   java.util.function.ObjLongConsumer<byte[]> readyForTests = (body, at) -> {};
 
-  private record Route<M extends Message>(EventSpec<M> spec, String handlerName, Consumer<M> consumer) {}
-
   private record Received(SimpleConsumer from, List<MessageView> messages, Throwable error) {}
 
   private static final class Entry {
@@ -130,7 +128,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
     final long receivedAt;
     long dueAt;
     // Set by prepare when the delivery is READY.
-    Route<?> route;
+    Routes.Route<?> route;
     Envelope env;
 
     Entry(SimpleConsumer from, MessageView mv, RocketConfig cfg, long now) {
@@ -204,12 +202,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
     if (spec.topic().isEmpty()) {
       throw new IllegalArgumentException("rocketmq: the event " + spec.eventType() + " has no topic");
     }
-    Map<String, Route<?>> byType = routes.computeIfAbsent(spec.topic(), t -> new HashMap<>());
-    if (byType.containsKey(spec.eventType())) {
-      throw new IllegalArgumentException("rocketmq: a handler for " + spec.eventType() + " on " + spec.topic()
-          + " is registered already");
-    }
-    byType.put(spec.eventType(), new Route<>(spec, handlerName, c));
+    routes.add(spec, handlerName, c);
     return this;
   }
 
@@ -266,7 +259,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
     }
     started = true;
     List<String> topics = new ArrayList<>();
-    for (String t : routes.keySet()) {
+    for (String t : routes.topics()) {
       topics.add(cfg.topicName(t));
     }
     topics.add(cfg.retryTopic(group));
@@ -460,44 +453,23 @@ public final class RocketConsumerLoop implements AutoCloseable {
     }
   }
 
-  private Route<?> lookup(String topic, String eventType) {
-    Map<String, Route<?>> m = routes.get(topic);
-    return m == null ? null : m.get(eventType);
-  }
-
   /**
    * The steps of e before the database: decode, route, payload and
    * not_before. A delivery that fails them is dead-lettered; one not due is
    * deferred; one that passes is READY, with its route and envelope in e.
    */
   private Outcome prepare(Entry e) {
-    Envelope env;
-    try {
-      env = Envelopes.decode(e.delivered);
-    } catch (DecodeException x) {
-      return deadLetter(e, "", null, "decode", Consumer.CODE_DECODE, String.valueOf(x.getMessage()), 0);
+    Routes.Prepared p = routes.prepare(e.topic, e.delivered, group, clock.getAsLong());
+    if (p instanceof Routes.Dead d) {
+      return deadLetter(e, d.handler(), d.env(), d.reason(), d.code(), d.error(), 0);
     }
-    String topic = e.topic;
-    Route<?> r = lookup(topic, env.getEventType());
-    if (r == null && !env.getTopic().isEmpty() && !env.getTopic().equals(topic)) {
-      topic = env.getTopic();
-      r = lookup(topic, env.getEventType());
-    }
-    if (r == null) {
-      return deadLetter(e, "", env, "no_handler", CODE_NO_HANDLER, "no handler for event type \""
-          + env.getEventType() + "\" on topic \"" + topic + "\" in group \"" + group + "\"", 0);
-    }
-    try {
-      Envelopes.payload(r.spec(), env);
-    } catch (DecodeException x) {
-      return deadLetter(e, r.handlerName(), env, "decode", Consumer.CODE_DECODE, String.valueOf(x.getMessage()), 0);
-    }
-    if (env.getNotBefore() > clock.getAsLong()) {
-      sendOn(e, env.getNotBefore());
+    if (p instanceof Routes.NotDue n) {
+      sendOn(e, n.notBeforeMs());
       return Outcome.DEFERRED;
     }
-    e.route = r;
-    e.env = env;
+    Routes.Ready r = (Routes.Ready) p;
+    e.route = r.route();
+    e.env = r.env();
     return Outcome.READY;
   }
 

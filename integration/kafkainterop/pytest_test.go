@@ -3,12 +3,9 @@
 package kafkainterop_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
+
+	"github.com/msgcontract/msgcontract/internal/pytestsuite"
 )
 
 // TestPythonKafkaSuite runs runtime-python/tests_kafka (KafkaConsumerLoop and
@@ -23,37 +20,5 @@ import (
 func TestPythonKafkaSuite(t *testing.T) {
 	t.Parallel() // beside TestRetryChainPythonDiesGoTakesOver, which mostly waits
 	reg, _ := startRegistry(t)
-	dir := filepath.Join(root, "runtime-python")
-	files, err := filepath.Glob(filepath.Join(dir, "tests_kafka", "test_*.py"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no test files: %v", err)
-	}
-	want := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want += len(regexp.MustCompile(`(?m)^def test_`).FindAll(b, -1))
-	}
-	py := filepath.Join(root, ".venv", "bin", "python")
-	cmd := exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "tests_kafka")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PYTHONPATH=src"+string(os.PathListSeparator)+"tests_kafka",
-		"MSGCONTRACT_REGISTRY_URL="+reg)
-	out, err := cmd.CombinedOutput()
-	t.Logf("pytest:\n%s", out)
-	if err != nil {
-		t.Fatalf("pytest: %v", err)
-	}
-	m := regexp.MustCompile(`(?m)^(\d+) passed`).FindSubmatch(out)
-	if m == nil {
-		t.Fatal("pytest printed no 'N passed' line")
-	}
-	if n, _ := strconv.Atoi(string(m[1])); n != want {
-		t.Fatalf("pytest passed %d tests, the files hold %d", n, want)
-	}
-	if regexp.MustCompile(`\d+ (skipped|failed|error)`).Match(out) {
-		t.Fatal("pytest skipped or failed tests")
-	}
+	pytestsuite.Run(t, root, "tests_kafka", []string{"MSGCONTRACT_REGISTRY_URL=" + reg})
 }

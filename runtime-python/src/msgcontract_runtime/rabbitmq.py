@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import datetime
 import heapq
 import json
 import logging
@@ -55,6 +54,7 @@ from msgcontract_runtime.consumer import (
     process_batch,
     route_envelope,
 )
+from msgcontract_runtime.dlqrecord import dead_letter_record, rfc3339
 from msgcontract_runtime.envelope import decode, encode
 from msgcontract_runtime.event import DecodeError
 
@@ -73,7 +73,6 @@ AHEAD_DELAY_EXP = 12  # a member declares P.delay/G/16 .. P.delay/G/4096 ahead
 INFRA_RETRY_MS = 1000
 BLOCKED_GIVE_UP_S = 0.25
 DLQ_DEFAULT_LIMIT = 100
-REASONS_BEFORE_HANDLER = ("decode", "no_handler", "schema")
 
 
 class RabbitMQError(Exception):
@@ -243,11 +242,6 @@ def new_record_id(now_us: int) -> str:
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def rfc3339(ms: int) -> str:
-    t = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc)
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
 
 
 class Connection:
@@ -518,23 +512,6 @@ def route(body: bytes, topic: str, routes: dict[tuple[str, str], Consumer[Any]],
           group: str) -> Routed[Consumer[Any]] | Refused:
     """Where a delivery goes: consumer.route_envelope (RabbitMQ carries no Confluent framing)."""
     return route_envelope(body, topic, routes, group)
-
-
-def dead_letter_record(topic: str, group: str, handler: str, body: bytes, env: _envelope_pb2.Envelope | None,
-                       d: DeadLetter, now_ms: int) -> dict[str, Any]:
-    """The dlq.Record of a dead letter, as runtime-go writes it (attempts and first_failed_at as kafka's)."""
-    attempts = env.retry_count + 1 if env is not None and d.reason not in REASONS_BEFORE_HANDLER else 0
-    first = env.first_failed_at if env is not None and env.first_failed_at > 0 else now_ms
-    return {
-        "topic": topic, "group": group, "handler": handler,
-        "event_type": env.event_type if env is not None else "",
-        "biz_key": env.biz_key if env is not None else "",
-        "message_id": env.message_id if env is not None else "",
-        "envelope": base64.b64encode(body).decode("ascii"),
-        "reason": d.reason, "code": d.code, "error": d.error, "attempts": attempts,
-        "first_failed_at": rfc3339(first), "last_failed_at": rfc3339(now_ms), "dead_at": rfc3339(now_ms),
-        "replay_count": 0,
-    }
 
 
 class RabbitMQConsumerLoop:

@@ -6,9 +6,11 @@
 #   --extras  pip install './runtime-python[every extra]' with nothing
 #             pinned, so pip picks the newest release of everything the
 #             package's bounds allow, then imports every module of
-#             msgcontract_runtime (.kafka, .aio.kafka, .rabbitmq and
-#             .aio.rabbitmq included) and prints the protobuf,
-#             confluent-kafka, pika and aio-pika versions pip chose;
+#             msgcontract_runtime (.kafka, .aio.kafka, .rabbitmq,
+#             .aio.rabbitmq and .rocketmq included; HOME a temporary
+#             directory, as RocketMQ's client writes its log under ~/logs
+#             on import) and prints the protobuf, confluent-kafka, pika,
+#             aio-pika and rocketmq-python-client versions pip chose;
 #   --range   pip install ./runtime-python with protobuf at each end of the
 #             supported range (PROTOBUF's PYTHON_PROTOBUF_OLDEST and _NEWEST)
 #             and with the newest 6.x pip serves, then imports
@@ -26,7 +28,7 @@ PYTHON="${PYTHON:-python3.11}"
 if ! command -v "$PYTHON" >/dev/null; then
   PYTHON=python3
 fi
-extras=kafka,rabbitmq,prometheus,otel,postgres,aiosqlite,asyncpg,aiomysql,nats,mysql
+extras=kafka,rabbitmq,rocketmq,prometheus,otel,postgres,aiosqlite,asyncpg,aiomysql,nats,mysql
 modes=()
 case "${1:-}" in
   --extras | --range) modes=("${1#--}") ;;
@@ -67,7 +69,8 @@ check_extras() {
   install "$py" "'./runtime-python[$extras]' (nothing pinned)" "./runtime-python[$extras]"
   # Every module of the package, each imported on its own so that the
   # failure names it.
-  "$py" - <<'EOF' || fail "import of msgcontract_runtime's modules with every extra installed (above)"
+  mkdir -p "$tmp/home"
+  HOME="$tmp/home" "$py" - <<'EOF' || fail "import of msgcontract_runtime's modules with every extra installed (above)"
 import importlib
 import pkgutil
 import sys
@@ -86,7 +89,7 @@ for name in names:
         failed.append(name)
         print(f"check-python-extras: import {name}: {type(e).__name__}: {e}", file=sys.stderr)
 for must in ("msgcontract_runtime.kafka", "msgcontract_runtime.aio.kafka", "msgcontract_runtime.rabbitmq",
-             "msgcontract_runtime.aio.rabbitmq"):
+             "msgcontract_runtime.aio.rabbitmq", "msgcontract_runtime.rocketmq"):
     if must not in names:
         failed.append(must)
         print(f"check-python-extras: {must} is not in the installed package", file=sys.stderr)
@@ -94,7 +97,7 @@ if failed:
     sys.exit(1)
 print(f"check-python-extras: imported {len(names)} modules of msgcontract_runtime; resolved protobuf "
       f"{version('protobuf')}, confluent-kafka {version('confluent-kafka')}, pika {version('pika')}, "
-      f"aio-pika {version('aio-pika')}")
+      f"aio-pika {version('aio-pika')}, rocketmq-python-client {version('rocketmq-python-client')}")
 EOF
 }
 

@@ -1,9 +1,18 @@
-// Package javarocketmq holds the test that runs runtime-java/rocketmq's JUnit
-// suite (io.msgcontract:msgcontract-runtime-rocketmq) against a real RocketMQ
-// 5.x: it builds the msgcontract CLI and the Go peer the suite starts
-// (./rocketmqpeer, runtime-go's rocketmq transport), runs `mvn install` with
-// the proxy's and name server's addresses, checks that every @Test ran and
-// none was skipped, and reports the count as the java-rocketmq suite and the
-// suite's retry-delay line as java-rocketmq-retry-delays. Build tag
-// rocketmq; `make test-java-rocketmq` runs it under scripts/with-rocketmq.sh.
-package javarocketmq
+// Package rocketmqmembers holds the tests that run the Java and Python
+// RocketMQ members' suites against a real RocketMQ 5.x (run under
+// scripts/with-rocketmq.sh, build tag rocketmq):
+//
+//   - TestJavaRocketMQ runs runtime-java/rocketmq's JUnit suite
+//     (io.msgcontract:msgcontract-runtime-rocketmq) with `mvn install`,
+//     checks that every @Test ran and none was skipped, and reports the
+//     java-rocketmq and java-rocketmq-retry-delays suite lines (make
+//     test-java-rocketmq);
+//   - TestPythonRocketMQ runs runtime-python/tests_rocketmq with pytest,
+//     checks that every test function passed, and reports the
+//     rocketmq-python and python-rocketmq-retry-delays lines (make
+//     test-rocketmq-python).
+//
+// Both suites use the msgcontract CLI and the Go peer (./rocketmqpeer,
+// runtime-go's rocketmq transport, which also creates their topics: the 5.x
+// clients cannot), which TestMain builds once.
+package rocketmqmembers

@@ -1,6 +1,6 @@
 // Package surefire checks what a Maven build's JUnit suite ran against what
 // its sources declare, for the Go tests that run a Java module's suite
-// (integration/javakafka, integration/javarabbitmq, integration/javarocketmq,
+// (integration/javakafka, integration/javarabbitmq, integration/rocketmqmembers,
 // integration/springkafka):
 // a test class Maven did not find, or a parameterized case that did not run,
 // would otherwise pass as "nothing failed".

@@ -31,6 +31,7 @@ declare -A modules=(
   [otel]="msgcontract_runtime.tracing"
   [kafka]="msgcontract_runtime.kafka msgcontract_runtime.aio.kafka"
   [rabbitmq]="msgcontract_runtime.rabbitmq msgcontract_runtime.aio.rabbitmq"
+  [rocketmq]="msgcontract_runtime.rocketmq"
   [postgres]="psycopg"
   [aiosqlite]="msgcontract_runtime.aio.sqlite"
   [asyncpg]="msgcontract_runtime.aio.postgres"
@@ -88,7 +89,7 @@ echo "release-check: python install $spec from $1/python into a fresh virtualenv
 check "python msgcontract-runtime is the wheel of $1/python" \
   grep -qE "msgcontract[-_]runtime-$VERSION-py3-none-any.whl" "$tmp/pip.log"
 echo "release-check: python resolved: $("$py" -m pip list --disable-pip-version-check --format=freeze 2>/dev/null |
-  grep -iE '^(confluent-kafka|pika|aio-pika|authlib|httpx2?|protobuf|googleapis-common-protos|psycopg|pymysql|aiomysql|asyncpg|aiosqlite|nats-py|prometheus.client|opentelemetry-api)==' | paste -sd' ')"
+  grep -iE '^(confluent-kafka|pika|aio-pika|rocketmq-python-client|authlib|httpx2?|protobuf|googleapis-common-protos|psycopg|pymysql|aiomysql|asyncpg|aiosqlite|nats-py|prometheus.client|opentelemetry-api)==' | paste -sd' ')"
 
 check "python base imports (msgcontract.v1.envelope_pb2, options_pb2, msgcontract_runtime $VERSION)" \
   "$py" -c "
@@ -108,7 +109,8 @@ for e in $extras; do
   [[ -n "${modules[$e]:-}" ]] || continue
   code="$(for m in ${modules[$e]}; do echo "import $m"; done)
 ${exercise[$e]:-}"
-  check "python extra $e imports" "$py" -c "$code"
+  # HOME: RocketMQ's client writes its log under ~/logs on import.
+  check "python extra $e imports" env HOME="$tmp" "$py" -c "$code"
 done
 
 if ((failed)); then

@@ -1,7 +1,7 @@
 //go:build rocketmq
 
 // Command rocketmqpeer is the Go side of the interop tests of
-// runtime-java/rocketmq's JUnit suite (run by integration/javarocketmq): it
+// runtime-java/rocketmq's JUnit suite (run by integration/rocketmqmembers): it
 // creates topics (the 5.x Java client cannot), publishes, and consumes as a
 // member of a group on runtime-go's rocketmq transport, for one event whose
 // payload is a google.protobuf.StringValue.

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Java and Go services on one broker and one namespace: runtime-go's rocketmq
- * transport in the Go peer (integration/javarocketmq/rocketmqpeer,
+ * transport in the Go peer (integration/rocketmqmembers/rocketmqpeer,
  * MSGCONTRACT_ROCKETMQ_GO_PEER), built by TestJavaRocketMQ. Each group is
  * consumed by members of one kind: Go's remoting push consumers and the 5.x
  * client's pop consumers keep separate positions (docs/rocketmq.md).

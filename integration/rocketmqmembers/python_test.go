@@ -1,0 +1,26 @@
+//go:build rocketmq
+
+package rocketmqmembers_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/msgcontract/msgcontract/internal/pytestsuite"
+	"github.com/msgcontract/msgcontract/internal/testsummary"
+)
+
+// TestPythonRocketMQ runs runtime-python/tests_rocketmq
+// (RocketMQConsumerLoop and RocketMQPublisher on the broker: duplicates,
+// retries on the schedule then dead letters listed by dlq --rocketmq, a
+// body that is no envelope, Go publishing to Python and Python to Go, and
+// 1,000 retry delays through the broker's timer). HOME is a temporary
+// directory: the client writes its log under ~/logs on import.
+func TestPythonRocketMQ(t *testing.T) {
+	out := pytestsuite.Run(t, root, "tests_rocketmq", append([]string{"HOME=" + t.TempDir()}, binEnv...), "-s")
+	d := regexp.MustCompile(`(?m)python-rocketmq-retry-delays: (.*)$`).FindSubmatch(out)
+	if d == nil {
+		t.Fatal("test_retry_delays printed no python-rocketmq-retry-delays line")
+	}
+	testsummary.Report(t, "python-rocketmq-retry-delays", string(d[1]))
+}

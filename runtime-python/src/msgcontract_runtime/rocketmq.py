@@ -1,0 +1,539 @@
+"""RocketMQ 5.x for Python services, on RocketMQ's Python client through the proxy
+(``pip install msgcontract-runtime[rocketmq]``).
+
+docs/rocketmq.md is the design, defined by runtime-go/transport/rocketmq; this
+module names the same topics, sets the same message properties and follows
+the same consuming rules as the Go transport and the Java member
+(runtime-java/rocketmq), so services in all three languages share topics,
+retry copies and dead-letter records:
+
+- the body of an event is the envelope; the user property MSGCONTRACT_TOPIC
+  names its msgcontract topic; the keys are its biz_key and message_id; the
+  tag is its event type;
+- RocketMQConsumerLoop receives from the topic of every consumer's topic and
+  from the group's retry topic ``<group>_retry``, a SimpleConsumer of the
+  group per topic, runs up to batch_size deliveries in one business
+  transaction and acknowledges them only after the commit; a retry copy goes
+  to the retry topic as a timer message due timer_lead_ms before its
+  not_before and is held from its arrival until then; a dead letter goes to
+  ``msgcontract_dlq`` as a JSON dlq.Record, which ``msgcontract dlq
+  --rocketmq`` lists, shows and replays;
+- RocketMQPublisher is the producer and the outbox relay's publisher
+  (``outbox.Relay(conn, RocketMQPublisher(...))``).
+
+RocketMQ's Python client takes delivery times and invisible durations in
+whole seconds (a timer copy comes up to a second earlier than the lead, and
+the hold covers it), cannot create topics (they must exist: docs/rocketmq.md,
+"Names"), and on import writes its log under ``~/logs/rocketmq_python``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import heapq
+import json
+import logging
+import queue
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
+
+from msgcontract.v1 import envelope_pb2 as _envelope_pb2
+from msgcontract_runtime.consumer import (
+    Ack,
+    Consumer,
+    DeadLetter,
+    Decision,
+    Defer,
+    Refused,
+    Retry,
+    Routed,
+    process_batch,
+    route_envelope,
+)
+from msgcontract_runtime.dlqrecord import dead_letter_record
+from msgcontract_runtime.envelope import decode, encode
+from msgcontract_runtime.event import DecodeError
+
+log = logging.getLogger("msgcontract.rocketmq")
+
+PROP_TOPIC = "MSGCONTRACT_TOPIC"
+PROP_NOT_BEFORE = "MSGCONTRACT_NOT_BEFORE"
+PROP_ATTEMPT = "MSGCONTRACT_ATTEMPT"
+RETRY_SUFFIX = "_retry"
+_SETTLE = ""  # the inbox's tag of an ended send (no topic is named "")
+DLQ_TOPIC = "msgcontract_dlq"
+MIN_LEASE_S = 10  # the proxy's shortest invisible duration
+MAX_TIMER_MS = 72 * 3600 * 1000 - 60_000  # RocketMQ's timerMaxDelaySec defaults to three days
+
+
+class RocketMQError(Exception):
+    """A RocketMQ request that failed: the proxy unreachable, a topic missing, a send refused."""
+
+
+class ConfigError(ValueError):
+    """A Config that cannot work; the message names every problem."""
+
+
+def sanitize(s: str) -> str:
+    """s with every character outside [A-Za-z0-9_-] replaced by '_' (runtime-go's sanitize, one per character)."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "_" for c in s)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclasses.dataclass
+class Config:
+    """The proxy, the namespace and the loop's settings; the names and defaults of runtime-go's rocketmq.Config
+    and Java's RocketConfig."""
+
+    endpoints: str
+    """The proxy's gRPC endpoint, host:port (several: "host1:port;host2:port")."""
+    namespace: str = ""
+    """Prepended to every topic and group name."""
+    lease_s: int = 60
+    """The receive's invisible duration: the loop settles a delivery within it or lets it come again; >= 10."""
+    timer_lead_ms: int = 1000
+    """How long before its not_before a copy is due on the broker's timer; the loop holds it from then."""
+    await_s: int = 5
+    """How long one receive long-polls (the proxy raises it to its minimum, 5 s by default)."""
+    request_timeout_s: int = 10
+    """Bound of one send and of the client's other requests."""
+    batch_size: int = 32
+    """Deliveries that share one business transaction at most, and how many one receive asks for (1..32)."""
+    max_in_flight: int = 256
+    """Deliveries the loop holds before it asks for more; each topic's receive may bring batch_size beyond."""
+    db_retry_ms: int = 500
+    """How long a delivery whose database or send failed waits before it runs again."""
+    access_key: str = ""
+    secret_key: str = ""
+
+    def validate(self) -> None:
+        errs = []
+        if not self.endpoints.strip():
+            errs.append("rocketmq: endpoints is required (the proxy's gRPC address, host:8081)")
+        if sanitize(self.namespace) != self.namespace:
+            errs.append(f'rocketmq: namespace "{self.namespace}" has characters other than letters, digits, '
+                        "'_' and '-'")
+        if self.lease_s < MIN_LEASE_S:
+            errs.append(f"rocketmq: lease_s {self.lease_s} is under {MIN_LEASE_S} (the proxy's shortest invisible "
+                        "duration)")
+        if not 1 <= self.batch_size <= 32:
+            errs.append(f"rocketmq: batch_size {self.batch_size} is outside 1..32 (a receive returns at most 32)")
+        if self.max_in_flight < self.batch_size:
+            errs.append(f"rocketmq: max_in_flight {self.max_in_flight} is under batch_size {self.batch_size}")
+        for name in ("timer_lead_ms", "await_s", "request_timeout_s", "db_retry_ms"):
+            if getattr(self, name) <= 0:
+                errs.append(f"rocketmq: {name} {getattr(self, name)} must be positive")
+        if self.lease_s >= MIN_LEASE_S and 2 * self.timer_lead_ms + 1000 >= self.lease_s * 1000:
+            errs.append(f"rocketmq: timer_lead_ms {self.timer_lead_ms} leaves no room in lease_s {self.lease_s} "
+                        "(a copy may be held up to 2 x the lead + 1 s)")
+        if errs:
+            raise ConfigError("; ".join(errs))
+
+    def topic_name(self, topic: str) -> str:
+        return self.namespace + sanitize(topic)
+
+    def retry_topic(self, group: str) -> str:
+        return self.namespace + sanitize(group) + RETRY_SUFFIX
+
+    def group_name(self, group: str) -> str:
+        return self.namespace + sanitize(group)
+
+    def dlq_topic(self) -> str:
+        return self.namespace + DLQ_TOPIC
+
+    def topic_of(self, name: str) -> str:
+        """The msgcontract topic of a message without MSGCONTRACT_TOPIC: its topic without the namespace."""
+        return name[len(self.namespace):] if len(name) > len(self.namespace) and name.startswith(self.namespace) \
+            else name
+
+    def client(self) -> Any:
+        return ClientConfiguration(self.endpoints, Credentials(self.access_key, self.secret_key),
+                                   request_timeout=self.request_timeout_s)
+
+
+def _failure(e: BaseException, what: str, name: str) -> RocketMQError:
+    hint = ""
+    if "No topic route" in str(e) or "TOPIC_NOT_FOUND" in str(e):
+        hint = (" (the topic does not exist: RocketMQ's Python client cannot create topics; create it with mqadmin "
+                "updateTopic, retry topics with -a +message.type=DELAY, or let a runtime-go member create it)")
+    return RocketMQError(f"rocketmq: {what} to {name}: {e!r}{hint}")
+
+
+class RocketMQPublisher:
+    """Sends envelopes as runtime-go's rocketmq transport does; the outbox relay's Publisher. One thread at a
+    time."""
+
+    def __init__(self, cfg: Config | str, clock_ms: Callable[[], int] = _now_ms) -> None:
+        self.cfg = Config(cfg) if isinstance(cfg, str) else cfg
+        self.cfg.validate()
+        self.clock_ms = clock_ms
+        self._producer = Producer(self.cfg.client())
+        try:
+            self._producer.startup()
+        except Exception as e:
+            raise RocketMQError(f"rocketmq: start a producer on the proxy {self.cfg.endpoints}: {e!r} (is the proxy "
+                                "running, and is endpoints its gRPC port?)") from e
+
+    def publish(self, topic: str, env: _envelope_pb2.Envelope) -> None:
+        """Sends env to msgcontract topic topic and waits for the broker."""
+        self._send(self._message(self.cfg.topic_name(topic), topic, env, encode(env), 0))
+
+    def publish_raw(self, topic: str, body: bytes) -> None:
+        """Sends body as it is to msgcontract topic topic's RocketMQ topic (what a foreign producer sends)."""
+        m = Message()
+        m.topic = self.cfg.topic_name(topic)
+        m.body = body
+        self._send(m)
+
+    def publish_copy(self, group: str, topic: str, env: _envelope_pb2.Envelope, body: bytes,
+                     not_before_ms: int) -> concurrent.futures.Future[Any]:
+        """Sends body (env's bytes) to group's retry topic, keeping its msgcontract topic, not to be handled
+        before not_before_ms (0: at once): a timer message due timer_lead_ms before then, in whole seconds
+        (earlier, never later), or now when that has passed (a retry topic is a DELAY topic). The future ends
+        when the broker has it."""
+        now = self.clock_ms()
+        at = min(max(not_before_ms - self.cfg.timer_lead_ms, now), now + MAX_TIMER_MS) if not_before_ms > 0 else now
+        m = self._message(self.cfg.retry_topic(group), topic, env, body, not_before_ms)
+        m.delivery_timestamp = at // 1000
+        return self._send_async(m)
+
+    def store_record(self, rec: dict[str, Any]) -> concurrent.futures.Future[Any]:
+        """Appends a dead-letter record (without id and replay state) to the dead-letter topic. The future ends
+        when the broker has it."""
+        bare = {k: v for k, v in rec.items() if k not in ("id", "last_replayed_at")}
+        bare["replay_count"] = 0
+        m = Message()
+        m.topic = self.cfg.dlq_topic()
+        m.body = json.dumps(bare, separators=(",", ":")).encode()
+        m.add_property(PROP_TOPIC, str(rec.get("topic") or "_"))
+        for k in (rec.get("biz_key"), rec.get("message_id")):
+            if isinstance(k, str) and k.strip():
+                m.keys = k  # the client's setter adds one key a call
+        return self._send_async(m)
+
+    def _message(self, name: str, topic: str, env: _envelope_pb2.Envelope, body: bytes, not_before_ms: int) -> Any:
+        m = Message()
+        m.topic = name
+        m.body = body
+        m.add_property(PROP_TOPIC, topic)
+        for k in (env.biz_key, env.message_id):
+            if k.strip():
+                m.keys = k  # the client's setter adds one key a call
+        if env.event_type:
+            m.tag = env.event_type
+        if not_before_ms > 0:
+            m.add_property(PROP_NOT_BEFORE, str(not_before_ms))
+        return m
+
+    def _send(self, m: Any) -> None:
+        try:
+            self._producer.send(m)
+        except Exception as e:
+            raise _failure(e, "send", str(m.topic)) from e
+
+    def _send_async(self, m: Any) -> concurrent.futures.Future[Any]:
+        try:
+            f: concurrent.futures.Future[Any] = self._producer.send_async(m)
+            return f
+        except Exception as e:  # refused before it was sent: a failed future, as a failed send
+            failed: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            failed.set_exception(_failure(e, "send", str(m.topic)))
+            return failed
+
+    def close(self) -> None:
+        try:
+            self._producer.shutdown()
+        except Exception as e:  # nothing is pending after the awaited sends
+            log.debug("msgcontract: rocketmq: producer shutdown: %r", e)
+
+
+@dataclasses.dataclass
+class Counts:
+    processed: int = 0
+    deduped: int = 0
+    retried: int = 0
+    dead_lettered: int = 0
+    handed_back: int = 0
+    deferred: int = 0
+    expired: int = 0
+
+
+@dataclasses.dataclass
+class Delivery:
+    """A received message this member holds unsettled."""
+
+    consumer: Any  # the SimpleConsumer it came from, which acknowledges it
+    msg: Any
+    topic: str  # its msgcontract topic
+    body: bytes
+    message_id: str
+    attempt: int
+    not_before: int
+    received: float  # time.monotonic() when it arrived (its lease)
+
+
+class RocketMQConsumerLoop:
+    """A member of group on RocketMQ running msgcontract Consumers, as runtime-go's consumer on
+    rocketmq.Transport, making the decisions RabbitMQConsumerLoop makes (consumer.py).
+
+    consumers are the generated handlers' Consumer objects; conn is the business database's DB-API
+    connection. Up to cfg.batch_size due deliveries share one transaction, each in a savepoint, and are
+    acknowledged after its commit; one alone, or batch_size 1, has a transaction of its own. A failed
+    transaction, send or acknowledgement leaves them held for db_retry_ms, or, past their lease, to come again
+    from the broker. Each message keeps one retry chain keyed by its message id (msg_dedup_chain).
+    A group is consumed by members of one kind: 5.x-client members (Java, Python) or Go members.
+    """
+
+    def __init__(self, cfg: Config | str, group: str, consumers: Sequence[Consumer[Any]], conn: Any,
+                 clock_ms: Callable[[], int] = _now_ms) -> None:
+        self.cfg = Config(cfg) if isinstance(cfg, str) else cfg
+        self.cfg.validate()
+        if not group:
+            raise ConfigError("rocketmq: group is empty")
+        if not consumers:
+            raise ConfigError("rocketmq: no consumer given")
+        self.group = group
+        self.conn = conn
+        self.clock_ms = clock_ms
+        self.counts = Counts()
+        self._routes = {(c.spec.topic, c.spec.event_type): c for c in consumers}
+        if len(self._routes) != len(consumers):
+            raise ConfigError("rocketmq: two consumers of one topic and event type")
+        names = [self.cfg.topic_name(t) for t in sorted({c.spec.topic for c in consumers})]
+        names.append(self.cfg.retry_topic(group))
+        self._pub = RocketMQPublisher(self.cfg, clock_ms)
+        # (topic name, its receive) or (SETTLE, (delivery, its send, what)): futures that ended, for this thread
+        self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._held: list[tuple[int, int, Delivery]] = []  # (due ms, seq, delivery)
+        self._seq = 0
+        self._receiving: set[str] = set()
+        self._receive_at = 0
+        self._closed = False
+        # One consumer of the group per topic: a receive on an empty topic long-polls for the proxy's minimum,
+        # and one consumer of every topic would leave a busy topic waiting behind the idle retry topic.
+        self._consumers: dict[str, Any] = {}
+        try:
+            for n in names:
+                c = SimpleConsumer(self.cfg.client(), self.cfg.group_name(group), {n: FilterExpression()},
+                                   await_duration=self.cfg.await_s)
+                c.startup()
+                self._consumers[n] = c
+        except Exception as e:
+            self.close()
+            raise _failure(e, f"subscribe group {self.cfg.group_name(group)}", ", ".join(names)) from e
+
+    def run(self, stop: Callable[[], bool], poll_timeout_s: float = 0.2) -> None:
+        """Consumes until stop() is true, then closes (what it holds unacknowledged comes again)."""
+        try:
+            while not stop():
+                self.step(poll_timeout_s)
+        finally:
+            self.close()
+
+    def step(self, poll_timeout_s: float = 0.2) -> None:
+        """One turn: ask each topic for more when there is room, take what arrived (waiting up to
+        poll_timeout_s, or until a held delivery is due), then run what is due."""
+        now = self.clock_ms()
+        if now >= self._receive_at and len(self._held) + self.cfg.batch_size <= self.cfg.max_in_flight:
+            for n, c in self._consumers.items():
+                if n not in self._receiving:
+                    self._receiving.add(n)
+                    f = c.receive_async(self.cfg.batch_size, self.cfg.lease_s)
+                    f.add_done_callback(lambda fut, n=n: self._inbox.put((n, fut)))
+        wait = poll_timeout_s
+        if self._held:
+            wait = max(0.0, min(wait, (self._held[0][0] - now) / 1000))
+        got: list[tuple[str, Any]] = []
+        try:
+            if wait > 0:
+                got.append(self._inbox.get(timeout=wait))
+            while True:
+                got.append(self._inbox.get_nowait())
+        except queue.Empty:
+            pass
+        for n, item in got:
+            if n == _SETTLE:
+                self._settle(*item)
+                continue
+            self._receiving.discard(n)
+            self._take(n, item)
+        self._expire_leases()
+        now = self.clock_ms()
+        due: list[Delivery] = []
+        while self._held and self._held[0][0] <= now:
+            due.append(heapq.heappop(self._held)[2])
+        for i in range(0, len(due), self.cfg.batch_size):
+            self._run_due(due[i:i + self.cfg.batch_size])
+
+    def _take(self, name: str, fut: concurrent.futures.Future[Any]) -> None:
+        try:
+            msgs = fut.result()
+        except Exception as e:
+            if not self._closed:
+                self._receive_at = self.clock_ms() + self.cfg.db_retry_ms
+                log.warning("msgcontract: rocketmq: receive from %s for group %s failed; trying again in %d ms: %r",
+                            name, self.cfg.group_name(self.group), self.cfg.db_retry_ms, e)
+            return
+        consumer = self._consumers.get(name)
+        for m in msgs or []:
+            if self._closed or consumer is None:
+                return  # unacknowledged: it comes again when its invisible duration ends
+            props = dict(m.properties or {})
+            attempt = _int(props.get(PROP_ATTEMPT)) or int(m.delivery_attempt or 1)
+            d = Delivery(consumer, m, props.get(PROP_TOPIC) or self.cfg.topic_of(str(m.topic)), bytes(m.body or b""),
+                         str(m.message_id or ""), attempt, _int(props.get(PROP_NOT_BEFORE)), time.monotonic())
+            now = self.clock_ms()
+            if d.not_before - now > 2 * self.cfg.timer_lead_ms + 1000:
+                # Came early: a timer capped at the broker's longest. Sent on again, due later.
+                self._send_on(d, d.not_before)
+                continue
+            self._hold(d, max(now, d.not_before))
+
+    def _hold(self, d: Delivery, until_ms: int) -> None:
+        self._seq += 1
+        heapq.heappush(self._held, (until_ms, self._seq, d))
+
+    def _expire_leases(self) -> None:
+        """A delivery held longer than its lease is let go: the broker delivers it again when its invisible
+        duration ends."""
+        limit = time.monotonic() - self.cfg.lease_s
+        keep = [e for e in self._held if e[2].received >= limit]
+        for e in self._held:
+            if e[2].received < limit:
+                self.counts.expired += 1
+                log.warning("msgcontract: rocketmq: delivery %s of %s (attempt %d) held longer than its lease "
+                            "(%d s); the broker delivers it again", e[2].message_id, e[2].msg.topic, e[2].attempt,
+                            self.cfg.lease_s)
+        if len(keep) != len(self._held):
+            heapq.heapify(keep)
+            self._held = keep
+
+    def _retry_later(self, d: Delivery) -> None:
+        """Holds d for db_retry_ms, or lets it come again from the broker when its lease would run out."""
+        if time.monotonic() - d.received + self.cfg.db_retry_ms / 1000 < self.cfg.lease_s:
+            self._hold(d, self.clock_ms() + self.cfg.db_retry_ms)
+
+    def _ack(self, d: Delivery) -> None:
+        try:
+            # The client's ack_async hands back no future: an ack that fails (its lease ran out, the proxy is
+            # gone) leaves the message to come again, and the claims absorb it.
+            d.consumer.ack_async(d.msg)
+        except Exception as e:
+            log.warning("msgcontract: rocketmq: ack of %s failed; it is delivered again and deduplicated: %r",
+                        d.message_id, e)
+
+    def _after(self, d: Delivery, f: concurrent.futures.Future[Any], what: str) -> None:
+        """Acknowledges d once f (its copy or dead letter) is stored, on this thread (step); when f failed, d
+        runs again after db_retry_ms, unacknowledged."""
+        f.add_done_callback(lambda fut: self._inbox.put((_SETTLE, (d, fut, what))))
+
+    def _settle(self, d: Delivery, f: concurrent.futures.Future[Any], what: str) -> None:
+        e = f.exception()
+        if e is not None:
+            log.error("msgcontract: %s of %s failed; it runs again in %d ms: %s", what, d.message_id,
+                      self.cfg.db_retry_ms, e if isinstance(e, RocketMQError) else _failure(e, what, d.topic))
+            if not self._closed:
+                self._retry_later(d)
+            return
+        if what == "retry":
+            self.counts.retried += 1
+        elif what == "defer":
+            self.counts.deferred += 1
+        else:
+            self.counts.dead_lettered += 1
+        self._ack(d)
+
+    def _send_on(self, d: Delivery, not_before_ms: int) -> None:
+        try:
+            env = decode(d.body)
+        except DecodeError:
+            env = _envelope_pb2.Envelope()
+        self._after(d, self._pub.publish_copy(self.group, d.topic, env, d.body, not_before_ms), "defer")
+
+    def _run_due(self, ds: list[Delivery]) -> None:
+        todo: list[tuple[Delivery, Routed[Consumer[Any]]]] = []
+        for d in ds:
+            r = route_envelope(d.body, d.topic, self._routes, self.group)
+            if isinstance(r, Refused):
+                self._dead_letter(d, r.topic, r.body, r.env, "", r.dead)
+                continue
+            # A retry copy or a replay is looked up before any transaction, each read committed on its own.
+            if r.target.drop_superseded(self.conn, r.body, d.message_id, r.env):
+                self.counts.deduped += 1
+                self._ack(d)
+                continue
+            todo.append((d, r))
+        if not todo:
+            return
+        decisions: list[Decision | None] = []
+        try:
+            if len(todo) == 1:
+                d, r = todo[0]
+                decisions.append(r.target.process(self.conn, r.body, d.message_id))
+            else:
+                decisions = process_batch(self.conn, [(r.target, r.body, d.message_id) for d, r in todo])
+        except Exception as e:  # the database failed: not the messages' fault, no retry counted
+            try:
+                self.conn.rollback()
+            except Exception as r_err:  # the first failure is the one to report
+                log.debug("msgcontract: rollback after a failed transaction: %s", r_err)
+            log.error("msgcontract: database failure, %d message(s) run again in %d ms: %s", len(todo),
+                      self.cfg.db_retry_ms, e)
+            self.counts.handed_back += len(todo)
+            for d, _ in todo:
+                self._retry_later(d)
+            return
+        for (d, r), dec in zip(todo, decisions, strict=True):
+            if dec is None:  # its retry chain could not be advanced
+                self.counts.handed_back += 1
+                self._retry_later(d)
+                continue
+            self._decided(d, r, dec)
+
+    def _decided(self, d: Delivery, r: Routed[Consumer[Any]], dec: Decision) -> None:
+        if isinstance(dec, Ack):
+            if dec.deduplicated:
+                self.counts.deduped += 1
+            else:
+                self.counts.processed += 1
+            self._ack(d)
+        elif isinstance(dec, Defer):
+            self._send_on(d, dec.not_before_ms)
+        elif isinstance(dec, Retry):
+            nxt = dec.next_envelope
+            self._after(d, self._pub.publish_copy(self.group, r.topic, nxt, encode(nxt), nxt.not_before), "retry")
+        else:
+            self._dead_letter(d, r.topic, r.body, r.env, r.target.handler_name, dec)
+
+    def _dead_letter(self, d: Delivery, topic: str, body: bytes, env: _envelope_pb2.Envelope | None,
+                     handler: str, dead: DeadLetter) -> None:
+        rec = dead_letter_record(topic, self.group, handler, body, env, dead, self.clock_ms())
+        self._after(d, self._pub.store_record(rec), "dead letter")
+
+    def close(self) -> None:
+        """Stops the consumers and the producer: what this member holds unacknowledged comes again when its
+        invisible duration ends. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for c in getattr(self, "_consumers", {}).values():
+            try:
+                c.shutdown()
+            except Exception as e:
+                log.debug("msgcontract: rocketmq: consumer shutdown: %r", e)
+        if hasattr(self, "_pub"):
+            self._pub.close()
+
+
+def _int(v: Any) -> int:
+    try:
+        return int(v) if v is not None else 0
+    except (TypeError, ValueError):
+        return 0

@@ -151,8 +151,18 @@ test-kafka: ## runtime-go on a real Apache Kafka broker (scripts/with-kafka.sh):
 # under a namespace of its own. runtime-go's suite goes last, as in
 # test-rabbitmq-all: a test that kills the broker would go at its end.
 .PHONY: test-kafka-all
-test-kafka-all: ## every Kafka suite (Java, the Spring starter, Python with its PostgreSQL, the demo, the example services, then runtime-go's) on one broker: what make test runs
-	bash scripts/with-kafka.sh $(MAKE) --no-print-directory test-java-kafka test-spring test-kafka-python test-demo-kafka services test-kafka
+# The -all targets run a broker's suites two at a time where they can share
+# it (each test has its own namespace or prefix): much of each suite waits on
+# JVM starts, leases and timers, not on the two cores. -Otarget keeps each
+# suite's output together. Suites that need another's install (the starter
+# needs msgcontract-runtime-kafka from test-java-kafka) or act on the whole
+# broker (the Python RabbitMQ suite's memory alarm; runtime-go's RabbitMQ
+# suite stops the node, last) run alone.
+PAIR := $(MAKE) --no-print-directory -j2 -Otarget
+
+test-kafka-all: ## every Kafka suite (Java with Python, the Spring starter with the demo, the example services with runtime-go's) on one broker: what make test runs
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-kafka.sh bash -c '$(PAIR) test-java-kafka test-kafka-python && $(PAIR) test-spring test-demo-kafka && $(PAIR) services test-kafka'
 
 .PHONY: test-rabbitmq
 test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-server (scripts/with-rabbitmq.sh): transport suite, the wire format of docs/rabbitmq.md, outbox relay, retry-delay accuracy over 1,000 retries, fault tests 1-8 (5, 6, 8 SIGKILL consumer processes), forked retry chains, 1,000 messages end to end, dlq --rabbitmq, doctor --rabbitmq-management; last, on the same node with its hundreds of queues, the node SIGKILLed and restarted under a live Transport and a memory alarm
@@ -175,15 +185,25 @@ test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketm
 	@cat $(SUMMARY)/rocketmq-retry-delays.txt
 
 .PHONY: test-java-rocketmq
-test-java-rocketmq: runtime-java ## the Java RocketMQ member (runtime-java/rocketmq over RocketMQ's 5.x client and proxy, JUnit count checked) on a real broker: the names and properties of docs/rocketmq.md, the loop's decisions, dead letters listed by dlq --rocketmq, a crash between retry and ack, 1,000 retry delays through the broker's timer, Go publishing to Java and Java to Go (integration/javarocketmq)
-	$(GO) vet -tags rocketmq ./integration/javarocketmq/...
+test-java-rocketmq: runtime-java ## the Java RocketMQ member (runtime-java/rocketmq over RocketMQ's 5.x client and proxy, JUnit count checked) on a real broker: the names and properties of docs/rocketmq.md, the loop's decisions, dead letters listed by dlq --rocketmq, a crash between retry and ack, 1,000 retry delays through the broker's timer, Go publishing to Java and Java to Go (integration/rocketmqmembers)
+	$(GO) vet -tags rocketmq ./integration/rocketmqmembers/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m ./integration/javarocketmq' | $(TESTSUMMARY) -suite java-rocketmq -dir $(SUMMARY)
+	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m -run TestJavaRocketMQ ./integration/rocketmqmembers' | $(TESTSUMMARY) -suite java-rocketmq -dir $(SUMMARY)
 	@cat $(SUMMARY)/java-rocketmq-retry-delays.txt
 
+.PHONY: test-rocketmq-python
+test-rocketmq-python: runtime-python ## the Python RocketMQ member (msgcontract_runtime.rocketmq over RocketMQ's 5.x Python client and proxy) on a real broker: runtime-python/tests_rocketmq (duplicates, retries then dead letters listed by dlq --rocketmq, a body that is no envelope, Go publishing to Python and Python to Go, 1,000 retry delays), every test function counted (integration/rocketmqmembers)
+	bash scripts/setup-python.sh >/dev/null
+	cd runtime-python && MYPYPATH=tests_rocketmq ../.venv/bin/python -m mypy --no-error-summary tests_rocketmq
+	$(GO) vet -tags rocketmq ./integration/rocketmqmembers/...
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m -run TestPythonRocketMQ ./integration/rocketmqmembers' | $(TESTSUMMARY) -suite rocketmq-python -dir $(SUMMARY)
+	@cat $(SUMMARY)/python-rocketmq-retry-delays.txt
+
 .PHONY: test-rocketmq-all
-test-rocketmq-all: ## every RocketMQ suite (Java, then runtime-go's) on one broker: what make test runs
-	bash scripts/with-rocketmq.sh $(MAKE) --no-print-directory test-java-rocketmq test-rocketmq
+test-rocketmq-all: ## every RocketMQ suite (Java with Python, then the demo with runtime-go's) on one broker: what make test runs
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rocketmq.sh bash -c '$(PAIR) test-java-rocketmq test-rocketmq-python && $(PAIR) test-demo-rocketmq test-rocketmq'
 
 .PHONY: test-rabbitmq-python
 test-rabbitmq-python: runtime-python ## Python on RabbitMQ (scripts/with-rabbitmq.sh): runtime-python/tests_rabbitmq (RabbitMQConsumerLoop, the dlq store, outbox relay, SIGKILL mid-batch, retry delays over 1,000 retries, the asyncio loop), Go<->Python interop (shared group, dead letters both ways, msgcontract dlq --rabbitmq)
@@ -195,8 +215,9 @@ test-rabbitmq-python: runtime-python ## Python on RabbitMQ (scripts/with-rabbitm
 	@cat $(SUMMARY)/python-rabbitmq-retry-delays.txt
 
 .PHONY: test-rabbitmq-all
-test-rabbitmq-all: ## every RabbitMQ suite (Java, Python, the demo, then runtime-go's with its broker restart last) on one node: what make test runs
-	bash scripts/with-rabbitmq.sh $(MAKE) --no-print-directory test-java-rabbitmq test-rabbitmq-python test-demo-rabbitmq test-rabbitmq
+test-rabbitmq-all: ## every RabbitMQ suite (Java with the demo, Python with its memory alarm alone, then runtime-go's with its broker restart last) on one node: what make test runs
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rabbitmq.sh bash -c '$(PAIR) test-java-rabbitmq test-demo-rabbitmq && $(MAKE) --no-print-directory test-rabbitmq-python test-rabbitmq'
 
 .PHONY: test-rabbitmq-restart
 test-rabbitmq-restart: ## only the RabbitMQ node SIGKILLed and restarted under a live Transport, and a memory alarm set and cleared, on a fresh node (make test-rabbitmq runs them too, last)
@@ -264,6 +285,12 @@ test-demo-rabbitmq: runtime-java runtime-python ## the demo on a throwaway Rabbi
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-rabbitmq.sh $(GO) test -json -tags rabbitmq -count=1 -run TestDemoRabbitMQ ./examples/demo | $(TESTSUMMARY) -suite demo-rabbitmq -dir $(SUMMARY)
 
+test-demo-rocketmq: runtime-java runtime-python ## the demo on a throwaway RocketMQ (Java outbox -> Go relay -> the Go consumer on runtime-go's push consumer, the Python consumer on the 5.x client through the proxy); asserts the verdict and the run's dead-letter topic
+	bash scripts/setup-java.sh
+	$(GO) vet -tags rocketmq ./examples/demo
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rocketmq.sh $(GO) test -json -tags rocketmq -count=1 -run TestDemoRocketMQ ./examples/demo | $(TESTSUMMARY) -suite demo-rocketmq -dir $(SUMMARY)
+
 test-corpus: ## build the edge-contract corpus and random contracts in Go, Java and Python; check they agree
 	bash scripts/setup-python.sh >/dev/null
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
@@ -297,12 +324,12 @@ TRACE     ?=
 # them) and is never quiet for long: a step without progress of its own
 # prints a heartbeat line every 15 s (scripts/heartbeat.sh, the demo's
 # -heartbeat).
-demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka|rabbitmq, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger, prints one order's trace and keeps Jaeger up until Ctrl-C)
+demo: ## the payment-callback system end to end (TRANSPORT=sqlite|nats|kafka|rabbitmq|rocketmq, ORDERS=24; KEEP=1 keeps the web console open; TRACE=1 exports every span to a throwaway Jaeger, prints one order's trace and keeps Jaeger up until Ctrl-C)
 	bash scripts/install-runtime-java.sh --no-tests
 	bash scripts/install-runtime-python.sh --no-tests
 	bash scripts/heartbeat.sh "setup-java" bash scripts/setup-java.sh
 	bash scripts/heartbeat.sh "demo: go build ./examples/demo" $(GO) build -o .build/bin/demo ./examples/demo
-	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(filter rabbitmq,$(TRANSPORT)),bash scripts/with-rabbitmq.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
+	$(if $(filter kafka,$(TRANSPORT)),bash scripts/with-kafka.sh )$(if $(filter rabbitmq,$(TRANSPORT)),bash scripts/with-rabbitmq.sh )$(if $(filter rocketmq,$(TRANSPORT)),bash scripts/with-rocketmq.sh )$(if $(TRACE),bash scripts/with-jaeger.sh ).build/bin/demo -transport $(TRANSPORT) -orders $(ORDERS) $(if $(KEEP),-keep)$(if $(TRACE), -hold-trace)
 
 chaos: ## 20,000 messages (MESSAGES=; 60,000 with FAULTS, half a minute at RATE), duplicates, transient failures, poison, consumers SIGKILLed at random (TRANSPORT=kafka, rabbitmq or rocketmq: and a broker SIGKILL and restart; rabbitmq: through a producer outbox and a relay, both SIGKILLed too; BUSINESS=postgres|mysql: claims and effects there); FAULTS=kill,pause,partition,db-restart,broker-kill picks the faults, publishes at RATE=2000/s and judges every retry's delay (scripts/chaos.sh)
 	TRANSPORT=$(TRANSPORT) BUSINESS=$(BUSINESS) MESSAGES=$(MESSAGES) FAULTS=$(FAULTS) RATE=$(RATE) GO=$(GO) bash scripts/chaos.sh

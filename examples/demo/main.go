@@ -22,9 +22,12 @@ import (
 func main() {
 	var cfg Config
 	flag.IntVar(&cfg.Orders, "orders", 24, "how many orders the Java order service creates")
-	flag.StringVar(&cfg.Transport, "transport", "sqlite", "the transport: sqlite (embedded), nats (in-process JetStream), kafka (a broker at -brokers) or rabbitmq (a node at -rabbitmq)")
+	flag.StringVar(&cfg.Transport, "transport", "sqlite", "the transport: sqlite (embedded), nats (in-process JetStream), kafka (a broker at -brokers), rabbitmq (a node at -rabbitmq) or rocketmq (a broker at -rocketmq)")
 	flag.StringVar(&cfg.Brokers, "brokers", "", "Kafka brokers host:port,... for -transport kafka (default $"+brokersEnv+", set by scripts/with-kafka.sh)")
 	flag.StringVar(&cfg.RabbitMQ, "rabbitmq", "", "RabbitMQ AMQP URL amqp://user:password@host:5672/ for -transport rabbitmq (default $"+rabbitmqEnv+", set by scripts/with-rabbitmq.sh)")
+	flag.StringVar(&cfg.RocketMQ.NameServer, "rocketmq", "", "RocketMQ name server host:port for -transport rocketmq (default $"+rocketmqNamesrvEnv+", set by scripts/with-rocketmq.sh)")
+	flag.StringVar(&cfg.RocketMQ.Broker, "rocketmq-broker", "", "with -transport rocketmq: the master broker host:port, where the run's topics are created (default $"+rocketmqBrokerEnv+")")
+	flag.StringVar(&cfg.RocketMQ.Proxy, "rocketmq-proxy", "", "with -transport rocketmq: the gRPC proxy host:port the Python service's 5.x client uses (default $"+rocketmqProxyEnv+")")
 	flag.StringVar(&cfg.WorkDir, "work", ".build/demo", "working directory for databases and builds; emptied first")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print the services' logs")
 	flag.StringVar(&cfg.OTLP, "otlp", os.Getenv(otlpEnv), "OTLP/HTTP endpoint (http://host:port) the services export their spans to (default $"+otlpEnv+"; make demo TRACE=1 starts Jaeger and sets it)")

@@ -39,6 +39,8 @@ type Config struct {
 	// RabbitMQ is the AMQP URL (amqp://user:password@host:5672/) of
 	// -transport rabbitmq.
 	RabbitMQ string
+	// RocketMQ locates the broker of -transport rocketmq.
+	RocketMQ RocketMQAddrs
 	WorkDir  string
 	Verbose  bool
 	// OTLP is the OTLP/HTTP endpoint (http://host:port) every service
@@ -206,6 +208,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 	if err := paymentsvc.Migrate(ctx, paymentDB); err != nil {
 		return nil, err
 	}
+	if r, ok := tr.(*rocketmqTransport); ok {
+		r.outstanding = settledByOutcome(r, ordersDB, paymentDB, reconPath)
+	}
 	led, err := startLedger(ledgerOutage)
 	if err != nil {
 		return nil, err
@@ -312,6 +317,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (*Result, error) {
 		res.DLQ = k.dlqAddr()
 	}
 	if r, ok := tr.(*rabbitmqTransport); ok {
+		res.DLQ = r.dlqAddr()
+	}
+	if r, ok := tr.(*rocketmqTransport); ok {
 		res.DLQ = r.dlqAddr()
 	}
 	res.RegistryRejected = rejected

@@ -16,7 +16,7 @@ import (
 )
 
 // transports the demo runs on (-transport).
-var transports = []string{"sqlite", "nats", "kafka", "rabbitmq"}
+var transports = []string{"sqlite", "nats", "kafka", "rabbitmq", "rocketmq"}
 
 // demoTransport is everything transport-specific in the scenario: the Go
 // pieces publish and subscribe through it, the Python service is told how
@@ -54,6 +54,8 @@ func openTransport(ctx context.Context, cfg Config, work, registry string) (demo
 		return openKafka(ctx, cfg.Brokers, registry)
 	case "rabbitmq":
 		return openRabbitMQ(ctx, cfg.RabbitMQ)
+	case "rocketmq":
+		return openRocketMQ(ctx, cfg.RocketMQ)
 	}
 	return nil, fmt.Errorf("transport %q: want one of %v", cfg.Transport, transports)
 }

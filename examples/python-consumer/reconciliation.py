@@ -25,9 +25,13 @@ runtime-go twin so Go and Python consume side by side:
   (msgcontract-runtime[rabbitmq]), on the exchanges and queues of
   docs/rabbitmq.md under --rabbitmq-prefix (default msgcontract), as a member
   of the same group name as on Kafka, beside runtime-go's rabbitmq transport.
+- --rocketmq PROXY: RocketMQ 5.x with msgcontract_runtime.rocketmq.RocketMQConsumerLoop
+  (msgcontract-runtime[rocketmq]) through the gRPC proxy, on the topics of
+  docs/rocketmq.md under --rocketmq-namespace; its group is consumed by this
+  service's kind of member only.
 
 Usage: reconciliation.py (--queue QUEUE_DB | --nats URL | --kafka BROKERS [--namespace NS] [--registry URL]
-                          | --rabbitmq URL [--rabbitmq-prefix P])
+                          | --rabbitmq URL [--rabbitmq-prefix P] | --rocketmq PROXY [--rocketmq-namespace NS])
        --db RECON_DB [--retry-base-ms N]
 It runs until SIGTERM or SIGINT, then finishes the messages in hand.
 
@@ -314,6 +318,19 @@ async def consume_nats(url: str, recon: Reconciliation, stopping: Callable[[], b
         await q.close()
 
 
+def store_counts(recon: Reconciliation, c: Any) -> None:
+    """Writes a broker loop's counts (processed, deduped, retried, dead_lettered) to recon_stats: the loops
+    that decide and settle by themselves report once, when they stop."""
+    for name, value in (("processed", c.processed), ("deduped", c.deduped), ("retried", c.retried),
+                        ("dead_lettered", c.dead_lettered)):
+        recon.conn.execute(
+            "INSERT INTO recon_stats (name, value) VALUES (?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            (name, value),
+        )
+    recon.conn.commit()
+
+
 def consume_kafka(brokers: str, namespace: str, registry: str | None, recon: Reconciliation,
                   stopping: Callable[[], bool]) -> None:
     """The consume loop on Kafka, until stopping() is true: KafkaConsumerLoop runs the same generated consumers.
@@ -327,15 +344,7 @@ def consume_kafka(brokers: str, namespace: str, registry: str | None, recon: Rec
                      registry_url=registry, partitions=3)
     print("reconciliation: consuming group", namespace + GROUP, "on", brokers, flush=True)
     loop.run(stopping)
-    c = loop.counts
-    for name, value in (("processed", c.processed), ("deduped", c.deduped), ("retried", c.retried),
-                        ("dead_lettered", c.dead_lettered)):
-        recon.conn.execute(
-            "INSERT INTO recon_stats (name, value) VALUES (?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-            (name, value),
-        )
-    recon.conn.commit()
+    store_counts(recon, loop.counts)
 
 
 def consume_rabbitmq(url: str, prefix: str, recon: Reconciliation, stopping: Callable[[], bool]) -> None:
@@ -346,15 +355,20 @@ def consume_rabbitmq(url: str, prefix: str, recon: Reconciliation, stopping: Cal
     loop = RabbitMQConsumerLoop(url, GROUP, list(recon.consumers.values()), recon.conn, prefix=prefix)
     print("reconciliation: consuming group", GROUP, "with prefix", prefix, "on RabbitMQ", flush=True)
     loop.run(stopping)
-    c = loop.counts
-    for name, value in (("processed", c.processed), ("deduped", c.deduped), ("retried", c.retried),
-                        ("dead_lettered", c.dead_lettered)):
-        recon.conn.execute(
-            "INSERT INTO recon_stats (name, value) VALUES (?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-            (name, value),
-        )
-    recon.conn.commit()
+    store_counts(recon, loop.counts)
+
+
+def consume_rocketmq(endpoint: str, namespace: str, recon: Reconciliation, stopping: Callable[[], bool]) -> None:
+    """The consume loop on RocketMQ, until stopping() is true: RocketMQConsumerLoop runs the same generated
+    consumers as a member of GROUP through the proxy at endpoint (topics NAMESPACE+TOPIC and
+    NAMESPACE+GROUP_retry, which must exist); its counts go to recon_stats when it stops."""
+    from msgcontract_runtime.rocketmq import Config, RocketMQConsumerLoop  # the 5.x client: only on this path
+
+    loop = RocketMQConsumerLoop(Config(endpoint, namespace=namespace), GROUP, list(recon.consumers.values()),
+                                recon.conn)
+    print("reconciliation: consuming group", namespace + GROUP, "through the RocketMQ proxy", endpoint, flush=True)
+    loop.run(stopping)
+    store_counts(recon, loop.counts)
 
 
 def start_tracing(system: str) -> tuple[mc.DeliveryTracer | None, Callable[[], None]]:
@@ -387,6 +401,9 @@ def main() -> int:
     where.add_argument("--rabbitmq", metavar="URL", help="a RabbitMQ AMQP URL, e.g. amqp://guest:guest@127.0.0.1:5672/")
     ap.add_argument("--rabbitmq-prefix", metavar="P", default="msgcontract",
                     help="with --rabbitmq: the exchange and queue prefix (rabbitmq Config.Prefix)")
+    where.add_argument("--rocketmq", metavar="PROXY", help="a RocketMQ 5.x gRPC proxy, host:port")
+    ap.add_argument("--rocketmq-namespace", metavar="NS", default="",
+                    help="with --rocketmq: the prefix of every topic and group name (rocketmq Config.namespace)")
     ap.add_argument("--namespace", default="", help="with --kafka: the prefix of every topic and group name")
     ap.add_argument("--registry", metavar="URL", help="with --kafka: the schema registry of Confluent-framed records")
     ap.add_argument("--db", required=True, help="the reconciliation database")
@@ -408,7 +425,8 @@ def main() -> int:
     # handled and settled before the service exits.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    system = "nats" if args.nats else "kafka" if args.kafka else "rabbitmq" if args.rabbitmq else "msgcontract_sqlite"
+    system = ("nats" if args.nats else "kafka" if args.kafka else "rabbitmq" if args.rabbitmq
+              else "rocketmq" if args.rocketmq else "msgcontract_sqlite")
     tracer, stop_tracing = start_tracing(system)
     recon = Reconciliation(args.db, retry, tracer)
     try:
@@ -418,6 +436,8 @@ def main() -> int:
             consume_kafka(args.kafka, args.namespace, args.registry, recon, lambda: stopping)
         elif args.rabbitmq:
             consume_rabbitmq(args.rabbitmq, args.rabbitmq_prefix, recon, lambda: stopping)
+        elif args.rocketmq:
+            consume_rocketmq(args.rocketmq, args.rocketmq_namespace, recon, lambda: stopping)
         else:
             consume_sqlite(args.queue, recon, lambda: stopping)
     finally:

@@ -13,7 +13,6 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/admin"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
-	"github.com/apache/rocketmq-client-go/v2/rlog"
 
 	"github.com/msgcontract/msgcontract/runtime-go/envelope"
 	"github.com/msgcontract/msgcontract/runtime-go/envelopepb"
@@ -61,7 +60,7 @@ func New(ctx context.Context, cfg Config) (*Transport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rlog.SetLogLevel("error") // the client logs through logrus at info by default
+	routeClientLog(cfg.Logger)
 	resolver := primitive.NewPassthroughResolver(cfg.NameServers)
 	adm, err := admin.NewAdmin(admin.WithResolver(resolver))
 	if err != nil {
@@ -203,6 +202,22 @@ func (t *Transport) Publish(ctx context.Context, topic string, env *envelopepb.E
 	if err != nil {
 		return err
 	}
+	return t.send(ctx, m)
+}
+
+// PublishRaw sends body as it is to topic's RocketMQ topic, with only the
+// MSGCONTRACT_TOPIC property: what a foreign producer, or a broken one,
+// sends (the demo's poison message, tests of the decode dead letter).
+func (t *Transport) PublishRaw(ctx context.Context, topic string, body []byte) error {
+	if t.isClosed() {
+		return transport.ErrClosed
+	}
+	name := t.topicName(topic)
+	if err := t.ensure(ctx, t.cfg.QueueNums, name); err != nil {
+		return err
+	}
+	m := primitive.NewMessage(name, body)
+	m.WithProperty(PropTopic, topic)
 	return t.send(ctx, m)
 }
 

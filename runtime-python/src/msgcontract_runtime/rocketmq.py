@@ -67,6 +67,7 @@ RETRY_SUFFIX = "_retry"
 _SETTLE = ""  # the inbox's tag of an ended send (no topic is named "")
 DLQ_TOPIC = "msgcontract_dlq"
 MIN_LEASE_S = 10  # the proxy's shortest invisible duration
+STARTUP_S = 10  # a receive failing this soon after start is logged at INFO (the proxy syncing the client's settings)
 MAX_TIMER_MS = 72 * 3600 * 1000 - 60_000  # RocketMQ's timerMaxDelaySec defaults to three days
 
 
@@ -316,6 +317,7 @@ class RocketMQConsumerLoop:
         self._receiving: set[str] = set()
         self._receive_at = 0
         self._closed = False
+        self._started = time.monotonic()
         # One consumer of the group per topic: a receive on an empty topic long-polls for the proxy's minimum,
         # and one consumer of every topic would leave a busy topic waiting behind the idle retry topic.
         self._consumers: dict[str, Any] = {}
@@ -378,8 +380,11 @@ class RocketMQConsumerLoop:
         except Exception as e:
             if not self._closed:
                 self._receive_at = self.clock_ms() + self.cfg.db_retry_ms
-                log.warning("msgcontract: rocketmq: receive from %s for group %s failed; trying again in %d ms: %r",
-                            name, self.cfg.group_name(self.group), self.cfg.db_retry_ms, e)
+                # Right after start the proxy may not have the client's settings yet and refuses the first
+                # receives: expected, so not a warning.
+                level = logging.INFO if time.monotonic() - self._started < STARTUP_S else logging.WARNING
+                log.log(level, "msgcontract: rocketmq: receive from %s for group %s failed; trying again in %d ms: %r",
+                        name, self.cfg.group_name(self.group), self.cfg.db_retry_ms, e)
             return
         consumer = self._consumers.get(name)
         for m in msgs or []:
@@ -523,6 +528,19 @@ class RocketMQConsumerLoop:
         if self._closed:
             return
         self._closed = True
+        # The receives in flight end within the long poll; the client's callbacks fail noisily once it is shut
+        # down, so they end first (what they bring stays unacknowledged and comes again). Sends under way are
+        # settled: their deliveries are acknowledged once the broker has the copy.
+        deadline = time.monotonic() + self.cfg.await_s + self.cfg.request_timeout_s
+        while getattr(self, "_receiving", None) and time.monotonic() < deadline:
+            try:
+                n, item = self._inbox.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if n == _SETTLE:
+                self._settle(*item)
+            else:
+                self._receiving.discard(n)
         for c in getattr(self, "_consumers", {}).values():
             try:
                 c.shutdown()

@@ -11,8 +11,8 @@ import (
 func TestDeclaredCountsModuleLevelTests(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"test_a.py": "def test_one() -> None:\n    pass\n\n\ndef test_two() -> None:\n    pass\n\n\ndef helper() -> None:\n    pass\n",
-		"test_b.py": "class TestX:\n    def test_method(self) -> None:\n        pass\n\n\ndef test_three() -> None:\n    pass\n",
+		"test_a.py":  "def test_one() -> None:\n    pass\n\n\ndef test_two() -> None:\n    pass\n\n\ndef helper() -> None:\n    pass\n",
+		"test_b.py":  "class TestX:\n    def test_method(self) -> None:\n        pass\n\n\ndef test_three() -> None:\n    pass\n",
 		"helpers.py": "def test_not_collected() -> None:\n    pass\n",
 	}
 	for name, text := range files {

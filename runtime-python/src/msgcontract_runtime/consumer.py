@@ -680,3 +680,55 @@ def route_envelope(body: bytes, topic: str, routes: dict[tuple[str, str], T], gr
         msg = f"no handler for event type {env.event_type!r} on topic {topic!r} in group {group!r}"
         return Refused(topic, body, env, DeadLetter("no_handler", CODE_NO_HANDLER, msg, 0))
     return Routed(topic, body, env, target)
+
+
+D = TypeVar("D")
+
+
+@dataclasses.dataclass
+class RoutedRun(Generic[D]):
+    """What run_routed came to: the decisions to carry out, the deliveries settled as duplicates at the
+    look-up, and those whose database part failed (none of their effects committed; they run again)."""
+
+    decided: list[tuple[D, Routed[Consumer[Any]], Decision]]
+    superseded: list[D]
+    failed: list[D]
+
+
+def run_routed(conn: Any, todo: list[tuple[D, Routed[Consumer[Any]], str]]) -> RoutedRun[D]:
+    """The database part of a broker loop's routed deliveries, (delivery, routed, delivery id) each, as
+    runtime-go's consumer runs a fetch: each retry copy or replay is looked up in its retry chain first, each
+    read committed on its own, and a superseded one is settled as a duplicate; then one delivery alone runs in
+    a transaction of its own (Consumer.process), several in one shared transaction (process_batch). A failed
+    transaction is rolled back and all its deliveries fail; a delivery whose chain could not be advanced
+    fails alone. The RabbitMQ and RocketMQ loops share it."""
+    out: RoutedRun[D] = RoutedRun([], [], [])
+    run: list[tuple[D, Routed[Consumer[Any]], str]] = []
+    for d, r, did in todo:
+        if r.target.drop_superseded(conn, r.body, did, r.env):
+            out.superseded.append(d)
+        else:
+            run.append((d, r, did))
+    if not run:
+        return out
+    decisions: list[Decision | None] = []
+    try:
+        if len(run) == 1:
+            _, r, did = run[0]
+            decisions.append(r.target.process(conn, r.body, did))
+        else:
+            decisions = process_batch(conn, [(r.target, r.body, did) for _, r, did in run])
+    except Exception as e:  # the database failed: not the messages' fault, no retry counted
+        try:
+            conn.rollback()
+        except Exception as r_err:  # the first failure is the one to report
+            log.debug("msgcontract: rollback after a failed transaction: %s", r_err)
+        log.error("msgcontract: database failure, %d message(s) handed back: %s", len(run), e)
+        out.failed.extend(d for d, _, _ in run)
+        return out
+    for (d, r, _), dec in zip(run, decisions, strict=True):
+        if dec is None:  # its retry chain could not be advanced
+            out.failed.append(d)
+        else:
+            out.decided.append((d, r, dec))
+    return out

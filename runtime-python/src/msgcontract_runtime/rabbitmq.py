@@ -51,8 +51,8 @@ from msgcontract_runtime.consumer import (
     Refused,
     Retry,
     Routed,
-    process_batch,
     route_envelope,
+    run_routed,
 )
 from msgcontract_runtime.dlqrecord import dead_letter_record, rfc3339
 from msgcontract_runtime.envelope import decode, encode
@@ -671,42 +671,23 @@ class RabbitMQConsumerLoop:
             self._defer(d, d.not_before)
 
     def _run_due(self, ds: list[Delivery]) -> None:
-        todo: list[tuple[Delivery, Routed[Consumer[Any]]]] = []
+        todo: list[tuple[Delivery, Routed[Consumer[Any]], str]] = []
         for d in ds:
             r = route(d.body, d.topic, self._routes, self.group)
             if isinstance(r, Refused):
                 self._dead_letter(d, r.topic, r.body, r.env, "", r.dead)
-                continue
-            # A retry copy or a replay is looked up before any transaction, each read committed on its own.
-            if r.target.drop_superseded(self.conn, r.body, self._delivery_id(d), r.env):
-                self.counts.deduped += 1
-                self._settle(d)
-                continue
-            todo.append((d, r))
+            else:
+                todo.append((d, r, self._delivery_id(d)))
         if not todo:
             return
-        decisions: list[Decision | None] = []
-        try:
-            if len(todo) == 1:
-                d, r = todo[0]
-                decisions.append(r.target.process(self.conn, r.body, self._delivery_id(d)))
-            else:
-                decisions = process_batch(self.conn, [(r.target, r.body, self._delivery_id(d)) for d, r in todo])
-        except Exception as e:  # the database failed: not the messages' fault, no retry counted
-            try:
-                self.conn.rollback()
-            except Exception as r_err:  # the first failure is the one to report
-                log.debug("msgcontract: rollback after a failed transaction: %s", r_err)
-            log.error("msgcontract: database failure, %d message(s) handed back: %s", len(todo), e)
-            self.counts.handed_back += len(todo)
-            for d, _ in todo:
-                self._defer(d, self.clock_ms() + INFRA_RETRY_MS)
-            return
-        for (d, r), dec in zip(todo, decisions, strict=True):
-            if dec is None:  # its retry chain could not be advanced
-                self.counts.handed_back += 1
-                self._defer(d, self.clock_ms() + INFRA_RETRY_MS)
-                continue
+        res = run_routed(self.conn, todo)
+        for d in res.superseded:
+            self.counts.deduped += 1
+            self._settle(d)
+        for d in res.failed:  # handed back: the same message_id, due in INFRA_RETRY_MS
+            self.counts.handed_back += 1
+            self._defer(d, self.clock_ms() + INFRA_RETRY_MS)
+        for d, r, dec in res.decided:
             self._decided(d, r, dec)
 
     @staticmethod

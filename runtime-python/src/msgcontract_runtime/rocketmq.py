@@ -51,8 +51,8 @@ from msgcontract_runtime.consumer import (
     Refused,
     Retry,
     Routed,
-    process_batch,
     route_envelope,
+    run_routed,
 )
 from msgcontract_runtime.dlqrecord import dead_letter_record
 from msgcontract_runtime.envelope import decode, encode
@@ -463,43 +463,23 @@ class RocketMQConsumerLoop:
         self._after(d, self._pub.publish_copy(self.group, d.topic, env, d.body, not_before_ms), "defer")
 
     def _run_due(self, ds: list[Delivery]) -> None:
-        todo: list[tuple[Delivery, Routed[Consumer[Any]]]] = []
+        todo: list[tuple[Delivery, Routed[Consumer[Any]], str]] = []
         for d in ds:
             r = route_envelope(d.body, d.topic, self._routes, self.group)
             if isinstance(r, Refused):
                 self._dead_letter(d, r.topic, r.body, r.env, "", r.dead)
-                continue
-            # A retry copy or a replay is looked up before any transaction, each read committed on its own.
-            if r.target.drop_superseded(self.conn, r.body, d.message_id, r.env):
-                self.counts.deduped += 1
-                self._ack(d)
-                continue
-            todo.append((d, r))
+            else:
+                todo.append((d, r, d.message_id))
         if not todo:
             return
-        decisions: list[Decision | None] = []
-        try:
-            if len(todo) == 1:
-                d, r = todo[0]
-                decisions.append(r.target.process(self.conn, r.body, d.message_id))
-            else:
-                decisions = process_batch(self.conn, [(r.target, r.body, d.message_id) for d, r in todo])
-        except Exception as e:  # the database failed: not the messages' fault, no retry counted
-            try:
-                self.conn.rollback()
-            except Exception as r_err:  # the first failure is the one to report
-                log.debug("msgcontract: rollback after a failed transaction: %s", r_err)
-            log.error("msgcontract: database failure, %d message(s) run again in %d ms: %s", len(todo),
-                      self.cfg.db_retry_ms, e)
-            self.counts.handed_back += len(todo)
-            for d, _ in todo:
-                self._retry_later(d)
-            return
-        for (d, r), dec in zip(todo, decisions, strict=True):
-            if dec is None:  # its retry chain could not be advanced
-                self.counts.handed_back += 1
-                self._retry_later(d)
-                continue
+        res = run_routed(self.conn, todo)
+        for d in res.superseded:
+            self.counts.deduped += 1
+            self._ack(d)
+        for d in res.failed:
+            self.counts.handed_back += 1
+            self._retry_later(d)
+        for d, r, dec in res.decided:
             self._decided(d, r, dec)
 
     def _decided(self, d: Delivery, r: Routed[Consumer[Any]], dec: Decision) -> None:

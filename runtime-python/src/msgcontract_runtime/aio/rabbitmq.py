@@ -34,6 +34,7 @@ from aio_pika.abc import AbstractChannel, AbstractExchange, AbstractIncomingMess
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import rabbitmq as _r
 from msgcontract_runtime.aio import DeadLetterRecord, Delivery
+from msgcontract_runtime.dlqrecord import rfc3339
 from msgcontract_runtime.envelope import encode
 from msgcontract_runtime.event import EventSpec
 
@@ -366,8 +367,8 @@ class RabbitMQSubscription:
             "topic": r.topic, "group": self.group, "handler": r.handler, "event_type": r.event_type,
             "biz_key": r.biz_key, "message_id": r.message_id,
             "envelope": base64.b64encode(r.envelope).decode("ascii"), "reason": r.reason, "code": r.code,
-            "error": r.error, "attempts": r.attempts, "first_failed_at": _r.rfc3339(r.first_failed_at),
-            "last_failed_at": _r.rfc3339(r.last_failed_at), "dead_at": _r.rfc3339(r.dead_at), "replay_count": 0,
+            "error": r.error, "attempts": r.attempts, "first_failed_at": rfc3339(r.first_failed_at),
+            "last_failed_at": rfc3339(r.last_failed_at), "dead_at": rfc3339(r.dead_at), "replay_count": 0,
         }
         try:
             await self.c.store_record(rec)

@@ -150,6 +150,6 @@ if ! out="$(java -cp "$proj/target/classes:$(cat "$tmp/classpath.txt")" check.Ma
   cat "$tmp/java.err" >&2
   fail "$1" "the compiled class did not run on the resolved class path (above)"
 fi
-[[ "$out" == "runtime $VERSION, KafkaConsumerLoop, RabbitConsumerLoop and MicrometerMetrics loaded" ]] || fail "$1" "the class printed \"$out\", not runtime $VERSION"
+[[ "$out" == "runtime $VERSION, KafkaConsumerLoop, RabbitConsumerLoop, RocketConsumerLoop and MicrometerMetrics loaded" ]] || fail "$1" "the class printed \"$out\", not runtime $VERSION"
 echo "release-check: maven $out"
 echo "release-check: maven resolve from $1/maven: ok"

@@ -5,7 +5,12 @@ import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The database part of a broker loop's ready deliveries, one per biz_key, as
@@ -100,6 +105,42 @@ public final class TransactionBatch {
     }
     early.addAll(late);
     return new Result(early, failed);
+  }
+
+  /**
+   * Takes a loop's due entries as runtime-go's consumer takes a fetch: each eligible one (still held and
+   * due) through prepare, the steps before the database, which settles or defers it (null) or returns its
+   * biz_key when it is ready; the ready ones go to run batchSize at a time, one per biz_key (an entry whose
+   * key is in the batch already waits for the loop's next turn). run returns false when the database failed,
+   * which ends the turn; so does stop. The RabbitMQ and RocketMQ loops share it.
+   */
+  public static <E> void forReady(List<E> candidates, int batchSize, Predicate<E> eligible,
+      Function<E, String> prepare, Predicate<List<E>> run, BooleanSupplier stop) {
+    List<E> batch = new ArrayList<>();
+    Set<String> keys = new HashSet<>();
+    for (E e : candidates) {
+      if (stop.getAsBoolean()) {
+        return;
+      }
+      if (!eligible.test(e)) {
+        continue;
+      }
+      String key = prepare.apply(e);
+      if (key == null || !keys.add(key)) {
+        continue;
+      }
+      batch.add(e);
+      if (batch.size() >= batchSize) {
+        if (!run.test(batch)) {
+          return;
+        }
+        batch = new ArrayList<>();
+        keys.clear();
+      }
+    }
+    if (!batch.isEmpty()) {
+      run.test(batch);
+    }
   }
 
   /** Runs it in a transaction of its own on c; a failure rolls it back (SQLException). */

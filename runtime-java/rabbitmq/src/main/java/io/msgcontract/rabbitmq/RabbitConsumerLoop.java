@@ -18,7 +18,6 @@ import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -477,30 +476,10 @@ public final class RabbitConsumerLoop implements AutoCloseable {
    * ready ones batchSize at a time (one per biz_key) in shared transactions.
    */
   private void processReady() {
-    List<Entry> batch = new ArrayList<>();
-    Set<String> keys = new HashSet<>();
-    for (Entry e : new ArrayList<>(pending)) {
-      if (closed) {
-        return;
-      }
-      if (e.dueAt > clock.getAsLong() || !pending.contains(e)) {
-        continue;
-      }
-      if (prepare(e) != Outcome.READY || !keys.add(e.env.getBizKey())) {
-        continue; // settled, deferred, or its key is in this batch already: the next one takes it
-      }
-      batch.add(e);
-      if (batch.size() >= cfg.batchSize) {
-        if (runBatch(batch) == Outcome.FAILED) {
-          return;
-        }
-        batch.clear();
-        keys.clear();
-      }
-    }
-    if (!batch.isEmpty()) {
-      runBatch(batch);
-    }
+    TransactionBatch.forReady(new ArrayList<>(pending), cfg.batchSize,
+        e -> e.dueAt <= clock.getAsLong() && pending.contains(e),
+        e -> prepare(e) == Outcome.READY ? e.env.getBizKey() : null,
+        batch -> runBatch(batch) != Outcome.FAILED, () -> closed);
   }
 
   /**

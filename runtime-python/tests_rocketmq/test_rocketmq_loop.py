@@ -145,3 +145,15 @@ def test_python_publishes_go_consumes(tmp_path: pathlib.Path, cfg: mq.Config) ->
         p.wait(60)
     one_each(effects(db), 20)
     assert notes(db) == {"go"}
+
+
+def test_a_topic_named_like_a_retry_topic_takes_normal_messages(cfg: mq.Config) -> None:
+    """Only a group's retry topic is a DELAY topic: an event topic whose name ends in _retry is created NORMAL
+    by the Go peer, so the 5.x client's normal publish is not refused for its message type."""
+    spec = note_spec()
+    run(peer(cfg.namespace, "topics", "-topic", "audit_retry"))
+    pub = mq.RocketMQPublisher(cfg)
+    try:
+        pub.publish("audit_retry", envelope(spec, "a1"))
+    finally:
+        pub.close()

@@ -46,7 +46,7 @@ func (t *Transport) storeRecord(ctx context.Context, rec *dlq.Record) error {
 	}
 	// The markers' topic too: tooling, which creates no topic, writes
 	// there.
-	if err := t.ensure(ctx, 1, t.dlqName(), t.opsName()); err != nil {
+	if err := t.ensure(ctx, 1, typeNormal, t.dlqName(), t.opsName()); err != nil {
 		return err
 	}
 	m := primitive.NewMessage(t.dlqName(), js)
@@ -58,7 +58,7 @@ func (t *Transport) storeRecord(ctx context.Context, rec *dlq.Record) error {
 }
 
 func (t *Transport) writeOp(ctx context.Context, st opState) error {
-	if err := t.ensure(ctx, 1, t.opsName()); err != nil {
+	if err := t.ensure(ctx, 1, typeNormal, t.opsName()); err != nil {
 		return err
 	}
 	js, err := json.Marshal(st)
@@ -318,7 +318,7 @@ func (t *Transport) Replay(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("rocketmq: %w", err)
 	}
-	if err := t.ensure(ctx, 1, t.opsName()); err != nil {
+	if err := t.ensure(ctx, 1, typeNormal, t.opsName()); err != nil {
 		return fmt.Errorf("rocketmq: dlq replay %s: %w", id, err)
 	}
 	if err := t.publishCopy(ctx, r.Group, r.Topic, env, body, time.Time{}); err != nil {

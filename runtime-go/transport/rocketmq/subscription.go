@@ -33,16 +33,21 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 	if group == "" || len(topics) == 0 {
 		return nil, errors.New("rocketmq: Subscribe needs a group and at least one topic")
 	}
-	names := []string{t.retryTopic(group)}
-	for _, topic := range topics {
-		names = append(names, t.topicName(topic))
-	}
-	if err := t.ensure(ctx, t.cfg.QueueNums, names...); err != nil {
+	retry, err := t.ensureRetry(ctx, group)
+	if err != nil {
 		return nil, err
 	}
+	var events []string
+	for _, topic := range topics {
+		events = append(events, t.topicName(topic))
+	}
+	if err := t.ensure(ctx, t.cfg.QueueNums, typeNormal, events...); err != nil {
+		return nil, err
+	}
+	names := append([]string{retry}, events...)
 	// The dead-letter topics too: tooling, which creates no topic, marks
 	// the broker's own dead letters of the group there.
-	if err := t.ensure(ctx, 1, t.dlqName(), t.opsName()); err != nil {
+	if err := t.ensure(ctx, 1, typeNormal, t.dlqName(), t.opsName()); err != nil {
 		return nil, err
 	}
 	s := &subscription{t: t, group: group, seq: newSequencer(20 * time.Millisecond), ready: make(chan *entry, t.cfg.MaxInFlight),
@@ -291,8 +296,7 @@ func (s *subscription) await(e *entry) consumer.ConsumeResult {
 func (s *subscription) handBack(e *entry) consumer.ConsumeResult {
 	ctx, cancel := context.WithTimeout(context.Background(), s.t.cfg.PublishTimeout)
 	defer cancel()
-	name := s.t.retryTopic(s.group)
-	err := s.t.ensure(ctx, s.t.cfg.QueueNums, name)
+	name, err := s.t.ensureRetry(ctx, s.group)
 	if err == nil {
 		m := primitive.NewMessage(name, e.m.Body)
 		for k, v := range e.m.GetProperties() {

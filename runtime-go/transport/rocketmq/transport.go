@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -117,8 +116,9 @@ func untilUp(ctx context.Context, fn func() error) error {
 }
 
 // ensure makes sure the RocketMQ topics exist and are routed by the name
-// servers, creating them on Config.Brokers when CreateTopics is on.
-func (t *Transport) ensure(ctx context.Context, queues int, topics ...string) error {
+// servers, creating them on Config.Brokers when CreateTopics is on, with
+// messageType (typeNormal, or typeDelay for a retry topic).
+func (t *Transport) ensure(ctx context.Context, queues int, messageType string, topics ...string) error {
 	for _, topic := range topics {
 		t.topicsMu.Lock()
 		known := t.topics[topic]
@@ -127,7 +127,7 @@ func (t *Transport) ensure(ctx context.Context, queues int, topics ...string) er
 			continue
 		}
 		ctx, cancel := context.WithTimeout(ctx, t.cfg.ConnectTimeout)
-		err := t.ensureOne(ctx, queues, topic)
+		err := t.ensureOne(ctx, queues, messageType, topic)
 		cancel()
 		if err != nil {
 			return err
@@ -139,11 +139,13 @@ func (t *Transport) ensure(ctx context.Context, queues int, topics ...string) er
 	return nil
 }
 
-func (t *Transport) ensureOne(ctx context.Context, queues int, topic string) error {
-	messageType := typeNormal
-	if strings.HasSuffix(topic, retrySuffix) {
-		messageType = typeDelay
-	}
+// ensureRetry makes sure group's retry topic exists (a DELAY topic).
+func (t *Transport) ensureRetry(ctx context.Context, group string) (string, error) {
+	name := t.retryTopic(group)
+	return name, t.ensure(ctx, t.cfg.QueueNums, typeDelay, name)
+}
+
+func (t *Transport) ensureOne(ctx context.Context, queues int, messageType, topic string) error {
 	routed := func() error {
 		qs, err := t.admin.FetchPublishMessageQueues(ctx, topic)
 		if err == nil && len(qs) == 0 {
@@ -184,13 +186,15 @@ func (t *Transport) EnsureTopics(ctx context.Context, topics, groups []string) e
 	for _, topic := range topics {
 		names = append(names, t.topicName(topic))
 	}
-	for _, g := range groups {
-		names = append(names, t.retryTopic(g))
-	}
-	if err := t.ensure(ctx, t.cfg.QueueNums, names...); err != nil {
+	if err := t.ensure(ctx, t.cfg.QueueNums, typeNormal, names...); err != nil {
 		return err
 	}
-	return t.ensure(ctx, 1, t.dlqName(), t.opsName())
+	for _, g := range groups {
+		if _, err := t.ensureRetry(ctx, g); err != nil {
+			return err
+		}
+	}
+	return t.ensure(ctx, 1, typeNormal, t.dlqName(), t.opsName())
 }
 
 // Publish sends env to topic and waits for the broker's answer.
@@ -213,7 +217,7 @@ func (t *Transport) PublishRaw(ctx context.Context, topic string, body []byte) e
 		return transport.ErrClosed
 	}
 	name := t.topicName(topic)
-	if err := t.ensure(ctx, t.cfg.QueueNums, name); err != nil {
+	if err := t.ensure(ctx, t.cfg.QueueNums, typeNormal, name); err != nil {
 		return err
 	}
 	m := primitive.NewMessage(name, body)
@@ -231,7 +235,7 @@ func (t *Transport) Message(ctx context.Context, topic string, env *envelopepb.E
 		return nil, err
 	}
 	name := t.topicName(topic)
-	if err := t.ensure(ctx, t.cfg.QueueNums, name); err != nil {
+	if err := t.ensure(ctx, t.cfg.QueueNums, typeNormal, name); err != nil {
 		return nil, err
 	}
 	return message(name, topic, env, body, time.Time{}, time.Time{}), nil
@@ -299,8 +303,8 @@ const maxTimer = 72*time.Hour - time.Minute
 // publishCopy sends body (an envelope) to group's retry topic, keeping its
 // msgcontract topic, not to be handled before notBefore (zero: at once).
 func (t *Transport) publishCopy(ctx context.Context, group, topic string, env *envelopepb.Envelope, body []byte, notBefore time.Time) error {
-	name := t.retryTopic(group)
-	if err := t.ensure(ctx, t.cfg.QueueNums, name); err != nil {
+	name, err := t.ensureRetry(ctx, group)
+	if err != nil {
 		return err
 	}
 	var timerAt time.Time

@@ -112,21 +112,23 @@ func (t *rocketmqTransport) queued(ctx context.Context, _ []string) (int, error)
 // service's; until it has its tables, nothing of its group is settled.
 func settledByOutcome(t *rocketmqTransport, ordersDB, paymentDB *sql.DB, reconPath string) func(context.Context) (int, error) {
 	return func(ctx context.Context) (int, error) {
+		// One read of the dead-letter topic for both groups: each read
+		// pulls the whole topic.
+		recs, err := t.List(ctx, dlq.Filter{Limit: 1 << 20})
+		if err != nil {
+			return 0, fmt.Errorf("dead letters: %w", err)
+		}
 		dead := map[string][]dlq.Record{}
+		undecodable := map[string]int{}
+		for _, r := range recs {
+			dead[r.Group] = append(dead[r.Group], r)
+			if r.Reason == dlq.ReasonDecode {
+				undecodable[r.Group]++
+			}
+		}
 		owed := 0
 		for _, g := range groups {
-			recs, err := t.deadLetters(ctx, g)
-			if err != nil {
-				return 0, fmt.Errorf("dead letters of %s: %w", g, err)
-			}
-			dead[g] = recs
-			undecodable := 0
-			for _, r := range recs {
-				if r.Reason == dlq.ReasonDecode {
-					undecodable++
-				}
-			}
-			owed += max(0, int(t.raw.Load())-undecodable)
+			owed += max(0, int(t.raw.Load())-undecodable[g])
 		}
 		reconDB, err := sqlitedb.Open(reconPath)
 		if err != nil {

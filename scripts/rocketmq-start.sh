@@ -17,7 +17,9 @@
 # a pull may return up to 1,024 messages (the default, 32, caps a
 # consumer's batch), and the proxy long-polls an empty topic for 1 s at
 # least, not 5 s (a 5.x consumer's close waits for its receive: the Java
-# and Python suites close hundreds).
+# and Python suites close hundreds), and a transactional (half) message
+# without a verdict is checked back after 2 s and then every 2 s, not 6 s
+# and 30 s (the suites wait for check-backs).
 # Stop it with "$DIR/stop.sh". Given the dir of an earlier run
 # (`rocketmq-start.sh DIR`) it starts what of it is not running again, on
 # the same ports and data: the chaos run restarts the broker that way.
@@ -70,6 +72,8 @@ mappedFileSizeConsumeQueue=600000
 mappedFileSizeTimerLog=16777216
 diskMaxUsedSpaceRatio=95
 maxTransferCountOnMessageInMemory=1024
+transactionTimeOut=2000
+transactionCheckInterval=2000
 CONF
   cat >"$dir/proxy.json" <<CONF
 {"rocketMQClusterName": "msgcontract", "namesrvAddr": "127.0.0.1:$ns",

@@ -57,3 +57,11 @@ CREATE TABLE IF NOT EXISTS {{msg_outbox_lock}} (
   name TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL);
 INSERT INTO {{msg_outbox_lock}} (name, owner, lease_until) VALUES ('relay', '', 0)
   ON CONFLICT (name) DO NOTHING;
+
+-- table: msg_tx_check
+-- RocketMQ transactional (half) messages whose business transaction
+-- committed, by message id: the producer writes the row in that
+-- transaction, and the broker's check-back answers COMMIT when it finds it.
+CREATE TABLE IF NOT EXISTS {{msg_tx_check}} (
+  message_id TEXT PRIMARY KEY, topic TEXT NOT NULL, created_at BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS {{msg_tx_check}}_created_at ON {{msg_tx_check}} (created_at);

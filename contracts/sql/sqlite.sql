@@ -61,6 +61,14 @@ CREATE TABLE IF NOT EXISTS {{msg_outbox_lock}} (
 INSERT INTO {{msg_outbox_lock}} (name, owner, lease_until) VALUES ('relay', '', 0)
   ON CONFLICT (name) DO NOTHING;
 
+-- table: msg_tx_check
+-- RocketMQ transactional (half) messages whose business transaction
+-- committed, by message id: the producer writes the row in that
+-- transaction, and the broker's check-back answers COMMIT when it finds it.
+CREATE TABLE IF NOT EXISTS {{msg_tx_check}} (
+  message_id TEXT PRIMARY KEY, topic TEXT NOT NULL, created_at BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS {{msg_tx_check}}_created_at ON {{msg_tx_check}} (created_at);
+
 -- The embedded SQLite transport's queue (runtime-go's transport/sqlitequeue,
 -- Python's msgcontract_runtime.aio.sqlite), in its own file or in the
 -- business database's: SQLite only, so the other dialects' files lack it.

@@ -12,7 +12,7 @@ import msgcontract_runtime as mc
 from msgcontract_runtime import ddl, outbox
 from msgcontract_runtime.aio.sqlite import SQLiteDatabase, SQLiteQueue
 
-TABLES = ["msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock"]
+TABLES = ["msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock", "msg_tx_check"]
 QUEUE_TABLES = ["mc_queue", "mc_subscriptions", "mc_dead_letter"]
 """The embedded SQLite transport's tables, in SQLite's file only."""
 

@@ -74,6 +74,14 @@ CREATE TABLE IF NOT EXISTS {{msg_outbox_lock}} (
   name VARBINARY(64) PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL);
 INSERT INTO {{msg_outbox_lock}} (name, owner, lease_until) VALUES ('relay', '', 0)
   ON DUPLICATE KEY UPDATE name = name;
+
+-- table: msg_tx_check
+-- RocketMQ transactional (half) messages whose business transaction
+-- committed, by message id: the producer writes the row in that
+-- transaction, and the broker's check-back answers COMMIT when it finds it.
+CREATE TABLE IF NOT EXISTS {{msg_tx_check}} (
+  message_id VARBINARY(255) PRIMARY KEY, topic TEXT NOT NULL, created_at BIGINT NOT NULL,
+  INDEX {{msg_tx_check}}_created_at (created_at));
 `,
 	"postgres": `-- The runtime's tables in the business database, PostgreSQL dialect: the
 -- one home of their DDL (docs/DESIGN.md, "The runtime's tables").
@@ -134,6 +142,14 @@ CREATE TABLE IF NOT EXISTS {{msg_outbox_lock}} (
   name TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL);
 INSERT INTO {{msg_outbox_lock}} (name, owner, lease_until) VALUES ('relay', '', 0)
   ON CONFLICT (name) DO NOTHING;
+
+-- table: msg_tx_check
+-- RocketMQ transactional (half) messages whose business transaction
+-- committed, by message id: the producer writes the row in that
+-- transaction, and the broker's check-back answers COMMIT when it finds it.
+CREATE TABLE IF NOT EXISTS {{msg_tx_check}} (
+  message_id TEXT PRIMARY KEY, topic TEXT NOT NULL, created_at BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS {{msg_tx_check}}_created_at ON {{msg_tx_check}} (created_at);
 `,
 	"sqlite": `-- The runtime's tables in the business database, SQLite dialect: the one
 -- home of their DDL (docs/DESIGN.md, "The runtime's tables"). runtime-go
@@ -197,6 +213,14 @@ CREATE TABLE IF NOT EXISTS {{msg_outbox_lock}} (
   name TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until BIGINT NOT NULL);
 INSERT INTO {{msg_outbox_lock}} (name, owner, lease_until) VALUES ('relay', '', 0)
   ON CONFLICT (name) DO NOTHING;
+
+-- table: msg_tx_check
+-- RocketMQ transactional (half) messages whose business transaction
+-- committed, by message id: the producer writes the row in that
+-- transaction, and the broker's check-back answers COMMIT when it finds it.
+CREATE TABLE IF NOT EXISTS {{msg_tx_check}} (
+  message_id TEXT PRIMARY KEY, topic TEXT NOT NULL, created_at BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS {{msg_tx_check}}_created_at ON {{msg_tx_check}} (created_at);
 
 -- The embedded SQLite transport's queue (runtime-go's transport/sqlitequeue,
 -- Python's msgcontract_runtime.aio.sqlite), in its own file or in the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
+	"github.com/msgcontract/msgcontract/runtime-go/txcheck"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/ddl"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
@@ -21,7 +22,7 @@ import (
 // The tables every dialect's file creates, in file order; SQLite's file
 // then has the embedded transport's queue.
 var (
-	tables      = []string{"msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock"}
+	tables      = []string{"msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock", "msg_tx_check"}
 	queueTables = []string{"mc_queue", "mc_subscriptions", "mc_dead_letter"}
 )
 
@@ -82,7 +83,7 @@ func TestEveryDialectHasEveryTable(t *testing.T) {
 	}
 }
 
-// TestRuntimeMigratesTheFile: dedup.Migrate, outbox.Migrate and the
+// TestRuntimeMigratesTheFile: dedup.Migrate, outbox.Migrate, txcheck.Migrate and the
 // embedded transport (sqlitequeue.New) create on a fresh SQLite database
 // exactly the tables, columns and indexes that running
 // contracts/sql/sqlite.sql's statements creates, under the names
@@ -102,6 +103,9 @@ func TestRuntimeMigratesTheFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := outbox.Migrate(ctx, runtime, sqldb.SQLite); err != nil {
+			t.Fatal(err)
+		}
+		if err := txcheck.Migrate(ctx, runtime, sqldb.SQLite); err != nil {
 			t.Fatal(err)
 		}
 		q, err := sqlitequeue.New(ctx, sqlitequeue.Config{DB: runtime})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,6 +26,12 @@ type Config struct {
 	// when Brokers are given; false makes a missing topic an error that
 	// names it.
 	CreateTopics *bool
+	// TransactionTopics are the msgcontract topics that take transactional
+	// (half) messages: the transport creates their RocketMQ topics with
+	// message type TRANSACTION, which the proxy requires of a 5.x Java or
+	// Python TxProducer's sends (and which refuses a 5.x client's ordinary
+	// send). A Go TxProducer creates the topics it sends to so anyway.
+	TransactionTopics []string
 	// QueueNums is how many read and write queues created topics get.
 	// Defaults to 4.
 	QueueNums int
@@ -130,6 +137,15 @@ const (
 )
 
 func (t *Transport) topicName(topic string) string { return t.cfg.Namespace + sanitize(topic) }
+
+// eventType is the message type the RocketMQ topic of msgcontract topic
+// topic is created with.
+func (t *Transport) eventType(topic string) string {
+	if slices.Contains(t.cfg.TransactionTopics, topic) {
+		return typeTransaction
+	}
+	return typeNormal
+}
 func (t *Transport) retryTopic(group string) string {
 	return t.cfg.Namespace + sanitize(group) + retrySuffix
 }

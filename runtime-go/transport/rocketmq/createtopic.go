@@ -18,11 +18,14 @@ import (
 // does not accept, so a retry topic, which holds timer messages, is DELAY
 // (the 5.x members send every copy with a delivery time, now when due at
 // once; MIXED would need the broker's enableMixedMessageType); every other
-// topic is NORMAL. The broker itself checks no type: runtime-go's copies
-// due at once go without a timer.
+// topic is NORMAL, or TRANSACTION when it takes transactional (half)
+// messages (Config.TransactionTopics, TxProducer). The broker itself checks
+// no type: runtime-go's copies due at once go without a timer, and its
+// ordinary sends may go to a TRANSACTION topic.
 const (
-	typeNormal = "NORMAL"
-	typeDelay  = "DELAY"
+	typeNormal      = "NORMAL"
+	typeDelay       = "DELAY"
+	typeTransaction = "TRANSACTION"
 )
 
 // The remoting protocol's request code UPDATE_AND_CREATE_TOPIC, and its

@@ -37,11 +37,8 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 	if err != nil {
 		return nil, err
 	}
-	var events []string
-	for _, topic := range topics {
-		events = append(events, t.topicName(topic))
-	}
-	if err := t.ensure(ctx, t.cfg.QueueNums, typeNormal, events...); err != nil {
+	events, err := t.ensureEvents(ctx, topics...)
+	if err != nil {
 		return nil, err
 	}
 	names := append([]string{retry}, events...)

@@ -117,7 +117,7 @@ func untilUp(ctx context.Context, fn func() error) error {
 
 // ensure makes sure the RocketMQ topics exist and are routed by the name
 // servers, creating them on Config.Brokers when CreateTopics is on, with
-// messageType (typeNormal, or typeDelay for a retry topic).
+// messageType (eventType's, or typeDelay for a retry topic).
 func (t *Transport) ensure(ctx context.Context, queues int, messageType string, topics ...string) error {
 	for _, topic := range topics {
 		t.topicsMu.Lock()
@@ -137,6 +137,19 @@ func (t *Transport) ensure(ctx context.Context, queues int, messageType string, 
 		t.topicsMu.Unlock()
 	}
 	return nil
+}
+
+// ensureEvents makes sure the RocketMQ topics of msgcontract topics
+// exist, each with its message type (eventType), and returns their names.
+func (t *Transport) ensureEvents(ctx context.Context, topics ...string) ([]string, error) {
+	names := make([]string, len(topics))
+	for i, topic := range topics {
+		names[i] = t.topicName(topic)
+		if err := t.ensure(ctx, t.cfg.QueueNums, t.eventType(topic), names[i]); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
 }
 
 // ensureRetry makes sure group's retry topic exists (a DELAY topic).
@@ -182,11 +195,7 @@ func (t *Transport) EnsureTopics(ctx context.Context, topics, groups []string) e
 	if t.isClosed() {
 		return transport.ErrClosed
 	}
-	var names []string
-	for _, topic := range topics {
-		names = append(names, t.topicName(topic))
-	}
-	if err := t.ensure(ctx, t.cfg.QueueNums, typeNormal, names...); err != nil {
+	if _, err := t.ensureEvents(ctx, topics...); err != nil {
 		return err
 	}
 	for _, g := range groups {
@@ -216,10 +225,11 @@ func (t *Transport) PublishRaw(ctx context.Context, topic string, body []byte) e
 	if t.isClosed() {
 		return transport.ErrClosed
 	}
-	name := t.topicName(topic)
-	if err := t.ensure(ctx, t.cfg.QueueNums, typeNormal, name); err != nil {
+	names, err := t.ensureEvents(ctx, topic)
+	if err != nil {
 		return err
 	}
+	name := names[0]
 	m := primitive.NewMessage(name, body)
 	m.WithProperty(PropTopic, topic)
 	return t.send(ctx, m)
@@ -234,10 +244,11 @@ func (t *Transport) Message(ctx context.Context, topic string, env *envelopepb.E
 	if err != nil {
 		return nil, err
 	}
-	name := t.topicName(topic)
-	if err := t.ensure(ctx, t.cfg.QueueNums, typeNormal, name); err != nil {
+	names, err := t.ensureEvents(ctx, topic)
+	if err != nil {
 		return nil, err
 	}
+	name := names[0]
 	return message(name, topic, env, body, time.Time{}, time.Time{}), nil
 }
 

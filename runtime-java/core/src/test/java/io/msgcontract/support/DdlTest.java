@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /** The DDL comes from contracts/sql: the jar's copy is the file, and DedupStore.migrate creates what it says. */
 class DdlTest {
   private static final List<String> TABLES =
-      List.of("msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock");
+      List.of("msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock",
+          "msg_tx_check");
 
   @Test
   void parseSplitsSectionsAndStatements() {

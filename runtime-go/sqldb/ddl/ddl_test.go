@@ -12,11 +12,11 @@ import (
 
 	"github.com/msgcontract/msgcontract/runtime-go/dedup"
 	"github.com/msgcontract/msgcontract/runtime-go/outbox"
-	"github.com/msgcontract/msgcontract/runtime-go/txcheck"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/ddl"
 	"github.com/msgcontract/msgcontract/runtime-go/sqldb/sqlitedb"
 	"github.com/msgcontract/msgcontract/runtime-go/transport/sqlitequeue"
+	"github.com/msgcontract/msgcontract/runtime-go/txcheck"
 )
 
 // The tables every dialect's file creates, in file order; SQLite's file

@@ -173,7 +173,7 @@ test-rabbitmq: ## runtime-go on a real RabbitMQ node from Debian's rabbitmq-serv
 	@cat $(SUMMARY)/rabbitmq-retry-delays.txt
 
 .PHONY: test-rocketmq
-test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketmq.sh: name server, broker and proxy from Maven Central jars): the universal transport suite, queue order, retries as timer messages held to not_before over 1,000 retries, dead-letter copies folded, the broker's %DLQ% topics read as dead letters, dlq --rocketmq
+test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketmq.sh: name server, broker and proxy from Maven Central jars): the universal transport suite, queue order, retries as timer messages held to not_before over 1,000 retries, dead-letter copies folded, the broker's %DLQ% topics read as dead letters, dlq --rocketmq, transactional (half) messages committed and rolled back with the business transaction and by the check-back
 	cd runtime-go && $(GO) vet -tags rocketmq ./transport/rocketmq/...
 	$(GO) vet -tags rocketmq ./internal/cli/ops ./internal/dlqopen
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary

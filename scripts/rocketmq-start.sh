@@ -19,7 +19,9 @@
 # least, not 5 s (a 5.x consumer's close waits for its receive: the Java
 # and Python suites close hundreds), and a transactional (half) message
 # without a verdict is checked back after 2 s and then every 2 s, not 6 s
-# and 30 s (the suites wait for check-backs).
+# and 30 s (the suites wait for check-backs), with the verdicts written
+# every 500 ms instead of 3 s (a check-back must come later than that, or
+# it finds a committed message unresolved and commits it again).
 # Stop it with "$DIR/stop.sh". Given the dir of an earlier run
 # (`rocketmq-start.sh DIR`) it starts what of it is not running again, on
 # the same ports and data: the chaos run restarts the broker that way.
@@ -74,6 +76,7 @@ diskMaxUsedSpaceRatio=95
 maxTransferCountOnMessageInMemory=1024
 transactionTimeOut=2000
 transactionCheckInterval=2000
+transactionOpBatchInterval=500
 CONF
   cat >"$dir/proxy.json" <<CONF
 {"rocketMQClusterName": "msgcontract", "namesrvAddr": "127.0.0.1:$ns",

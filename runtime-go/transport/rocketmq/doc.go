@@ -54,4 +54,12 @@
 // is stored, so a crash in between delivers the original again: the
 // retry chain may fork (transport.ForkingRetry), which the consumer
 // resolves in the business database.
+//
+// # Transactional messages
+//
+// TxProducer is the outbox's alternative on RocketMQ: Send stores the
+// event as a half message, runs the business transaction with a row in
+// txcheck.Table, and commits the message when that transaction commits;
+// the broker's check-back, for a verdict lost to a crash, is answered from
+// the row (package txcheck). Its topics are TRANSACTION topics.
 package rocketmq

@@ -3,6 +3,8 @@ package rocketmq
 import (
 	"context"
 
+	"github.com/msgcontract/msgcontract/runtime-go/txcheck"
+
 	"github.com/msgcontract/msgcontract/runtime-go/dlq"
 )
 
@@ -16,3 +18,11 @@ func (t *Transport) DeadLetterAgain(ctx context.Context, rec *dlq.Record) error 
 func CreateTopic(ctx context.Context, broker, topic string, queues int, messageType string) error {
 	return createTopic(ctx, broker, topic, queues, messageType)
 }
+
+// SimulateCrash makes p send no verdict after the business transaction
+// commits or rolls back, as a process that dies then: the broker's
+// check-back decides.
+func (p *TxProducer) SimulateCrash() { p.crash = true }
+
+// ObserveChecks sends every check-back's answer of p to ch.
+func (p *TxProducer) ObserveChecks(ch chan<- txcheck.Answer) { p.checked = ch }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -48,7 +49,7 @@ func (t *Transport) Subscribe(ctx context.Context, group string, topics []string
 		return nil, err
 	}
 	s := &subscription{t: t, group: group, seq: newSequencer(20 * time.Millisecond), ready: make(chan *entry, t.cfg.MaxInFlight),
-		done: make(chan struct{}), entries: map[*transport.Delivery]*entry{}}
+		done: make(chan struct{}), entries: map[*transport.Delivery]*entry{}, lines: map[string][]*entry{}}
 	pc, err := rocketmq.NewPushConsumer(
 		consumer.WithNsResolver(primitive.NewPassthroughResolver(t.cfg.NameServers)),
 		consumer.WithGroupName(t.groupName(group)),
@@ -96,6 +97,7 @@ type subscription struct {
 	mu      sync.Mutex
 	closed  bool
 	entries map[*transport.Delivery]*entry // handed out by Fetch, not settled
+	lines   map[string][]*entry            // per biz_key: the one handed out, then those waiting
 }
 
 // entry is one message the client handed to consume, which waits for its
@@ -103,6 +105,7 @@ type subscription struct {
 type entry struct {
 	m      *primitive.MessageExt
 	d      *transport.Delivery
+	key    string // the biz_key whose line it is in; "" for none
 	lease  *time.Timer
 	result chan consumer.ConsumeResult // buffered: one outcome
 }
@@ -165,10 +168,15 @@ func (s *subscription) handOutInOrder(queue string, msgs []*primitive.MessageExt
 			result = worse(result, r)
 			continue
 		}
+		if !s.queueUp(e) {
+			held = append(held, e) // handed out when its key's line reaches it
+			continue
+		}
 		select {
 		case s.ready <- e:
 			held = append(held, e)
 		case <-s.done:
+			s.leaveLine(e)
 			result = consumer.ConsumeRetryLater
 		}
 	}
@@ -210,6 +218,56 @@ func (s *subscription) handOutWhenDue(msgs []*primitive.MessageExt) consumer.Con
 		result = worse(result, r)
 	}
 	return result
+}
+
+// queueUp puts e in the line of its biz_key and reports whether it is at
+// the head, to be handed out now: a key's messages of the event topics
+// are handed out one at a time, in offset order (the biz_key picks the
+// queue), while other keys' go on. Retry copies leave the line.
+func (s *subscription) queueUp(e *entry) bool {
+	if env, err := envelope.Unmarshal(e.m.Body); err == nil {
+		e.key = env.GetBizKey()
+	}
+	if e.key == "" {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines[e.key] = append(s.lines[e.key], e)
+	return len(s.lines[e.key]) == 1
+}
+
+// leaveLine takes e, settled or handed back, out of its key's line and
+// hands out the next message of the key.
+func (s *subscription) leaveLine(e *entry) {
+	if e.key == "" {
+		return
+	}
+	s.mu.Lock()
+	line := s.lines[e.key]
+	i := slices.Index(line, e)
+	if i < 0 {
+		s.mu.Unlock()
+		return
+	}
+	line = slices.Delete(line, i, i+1)
+	if len(line) == 0 {
+		delete(s.lines, e.key)
+		s.mu.Unlock()
+		return
+	}
+	s.lines[e.key] = line
+	next := line[0]
+	s.mu.Unlock()
+	if i > 0 {
+		return // e was waiting (the subscription closes): the head stays out
+	}
+	go func() {
+		select {
+		case s.ready <- next:
+		case <-s.done: // its callback hands it back
+		}
+	}()
 }
 
 // worse is RECONSUME_LATER when either is.
@@ -281,6 +339,7 @@ func (s *subscription) await(e *entry) consumer.ConsumeResult {
 		case r := <-e.result:
 			return r
 		default:
+			s.leaveLine(e)
 			return s.handBack(e)
 		}
 	}
@@ -376,6 +435,7 @@ func (s *subscription) expire(e *entry) {
 	s.mu.Unlock()
 	if ok {
 		e.result <- s.handBack(e)
+		s.leaveLine(e)
 	}
 }
 
@@ -394,6 +454,7 @@ func (s *subscription) settle(d *transport.Delivery, r consumer.ConsumeResult) e
 			d.ID, s.group, s.t.cfg.Lease)
 	}
 	e.result <- r
+	s.leaveLine(e)
 	return nil
 }
 

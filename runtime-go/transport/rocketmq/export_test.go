@@ -22,7 +22,7 @@ func CreateTopic(ctx context.Context, broker, topic string, queues int, messageT
 // SimulateCrash makes p send no verdict after the business transaction
 // commits or rolls back, as a process that dies then: the broker's
 // check-back decides.
-func (p *TxProducer) SimulateCrash() { p.crash = true }
+func (p *TxProducer) SimulateCrash() { p.crash.Store(true) }
 
 // ObserveChecks sends every check-back's answer of p to ch.
-func (p *TxProducer) ObserveChecks(ch chan<- txcheck.Answer) { p.checked = ch }
+func (p *TxProducer) ObserveChecks(ch chan<- txcheck.Answer) { p.checked.Store(&ch) }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/rocketmq-client-go/v2"
@@ -88,13 +89,12 @@ type TxProducer struct {
 	// crash, set by tests, simulates a process that dies after the
 	// business transaction commits (or rolls back) and before the
 	// verdict reaches the broker.
-	crash bool
+	crash atomic.Bool
 	// checked, set by tests, receives every check-back's answer.
-	checked chan<- txcheck.Answer
+	checked atomic.Pointer[chan<- txcheck.Answer]
 
-	stop      chan struct{}
-	closeOnce sync.Once
-	pruned    sync.WaitGroup
+	pruneMu   sync.Mutex
+	lastPrune time.Time
 }
 
 // txSend is one Send's business transaction, run by the client's
@@ -125,7 +125,7 @@ func (t *Transport) NewTxProducer(ctx context.Context, cfg TxConfig) (*TxProduce
 	if cfg.Logger == nil {
 		cfg.Logger = t.cfg.Logger
 	}
-	p := &TxProducer{t: t, cfg: cfg, pending: map[*primitive.Message]*txSend{}, stop: make(chan struct{})}
+	p := &TxProducer{t: t, cfg: cfg, pending: map[*primitive.Message]*txSend{}}
 	prod, err := rocketmq.NewTransactionProducer(txListener{p},
 		producer.WithNsResolver(primitive.NewPassthroughResolver(t.cfg.NameServers)),
 		producer.WithGroupName(t.groupName(cfg.Group)),
@@ -143,7 +143,6 @@ func (t *Transport) NewTxProducer(ctx context.Context, cfg TxConfig) (*TxProduce
 		prod.Shutdown()
 		return nil, err
 	}
-	p.pruned.Go(p.prune)
 	return p, nil
 }
 
@@ -168,20 +167,18 @@ func (p *TxProducer) announce(ctx context.Context) error {
 	return nil
 }
 
-// prune deletes rows past txcheck.Retention now and every hour until
-// Close.
-func (p *TxProducer) prune() {
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if _, err := txcheck.Prune(ctx, p.cfg.DB, p.t.cfg.Now()); err != nil {
-			p.cfg.Logger.Warn("rocketmq: prune the check-back table; trying again in an hour", "err", err)
-		}
-		cancel()
-		select {
-		case <-p.stop:
-			return
-		case <-time.After(time.Hour):
-		}
+// prune deletes rows past txcheck.Retention, at most once an hour: Send
+// calls it.
+func (p *TxProducer) prune(ctx context.Context) {
+	p.pruneMu.Lock()
+	defer p.pruneMu.Unlock()
+	now := p.t.cfg.Now()
+	if now.Sub(p.lastPrune) < time.Hour {
+		return
+	}
+	p.lastPrune = now
+	if _, err := txcheck.Prune(ctx, p.cfg.DB, now); err != nil {
+		p.cfg.Logger.Warn("rocketmq: prune the check-back table; trying again in an hour", "err", err)
 	}
 }
 
@@ -222,6 +219,7 @@ func (p *TxProducer) Send(ctx context.Context, topic string, env *envelopepb.Env
 		delete(p.pending, m)
 		p.mu.Unlock()
 	}()
+	p.prune(ctx)
 	res, err := p.prod.SendMessageInTransaction(ctx, m)
 	if err != nil {
 		return fmt.Errorf("rocketmq: store the half message on %s (the business transaction did not run): %w", name, err)
@@ -255,7 +253,7 @@ func (p *TxProducer) execute(s *txSend) primitive.LocalTransactionState {
 	if err != nil {
 		_ = tx.Rollback()
 		s.err = err
-		if p.crash {
+		if p.crash.Load() {
 			return primitive.UnkonwnState
 		}
 		return primitive.RollbackMessageState
@@ -265,7 +263,7 @@ func (p *TxProducer) execute(s *txSend) primitive.LocalTransactionState {
 		s.err = fmt.Errorf("rocketmq: commit the business transaction of %s: %w; the broker's check-back delivers the message if the commit happened", s.id, err)
 		return primitive.UnkonwnState
 	}
-	if p.crash {
+	if p.crash.Load() {
 		return primitive.UnkonwnState
 	}
 	return primitive.CommitMessageState
@@ -285,8 +283,8 @@ func (p *TxProducer) check(m *primitive.MessageExt) primitive.LocalTransactionSt
 	} else {
 		p.cfg.Logger.Debug("rocketmq: check-back", "message_id", id, "answer", a.String())
 	}
-	if p.checked != nil {
-		p.checked <- a
+	if ch := p.checked.Load(); ch != nil {
+		*ch <- a
 	}
 	switch a {
 	case txcheck.Commit:
@@ -299,15 +297,7 @@ func (p *TxProducer) check(m *primitive.MessageExt) primitive.LocalTransactionSt
 
 // Close stops the producer; a half message whose verdict was lost is then
 // resolved by another producer of the group, or by this one restarted.
-func (p *TxProducer) Close() error {
-	var err error
-	p.closeOnce.Do(func() {
-		close(p.stop)
-		p.pruned.Wait()
-		err = p.prod.Shutdown()
-	})
-	return err
-}
+func (p *TxProducer) Close() error { return p.prod.Shutdown() }
 
 // txListener is the client's view of a TxProducer.
 type txListener struct{ p *TxProducer }

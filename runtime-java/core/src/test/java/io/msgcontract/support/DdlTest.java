@@ -20,7 +20,10 @@ import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The DDL comes from contracts/sql: the jar's copy is the file, and DedupStore.migrate creates what it says. */
+/**
+ * The DDL comes from contracts/sql: the jar's copy is the file, and DedupStore.migrate and TxCheck.migrate create what
+ * it says.
+ */
 class DdlTest {
   private static final List<String> TABLES =
       List.of("msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock",
@@ -68,17 +71,22 @@ class DdlTest {
     assertThrows(IllegalArgumentException.class, () -> Ddl.statements(Ddl.SQLITE, "no_such_table"));
   }
 
-  /** DedupStore.migrate creates exactly the file's msg_dedup and msg_dedup_chain sections, nothing else. */
+  /**
+   * DedupStore.migrate and TxCheck.migrate create exactly the file's msg_dedup, msg_dedup_chain and msg_tx_check
+   * sections, nothing else.
+   */
   @Test
   void migrateCreatesWhatTheFileSays() throws SQLException {
     try (Connection runtime = DriverManager.getConnection("jdbc:sqlite::memory:");
         Connection file = DriverManager.getConnection("jdbc:sqlite::memory:")) {
       DedupStore.migrate(runtime);
       DedupStore.migrate(runtime); // again: a no-op
+      TxCheck.migrate(runtime, Ddl.SQLITE);
+      TxCheck.migrate(runtime, Ddl.SQLITE);
       List<Ddl.Section> secs = Ddl.parse(readSqlite());
       try (Statement st = file.createStatement()) {
         for (Ddl.Section s : secs) {
-          if (s.table().equals("msg_dedup") || s.table().equals("msg_dedup_chain")) {
+          if (List.of("msg_dedup", "msg_dedup_chain", TxCheck.TABLE).contains(s.table())) {
             for (String stmt : s.statements()) {
               st.execute(stmt.replace("{{", "").replace("}}", ""));
             }
@@ -89,6 +97,7 @@ class DdlTest {
       assertEquals(schema(file), got);
       assertTrue(got.contains("table msg_dedup withoutRowid=true"), String.join("\n", got));
       assertTrue(got.contains("index msg_dedup_chain_updated_at on msg_dedup_chain (updated_at)"), String.join("\n", got));
+      assertTrue(got.contains("index msg_tx_check_created_at on msg_tx_check (created_at)"), String.join("\n", got));
     }
   }
 

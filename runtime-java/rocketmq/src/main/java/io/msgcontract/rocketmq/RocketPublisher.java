@@ -61,14 +61,24 @@ public final class RocketPublisher implements AutoCloseable {
     this.cfg = cfg;
     this.clock = clock;
     this.provider = ClientServiceProvider.loadService();
-    this.clientConfig = ClientConfiguration.newBuilder().setEndpoints(cfg.endpoints)
-        .setRequestTimeout(Duration.ofMillis(cfg.requestTimeoutMs)).build();
+    this.clientConfig = clientConfiguration(cfg);
     try {
       this.producer = provider.newProducerBuilder().setClientConfiguration(clientConfig).build();
     } catch (ClientException e) {
-      throw new RocketRuntimeException("rocketmq: start a producer on the proxy " + cfg.endpoints + ": " + e.getMessage()
-          + " (is the proxy running, and is endpoints its gRPC port?)", e);
+      throw startFailure(cfg, e);
     }
+  }
+
+  /** The client's configuration of cfg: its proxy and request timeout. */
+  static ClientConfiguration clientConfiguration(RocketConfig cfg) {
+    return ClientConfiguration.newBuilder().setEndpoints(cfg.endpoints)
+        .setRequestTimeout(Duration.ofMillis(cfg.requestTimeoutMs)).build();
+  }
+
+  /** An exception of a producer that did not start on cfg's proxy, with what to check. */
+  static RocketRuntimeException startFailure(RocketConfig cfg, ClientException e) {
+    return new RocketRuntimeException("rocketmq: start a producer on the proxy " + cfg.endpoints + ": " + e.getMessage()
+        + " (is the proxy running, and is endpoints its gRPC port?)", e);
   }
 
   /** The config, validated. */
@@ -94,7 +104,8 @@ public final class RocketPublisher implements AutoCloseable {
    * @throws RocketRuntimeException when the send failed or timed out (the topic does not exist, the proxy is down)
    */
   public void publish(String topic, Envelope env) {
-    await(send(message(cfg.topicName(topic), topic, env, Envelopes.encode(env), 0).build()), cfg.topicName(topic));
+    await(send(message(provider, cfg.topicName(topic), topic, env, Envelopes.encode(env), 0).build()),
+        cfg.topicName(topic));
   }
 
   /**
@@ -112,7 +123,7 @@ public final class RocketPublisher implements AutoCloseable {
       throw new RocketRuntimeException("rocketmq: the outbox row for " + topic + " (biz_key " + bizKey
           + ") is not an envelope: " + e.getMessage(), e);
     }
-    await(send(message(cfg.topicName(topic), topic, env, envelope, 0).build()), cfg.topicName(topic));
+    await(send(message(provider, cfg.topicName(topic), topic, env, envelope, 0).build()), cfg.topicName(topic));
   }
 
   /**
@@ -124,7 +135,8 @@ public final class RocketPublisher implements AutoCloseable {
   CompletableFuture<Void> publishCopy(String group, String topic, Envelope env, byte[] body, long notBeforeMs) {
     long now = clock.getAsLong();
     long at = notBeforeMs > 0 ? Math.min(Math.max(notBeforeMs - cfg.timerLeadMs, now), now + MAX_TIMER_MS) : now;
-    return send(message(cfg.retryTopic(group), topic, env, body, notBeforeMs).setDeliveryTimestamp(at).build());
+    return send(message(provider, cfg.retryTopic(group), topic, env, body, notBeforeMs).setDeliveryTimestamp(at)
+        .build());
   }
 
   /** Appends r (without id and replay state) to the dead-letter topic, as runtime-go's storeRecord. */
@@ -145,7 +157,13 @@ public final class RocketPublisher implements AutoCloseable {
     await(send(provider.newMessageBuilder().setTopic(name).setBody(body).build()), name);
   }
 
-  private MessageBuilder message(String name, String topic, Envelope env, byte[] body, long notBeforeMs) {
+  /**
+   * The message of env (body, its bytes) for RocketMQ topic name, msgcontract
+   * topic topic: MSGCONTRACT_TOPIC, the keys biz_key and message_id, the event
+   * type as the tag, and MSGCONTRACT_NOT_BEFORE when notBeforeMs is set.
+   */
+  static MessageBuilder message(ClientServiceProvider provider, String name, String topic, Envelope env, byte[] body,
+      long notBeforeMs) {
     MessageBuilder b = provider.newMessageBuilder().setTopic(name).setBody(body)
         .addProperty(RocketConfig.PROP_TOPIC, topic);
     String[] k = keys(env.getBizKey(), env.getMessageId());

@@ -67,7 +67,12 @@ final class Fixture implements AutoCloseable {
   }
 
   static EventSpec<OrderNote> spec(RetryPolicy policy) {
-    return new EventSpec<>("msgcontract.javakafka.v1.OrderNote", TOPIC, EVENT_TYPE, "{value}", policy, RULES, "",
+    return spec(TOPIC, policy);
+  }
+
+  /** The suite's event on another msgcontract topic. */
+  static EventSpec<OrderNote> spec(String topic, RetryPolicy policy) {
+    return new EventSpec<>("msgcontract.javakafka.v1.OrderNote", topic, EVENT_TYPE, "{value}", policy, RULES, "",
         OrderNote.getDefaultInstance(), OrderNote::getValue);
   }
 
@@ -136,8 +141,12 @@ final class Fixture implements AutoCloseable {
   }
 
   static Envelope envelope(String key) {
+    return envelope(SPEC, key);
+  }
+
+  static Envelope envelope(EventSpec<OrderNote> spec, String key) {
     try {
-      return Envelopes.newEnvelope(SPEC, OrderNote.newBuilder().setValue(key).build(), System.currentTimeMillis());
+      return Envelopes.newEnvelope(spec, OrderNote.newBuilder().setValue(key).build(), System.currentTimeMillis());
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

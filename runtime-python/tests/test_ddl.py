@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import msgcontract_runtime as mc
-from msgcontract_runtime import ddl, outbox
+from msgcontract_runtime import ddl, outbox, txcheck
 from msgcontract_runtime.aio.sqlite import SQLiteDatabase, SQLiteQueue
 
 TABLES = ["msg_dedup", "msg_dedup_conflict", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock", "msg_tx_check"]
@@ -84,12 +84,15 @@ def test_migrate_creates_what_the_file_says(tmp_path: Path) -> None:
     for _ in range(2):  # again: a no-op
         mc.migrate(conn)
         outbox.migrate(conn)
+        txcheck.migrate(conn)
     got = schema(conn)
-    assert got == from_file(tmp_path / "file.db", "msg_dedup", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock")
+    assert got == from_file(tmp_path / "file.db", "msg_dedup", "msg_dedup_chain", "msg_outbox", "msg_outbox_lock",
+                            "msg_tx_check")
     assert "table msg_dedup without_rowid=True" in got
     assert [line for line in got if line.startswith("table ")] == [
         "table msg_dedup without_rowid=True", "table msg_dedup_chain without_rowid=False",
-        "table msg_outbox without_rowid=False", "table msg_outbox_lock without_rowid=False"]
+        "table msg_outbox without_rowid=False", "table msg_outbox_lock without_rowid=False",
+        "table msg_tx_check without_rowid=False"]
 
 
 def test_async_sqlite_creates_what_the_file_says(tmp_path: Path) -> None:

@@ -101,6 +101,17 @@ def statements(dialect: str, *tables: str, names: Mapping[str, str] | None = Non
     return out
 
 
+def create(conn: Any, postgres: bool, *tables: str) -> None:
+    """Creates tables (by default name) on a DB-API connection if missing, and commits: outbox.migrate's and
+    txcheck.migrate's rule. The dialect is MYSQL for a MySQL driver's connection (dialect), else POSTGRES when
+    postgres is true, else SQLITE."""
+    d = MYSQL if dialect(conn) == MYSQL else POSTGRES if postgres else SQLITE
+    cur = conn.cursor()
+    for stmt in statements(d, *tables):
+        cur.execute(stmt)
+    conn.commit()
+
+
 def dialect(conn: Any) -> str:
     """The dialect of a DB-API or asyncio driver's connection, by the driver's package.
 

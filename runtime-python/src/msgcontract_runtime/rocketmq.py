@@ -19,7 +19,10 @@ retry copies and dead-letter records:
   ``msgcontract_dlq`` as a JSON dlq.Record, which ``msgcontract dlq
   --rocketmq`` lists, shows and replays;
 - RocketMQPublisher is the producer and the outbox relay's publisher
-  (``outbox.Relay(conn, RocketMQPublisher(...))``).
+  (``outbox.Relay(conn, RocketMQPublisher(...))``);
+- RocketMQTxProducer is the outbox's alternative: it sends an event as a
+  transactional (half) message committed with the business transaction, and
+  answers the broker's check-backs from the business database (txcheck).
 
 RocketMQ's Python client takes delivery times and invisible durations in
 whole seconds (a timer copy comes up to a second earlier than the lead, and
@@ -30,6 +33,7 @@ the hold covers it), cannot create topics (they must exist: docs/rocketmq.md,
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import heapq
 import json
@@ -37,11 +41,21 @@ import logging
 import queue
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-from rocketmq import ClientConfiguration, Credentials, FilterExpression, Message, Producer, SimpleConsumer
+from rocketmq import (
+    ClientConfiguration,
+    Credentials,
+    FilterExpression,
+    Message,
+    Producer,
+    SimpleConsumer,
+    TransactionChecker,
+    TransactionResolution,
+)
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
+from msgcontract_runtime import txcheck
 from msgcontract_runtime.consumer import (
     Ack,
     Consumer,
@@ -57,6 +71,7 @@ from msgcontract_runtime.consumer import (
 from msgcontract_runtime.dlqrecord import dead_letter_record
 from msgcontract_runtime.envelope import decode, encode
 from msgcontract_runtime.event import DecodeError
+from msgcontract_runtime.outbox import inject_trace, placeholder
 
 log = logging.getLogger("msgcontract.rocketmq")
 
@@ -69,6 +84,13 @@ DLQ_TOPIC = "msgcontract_dlq"
 MIN_LEASE_S = 10  # the proxy's shortest invisible duration
 STARTUP_S = 10  # a receive failing this soon after start is logged at INFO (the proxy syncing the client's settings)
 MAX_TIMER_MS = 72 * 3600 * 1000 - 60_000  # RocketMQ's timerMaxDelaySec defaults to three days
+MIN_UNRESOLVED_MS = 4000
+"""RocketMQTxProducer's shortest unresolved window: the client stamps a half message's born time in whole
+seconds, so a check-back may take it for up to a second older, and half the window must exceed that second with
+room for the business commit."""
+PRUNE_INTERVAL_S = 3600  # how often a RocketMQTxProducer prunes the check-back table (runtime-go's: hourly)
+
+T = TypeVar("T")
 
 
 class RocketMQError(Exception):
@@ -164,7 +186,45 @@ def _failure(e: BaseException, what: str, name: str) -> RocketMQError:
     if "No topic route" in str(e) or "TOPIC_NOT_FOUND" in str(e):
         hint = (" (the topic does not exist: RocketMQ's Python client cannot create topics; create it with mqadmin "
                 "updateTopic, retry topics with -a +message.type=DELAY, or let a runtime-go member create it)")
+    elif "message type not match" in str(e):
+        hint = (" (the topic's message type refuses this message: a RocketMQTxProducer needs a TRANSACTION topic, "
+                "RocketMQPublisher a NORMAL one; runtime-go's Config.TransactionTopics creates TRANSACTION topics, "
+                "mqadmin updateTopic -a +message.type=TRANSACTION sets one)")
     return RocketMQError(f"rocketmq: {what} to {name}: {e!r}{hint}")
+
+
+def _start_producer(cfg: Config, topics: Sequence[str] = (), checker: Any = None) -> Any:
+    """A started client Producer of cfg's proxy, declaring the RocketMQ topics topics (a transactional
+    producer's check-backs come for them) and answering check-backs with checker."""
+    p = Producer(cfg.client(), list(topics) or None, checker)
+    try:
+        p.startup()
+    except Exception as e:
+        raise RocketMQError(f"rocketmq: start a producer on the proxy {cfg.endpoints}: {e!r} (is the proxy "
+                            "running, and is endpoints its gRPC port?)") from e
+    return p
+
+
+def _message(name: str, topic: str, env: _envelope_pb2.Envelope, body: bytes, not_before_ms: int) -> Any:
+    """The RocketMQ message of an envelope (body, env's bytes) for RocketMQ topic name: MSGCONTRACT_TOPIC topic,
+    the keys biz_key and message_id, the tag the event type, and MSGCONTRACT_NOT_BEFORE when not_before_ms > 0."""
+    m = Message()
+    m.topic = name
+    m.body = body
+    m.add_property(PROP_TOPIC, topic)
+    for k in (env.biz_key, env.message_id):
+        if k.strip():
+            m.keys = k  # the client's setter adds one key a call
+    if env.event_type:
+        m.tag = env.event_type
+    if not_before_ms > 0:
+        m.add_property(PROP_NOT_BEFORE, str(not_before_ms))
+    return m
+
+
+def _event_message(cfg: Config, topic: str, env: _envelope_pb2.Envelope) -> Any:
+    """The RocketMQ message that publishes env to msgcontract topic topic."""
+    return _message(cfg.topic_name(topic), topic, env, encode(env), 0)
 
 
 class RocketMQPublisher:
@@ -175,16 +235,11 @@ class RocketMQPublisher:
         self.cfg = Config(cfg) if isinstance(cfg, str) else cfg
         self.cfg.validate()
         self.clock_ms = clock_ms
-        self._producer = Producer(self.cfg.client())
-        try:
-            self._producer.startup()
-        except Exception as e:
-            raise RocketMQError(f"rocketmq: start a producer on the proxy {self.cfg.endpoints}: {e!r} (is the proxy "
-                                "running, and is endpoints its gRPC port?)") from e
+        self._producer = _start_producer(self.cfg)
 
     def publish(self, topic: str, env: _envelope_pb2.Envelope) -> None:
         """Sends env to msgcontract topic topic and waits for the broker."""
-        self._send(self._message(self.cfg.topic_name(topic), topic, env, encode(env), 0))
+        self._send(_event_message(self.cfg, topic, env))
 
     def publish_raw(self, topic: str, body: bytes) -> None:
         """Sends body as it is to msgcontract topic topic's RocketMQ topic (what a foreign producer sends)."""
@@ -201,7 +256,7 @@ class RocketMQPublisher:
         when the broker has it."""
         now = self.clock_ms()
         at = min(max(not_before_ms - self.cfg.timer_lead_ms, now), now + MAX_TIMER_MS) if not_before_ms > 0 else now
-        m = self._message(self.cfg.retry_topic(group), topic, env, body, not_before_ms)
+        m = _message(self.cfg.retry_topic(group), topic, env, body, not_before_ms)
         m.delivery_timestamp = at // 1000
         return self._send_async(m)
 
@@ -219,20 +274,6 @@ class RocketMQPublisher:
                 m.keys = k  # the client's setter adds one key a call
         return self._send_async(m)
 
-    def _message(self, name: str, topic: str, env: _envelope_pb2.Envelope, body: bytes, not_before_ms: int) -> Any:
-        m = Message()
-        m.topic = name
-        m.body = body
-        m.add_property(PROP_TOPIC, topic)
-        for k in (env.biz_key, env.message_id):
-            if k.strip():
-                m.keys = k  # the client's setter adds one key a call
-        if env.event_type:
-            m.tag = env.event_type
-        if not_before_ms > 0:
-            m.add_property(PROP_NOT_BEFORE, str(not_before_ms))
-        return m
-
     def _send(self, m: Any) -> None:
         try:
             self._producer.send(m)
@@ -249,10 +290,209 @@ class RocketMQPublisher:
             return failed
 
     def close(self) -> None:
+        _stop_producer(self._producer)
+
+
+def _stop_producer(p: Any) -> None:
+    try:
+        p.shutdown()
+    except Exception as e:  # nothing is pending after the awaited sends
+        log.debug("msgcontract: rocketmq: producer shutdown: %r", e)
+
+
+_RESOLUTIONS = {
+    txcheck.Answer.COMMIT: TransactionResolution.COMMIT,
+    txcheck.Answer.ROLLBACK: TransactionResolution.ROLLBACK,
+    # The proxy leaves the half message pending and checks it back again.
+    txcheck.Answer.UNKNOWN: TransactionResolution.TRANSACTION_RESOLUTION_UNSPECIFIED,
+}
+
+
+class _Checker(TransactionChecker):  # type: ignore[misc]  # the client is untyped: its base class is Any to mypy
+    """The client's view of a RocketMQTxProducer: it calls check on its own thread for each check-back."""
+
+    def __init__(self, check: Callable[[Any], Any]) -> None:
+        self._check = check
+
+    def check(self, message: Any) -> Any:
+        return self._check(message)
+
+
+class RocketMQTxProducer:
+    """Sends events as RocketMQ transactional (half) messages, the outbox's alternative on RocketMQ, as
+    runtime-go's rocketmq.TxProducer: the broker keeps a half message from consumers until the producer commits
+    it, which send does exactly when the business transaction commits; a verdict lost to a crash is asked for
+    again by the broker's check-back, which a producer of the same topic answers from the business database's
+    msg_tx_check (txcheck has the rule; migrate it first with txcheck.migrate).
+
+    cfg is the proxy (a str: its endpoints). topics are the msgcontract topics it sends to, each a TRANSACTION
+    topic (the proxy refuses a transactional message to a NORMAL one: runtime-go's Config.TransactionTopics
+    creates them so). The producer declares them when it starts, and the proxy sends a check-back to any live
+    producer of the message's topic: every producer of a topic must answer from the same business database.
+    conn is that database's DB-API connection, which send runs the business transaction on and commits, one
+    thread at a time; connect opens another connection to it, called on the client's thread for each check-back
+    and by send to prune the table at most once an hour (txcheck.prune), each closed after use. paramstyle is the
+    drivers' ("format" for psycopg, PyMySQL and mysqlclient). unresolved_ms is how long after a half message is
+    stored a check-back that finds no row still answers UNKNOWN; send commits the business transaction only within
+    half of it.
+
+    Against the outbox: no relay and no outbox table to drain, and the event leaves at once; but the proxy must
+    be up for the business transaction to start, the half message is a broker round trip inside the request,
+    and a producer of the topic must be running for a lost verdict to be resolved.
+    """
+
+    def __init__(self, cfg: Config | str, topics: Sequence[str], conn: Any, connect: Callable[[], Any],
+                 paramstyle: str = "qmark", unresolved_ms: int = txcheck.DEFAULT_UNRESOLVED_MS,
+                 clock_ms: Callable[[], int] = _now_ms) -> None:
+        self.cfg = Config(cfg) if isinstance(cfg, str) else cfg
+        self.cfg.validate()
+        errs = []
+        if not topics or not all(topics):
+            errs.append(f"rocketmq: topics {list(topics)} must name the msgcontract topics the producer sends to, "
+                        "none empty (the proxy sends a check-back to a producer of the message's topic)")
+        if conn is None:
+            errs.append("rocketmq: conn is required: the business database's connection send runs the business "
+                        "transaction on")
+        if not callable(connect):
+            errs.append("rocketmq: connect must be a function that opens a connection to the business database "
+                        "(for the check-backs, on the client's thread)")
         try:
-            self._producer.shutdown()
-        except Exception as e:  # nothing is pending after the awaited sends
-            log.debug("msgcontract: rocketmq: producer shutdown: %r", e)
+            placeholder(paramstyle)
+        except ValueError as e:
+            errs.append(f"rocketmq: {e}")
+        if unresolved_ms < MIN_UNRESOLVED_MS:
+            errs.append(f"rocketmq: unresolved_ms {unresolved_ms} is under {MIN_UNRESOLVED_MS} (the client stamps a "
+                        "half message's born time in whole seconds; half the window must exceed one second)")
+        if errs:
+            raise ConfigError("; ".join(errs))
+        self.topics = tuple(topics)
+        self.conn = conn
+        self.unresolved_ms = unresolved_ms
+        self.clock_ms = clock_ms
+        self._connect = connect
+        self._paramstyle = paramstyle
+        # Set by tests: no verdict after the business transaction commits or rolls back, as a process that dies
+        # then (the check-back decides); and a queue that receives every check-back's answer.
+        self._crash = False
+        self._checked: queue.Queue[txcheck.Answer] | None = None
+        self._closed = False
+        self._last_prune_ms: int | None = None
+        self._producer = _start_producer(self.cfg, [self.cfg.topic_name(t) for t in self.topics],
+                                         _Checker(self._check))
+
+    def send(self, topic: str, env: _envelope_pb2.Envelope, work: Callable[[Any], None]) -> None:
+        """Stores env as a half message on msgcontract topic topic, runs work(conn) (the business change) and
+        records the message (txcheck.record) in conn's transaction, and commits the message on the broker when
+        that transaction commits. env gets the current span's trace context as outbox.write's does.
+
+        It raises work's exception after rolling both back; an error before work runs (the broker refused the half
+        message) and one after it (the record failed, or the transaction ran past half the unresolved window:
+        RocketMQError) leave no effect either. The one uncertain outcome is a business commit that fails without
+        saying whether it happened: send raises RocketMQError and the check-back decides from the table. A commit
+        of the half message that does not reach the broker is logged: the check-back commits it.
+        """
+        if topic not in self.topics:
+            raise ValueError(f"rocketmq: topic {topic!r} is not one of the producer's topics {list(self.topics)}: "
+                             "the check-backs of its messages would not reach a producer started again; add it")
+        if not env.message_id:
+            raise ValueError(f"rocketmq: the envelope for {topic} has no message id; build it with new_envelope")
+        inject_trace(env)
+        m = _event_message(self.cfg, topic, env)
+        self._prune_if_due()
+        stored = self.clock_ms()  # just before the half message goes: the deadline counts from here
+        try:
+            tx = self._producer.begin_transaction()
+            self._producer.send(m, tx)
+        except Exception as e:
+            raise RocketMQError(f"{_failure(e, 'send the half message', str(m.topic))}; the business transaction "
+                                "did not run") from e
+        try:
+            work(self.conn)
+            txcheck.record(self.conn, env.message_id, topic, self.clock_ms(), self._paramstyle)
+            if self.clock_ms() >= txcheck.deadline(stored, self.unresolved_ms):
+                raise RocketMQError(f"rocketmq: the business transaction of {env.message_id} ran past half the "
+                                    f"unresolved window ({self.unresolved_ms} ms); rolled back, with the half "
+                                    "message: send it again, or raise unresolved_ms")
+        except BaseException:
+            self._roll_back(tx, env.message_id)
+            raise
+        try:
+            self.conn.commit()
+        except Exception as e:
+            raise RocketMQError(f"rocketmq: commit the business transaction of {env.message_id}: {e!r}; the half "
+                                "message is left to the broker's check-back, which delivers it if the commit "
+                                "happened and discards it otherwise") from e
+        if self._crash:
+            return
+        try:
+            tx.commit()
+        except Exception as e:  # the business change is in: the check-back finds its row and commits
+            log.warning("msgcontract: rocketmq: the commit of half message %s did not reach the broker; its "
+                        "check-back commits it: %r", env.message_id, e)
+
+    def _roll_back(self, tx: Any, message_id: str) -> None:
+        """Rolls back the business transaction, then the half message (unless a crash is simulated)."""
+        try:
+            self.conn.rollback()
+        except Exception as e:  # never committed, whatever the connection's state: the half message goes too
+            log.warning("msgcontract: rocketmq: rollback of the business transaction of %s failed: %r",
+                        message_id, e)
+        if self._crash:
+            return
+        try:
+            tx.rollback()
+        except Exception as e:  # no row: the check-back rolls it back once the window has passed
+            log.warning("msgcontract: rocketmq: the rollback of half message %s did not reach the broker; its "
+                        "check-back rolls it back after %d ms: %r", message_id, self.unresolved_ms, e)
+
+    def _check(self, m: Any) -> Any:
+        """Answers a check-back, on the client's thread, from the table (txcheck.check on a connection of its
+        own): COMMIT, ROLLBACK, or UNKNOWN (the proxy asks again), which also answers a failed connect."""
+        try:
+            message_id = decode(bytes(m.body or b"")).message_id
+        except DecodeError:
+            message_id = ""  # not an envelope of ours: nothing will ever record it
+        try:
+            answer = self._on_own_conn(lambda c: txcheck.check(c, message_id, int(m.born_timestamp or 0),
+                                                               self.clock_ms(), self.unresolved_ms,
+                                                               self._paramstyle))
+        except Exception as e:  # connect failed (check itself answers a database error with UNKNOWN)
+            log.error("msgcontract: rocketmq: check-back of %s: connect to the business database failed; answering "
+                      "UNKNOWN, the broker asks again: %r", message_id, e)
+            answer = txcheck.Answer.UNKNOWN
+        log.debug("msgcontract: rocketmq: check-back of %s: %s", message_id, answer.value)
+        if self._checked is not None:
+            self._checked.put(answer)
+        return _RESOLUTIONS[answer]
+
+    def _prune_if_due(self) -> None:
+        """Deletes the table's rows past txcheck.RETENTION_MS, at most once every PRUNE_INTERVAL_S."""
+        now = self.clock_ms()
+        if self._last_prune_ms is not None and now - self._last_prune_ms < PRUNE_INTERVAL_S * 1000:
+            return
+        self._last_prune_ms = now
+        try:
+            self._on_own_conn(lambda c: txcheck.prune(c, now, self._paramstyle))
+        except Exception as e:  # the database: the next prune tries again
+            log.warning("msgcontract: rocketmq: prune of %s failed; trying again in %d s: %r", txcheck.TABLE,
+                        PRUNE_INTERVAL_S, e)
+
+    def _on_own_conn(self, fn: Callable[[Any], T]) -> T:
+        """fn on a new connection from connect, closed afterwards."""
+        conn = self._connect()
+        try:
+            return fn(conn)
+        finally:
+            with contextlib.suppress(Exception):  # broken already: nothing to give back
+                conn.close()
+
+    def close(self) -> None:
+        """Stops the producer; a half message whose verdict was lost is then resolved by another producer of its
+        topic, or by this one started again. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        _stop_producer(self._producer)
 
 
 @dataclasses.dataclass

@@ -6,13 +6,15 @@
 // member of a group on runtime-go's rocketmq transport, for one event whose
 // payload is a google.protobuf.StringValue.
 //
-//	rocketmqpeer topics -namesrv N -broker B -namespace NS -topic T [-topic T2 …] [-group G …] [-tx-topic T3 …]
+//	rocketmqpeer topics -namesrv N -broker B -namespace NS -topic T [-topic T2 …] [-group G …] [-tx-topic T3 …] [-fifo-topic T4 …] [-fifo-group G2 …]
 //	rocketmqpeer publish -namesrv N -broker B -namespace NS -topic T -event-type E -n N -key-prefix K
 //	rocketmqpeer consume -namesrv N -broker B -namespace NS -db FILE -group G -topic T -event-type E -handler H [-note go]
 //
 // topics creates the topics of msgcontract topics T and, for each group G,
 // G's retry topic, plus the dead-letter topics, and exits; a -tx-topic is
-// created with message type TRANSACTION (a 5.x TxProducer's topic). publish publishes
+// created with message type TRANSACTION (a 5.x TxProducer's topic), a
+// -fifo-topic with message type FIFO, and a -fifo-group (also a -group) as
+// an orderly consumer group. publish publishes
 // N events with values K0…K(N-1) and exits. consume runs runtime-go's
 // consumer and inserts (value, note) into the SQLite table effects for each
 // message it handles; it prints "rocketmqpeer: running" once subscribed and
@@ -27,6 +29,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -56,10 +59,12 @@ func main() {
 	namesrv := fs.String("namesrv", os.Getenv("MSGCONTRACT_ROCKETMQ_NAMESRV"), "the name server, host:port")
 	broker := fs.String("broker", os.Getenv("MSGCONTRACT_ROCKETMQ_BROKER"), "the broker, host:port (topics are created there)")
 	namespace := fs.String("namespace", "", "rocketmq.Config.Namespace")
-	var topics, groups, txTopics list
+	var topics, groups, txTopics, fifoTopics, fifoGroups list
 	fs.Var(&topics, "topic", "topic (topics: repeatable)")
 	fs.Var(&groups, "group", "group (topics: repeatable)")
 	fs.Var(&txTopics, "tx-topic", "topics: a topic of transactional messages (repeatable)")
+	fs.Var(&fifoTopics, "fifo-topic", "topics: a topic of FIFO messages (repeatable)")
+	fs.Var(&fifoGroups, "fifo-group", "topics: an orderly (FIFO) consumer group (repeatable)")
 	eventType := fs.String("event-type", "", "event type")
 	dbPath := fs.String("db", "", "SQLite business database (table effects(biz_key, note) must exist)")
 	handler := fs.String("handler", "", "handler name (the dedup key's second half)")
@@ -74,7 +79,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	tr, err := rocketmq.New(ctx, rocketmq.Config{NameServers: []string{*namesrv}, Brokers: []string{*broker},
-		Namespace: *namespace, TransactionTopics: txTopics, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Namespace: *namespace, TransactionTopics: txTopics, FIFOTopics: fifoTopics, FIFOGroups: fifoGroups, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rocketmqpeer:", err)
 		os.Exit(1)
@@ -91,7 +96,7 @@ func main() {
 	}
 	switch mode {
 	case "topics":
-		err = tr.EnsureTopics(ctx, append(topics, txTopics...), groups)
+		err = tr.EnsureTopics(ctx, slices.Concat(topics, txTopics, fifoTopics), slices.Concat(groups, fifoGroups))
 	case "publish":
 		err = publish(ctx, tr, spec, *n, *keyPrefix)
 	default:

@@ -32,6 +32,19 @@ type Config struct {
 	// Python TxProducer's sends (and which refuses a 5.x client's ordinary
 	// send). A Go TxProducer creates the topics it sends to so anyway.
 	TransactionTopics []string
+	// FIFOTopics are the msgcontract topics whose messages carry a message
+	// group (the biz_key): EnsureTopics and the publishing paths create
+	// their RocketMQ topics with message type FIFO, which the proxy
+	// requires of a 5.x Java or Python publisher's FIFO messages.
+	FIFOTopics []string
+	// FIFOGroups are the consumer groups of 5.x Java or Python members
+	// that keep a biz_key's messages in order: EnsureTopics creates them
+	// orderly (RocketMQ's FIFO consumer groups, whose members the broker
+	// hands a queue's messages one after another) with the broker's
+	// other defaults, and creates the non-orderly group the members read
+	// the group's retry topic as (the retry topic's name). A Go
+	// subscription keeps a key's order in any group.
+	FIFOGroups []string
 	// QueueNums is how many read and write queues created topics get.
 	// Defaults to 4.
 	QueueNums int
@@ -104,6 +117,11 @@ func (c *Config) Validate() error {
 	if c.QueueNums < 1 {
 		errs = append(errs, fmt.Errorf("rocketmq: QueueNums %d must be at least 1", c.QueueNums))
 	}
+	for _, topic := range c.FIFOTopics {
+		if slices.Contains(c.TransactionTopics, topic) {
+			errs = append(errs, fmt.Errorf("rocketmq: topic %s is in both FIFOTopics and TransactionTopics: a RocketMQ topic has one message type", topic))
+		}
+	}
 	if c.MaxInFlight < 1 {
 		errs = append(errs, fmt.Errorf("rocketmq: MaxInFlight %d must be at least 1", c.MaxInFlight))
 	}
@@ -141,8 +159,11 @@ func (t *Transport) topicName(topic string) string { return t.cfg.Namespace + sa
 // eventType is the message type the RocketMQ topic of msgcontract topic
 // topic is created with.
 func (t *Transport) eventType(topic string) string {
-	if slices.Contains(t.cfg.TransactionTopics, topic) {
+	switch {
+	case slices.Contains(t.cfg.TransactionTopics, topic):
 		return typeTransaction
+	case slices.Contains(t.cfg.FIFOTopics, topic):
+		return typeFIFO
 	}
 	return typeNormal
 }

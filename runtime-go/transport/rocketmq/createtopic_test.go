@@ -15,7 +15,8 @@ import (
 // The transport's own topic creation reads the broker's answer: a topic
 // the broker refuses is an error that quotes the broker, and a retry
 // topic is created as a DELAY topic, which the proxy's 5.x clients need
-// for timer messages (the Java suite sends them).
+// for timer messages (the Java suite sends them); FIFO and TRANSACTION
+// topics and an orderly consumer group are created.
 func TestCreateTopic(t *testing.T) {
 	t.Parallel()
 	_, broker := rocketmqtest.Addrs(t)
@@ -31,5 +32,16 @@ func TestCreateTopic(t *testing.T) {
 	}
 	if err := rocketmq.CreateTopic(ctx, "127.0.0.1:1", ns+"x", 1, "NORMAL"); err == nil {
 		t.Fatal("no broker: created")
+	}
+	for _, typ := range []string{"FIFO", "TRANSACTION"} {
+		if err := rocketmq.CreateTopic(ctx, broker, ns+typ, 1, typ); err != nil {
+			t.Fatalf("create a %s topic: %v", typ, err)
+		}
+	}
+	if err := rocketmq.CreateGroup(ctx, broker, ns+"billing", true); err != nil {
+		t.Fatalf("create an orderly group: %v", err)
+	}
+	if err := rocketmq.CreateGroup(ctx, "127.0.0.1:1", ns+"billing", true); err == nil {
+		t.Fatal("no broker: group created")
 	}
 }

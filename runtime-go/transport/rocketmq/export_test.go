@@ -26,3 +26,9 @@ func (p *TxProducer) SimulateCrash() { p.crash.Store(true) }
 
 // ObserveChecks sends every check-back's answer of p to ch.
 func (p *TxProducer) ObserveChecks(ch chan<- txcheck.Answer) { p.checked.Store(&ch) }
+
+// CreateGroup creates a subscription group on broker as EnsureTopics
+// does for a FIFO group.
+func CreateGroup(ctx context.Context, broker, group string, orderly bool) error {
+	return createGroup(ctx, broker, group, orderly)
+}

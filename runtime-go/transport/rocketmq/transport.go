@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -202,8 +203,37 @@ func (t *Transport) EnsureTopics(ctx context.Context, topics, groups []string) e
 		if _, err := t.ensureRetry(ctx, g); err != nil {
 			return err
 		}
+		if slices.Contains(t.cfg.FIFOGroups, g) {
+			if err := t.ensureFIFOGroup(ctx, g); err != nil {
+				return err
+			}
+		}
 	}
 	return t.ensure(ctx, 1, typeNormal, t.dlqName(), t.opsName())
+}
+
+// ensureFIFOGroup creates group orderly, and the non-orderly group its
+// 5.x members read its retry topic as, on every broker of Config.Brokers:
+// an orderly group's members get a queue's next message only once the one
+// before is acknowledged, and a retry copy is held until its not_before.
+func (t *Transport) ensureFIFOGroup(ctx context.Context, group string) error {
+	if !*t.cfg.CreateTopics {
+		return fmt.Errorf("rocketmq: FIFO group %s needs creating and Config.CreateTopics is off: create it (mqadmin updateSubGroup -g %s -o true)", group, t.groupName(group))
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.ConnectTimeout)
+	defer cancel()
+	for _, b := range t.cfg.Brokers {
+		for _, g := range []struct {
+			name    string
+			orderly bool
+		}{{t.groupName(group), true}, {t.retryTopic(group), false}} {
+			err := untilUp(ctx, func() error { return createGroup(ctx, b, g.name, g.orderly) })
+			if err != nil {
+				return fmt.Errorf("rocketmq: create consumer group %s on broker %s: %w", g.name, b, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Publish sends env to topic and waits for the broker's answer.

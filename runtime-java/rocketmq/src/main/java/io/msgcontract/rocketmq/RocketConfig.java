@@ -65,6 +65,24 @@ public final class RocketConfig {
   public int maxInFlight = 256;
   /** How long a delivery whose database failed waits before it runs again; 500 ms by default. */
   public long dbRetryMs = 500;
+  /**
+   * The msgcontract topics whose RocketMQ topics are FIFO topics (message
+   * type FIFO, as runtime-go's Config.FIFOTopics creates them): {@link
+   * RocketPublisher} gives each of their messages a message group, the
+   * biz_key, which the proxy requires and which puts a key's messages in one
+   * queue in publish order. A FIFO topic takes no transactional messages
+   * ({@link RocketTxProducer} refuses it). Empty by default.
+   */
+  public List<String> fifoTopics = List.of();
+  /**
+   * The groups whose members keep a biz_key's messages in order (FIFO
+   * groups): the broker must know each as an orderly consumer group, and its
+   * retry topic's name as a non-orderly one, which its members read the
+   * retry topic as (runtime-go's Config.FIFOGroups creates both; or {@code
+   * mqadmin updateSubGroup -g NAME -o true}, and {@code -o false} for the
+   * retry topic's name). Empty by default.
+   */
+  public List<String> fifoGroups = List.of();
 
   /**
    * Reports every missing or invalid field at once.
@@ -96,6 +114,8 @@ public final class RocketConfig {
         errs.add("rocketmq: " + d.getKey() + " " + d.getValue() + " must be positive");
       }
     }
+    checkNames(errs, "fifoTopics", fifoTopics);
+    checkNames(errs, "fifoGroups", fifoGroups);
     if (leaseMs >= MIN_LEASE_MS && 2 * timerLeadMs + 1_000 >= leaseMs) {
       errs.add("rocketmq: timerLeadMs " + timerLeadMs + " leaves no room in leaseMs " + leaseMs
           + " (a copy may be held up to 2 × the lead + 1 s)");
@@ -103,6 +123,25 @@ public final class RocketConfig {
     if (!errs.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", errs));
     }
+  }
+
+  /** Adds to errs what is wrong with list field (a list of msgcontract names). */
+  private static void checkNames(List<String> errs, String field, List<String> names) {
+    if (names == null) {
+      errs.add("rocketmq: " + field + " is null (use List.of())");
+    } else if (names.stream().anyMatch(n -> n == null || n.isEmpty())) {
+      errs.add("rocketmq: " + field + " has an empty or null name");
+    }
+  }
+
+  /** True when msgcontract topic topic is one of {@link #fifoTopics}: its messages carry a message group. */
+  public boolean isFifoTopic(String topic) {
+    return fifoTopics.contains(topic);
+  }
+
+  /** True when group is one of {@link #fifoGroups}: its members keep a biz_key's messages in order. */
+  public boolean isFifoGroup(String group) {
+    return fifoGroups.contains(group);
   }
 
   /** The RocketMQ topic of msgcontract topic topic. */

@@ -17,7 +17,9 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -54,6 +56,15 @@ import org.apache.rocketmq.client.apis.message.MessageView;
  *       {@link RocketConfig#batchSize} ready deliveries (one per biz_key)
  *       share one transaction (core's {@link TransactionBatch}); a message is
  *       acknowledged only after the commit.
+ *   <li>In a FIFO group ({@link RocketConfig#fifoGroups}), a biz_key's
+ *       messages of the event topics run one at a time in the order they were
+ *       received (the broker hands an orderly group a queue's messages in
+ *       order): the next only once the one before is settled (acknowledged,
+ *       or its retry copy, deferred copy or dead letter stored), while other
+ *       keys go on, as runtime-go's subscription and Kafka. Retry copies
+ *       leave the line. The retry topic is read as the non-orderly group
+ *       named like it: the orderly group would hand out nothing more of a
+ *       retry queue while a copy is held until its not_before.
  *   <li>A retryable failure sends the copy the contract's backoff calls for
  *       (retry_count + 1, not_before) to the group's retry topic as a timer
  *       message due timerLeadMs before not_before, and acknowledges the
@@ -86,6 +97,10 @@ public final class RocketConsumerLoop implements AutoCloseable {
   private final Set<Entry> pending = new LinkedHashSet<>(); // received, unsettled, not being sent
   private final Map<String, SimpleConsumer> consumers = new LinkedHashMap<>(); // RocketMQ topic -> its consumer
   private final Set<SimpleConsumer> receiving = new HashSet<>(); // a receive in flight
+  private final boolean fifo;
+  // FIFO group: per biz_key, its deliveries of the event topics not yet settled, in the order received; only
+  // the head may run.
+  private final Map<String, ArrayDeque<Entry>> lines = new HashMap<>();
   private volatile boolean closed;
   private volatile boolean started;
   private volatile boolean consuming;
@@ -127,6 +142,8 @@ public final class RocketConsumerLoop implements AutoCloseable {
     final long notBefore;
     final long receivedAt;
     long dueAt;
+    // The biz_key whose line it is in (FIFO group, event topics); null for none.
+    String key;
     // Set by prepare when the delivery is READY.
     Routes.Route<?> route;
     Envelope env;
@@ -183,6 +200,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
     this.group = group;
     this.db = db;
     this.clock = clock;
+    this.fifo = cfg.isFifoGroup(group);
   }
 
   /**
@@ -273,10 +291,10 @@ public final class RocketConsumerLoop implements AutoCloseable {
         for (String t : topics) {
           try {
             consumers.put(t, p.provider().newSimpleConsumerBuilder().setClientConfiguration(p.clientConfig())
-                .setConsumerGroup(cfg.groupName(group)).setAwaitDuration(Duration.ofMillis(cfg.awaitMs))
+                .setConsumerGroup(consumerGroup(t)).setAwaitDuration(Duration.ofMillis(cfg.awaitMs))
                 .setSubscriptionExpressions(Map.of(t, FilterExpression.SUB_ALL)).build());
           } catch (ClientException e) {
-            throw RocketPublisher.failure(e, "subscribe group " + cfg.groupName(group), t);
+            throw RocketPublisher.failure(e, "subscribe group " + consumerGroup(t), t);
           }
         }
         consuming = true;
@@ -295,6 +313,14 @@ public final class RocketConsumerLoop implements AutoCloseable {
     }
   }
 
+  /**
+   * The consumer group that reads RocketMQ topic name: the group, but a FIFO
+   * group's retry topic is read as the non-orderly group named like it.
+   */
+  String consumerGroup(String name) {
+    return fifo && name.equals(cfg.retryTopic(group)) ? cfg.retryTopic(group) : cfg.groupName(group);
+  }
+
   /** Asks for more when there is room, takes what arrived (waiting until something is due), runs what is due. */
   private void step() {
     long now = clock.getAsLong();
@@ -308,7 +334,9 @@ public final class RocketConsumerLoop implements AutoCloseable {
     }
     long wait = 200;
     for (Entry e : pending) {
-      wait = Math.min(wait, Math.max(Math.max(e.dueAt, dbRetryAt) - now, 0));
+      if (atHead(e)) { // one behind another of its key runs once that one is settled, which wakes the loop
+        wait = Math.min(wait, Math.max(Math.max(e.dueAt, dbRetryAt) - now, 0));
+      }
       wait = Math.min(wait, Math.max(e.receivedAt + cfg.leaseMs - now, 0));
     }
     try {
@@ -360,7 +388,41 @@ public final class RocketConsumerLoop implements AutoCloseable {
       // Due when taken, or held until its not_before.
       readyForTests.accept(e.delivered, Math.max(e.receivedAt, e.notBefore));
       pending.add(e);
+      if (fifo && r.from() != consumers.get(cfg.retryTopic(group))) {
+        queueUp(e);
+      }
     }
+  }
+
+  /** Puts e at the end of its biz_key's line (none when its body is no envelope or its biz_key is empty). */
+  private void queueUp(Entry e) {
+    try {
+      String k = Envelopes.decode(e.delivered).getBizKey();
+      if (!k.isEmpty()) {
+        e.key = k;
+        lines.computeIfAbsent(k, x -> new ArrayDeque<>()).addLast(e);
+      }
+    } catch (DecodeException x) {
+      // no line: prepare dead-letters it
+    }
+  }
+
+  /** True when e may run: it is in no line, or at the head of its line. */
+  private boolean atHead(Entry e) {
+    return e.key == null || lines.get(e.key).peekFirst() == e;
+  }
+
+  /** Takes e, settled or let go, out of its key's line: the key's next delivery may run. */
+  private void leaveLine(Entry e) {
+    if (e.key == null) {
+      return;
+    }
+    ArrayDeque<Entry> line = lines.get(e.key);
+    line.remove(e);
+    if (line.isEmpty()) {
+      lines.remove(e.key);
+    }
+    e.key = null;
   }
 
   /** Lets go (unacknowledged) each delivery held longer than its lease: the broker delivers it again. */
@@ -369,6 +431,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
     for (Entry e : new ArrayList<>(pending)) {
       if (now - e.receivedAt >= cfg.leaseMs) {
         pending.remove(e);
+        leaveLine(e);
         expired.incrementAndGet();
         LOG.log(Level.WARNING, "msgcontract: rocketmq: delivery " + e.id + " of " + e.mv.getTopic() + " (attempt "
             + e.attempt + ") held longer than its lease (" + cfg.leaseMs + " ms); the broker delivers it again");
@@ -397,6 +460,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
       if (x == null) {
         counter.incrementAndGet();
         if (counter == retried && crashAfterRetry.test(e.id)) {
+          leaveLine(e);
           return; // no ack: the original comes again when its lease ends
         }
         ack(e);
@@ -406,13 +470,16 @@ public final class RocketConsumerLoop implements AutoCloseable {
           + " again in " + cfg.dbRetryMs + " ms: " + RocketPublisher.failure(x, what, e.mv.getTopic()).getMessage());
       if (!closed && clock.getAsLong() - e.receivedAt < cfg.leaseMs) {
         e.dueAt = clock.getAsLong() + cfg.dbRetryMs;
-        pending.add(e);
+        pending.add(e); // still at the head of its key's line
+      } else {
+        leaveLine(e); // let go: the broker delivers it again
       }
     }));
   }
 
   private void ack(Entry e) {
     pending.remove(e);
+    leaveLine(e);
     e.from.ackAsync(e.mv).whenComplete((v, x) -> {
       if (x != null) {
         // Its lease ran out, or the proxy is gone: it comes again, and the claims absorb it.
@@ -425,10 +492,11 @@ public final class RocketConsumerLoop implements AutoCloseable {
   /**
    * Runs the due deliveries: the steps before the database one by one, the
    * ready ones batchSize at a time (one per biz_key) in shared transactions.
+   * In a FIFO group only the head of a key's line is due.
    */
   private void processReady() {
     TransactionBatch.forReady(new ArrayList<>(pending), cfg.batchSize,
-        e -> e.dueAt <= clock.getAsLong() && pending.contains(e),
+        e -> e.dueAt <= clock.getAsLong() && pending.contains(e) && atHead(e),
         e -> prepare(e) == Outcome.READY ? e.env.getBizKey() : null,
         batch -> runBatch(batch) != Outcome.FAILED, () -> closed);
   }

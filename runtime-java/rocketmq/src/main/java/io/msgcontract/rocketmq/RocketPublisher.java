@@ -6,8 +6,11 @@ import io.msgcontract.support.Envelopes;
 import io.msgcontract.v1.Envelope;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -34,11 +37,17 @@ import org.apache.rocketmq.client.apis.producer.Producer;
  *
  * <p>Unlike runtime-go's members, which pick a queue by the biz_key (the
  * remoting client's sharding key), the 5.x client spreads normal messages
- * over the queues: per-key order needs FIFO topics and message groups.
+ * over the queues: per-key order needs FIFO topics ({@link
+ * RocketConfig#fifoTopics}), whose messages this publisher gives the biz_key
+ * as their message group, and FIFO groups ({@link RocketConfig#fifoGroups}).
  */
 public final class RocketPublisher implements AutoCloseable {
   /** How far ahead a timer may be due: RocketMQ's timerMaxDelaySec defaults to three days. */
   static final long MAX_TIMER_MS = 72L * 3600 * 1000 - 60_000;
+  /** The longest message group the proxy takes, in UTF-8 bytes: under its maxMessageGroupSize, 64. */
+  static final int MAX_MESSAGE_GROUP_BYTES = 63;
+  /** What a message group that stands for a key the proxy would refuse starts with, before the key's SHA-256. */
+  static final String HASHED_GROUP_PREFIX = "sha256:";
 
   private final RocketConfig cfg;
   private final LongSupplier clock;
@@ -104,8 +113,7 @@ public final class RocketPublisher implements AutoCloseable {
    * @throws RocketRuntimeException when the send failed or timed out (the topic does not exist, the proxy is down)
    */
   public void publish(String topic, Envelope env) {
-    await(send(message(provider, cfg.topicName(topic), topic, env, Envelopes.encode(env), 0).build()),
-        cfg.topicName(topic));
+    await(send(eventMessage(provider, cfg, topic, env, Envelopes.encode(env)).build()), cfg.topicName(topic));
   }
 
   /**
@@ -123,7 +131,7 @@ public final class RocketPublisher implements AutoCloseable {
       throw new RocketRuntimeException("rocketmq: the outbox row for " + topic + " (biz_key " + bizKey
           + ") is not an envelope: " + e.getMessage(), e);
     }
-    await(send(message(provider, cfg.topicName(topic), topic, env, envelope, 0).build()), cfg.topicName(topic));
+    await(send(eventMessage(provider, cfg, topic, env, envelope).build()), cfg.topicName(topic));
   }
 
   /**
@@ -155,6 +163,48 @@ public final class RocketPublisher implements AutoCloseable {
   /** Tests only: sends body as it is to the RocketMQ topic name and waits for the broker. */
   void sendRawForTests(String name, byte[] body) {
     await(send(provider.newMessageBuilder().setTopic(name).setBody(body).build()), name);
+  }
+
+  /**
+   * The message of env (body, its bytes) for msgcontract topic topic's own
+   * RocketMQ topic: {@link #message}, and on a FIFO topic ({@link
+   * RocketConfig#fifoTopics}) env's {@link #messageGroup}.
+   */
+  static MessageBuilder eventMessage(ClientServiceProvider provider, RocketConfig cfg, String topic, Envelope env,
+      byte[] body) {
+    MessageBuilder b = message(provider, cfg.topicName(topic), topic, env, body, 0);
+    if (cfg.isFifoTopic(topic)) {
+      b.setMessageGroup(messageGroup(env));
+    }
+    return b;
+  }
+
+  /**
+   * The message group of env on a FIFO topic: its biz_key (its message id
+   * when the biz_key is empty), so a key's messages share one queue in
+   * publish order. A key the proxy would refuse as a group (blank, over
+   * {@link #MAX_MESSAGE_GROUP_BYTES} bytes, or with a control character)
+   * becomes "sha256:" and the start of its SHA-256 in hex, as the Python
+   * member's: still one group per key.
+   *
+   * @throws IllegalArgumentException when env has neither biz_key nor message id
+   */
+  static String messageGroup(Envelope env) {
+    String key = env.getBizKey().isEmpty() ? env.getMessageId() : env.getBizKey();
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("rocketmq: the envelope has neither biz_key nor message id: a FIFO topic's"
+          + " message needs a message group (build it with Envelopes.newEnvelope)");
+    }
+    byte[] b = key.getBytes(StandardCharsets.UTF_8);
+    if (!key.isBlank() && b.length <= MAX_MESSAGE_GROUP_BYTES && key.chars().noneMatch(Character::isISOControl)) {
+      return key;
+    }
+    try {
+      return HASHED_GROUP_PREFIX + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b))
+          .substring(0, MAX_MESSAGE_GROUP_BYTES - HASHED_GROUP_PREFIX.length());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("rocketmq: SHA-256 is missing from this JVM", e); // every JVM has it
+    }
   }
 
   /**
@@ -209,10 +259,16 @@ public final class RocketPublisher implements AutoCloseable {
   static RocketRuntimeException failure(Throwable e, String what, String name) {
     Throwable cause = (e instanceof ExecutionException || e instanceof CompletionException) && e.getCause() != null
         ? e.getCause() : e;
-    String hint = String.valueOf(cause.getMessage()).contains("No topic route")
-        ? " (the topic does not exist: RocketMQ's 5.x client cannot create topics; create it with mqadmin"
-            + " updateTopic, retry topics with -a +message.type=DELAY, or let a runtime-go member create it)"
-        : "";
+    String msg = String.valueOf(cause.getMessage());
+    String hint = "";
+    if (msg.contains("No topic route")) {
+      hint = " (the topic does not exist: RocketMQ's 5.x client cannot create topics; create it with mqadmin"
+          + " updateTopic, retry topics with -a +message.type=DELAY, or let a runtime-go member create it)";
+    } else if (msg.contains("message type not match")) {
+      hint = " (the topic's message type does not take this message: a FIFO topic's messages need its msgcontract"
+          + " topic in RocketConfig.fifoTopics, and only a FIFO topic may be there; mqadmin updateTopic -a"
+          + " +message.type=TYPE sets a topic's type)";
+    }
     return new RocketRuntimeException("rocketmq: " + what + " to " + name + ": " + cause + hint, cause);
   }
 

@@ -42,7 +42,8 @@ import org.apache.rocketmq.client.apis.producer.TransactionResolution;
  * topic must have message type TRANSACTION (the proxy refuses a half message
  * to a NORMAL topic): a runtime-go member with {@code
  * Config.TransactionTopics} creates it, or {@code mqadmin updateTopic -a
- * +message.type=TRANSACTION}. The business database needs msg_tx_check
+ * +message.type=TRANSACTION}; a FIFO topic ({@link RocketConfig#fifoTopics})
+ * is refused. The business database needs msg_tx_check
  * ({@link TxCheck#migrate}); a send prunes its old rows ({@link TxCheck#prune})
  * at most once an hour. Thread-safe; the check-backs run on the client's
  * threads.
@@ -154,6 +155,10 @@ public final class RocketTxProducer implements AutoCloseable {
       for (String t : topics) {
         if (t == null || t.isEmpty()) {
           errs.add("rocketmq: topics has an empty topic");
+        } else if (cfg != null && cfg.fifoTopics != null && cfg.fifoTopics.contains(t)) {
+          errs.add("rocketmq: topic " + t + " is one of cfg.fifoTopics: a RocketMQ topic has one message type, and a"
+              + " FIFO topic takes no transactional (half) messages; publish its events through the outbox"
+              + " (RocketPublisher), or send to a TRANSACTION topic");
         }
       }
     }
@@ -196,7 +201,7 @@ public final class RocketTxProducer implements AutoCloseable {
     }
     String id = env.getMessageId();
     String name = cfg.topicName(topic);
-    Message msg = RocketPublisher.message(provider, name, topic, env, Envelopes.encode(env), 0).build();
+    Message msg = RocketPublisher.eventMessage(provider, cfg, topic, env, Envelopes.encode(env)).build();
     pruneIfDue();
     long stored = clock.getAsLong(); // just before the send: the deadline errs early
     Transaction half;

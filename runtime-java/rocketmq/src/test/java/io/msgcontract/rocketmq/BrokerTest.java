@@ -44,7 +44,11 @@ abstract class BrokerTest {
   }
 
   RocketPublisher publisher() {
-    RocketPublisher p = new RocketPublisher(fx.config());
+    return publisher(fx.config());
+  }
+
+  RocketPublisher publisher(RocketConfig c) {
+    RocketPublisher p = new RocketPublisher(c);
     toClose.add(p);
     return p;
   }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.msgcontract.kafka.testpb.OrderNote;
+import io.msgcontract.support.BizKeyFunction;
 import io.msgcontract.support.DedupStore;
 import io.msgcontract.support.Envelopes;
 import io.msgcontract.support.ErrorRange;
@@ -72,8 +73,13 @@ final class Fixture implements AutoCloseable {
 
   /** The suite's event on another msgcontract topic. */
   static EventSpec<OrderNote> spec(String topic, RetryPolicy policy) {
+    return spec(topic, policy, OrderNote::getValue);
+  }
+
+  /** The suite's event on topic with biz_key key (its template still reads "{value}"). */
+  static EventSpec<OrderNote> spec(String topic, RetryPolicy policy, BizKeyFunction<OrderNote> key) {
     return new EventSpec<>("msgcontract.javakafka.v1.OrderNote", topic, EVENT_TYPE, "{value}", policy, RULES, "",
-        OrderNote.getDefaultInstance(), OrderNote::getValue);
+        OrderNote.getDefaultInstance(), key);
   }
 
   /** A fresh namespace: "j", 10 random hex digits and "_". */
@@ -112,12 +118,28 @@ final class Fixture implements AutoCloseable {
 
   /** Creates the topic, the retry topics of groups and the dead-letter topics in this namespace (the Go peer). */
   void topics(String... groups) throws Exception {
-    List<String> more = new ArrayList<>();
-    for (String g : groups) {
-      more.add("-group");
-      more.add(g);
-    }
+    run(peer("topics", repeat("-group", groups)));
+  }
+
+  /**
+   * Creates FIFO topic fifoTopic and the FIFO groups groups (orderly, their
+   * retry topics, and the non-orderly groups those are read as) in this
+   * namespace, besides what {@link #topics} creates (the Go peer).
+   */
+  void fifoTopics(String fifoTopic, String... groups) throws Exception {
+    List<String> more = new ArrayList<>(List.of("-fifo-topic", fifoTopic));
+    more.addAll(List.of(repeat("-fifo-group", groups)));
     run(peer("topics", more.toArray(new String[0])));
+  }
+
+  /** flag before each of values: the Go peer's repeatable flags. */
+  private static String[] repeat(String flag, String... values) {
+    List<String> l = new ArrayList<>();
+    for (String v : values) {
+      l.add(flag);
+      l.add(v);
+    }
+    return l.toArray(new String[0]);
   }
 
   /** Runs cmd and returns its output; a non-zero exit fails the test. */
@@ -173,6 +195,22 @@ final class Fixture implements AutoCloseable {
       }
     } catch (SQLException e) {
       throw new IllegalStateException(e);
+    }
+    return m;
+  }
+
+  /** The message id of each biz_key's claim of handler (the msg_dedup row). */
+  Map<String, String> claims(String handler) throws SQLException {
+    Map<String, String> m = new HashMap<>();
+    try (Connection c = open();
+        PreparedStatement st = c.prepareStatement("SELECT biz_key, message_id FROM " + DedupStore.TABLE
+            + " WHERE handler = ?")) {
+      st.setString(1, handler);
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          m.put(rs.getString(1), rs.getString(2));
+        }
+      }
     }
     return m;
   }

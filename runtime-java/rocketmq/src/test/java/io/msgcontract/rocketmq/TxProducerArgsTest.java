@@ -17,6 +17,12 @@ class TxProducerArgsTest {
         "clock is null", "topics has an empty topic")) {
       assertTrue(e.getMessage().contains(want), want + " not in: " + e.getMessage());
     }
+    RocketConfig fifo = new RocketConfig();
+    fifo.endpoints = "127.0.0.1:8081";
+    fifo.fifoTopics = List.of("orders");
+    e = assertThrows(IllegalArgumentException.class, () -> new RocketTxProducer(fifo, () -> null, "payments", "orders"));
+    assertTrue(e.getMessage().contains("topic orders is one of cfg.fifoTopics") && !e.getMessage().contains("payments"),
+        e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> new RocketTxProducer(null, () -> null));
     for (String want : List.of("cfg is null", "no topics")) {
       assertTrue(e.getMessage().contains(want), want + " not in: " + e.getMessage());

@@ -23,6 +23,8 @@ TOPIC = "orders"
 GROUP = "billing"
 EVENT_TYPE = "ORDER_PAID"
 HANDLER = "record-effect"
+FIFO_TOPIC = "orders_fifo"  # a FIFO topic (message type FIFO) in every test's namespace of fifo_cfg
+FIFO_GROUP = "billing_fifo"  # an orderly consumer group, with the non-orderly group its retry topic is read as
 
 
 def env(name: str) -> str:
@@ -34,11 +36,11 @@ def env(name: str) -> str:
 
 
 def note_spec(base_ms: int = 200, multiplier: float = 2, jitter_ms: int = 100, max_delay_ms: int = 2000,
-              max_retries: int = 3) -> mc.EventSpec[Any]:
+              max_retries: int = 3, topic: str = TOPIC, event_type: str = EVENT_TYPE) -> mc.EventSpec[Any]:
     """The suite's event: a google.protobuf.StringValue whose value is the biz_key, as the Java suite and the
     Go peer (integration/rocketmqmembers/rocketmqpeer) declare it."""
     return mc.EventSpec(
-        full_name="google.protobuf.StringValue", topic=TOPIC, event_type=EVENT_TYPE, biz_key_template="{value}",
+        full_name="google.protobuf.StringValue", topic=topic, event_type=event_type, biz_key_template="{value}",
         retry=mc.RetryPolicy(base_ms=base_ms, multiplier=multiplier, jitter_ms=jitter_ms, max_delay_ms=max_delay_ms,
                              max_retries=max_retries),
         rules=mc.ErrorRules(ranges=[mc.ErrorRange(40000, 49999, False, "business"),
@@ -70,3 +72,11 @@ def namespace() -> str:
 @pytest.fixture
 def cfg(namespace: str) -> mq.Config:
     return mq.Config(env("MSGCONTRACT_ROCKETMQ_PROXY"), namespace=namespace, lease_s=10, await_s=1)
+
+
+@pytest.fixture
+def fifo_cfg(namespace: str) -> mq.Config:
+    """cfg with FIFO_TOPIC a FIFO topic, and FIFO_GROUP created orderly with its retry topic's group."""
+    run(peer(namespace, "topics", "-fifo-topic", FIFO_TOPIC, "-fifo-group", FIFO_GROUP))
+    return mq.Config(env("MSGCONTRACT_ROCKETMQ_PROXY"), namespace=namespace, lease_s=10, await_s=1,
+                     fifo_topics=[FIFO_TOPIC], fifo_groups=[FIFO_GROUP])

@@ -19,7 +19,11 @@ retry copies and dead-letter records:
   ``msgcontract_dlq`` as a JSON dlq.Record, which ``msgcontract dlq
   --rocketmq`` lists, shows and replays;
 - RocketMQPublisher is the producer and the outbox relay's publisher
-  (``outbox.Relay(conn, RocketMQPublisher(...))``);
+  (``outbox.Relay(conn, RocketMQPublisher(...))``); to a FIFO topic
+  (Config.fifo_topics) an event carries its biz_key as its message group;
+- a FIFO loop (its group in Config.fifo_groups, an orderly consumer group)
+  hands a biz_key's deliveries to the handlers one at a time,
+  in the order they came, while other keys go on; a retry copy leaves the line;
 - RocketMQTxProducer is the outbox's alternative: it sends an event as a
   transactional (half) message committed with the business transaction, and
   answers the broker's check-backs from the business database (txcheck).
@@ -32,9 +36,11 @@ the hold covers it), cannot create topics (they must exist: docs/rocketmq.md,
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import contextlib
 import dataclasses
+import hashlib
 import heapq
 import json
 import logging
@@ -89,6 +95,7 @@ MIN_UNRESOLVED_MS = 4000
 seconds, so a check-back may take it for up to a second older, and half the window must exceed that second with
 room for the business commit."""
 PRUNE_INTERVAL_S = 3600  # how often a RocketMQTxProducer prunes the check-back table (runtime-go's: hourly)
+MAX_GROUP_BYTES = 63  # the proxy refuses a message group of 64 bytes or more (maxMessageGroupSize)
 
 T = TypeVar("T")
 
@@ -135,9 +142,20 @@ class Config:
     """How long a delivery whose database or send failed waits before it runs again."""
     access_key: str = ""
     secret_key: str = ""
+    fifo_topics: Sequence[str] = ()
+    """The msgcontract topics whose RocketMQ topics are FIFO topics (message type FIFO, which runtime-go's
+    Config.FIFOTopics creates): an event sent to one carries a message group (message_group), which the proxy
+    requires there, and a RocketMQTxProducer cannot send to one."""
+    fifo_groups: Sequence[str] = ()
+    """The consumer groups that keep a biz_key's order (orderly groups, which runtime-go's Config.FIFOGroups
+    creates with their retry topics' groups): a RocketMQConsumerLoop of one is a FIFO loop."""
 
     def validate(self) -> None:
         errs = []
+        for field, names in (("fifo_topics", self.fifo_topics), ("fifo_groups", self.fifo_groups)):
+            if isinstance(names, str) or not all(isinstance(n, str) and n for n in names):
+                errs.append(f"rocketmq: {field} {names!r} must be a sequence of names, none empty (a single one "
+                            f"too: {field}=[\"orders\"])")
         if not self.endpoints.strip():
             errs.append("rocketmq: endpoints is required (the proxy's gRPC address, host:8081)")
         if sanitize(self.namespace) != self.namespace:
@@ -161,6 +179,14 @@ class Config:
 
     def topic_name(self, topic: str) -> str:
         return self.namespace + sanitize(topic)
+
+    def is_fifo(self, topic: str) -> bool:
+        """Whether msgcontract topic topic is one of fifo_topics."""
+        return not isinstance(self.fifo_topics, str) and topic in self.fifo_topics
+
+    def is_fifo_group(self, group: str) -> bool:
+        """Whether consumer group group is one of fifo_groups."""
+        return not isinstance(self.fifo_groups, str) and group in self.fifo_groups
 
     def retry_topic(self, group: str) -> str:
         return self.namespace + sanitize(group) + RETRY_SUFFIX
@@ -188,8 +214,9 @@ def _failure(e: BaseException, what: str, name: str) -> RocketMQError:
                 "updateTopic, retry topics with -a +message.type=DELAY, or let a runtime-go member create it)")
     elif "message type not match" in str(e):
         hint = (" (the topic's message type refuses this message: a RocketMQTxProducer needs a TRANSACTION topic, "
-                "RocketMQPublisher a NORMAL one; runtime-go's Config.TransactionTopics creates TRANSACTION topics, "
-                "mqadmin updateTopic -a +message.type=TRANSACTION sets one)")
+                "RocketMQPublisher a NORMAL one, or a FIFO one for a topic in Config.fifo_topics; runtime-go's "
+                "Config.TransactionTopics and FIFOTopics create them so, mqadmin updateTopic -a "
+                "+message.type=TRANSACTION (or FIFO) sets one)")
     return RocketMQError(f"rocketmq: {what} to {name}: {e!r}{hint}")
 
 
@@ -222,9 +249,27 @@ def _message(name: str, topic: str, env: _envelope_pb2.Envelope, body: bytes, no
     return m
 
 
+def message_group(env: _envelope_pb2.Envelope) -> str:
+    """The message group of env on a FIFO topic: its biz_key (its message id when the biz_key is empty), or,
+    when the proxy would refuse that (blank, over MAX_GROUP_BYTES, control characters), "sha256:" and the start
+    of its SHA-256 in hex: one key, one group, so one queue and one line."""
+    key = env.biz_key or env.message_id
+    if not key:
+        raise ValueError("rocketmq: the envelope has neither biz_key nor message id: a FIFO topic's message needs "
+                         "a message group; build it with new_envelope")
+    control = any(c < " " or "\x7f" <= c <= "\x9f" for c in key)
+    if key.strip() and len(key.encode()) <= MAX_GROUP_BYTES and not control:
+        return key
+    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:MAX_GROUP_BYTES - len("sha256:")]
+
+
 def _event_message(cfg: Config, topic: str, env: _envelope_pb2.Envelope) -> Any:
-    """The RocketMQ message that publishes env to msgcontract topic topic."""
-    return _message(cfg.topic_name(topic), topic, env, encode(env), 0)
+    """The RocketMQ message that publishes env to msgcontract topic topic; to a FIFO topic, in env's message
+    group."""
+    m = _message(cfg.topic_name(topic), topic, env, encode(env), 0)
+    if cfg.is_fifo(topic):
+        m.message_group = message_group(env)
+    return m
 
 
 class RocketMQPublisher:
@@ -360,6 +405,11 @@ class RocketMQTxProducer:
             placeholder(paramstyle)
         except ValueError as e:
             errs.append(f"rocketmq: {e}")
+        fifo = [t for t in topics if self.cfg.is_fifo(t)]
+        if fifo:
+            errs.append(f"rocketmq: topics {fifo} are FIFO topics (Config.fifo_topics), which take no transactional "
+                        "messages (a RocketMQ topic has one message type): publish their events through the outbox "
+                        "and RocketMQPublisher, or send to a TRANSACTION topic")
         if unresolved_ms < MIN_UNRESOLVED_MS:
             errs.append(f"rocketmq: unresolved_ms {unresolved_ms} is under {MIN_UNRESOLVED_MS} (the client stamps a "
                         "half message's born time in whole seconds; half the window must exceed one second)")
@@ -518,6 +568,7 @@ class Delivery:
     attempt: int
     not_before: int
     received: float  # time.monotonic() when it arrived (its lease)
+    key: str = ""  # in a FIFO loop, the biz_key whose line it is in; "" for none
 
 
 class RocketMQConsumerLoop:
@@ -530,6 +581,16 @@ class RocketMQConsumerLoop:
     transaction, send or acknowledgement leaves them held for db_retry_ms, or, past their lease, to come again
     from the broker. Each message keeps one retry chain keyed by its message id (msg_dedup_chain).
     A group is consumed by members of one kind: 5.x-client members (Java, Python) or Go members.
+
+    A group in cfg.fifo_groups keeps each biz_key's order (docs/rocketmq.md, FIFO groups), for a group created
+    orderly with its companion (runtime-go's Config.FIFOGroups, rocketmqpeer topics -fifo-group): the event
+    topics are read as
+    group, whose broker hands out a queue's messages in order and no more of the queue until they are
+    acknowledged, and the retry topic as the non-orderly group named like it (cfg.retry_topic(group)), so that a
+    copy held until its not_before does not stop the copies behind it. The loop hands a key's deliveries of the
+    event topics to the handlers one at a time in the order they came: the next once the one before is settled
+    (acknowledged, or its retry copy or dead letter stored), while other keys go on. A delivery let go unsettled
+    (its lease) leaves the line as a retry copy does, as in Go and Java: it comes again, after the key's next.
     """
 
     def __init__(self, cfg: Config | str, group: str, consumers: Sequence[Consumer[Any]], conn: Any,
@@ -543,12 +604,14 @@ class RocketMQConsumerLoop:
         self.group = group
         self.conn = conn
         self.clock_ms = clock_ms
+        self.fifo = self.cfg.is_fifo_group(group)
         self.counts = Counts()
         self._routes = {(c.spec.topic, c.spec.event_type): c for c in consumers}
         if len(self._routes) != len(consumers):
             raise ConfigError("rocketmq: two consumers of one topic and event type")
         names = [self.cfg.topic_name(t) for t in sorted({c.spec.topic for c in consumers})]
-        names.append(self.cfg.retry_topic(group))
+        self._retry_name = self.cfg.retry_topic(group)
+        names.append(self._retry_name)
         self._pub = RocketMQPublisher(self.cfg, clock_ms)
         # (topic name, its receive) or (SETTLE, (delivery, its send, what)): futures that ended, for this thread
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
@@ -556,6 +619,8 @@ class RocketMQConsumerLoop:
         self._seq = 0
         self._receiving: set[str] = set()
         self._receive_at = 0
+        # fifo: per biz_key, its delivery out (held, running or being settled), then those waiting, in arrival order
+        self._lines: dict[str, collections.deque[Delivery]] = {}
         self._closed = False
         self._started = time.monotonic()
         # One consumer of the group per topic: a receive on an empty topic long-polls for the proxy's minimum,
@@ -563,7 +628,8 @@ class RocketMQConsumerLoop:
         self._consumers: dict[str, Any] = {}
         try:
             for n in names:
-                c = SimpleConsumer(self.cfg.client(), self.cfg.group_name(group), {n: FilterExpression()},
+                as_group = n if self.fifo and n == self._retry_name else self.cfg.group_name(group)
+                c = SimpleConsumer(self.cfg.client(), as_group, {n: FilterExpression()},
                                    await_duration=self.cfg.await_s)
                 c.startup()
                 self._consumers[n] = c
@@ -639,31 +705,61 @@ class RocketMQConsumerLoop:
                 # Came early: a timer capped at the broker's longest. Sent on again, due later.
                 self._send_on(d, d.not_before)
                 continue
-            self._hold(d, max(now, d.not_before))
+            if self._queue_up(d, name):
+                self._hold(d, max(now, d.not_before))
 
     def _hold(self, d: Delivery, until_ms: int) -> None:
         self._seq += 1
         heapq.heappush(self._held, (until_ms, self._seq, d))
 
+    def _queue_up(self, d: Delivery, name: str) -> bool:
+        """Whether d is held now: in a FIFO loop a delivery of an event topic joins the line of its biz_key and
+        is held once it is at the head. Retry copies, and bodies without an envelope or a biz_key, join no line."""
+        if not self.fifo or name == self._retry_name:
+            return True
+        try:
+            d.key = decode(d.body).biz_key
+        except DecodeError:
+            return True
+        if not d.key:
+            return True
+        line = self._lines.setdefault(d.key, collections.deque())
+        line.append(d)
+        return len(line) == 1
+
+    def _leave(self, d: Delivery) -> None:
+        """d is settled, or let go to come again: it leaves its key's line, and the key's next delivery is held,
+        due now."""
+        line = self._lines.get(d.key) if d.key else None
+        if not line or line[0] is not d:
+            return
+        line.popleft()
+        if line:
+            self._hold(line[0], max(self.clock_ms(), line[0].not_before))
+        else:
+            del self._lines[d.key]
+
     def _expire_leases(self) -> None:
         """A delivery held longer than its lease is let go: the broker delivers it again when its invisible
-        duration ends."""
+        duration ends. It leaves its key's line, as a retry copy does."""
         limit = time.monotonic() - self.cfg.lease_s
-        keep = [e for e in self._held if e[2].received >= limit]
-        for e in self._held:
-            if e[2].received < limit:
-                self.counts.expired += 1
-                log.warning("msgcontract: rocketmq: delivery %s of %s (attempt %d) held longer than its lease "
-                            "(%d s); the broker delivers it again", e[2].message_id, e[2].msg.topic, e[2].attempt,
-                            self.cfg.lease_s)
-        if len(keep) != len(self._held):
-            heapq.heapify(keep)
-            self._held = keep
+        gone = [e[2] for e in self._held if e[2].received < limit]
+        if not gone:
+            return
+        self._held = [e for e in self._held if e[2].received >= limit]
+        heapq.heapify(self._held)
+        for d in gone:
+            self.counts.expired += 1
+            log.warning("msgcontract: rocketmq: delivery %s of %s (attempt %d) held longer than its lease (%d s); "
+                        "the broker delivers it again", d.message_id, d.msg.topic, d.attempt, self.cfg.lease_s)
+            self._leave(d)
 
     def _retry_later(self, d: Delivery) -> None:
         """Holds d for db_retry_ms, or lets it come again from the broker when its lease would run out."""
         if time.monotonic() - d.received + self.cfg.db_retry_ms / 1000 < self.cfg.lease_s:
             self._hold(d, self.clock_ms() + self.cfg.db_retry_ms)
+        else:
+            self._leave(d)
 
     def _ack(self, d: Delivery) -> None:
         try:
@@ -673,6 +769,7 @@ class RocketMQConsumerLoop:
         except Exception as e:
             log.warning("msgcontract: rocketmq: ack of %s failed; it is delivered again and deduplicated: %r",
                         d.message_id, e)
+        self._leave(d)
 
     def _after(self, d: Delivery, f: concurrent.futures.Future[Any], what: str) -> None:
         """Acknowledges d once f (its copy or dead letter) is stored, on this thread (step); when f failed, d

@@ -186,14 +186,14 @@ test-rocketmq: ## runtime-go on a real Apache RocketMQ 5.3 (scripts/with-rocketm
 	@cat $(SUMMARY)/rocketmq-retry-delays.txt
 
 .PHONY: test-java-rocketmq
-test-java-rocketmq: runtime-java ## the Java RocketMQ member (runtime-java/rocketmq over RocketMQ's 5.x client and proxy, JUnit count checked) on a real broker: the names and properties of docs/rocketmq.md, the loop's decisions, dead letters listed by dlq --rocketmq, a crash between retry and ack, 1,000 retry delays through the broker's timer, Go publishing to Java and Java to Go (integration/rocketmqmembers)
+test-java-rocketmq: runtime-java ## the Java RocketMQ member (runtime-java/rocketmq over RocketMQ's 5.x client and proxy, JUnit count checked) on a real broker: the names and properties of docs/rocketmq.md, the loop's decisions, FIFO groups (a key's messages in publish order, retries leaving the line), the transactional producer and its check-back, dead letters listed by dlq --rocketmq, a crash between retry and ack, 1,000 retry delays through the broker's timer, Go publishing to Java and Java to Go (integration/rocketmqmembers)
 	$(GO) vet -tags rocketmq ./integration/rocketmqmembers/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m -run TestJavaRocketMQ ./integration/rocketmqmembers' | $(TESTSUMMARY) -suite java-rocketmq -dir $(SUMMARY)
 	@cat $(SUMMARY)/java-rocketmq-retry-delays.txt
 
 .PHONY: test-rocketmq-python
-test-rocketmq-python: runtime-python ## the Python RocketMQ member (msgcontract_runtime.rocketmq over RocketMQ's 5.x Python client and proxy) on a real broker: runtime-python/tests_rocketmq (duplicates, retries then dead letters listed by dlq --rocketmq, a body that is no envelope, Go publishing to Python and Python to Go, 1,000 retry delays), every test function counted (integration/rocketmqmembers)
+test-rocketmq-python: runtime-python ## the Python RocketMQ member (msgcontract_runtime.rocketmq over RocketMQ's 5.x Python client and proxy) on a real broker: runtime-python/tests_rocketmq (FIFO groups, the transactional producer and its check-back, duplicates, retries then dead letters listed by dlq --rocketmq, a body that is no envelope, Go publishing to Python and Python to Go, 1,000 retry delays), every test function counted (integration/rocketmqmembers)
 	bash scripts/setup-python.sh >/dev/null
 	cd runtime-python && MYPYPATH=tests_rocketmq ../.venv/bin/python -m mypy --no-error-summary tests_rocketmq
 	$(GO) vet -tags rocketmq ./integration/rocketmqmembers/...

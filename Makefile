@@ -225,14 +225,14 @@ test-rabbitmq-restart: ## only the RabbitMQ node SIGKILLed and restarted under a
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	CGO_ENABLED=1 bash scripts/with-rabbitmq.sh bash -c 'cd runtime-go && $(GO) test -race -json -tags rabbitmq,rabbitmq_restart -count=1 -run "TestBrokerKillAndRestart|TestPublishersBlocked" ./transport/rabbitmq' | $(TESTSUMMARY) -suite rabbitmq-restart -dir $(SUMMARY)
 
-test-mysql: runtime-python ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, doctor --mysql, the Python asyncio consumer on aiomysql
+test-mysql: runtime-python ## runtime-go, Java and Python on a throwaway MariaDB (scripts/with-mariadb.sh): mysqldb, dedup, outbox, the check-back table (txcheck), fault tests 1-4 and 7, batch timeout, dedup conflicts --db mysql://, doctor --mysql, the Python asyncio consumer on aiomysql
 	bash scripts/setup-python.sh >/dev/null
 	bash scripts/pip-install.sh test-mysql .venv PyMySQL==1.1.3 aiomysql==0.3.2
 	cd runtime-python && MYPYPATH=tests_mysql ../.venv/bin/python -m mypy --no-error-summary tests_mysql
 	cd runtime-go && $(GO) vet -tags mysql $(RUNTIME_GO_PKGS)
 	$(GO) vet -tags mysql ./internal/cli/... ./integration/mysqlit ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ../integration/runtime/dedup ../integration/runtime/outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./integration/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
+	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... ./txcheck && $(GO) test -json -tags mysql -count=1 -run MySQL ../integration/runtime/dedup ../integration/runtime/outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./integration/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
 .PHONY: test-obs
 test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a Go, a Java and a Python consumer: the same metric series, labels, counts and buckets from each (integration/obsscrape)
 	command -v prometheus >/dev/null || bash scripts/setup.sh

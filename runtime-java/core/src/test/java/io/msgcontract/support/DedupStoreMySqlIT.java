@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * DedupStore on MySQL/MariaDB, in a database of its own on the server that
+ * DedupStore and TxCheck on MySQL/MariaDB, in a database of its own on the server that
  * MSGCONTRACT_MYSQL_DSN (a mysql://user:password@host:port/db URL, set by
  * scripts/with-mariadb.sh) names. Not part of the default build (the name
  * ends in IT); make test-mysql runs it, and fails when the variable is unset.
@@ -52,6 +52,27 @@ class DedupStoreMySqlIT {
     try (Connection admin = DriverManager.getConnection(base); Statement st = admin.createStatement()) {
       st.execute("DROP DATABASE " + database);
     }
+  }
+
+  /** The check-back's answers from msg_tx_check, as TxCheckTest checks them on SQLite. */
+  @Test
+  void txCheckAnswersFromTheTable() throws SQLException {
+    long stored = 1_700_000_000_000L;
+    long window = 60_000;
+    TxCheck.migrate(conn, Ddl.MYSQL);
+    TxCheck.migrate(conn, Ddl.MYSQL); // idempotent
+    TxCheck.record(conn, "committed", "payment-callback", stored);
+    conn.commit();
+    TxCheck.record(conn, "rolled-back", "payment-callback", stored);
+    conn.rollback();
+    assertEquals(TxCheck.Answer.COMMIT, TxCheck.check(conn, "committed", stored, stored + 1000, window));
+    assertEquals(TxCheck.Answer.UNKNOWN, TxCheck.check(conn, "rolled-back", stored, stored + window - 1, window));
+    assertEquals(TxCheck.Answer.ROLLBACK, TxCheck.check(conn, "rolled-back", stored, stored + window, window));
+    assertEquals(TxCheck.Answer.ROLLBACK, TxCheck.check(conn, "", stored, stored + 1000, window));
+    assertEquals(0, TxCheck.prune(conn, stored + TxCheck.RETENTION_MS - 1));
+    assertEquals(1, TxCheck.prune(conn, stored + TxCheck.RETENTION_MS + 1));
+    conn.commit();
+    assertEquals(TxCheck.Answer.UNKNOWN, TxCheck.check(conn, "committed", stored, stored + 1000, window));
   }
 
   @Test

@@ -232,7 +232,7 @@ test-mysql: runtime-python ## runtime-go, Java and Python on a throwaway MariaDB
 	cd runtime-go && $(GO) vet -tags mysql $(RUNTIME_GO_PKGS)
 	$(GO) vet -tags mysql ./internal/cli/... ./integration/mysqlit ./integration/runtime/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... ./txcheck && $(GO) test -json -tags mysql -count=1 -run MySQL ../integration/runtime/dedup ../integration/runtime/outbox && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./integration/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
+	bash scripts/with-mariadb.sh bash -c 'cd runtime-go && $(GO) test -json -tags mysql -count=1 ./sqldb/mysqldb/... && $(GO) test -json -tags mysql -count=1 -run MySQL ../integration/runtime/dedup ../integration/runtime/outbox ../integration/runtime/txcheck && $(GO) test -json -tags mysql -count=1 -run "TestFault[12347]/mysql|TestBatch.*/mysql" ../integration/runtime/consumer && cd .. && $(GO) test -json -tags mysql -count=1 -run MySQL ./internal/cli/... ./integration/mysqlit' | $(TESTSUMMARY) -suite mysql -dir $(SUMMARY)
 .PHONY: test-obs
 test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a Go, a Java and a Python consumer: the same metric series, labels, counts and buckets from each (integration/obsscrape)
 	command -v prometheus >/dev/null || bash scripts/setup.sh

@@ -38,7 +38,7 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka-all test-mysql test-obs test-trace test-corpus test-registry-security test-rabbitmq-all test-rocketmq-all fuzz-smoke conformance-and-range ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka-all test-mysql test-obs-trace test-corpus test-registry-security test-rabbitmq-all test-rocketmq-all fuzz-smoke conformance-and-range ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
 
 # The fast tier: what a change should pass before it is pushed, in under
@@ -239,6 +239,10 @@ test-obs: runtime-java runtime-python ## a real Prometheus (Debian's) scrapes a 
 	$(GO) vet -tags obs ./integration/obsscrape
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	$(GO) test -json -tags obs -count=1 ./integration/obsscrape | $(TESTSUMMARY) -suite obs -dir $(SUMMARY)
+
+.PHONY: test-obs-trace
+test-obs-trace: runtime-java runtime-python ## test-obs and test-trace side by side, as make test runs them: each mostly waits, on Prometheus's scrapes or on Jaeger's spans
+	$(PAIR) test-obs test-trace
 
 .PHONY: test-trace jaeger-background
 test-trace: runtime-java runtime-python ## the demo exporting to a real Jaeger v1.75.0 (scripts/with-jaeger.sh; in-memory, OTLP on loopback): one order's trace holds the Java producer, relay, Go consumer (retry included) and Python consumer spans

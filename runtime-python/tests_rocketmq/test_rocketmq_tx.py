@@ -21,8 +21,8 @@ from msgcontract_runtime.txcheck import Answer
 from rmqhelp import envelope, sqlite_db
 
 TX_TOPIC = "payments"
-QUIET_S = 8.0
-"""Long enough to see a message that should not arrive: four check-back rounds."""
+QUIET_S = 5.0
+"""Long enough to see a message that should not arrive: check-backs come 2 s after a send, then every 2 s."""
 
 
 class TxFixture:

@@ -116,7 +116,7 @@ func (f *txFixture) rows(t *testing.T, table, id string) int {
 // The broker checks an unresolved half message back after 2 s, every 2 s
 // (scripts/rocketmq-start.sh): quiet is long enough to see a message that
 // should not arrive.
-const quiet = 8 * time.Second
+const quiet = 5 * time.Second
 
 func TestTxProducerCommitsWithTheBusinessTransaction(t *testing.T) {
 	t.Parallel()

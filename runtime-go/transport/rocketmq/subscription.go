@@ -225,9 +225,7 @@ func (s *subscription) handOutWhenDue(msgs []*primitive.MessageExt) consumer.Con
 // are handed out one at a time, in offset order (the biz_key picks the
 // queue), while other keys' go on. Retry copies leave the line.
 func (s *subscription) queueUp(e *entry) bool {
-	if env, err := envelope.Unmarshal(e.m.Body); err == nil {
-		e.key = env.GetBizKey()
-	}
+	e.key = lineKey(e.m)
 	if e.key == "" {
 		return true
 	}
@@ -235,6 +233,21 @@ func (s *subscription) queueUp(e *entry) bool {
 	defer s.mu.Unlock()
 	s.lines[e.key] = append(s.lines[e.key], e)
 	return len(s.lines[e.key]) == 1
+}
+
+// lineKey is the biz_key whose line m joins: a msgcontract publisher's
+// sharding key (message sets it to the biz_key) without decoding the
+// body, else the envelope's; "" for a body that is no envelope.
+func lineKey(m *primitive.MessageExt) string {
+	if m.GetProperty(PropTopic) != "" {
+		if k := m.GetShardingKey(); k != "" {
+			return k
+		}
+	}
+	if env, err := envelope.Unmarshal(m.Body); err == nil {
+		return env.GetBizKey()
+	}
+	return ""
 }
 
 // leaveLine takes e, settled or handed back, out of its key's line and

@@ -21,8 +21,8 @@ from aio_support import SPEC as ASYNC_SPEC, Database, envelope, open_db
 from conftest import pg_dsn
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import aio
-from msgcontract_runtime.consumer import begin, superseded
-from msgcontract_runtime.dedup import ChainPos, ChainStep, advance, chain_row, chain_sql, went_on
+from msgcontract_runtime.consumer import begin, process_batch, superseded
+from msgcontract_runtime.dedup import ChainPos, ChainStep, advance, advance_all, chain_row, chain_sql, went_on
 from test_runtime import SPEC, _body
 
 Run = Callable[..., Any]
@@ -146,7 +146,7 @@ def test_advance_walk(sync_conn: tuple[Any, str]) -> None:
     check_walk(lambda s: advance(conn, s, style), lambda h, m: chain_row(conn, h, m, style))
 
 
-def test_advance_commits_each_statement(sync_conn: tuple[Any, str], tmp_path: Path) -> None:
+def test_advance_commits(sync_conn: tuple[Any, str], tmp_path: Path) -> None:
     """The row is durable once advance returns, seen from another connection; nothing is left open."""
     conn, style = sync_conn
     m = "m-" + uuid.uuid4().hex
@@ -160,6 +160,57 @@ def test_advance_commits_each_statement(sync_conn: tuple[Any, str], tmp_path: Pa
         assert not conn.in_transaction
     else:
         assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def test_advance_all_is_one_transaction(sync_conn: tuple[Any, str], tmp_path: Path) -> None:
+    """A batch's failures advance together: each gets advance's answer (a superseded step the place that went
+    on), the rows are durable once it returns; a failing write rolls back every step's."""
+    conn, style = sync_conn
+    sfx = "-" + uuid.uuid4().hex
+    assert advance(conn, ChainStep("h", "c" + sfx, pos(0, 2, "R/0/7"), 5), style)[0]
+    steps = [ChainStep("h", "b" + sfx, pos(0, 0, "t/0/2"), 6),  # out of order: written sorted, answered in turn
+             ChainStep("h", "a" + sfx, pos(0, 0, "t/0/1"), 6),
+             ChainStep("h", "c" + sfx, pos(0, 1, "R/0/3"), 6)]  # a stale copy: attempt 2 went on
+    assert advance_all(conn, steps, style) == [(True, pos(0, 0, "t/0/2")), (True, pos(0, 0, "t/0/1")),
+                                               (False, pos(0, 2, "R/0/7"))]
+    other: Any = sqlite3.connect(str(tmp_path / "biz.db")) if style == "qmark" else psycopg.connect(pg_dsn())
+    try:
+        assert [chain_row(other, "h", m + sfx, style) for m in "abc"] == [
+            pos(0, 0, "t/0/1"), pos(0, 0, "t/0/2"), pos(0, 2, "R/0/7")]
+    finally:
+        other.close()
+    if style == "qmark":
+        assert not conn.in_transaction
+    # A step whose write fails: the steps written before it in the same transaction are rolled back too.
+    if style == "qmark":  # PostgreSQL refuses the NUL in the message id; SQLite's trigger refuses the id
+        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON msg_dedup_chain WHEN NEW.message_id LIKE 'z%' "
+                     "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        conn.commit()
+    with pytest.raises(Exception, match="refused|NUL"):
+        advance_all(conn, [ChainStep("h", "d" + sfx, pos(0, 0, "t/0/4"), 7),
+                           ChainStep("h", "z\x00" + sfx, pos(0, 0, "t/0/5"), 7)], style)
+    assert chain_row(conn, "h", "d" + sfx, style) is None, "rolled back with the step that failed"
+
+
+def test_process_batch_advances_its_failures_together(conn: sqlite3.Connection) -> None:
+    """A batch of two failures and a success: both chains advance in one transaction after the batch's commit;
+    when that transaction fails, both failures are handed back (None) and the success stands."""
+    ok = mc.Consumer(SPEC, "ok", lambda tx, m, e: None)
+    seen: list[mc.Outcome] = []
+    bad = _failing(seen, [])
+    bodies = [_body("f1"), _body("s1"), _body("f2")]
+    out = process_batch(conn, [(bad, bodies[0], "t/0/1"), (ok, bodies[1], "t/0/2"), (bad, bodies[2], "t/0/3")])
+    assert [type(d) for d in out] == [mc.Retry, mc.Ack, mc.Retry]
+    assert [chain_row(conn, "h", mc.decode(b).message_id) for b in (bodies[0], bodies[2])] == [
+        pos(0, 0, "t/0/1"), pos(0, 0, "t/0/3")]
+    assert [o.label for o in seen] == ["retry_scheduled", "retry_scheduled"]
+    conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON msg_dedup_chain BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    conn.commit()
+    bodies = [_body("f3"), _body("s2"), _body("f4")]
+    out = process_batch(conn, [(bad, bodies[0], "t/0/4"), (ok, bodies[1], "t/0/5"), (bad, bodies[2], "t/0/6")])
+    assert out == [None, mc.Ack(), None]
+    assert len(seen) == 2, "a delivery handed back is not observed"
+    assert not conn.in_transaction
 
 
 def _failing(seen: list[mc.Outcome], calls: list[int]) -> mc.Consumer[envelope_pb2.LastError]:

@@ -16,6 +16,7 @@ from google.protobuf import wrappers_pb2
 import msgcontract_runtime as mc
 from conftest import FIFO_GROUP, FIFO_TOPIC, HANDLER, note_spec
 from msgcontract_runtime import envelope as envelope_codec, rocketmq as mq
+from msgcontract_runtime.consumer import RoutedRun
 from msgcontract_runtime.event import DecodeError
 from rmqhelp import sqlite_db, wait
 
@@ -43,9 +44,9 @@ class Recording(mq.RocketMQConsumerLoop):
 
     batches: list[list[tuple[str, str]]]
 
-    def _run_due(self, ds: list[mq.Delivery]) -> None:
+    def _run_due(self, ds: list[mq.Delivery]) -> RoutedRun[mq.Delivery]:
         self.batches.append([ids(d.body) for d in ds])
-        super()._run_due(ds)
+        return super()._run_due(ds)
 
 
 def recording(cfg: mq.Config, consumers: list[mc.Consumer[Any]], db: Any) -> Recording:

@@ -15,7 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import payload_hash
 from msgcontract_runtime.classify import ContractError
-from msgcontract_runtime.dedup import ChainPos, ChainStep, advance, chain_row, claim
+from msgcontract_runtime.dedup import ChainPos, ChainStep, advance_all, chain_row, claim
 from msgcontract_runtime.envelope import decode, payload
 from msgcontract_runtime.event import DecodeError, EventSpec, M
 
@@ -445,11 +445,17 @@ class Consumer(Generic[M]):
                 span.end(None, e)
             raise
 
-        def settle() -> Decision:
-            env = run["env"]
-            if delivery_id is None or env is None or not advances_chain(d):
+        env = run["env"]
+        step = None
+        if delivery_id is not None and env is not None and advances_chain(d):
+            step = ChainStep(self.handler_name, env.message_id, chain_pos(env, delivery_id), self.clock_ms())
+
+        def settle(went_on: tuple[bool, ChainPos]) -> Decision:
+            ok, went = went_on
+            if ok:
                 return d
-            return self._advance(conn, env, delivery_id, d)
+            log_superseded(self.handler_name, run["env"], went)
+            return Ack(deduplicated=True)
 
         def report(final: Decision) -> None:
             if span is not None:
@@ -460,17 +466,7 @@ class Consumer(Generic[M]):
             if span is not None:
                 span.end(None, err)
 
-        return Pending(d, settle, report, lose)
-
-    def _advance(self, conn: Any, env: _envelope_pb2.Envelope, delivery_id: str, d: Decision) -> Decision:
-        """d, a failure about to go on, once the retry chain moved on to it; Ack(deduplicated=True) when
-        another copy of the message went on instead. Raises the database's error."""
-        ok, went = advance(conn, ChainStep(self.handler_name, env.message_id, chain_pos(env, delivery_id),
-                                           self.clock_ms()), self.paramstyle)
-        if ok:
-            return d
-        log_superseded(self.handler_name, env, went)
-        return Ack(deduplicated=True)
+        return Pending(d, Chain(conn, step, self.paramstyle, settle) if step is not None else None, report, lose)
 
     def _decide(self, conn: Any, body: bytes, run: dict[str, Any], env: _envelope_pb2.Envelope | None,
                 scope: _Scope) -> Decision:
@@ -506,24 +502,39 @@ class Consumer(Generic[M]):
         return Ack()
 
 
+@dataclasses.dataclass
+class Chain:
+    """A failure's step in its message's retry chain, to advance once its transaction committed, and what the
+    decision becomes when it did (went on) or another copy went on instead (superseded)."""
+
+    conn: Any
+    step: ChainStep
+    paramstyle: str
+    settle: Callable[[tuple[bool, ChainPos]], Decision]
+
+
 class Pending:
     """A decision taken in a transaction the caller commits (Consumer.process_shared).
 
     Its outcome is reported (observer, span) once the caller says how the
-    transaction ended; only the first of committed() and lost() counts.
+    transaction ended; only the first of committed() and lost() counts. A
+    failure's retry chain (chain, None for any other decision) is advanced
+    before: alone by committed(), or with the other failures of its
+    transaction by process_batch.
     """
 
-    def __init__(self, decision: Decision, settle: Callable[[], Decision], report: Callable[[Decision], None],
+    def __init__(self, decision: Decision, chain: Chain | None, report: Callable[[Decision], None],
                  lose: Callable[[BaseException], None]) -> None:
         self.decision = decision
-        self._settle = settle
+        self.chain = chain
         self._report = report
         self._lose = lose
         self._ended = False
 
-    def committed(self) -> None:
-        """The transaction committed: a failure's retry chain is advanced (the decision becomes
-        Ack(deduplicated=True) when another copy went on), then the decision is reported.
+    def committed(self, went_on: tuple[bool, ChainPos] | Exception | None = None) -> None:
+        """The transaction committed: a failure's retry chain is advanced, unless went_on is what advancing it
+        came to (advance_all), and the decision becomes Ack(deduplicated=True) when another copy went on; then
+        the decision is reported.
 
         A database error advancing the chain is raised after the span ends
         as handed back; nothing is reported, and the caller hands the
@@ -533,7 +544,12 @@ class Pending:
             return
         self._ended = True
         try:
-            self.decision = self._settle()
+            if self.chain is not None:
+                if went_on is None:
+                    went_on = advance_all(self.chain.conn, [self.chain.step], self.chain.paramstyle)[0]
+                if isinstance(went_on, Exception):
+                    raise went_on
+                self.decision = self.chain.settle(went_on)
         except BaseException as e:
             self._lose(e)
             raise
@@ -616,9 +632,9 @@ def begin(conn: Any) -> None:
 
 def process_batch(conn: Any, batch: list[tuple[Consumer[Any], bytes, str]]) -> list[Decision | None]:
     """Runs a broker loop's batch, (consumer, body, delivery id) each, in one transaction of conn and
-    commits it; raises when it failed, leaving the rollback to the caller. Then each failure advances its
-    retry chain on its own: None for a delivery whose advance the database failed, to be handed back alone.
-    The Kafka and RabbitMQ loops share it."""
+    commits it; raises when it failed, leaving the rollback to the caller. Then the failures advance their
+    retry chains, together in one more transaction (dedup.advance_all): None for a delivery whose advance the
+    database failed, to be handed back. The Kafka, RabbitMQ and RocketMQ loops share it."""
     pending: list[Pending] = []
     try:
         begin(conn)
@@ -629,10 +645,18 @@ def process_batch(conn: Any, batch: list[tuple[Consumer[Any], bytes, str]]) -> l
         for p in pending:
             p.lost(e)
         raise
-    out: list[Decision | None] = []
-    for p in pending:
+    went_on: dict[int, tuple[bool, ChainPos] | Exception] = {}
+    chains = [(i, p.chain) for i, p in enumerate(pending) if p.chain is not None]
+    if chains:
         try:
-            p.committed()
+            done = advance_all(conn, [c.step for _, c in chains], chains[0][1].paramstyle)
+            went_on = {i: r for (i, _), r in zip(chains, done, strict=True)}
+        except Exception as e:  # the transaction failed: none went on
+            went_on = {i: e for i, _ in chains}
+    out: list[Decision | None] = []
+    for i, p in enumerate(pending):
+        try:
+            p.committed(went_on.get(i))
         except Exception as e:  # the database failed: not the message's fault, no retry counted
             log.error("msgcontract: database failure, message handed back (advance retry chain): %s", e)
             out.append(None)

@@ -15,7 +15,9 @@ consumer's other decisions.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from msgcontract_runtime import ddl
@@ -188,6 +190,7 @@ def _render(sql: str, placeholder: str) -> Statement:
     return Statement(re.sub(r"\$\d+", placeholder, sql), order)
 
 
+@functools.cache
 def chain_sql(paramstyle: str) -> ChainSQL:
     """The chain statements for a DB-API paramstyle ("qmark", "format", "pyformat"), "mysql" (PyMySQL,
     aiomysql) or "$n" (asyncpg).
@@ -234,25 +237,19 @@ def _chain(conn: Any, paramstyle: str) -> ChainSQL:
     return chain_sql("mysql" if is_mysql(conn) else paramstyle)
 
 
-def _write(conn: Any, sql: str, args: tuple[Any, ...], mysql_insert: bool = False) -> int:
-    """Runs sql on conn and commits it alone; returns the number of rows it changed. A failure rolls back.
+def _exec(cur: Any, sql: str, args: tuple[Any, ...], mysql_insert: bool = False) -> int:
+    """Runs sql on cur; returns the number of rows it changed.
 
-    mysql_insert: MySQL's duplicate-key error is the row already there, no row changed.
+    mysql_insert: MySQL's duplicate-key error is the row already there, no row changed (it rolls back the
+    statement only; the transaction goes on).
     """
-    cur = conn.cursor()
     try:
-        try:
-            cur.execute(sql, args)
-            n = int(cur.rowcount)
-        except Exception as e:
-            if not (mysql_insert and is_duplicate_key(e)):
-                raise
-            n = 0
-        conn.commit()
-    except BaseException:
-        conn.rollback()
-        raise
-    return n
+        cur.execute(sql, args)
+    except Exception as e:
+        if not (mysql_insert and is_duplicate_key(e)):
+            raise
+        return 0
+    return int(cur.rowcount)
 
 
 def chain_row(conn: Any, handler: str, message_id: str, paramstyle: str = "qmark") -> ChainPos | None:
@@ -274,16 +271,51 @@ def advance(conn: Any, step: ChainStep, paramstyle: str = "qmark") -> tuple[bool
     """Records that step's copy goes on to a retry or a dead letter, unless another copy went on instead.
 
     Returns (True, step's place) when it goes on, else (False, the place of
-    the copy that went on). As runtime-go's Store.Advance: INSERT the place
-    if the message has no row; else UPDATE to it where the row does not
-    supersede it; when no row changed, read the row back. Each statement
-    commits on its own, on conn outside any business transaction (the
-    failure rolled that back): the row is durable before the retry is
-    published, and a crash in between delivers step's copy again, which
-    advance lets go on again (the same place).
+    the copy that went on); advance_all with one step, whose error it raises.
+    """
+    r = advance_all(conn, [step], paramstyle)[0]
+    if isinstance(r, BaseException):
+        raise r
+    return r
+
+
+def advance_all(conn: Any, steps: Sequence[ChainStep],
+                paramstyle: str = "qmark") -> list[tuple[bool, ChainPos] | Exception]:
+    """advance for each of steps, a broker loop's failed copies of one transaction, in one transaction of its
+    own: per step, (True, its place) when it goes on, (False, the place of the copy that went on), or the error
+    that step alone failed with. A failed transaction raises, and none of the steps went on.
+
+    As runtime-go's Store.Advance: INSERT the place if the message has no
+    row; else UPDATE to it where the row does not supersede it. The writes
+    run on conn outside any business transaction (the failures rolled theirs
+    back), in (handler, message_id) order so that two members advancing the
+    same messages wait for each other instead of deadlocking, and commit
+    once: every row is durable before any of the retries is published, and
+    a crash in between delivers those copies again, which advance lets go on
+    again (the same place). A step whose writes changed no row (superseded,
+    or on MySQL, which counts changed rows only, a row already at exactly
+    this place) reads the row back after the commit, in a read of its own.
     """
     q = _chain(conn, paramstyle)
-    if (_write(conn, q.insert.sql, q.insert_args(step), mysql_insert=q.mysql) == 1
-            or _write(conn, q.advance.sql, q.advance_args(step)) == 1):
-        return True, step.pos
-    return went_on(chain_row(conn, step.handler, step.message_id, paramstyle), step)
+    out: list[tuple[bool, ChainPos] | Exception] = []
+    unchanged: set[int] = set()
+    cur = conn.cursor()
+    try:
+        for i in sorted(range(len(steps)), key=lambda i: (steps[i].handler, steps[i].message_id)):
+            st = steps[i]
+            if _exec(cur, q.insert.sql, q.insert_args(st), mysql_insert=q.mysql) != 1 and \
+                    _exec(cur, q.advance.sql, q.advance_args(st)) != 1:
+                unchanged.add(i)
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    for i, st in enumerate(steps):
+        if i not in unchanged:
+            out.append((True, st.pos))
+            continue
+        try:
+            out.append(went_on(chain_row(conn, st.handler, st.message_id, paramstyle), st))
+        except Exception as e:  # that step's read back failed: it alone is handed back
+            out.append(e)
+    return out

@@ -71,6 +71,7 @@ from msgcontract_runtime.consumer import (
     Refused,
     Retry,
     Routed,
+    RoutedRun,
     route_envelope,
     run_routed,
 )
@@ -677,8 +678,11 @@ class RocketMQConsumerLoop:
         due: list[Delivery] = []
         while self._held and self._held[0][0] <= now:
             due.append(heapq.heappop(self._held)[2])
-        for i in range(0, len(due), self.cfg.batch_size):
-            self._run_due(due[i:i + self.cfg.batch_size])
+        # Every due batch's transaction first, then their sends and acknowledgements: when many copies fall due
+        # at once, a later batch's handlers do not wait for an earlier batch's copies to be sent.
+        runs = [self._run_due(due[i:i + self.cfg.batch_size]) for i in range(0, len(due), self.cfg.batch_size)]
+        for res in runs:
+            self._carry_out(res)
 
     def _take(self, name: str, fut: concurrent.futures.Future[Any]) -> None:
         try:
@@ -799,7 +803,9 @@ class RocketMQConsumerLoop:
             env = _envelope_pb2.Envelope()
         self._after(d, self._pub.publish_copy(self.group, d.topic, env, d.body, not_before_ms), "defer")
 
-    def _run_due(self, ds: list[Delivery]) -> None:
+    def _run_due(self, ds: list[Delivery]) -> RoutedRun[Delivery]:
+        """Runs ds's handlers in one transaction (run_routed) and dead-letters the bodies no handler takes; what
+        the run came to is carried out (_carry_out) after it."""
         todo: list[tuple[Delivery, Routed[Consumer[Any]], str]] = []
         for d in ds:
             r = route_envelope(d.body, d.topic, self._routes, self.group)
@@ -807,9 +813,11 @@ class RocketMQConsumerLoop:
                 self._dead_letter(d, r.topic, r.body, r.env, "", r.dead)
             else:
                 todo.append((d, r, d.message_id))
-        if not todo:
-            return
-        res = run_routed(self.conn, todo)
+        return run_routed(self.conn, todo) if todo else RoutedRun([], [], [])
+
+    def _carry_out(self, res: RoutedRun[Delivery]) -> None:
+        """Acknowledges res's duplicates and successes, sends its retry copies and dead letters, and holds its
+        deliveries whose database part failed for db_retry_ms."""
         for d in res.superseded:
             self.counts.deduped += 1
             self._ack(d)

@@ -68,8 +68,8 @@ func TestRunCountsShortResultsAsFailures(t *testing.T) {
 }
 
 // LoadFile refuses a case whose expect is empty (it would pass whatever
-// an executor answered) and a decision or handler_calls case without what
-// it runs on.
+// an executor answered), a decision, handler_calls or txcheck case without
+// what it runs on, and a malformed txcheck case.
 func TestLoadFileRejectsCasesThatCheckNothing(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ cases, want string }{
@@ -83,6 +83,26 @@ func TestLoadFileRejectsCasesThatCheckNothing(t *testing.T) {
 			`needs "message" and "batch"`},
 		{`{"name": "f", "kind": "handler_calls", "message": "m.M", "batch": ["ok", "flaky"], "expect": {"handler_calls": [1, 1]}}`,
 			`has batch member "flaky"`},
+		{`{"name": "t1", "kind": "txcheck", "message_id": "a", "now_ms": 1, "unresolved_ms": 60000, "expect": {"answer": "UNKNOWN"}}`,
+			`needs "stored_ms", "now_ms" and "unresolved_ms"`},
+		{`{"name": "t2", "kind": "txcheck", "message_id": "a", "stored_ms": 0, "now_ms": 1, "unresolved_ms": 0, "expect": {"answer": "UNKNOWN"}}`,
+			`has unresolved_ms 0; want a window above 0`},
+		{`{"name": "t3", "kind": "txcheck", "message_id": "a", "stored_ms": -1, "now_ms": 1, "unresolved_ms": 1, "expect": {"answer": "UNKNOWN"}}`,
+			`has stored_ms -1 and now_ms 1`},
+		{`{"name": "t4", "kind": "txcheck", "recorded": true, "stored_ms": 0, "now_ms": 1, "unresolved_ms": 1, "expect": {"answer": "COMMIT"}}`,
+			`is "recorded" with no "message_id"`},
+		{`{"name": "t5", "kind": "txcheck", "message_id": "a", "stored_ms": 0, "now_ms": 1, "unresolved_ms": 1, "expect": {"answer": "commit"}}`,
+			`expects answer "commit"`},
+		{`{"name": "t6", "kind": "txcheck", "message": "m.M", "message_id": "a", "stored_ms": 0, "now_ms": 1, "unresolved_ms": 1, "expect": {"answer": "UNKNOWN"}}`,
+			`(txcheck) names a message`},
+		{`{"name": "t7", "kind": "txcheck", "message_id": "a", "other_recorded": ["b", "a"], "stored_ms": 0, "now_ms": 1, "unresolved_ms": 1, "expect": {"answer": "COMMIT"}}`,
+			`has its own message id "a" in "other_recorded"`},
+		{`{"name": "t8", "kind": "txcheck", "message_id": "a", "other_recorded": ["b", "b"], "stored_ms": 0, "now_ms": 1, "unresolved_ms": 1, "expect": {"answer": "UNKNOWN"}}`,
+			`has "b" in "other_recorded" twice`},
+		{`{"name": "t9", "kind": "txcheck", "message_id": "a", "other_recorded": [""], "stored_ms": 0, "now_ms": 1, "unresolved_ms": 1, "expect": {"answer": "UNKNOWN"}}`,
+			`has an empty message id in "other_recorded"`},
+		{`{"name": "t10", "kind": "txcheck", "message_id": "a", "stored_ms": 0, "now_ms": 1, "unresolved_ms": 1, "expect": {}}`,
+			`case "t10" has an empty "expect"`},
 	} {
 		path := filepath.Join(t.TempDir(), "v.json")
 		if err := os.WriteFile(path, []byte(`{"proto_root": "proto", "files": [], "cases": [`+tc.cases+`]}`), 0o644); err != nil {
@@ -93,14 +113,21 @@ func TestLoadFileRejectsCasesThatCheckNothing(t *testing.T) {
 			t.Errorf("LoadFile(%s) = %v, want an error containing %q", tc.cases, err, tc.want)
 		}
 	}
-	// An expect of an empty list still expects something.
-	path := filepath.Join(t.TempDir(), "v.json")
-	ok := `{"name": "g", "kind": "handler_calls", "message": "m.M", "batch": ["ok"], "expect": {"handler_calls": [1]}}`
-	if err := os.WriteFile(path, []byte(`{"proto_root": "proto", "files": [], "cases": [`+ok+`]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conformance.LoadFile(path); err != nil {
-		t.Errorf("LoadFile: %v", err)
+	// An expect of an empty list still expects something; a txcheck case
+	// with an empty message id, a clock that went backwards and every
+	// time at 0 is well formed.
+	for _, ok := range []string{
+		`{"name": "g", "kind": "handler_calls", "message": "m.M", "batch": ["ok"], "expect": {"handler_calls": [1]}}`,
+		`{"name": "h", "kind": "txcheck", "message_id": "", "stored_ms": 5, "now_ms": 0, "unresolved_ms": 1, "expect": {"answer": "ROLLBACK", "deadline_ms": 5}}`,
+		`{"name": "i", "kind": "txcheck", "message_id": "a", "stored_ms": 0, "now_ms": 0, "unresolved_ms": 1, "expect": {"deadline_ms": 0}}`,
+	} {
+		path := filepath.Join(t.TempDir(), "v.json")
+		if err := os.WriteFile(path, []byte(`{"proto_root": "proto", "files": [], "cases": [`+ok+`]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conformance.LoadFile(path); err != nil {
+			t.Errorf("LoadFile(%s): %v", ok, err)
+		}
 	}
 }
 

@@ -16,11 +16,13 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Case kinds.
@@ -40,6 +42,18 @@ const (
 	// through the language's consumer and counts each member's handler
 	// runs (HandlerCalls).
 	KindHandlerCalls = "handler_calls"
+	// KindTxCheck answers a broker's check-back on a transactional (half)
+	// message with the language's txcheck rule, on a database where the
+	// row of MessageID is Recorded (or not), and computes the producer's
+	// deadline (Answer, DeadlineMs). It names no proto message.
+	KindTxCheck = "txcheck"
+)
+
+// Answers of a txcheck case.
+const (
+	AnswerCommit   = "COMMIT"   // deliver the half message
+	AnswerUnknown  = "UNKNOWN"  // ask again later
+	AnswerRollback = "ROLLBACK" // discard it
 )
 
 // Outcomes of a decision case.
@@ -100,8 +114,21 @@ type Case struct {
 	DeliveryID string    `json:"delivery_id,omitempty"`
 	// Batch (handler_calls) lists the members of one batch, each a
 	// Member constant, all published before the consumer starts.
-	Batch  []string `json:"batch,omitempty"`
-	Expect Result   `json:"expect"`
+	Batch []string `json:"batch,omitempty"`
+	// MessageID (txcheck) is the half message's envelope message id, as
+	// the check-back names it; it may be empty. Recorded says its business
+	// transaction committed the row of MessageID in msg_tx_check;
+	// OtherRecorded lists other message ids whose rows are there too.
+	MessageID     string   `json:"message_id,omitempty"`
+	Recorded      bool     `json:"recorded,omitempty"`
+	OtherRecorded []string `json:"other_recorded,omitempty"`
+	// StoredMs, NowMs and UnresolvedMs (txcheck, all required) are the
+	// half message's stored (born) time and the check-back's, in Unix ms,
+	// and the unresolved window in ms (above 0).
+	StoredMs     *int64 `json:"stored_ms,omitempty"`
+	NowMs        *int64 `json:"now_ms,omitempty"`
+	UnresolvedMs *int64 `json:"unresolved_ms,omitempty"`
+	Expect       Result `json:"expect"`
 }
 
 // ChainRow is a retry-chain row: a copy's place in its message's chain.
@@ -136,6 +163,11 @@ type Result struct {
 	// HandlerCalls (handler_calls) counts each batch member's handler
 	// runs, over every delivery attempt, in Batch's order.
 	HandlerCalls *[]int `json:"handler_calls,omitempty"`
+	// Answer (txcheck) is the check-back's answer, an Answer constant;
+	// DeadlineMs the Unix ms at which a producer stops committing the
+	// business transaction of the half message.
+	Answer     *string `json:"answer,omitempty"`
+	DeadlineMs *int64  `json:"deadline_ms,omitempty"`
 }
 
 // empty reports whether r has no field: as an expectation it would
@@ -258,6 +290,10 @@ func LoadFile(path string) (*VectorFile, error) {
 						path, c.Name, m)
 				}
 			}
+		case KindTxCheck:
+			if err := checkTxCheck(c); err != "" {
+				return nil, fmt.Errorf("%s: case %q (txcheck) %s", path, c.Name, err)
+			}
 		case KindTransition:
 			if c.Enum == "" {
 				return nil, fmt.Errorf("%s: case %q (transition) needs \"enum\"", path, c.Name)
@@ -267,4 +303,40 @@ func LoadFile(path string) (*VectorFile, error) {
 		}
 	}
 	return &vf, nil
+}
+
+// maxWindowMs is the longest unresolved window Go's time.Duration holds, in ms.
+const maxWindowMs = int64(math.MaxInt64 / time.Millisecond)
+
+// checkTxCheck returns what is wrong with txcheck case c, or "".
+func checkTxCheck(c Case) string {
+	switch {
+	case c.Message != "":
+		return "names a message; a check-back runs on no generated code"
+	case c.StoredMs == nil || c.NowMs == nil || c.UnresolvedMs == nil:
+		return `needs "stored_ms", "now_ms" and "unresolved_ms"`
+	case *c.StoredMs < 0 || *c.NowMs < 0:
+		return fmt.Sprintf("has stored_ms %d and now_ms %d; want Unix ms, 0 or above", *c.StoredMs, *c.NowMs)
+	case *c.UnresolvedMs <= 0 || *c.UnresolvedMs > maxWindowMs:
+		return fmt.Sprintf("has unresolved_ms %d; want a window above 0 and at most %d (Go's time.Duration)",
+			*c.UnresolvedMs, maxWindowMs)
+	case c.Recorded && c.MessageID == "":
+		return `is "recorded" with no "message_id": no producer records an empty message id`
+	case c.Expect.Answer != nil && *c.Expect.Answer != AnswerCommit && *c.Expect.Answer != AnswerUnknown &&
+		*c.Expect.Answer != AnswerRollback:
+		return fmt.Sprintf("expects answer %q; want COMMIT, UNKNOWN or ROLLBACK", *c.Expect.Answer)
+	}
+	seen := map[string]bool{}
+	for _, id := range c.OtherRecorded {
+		switch {
+		case id == "":
+			return `has an empty message id in "other_recorded"`
+		case id == c.MessageID:
+			return fmt.Sprintf(`has its own message id %q in "other_recorded"; say "recorded" instead`, id)
+		case seen[id]:
+			return fmt.Sprintf(`has %q in "other_recorded" twice`, id)
+		}
+		seen[id] = true
+	}
+	return ""
 }

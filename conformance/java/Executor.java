@@ -9,6 +9,7 @@ import io.msgcontract.support.BizKeyException;
 import io.msgcontract.support.ChainPos;
 import io.msgcontract.support.Classification;
 import io.msgcontract.support.Consumer;
+import io.msgcontract.support.Ddl;
 import io.msgcontract.support.Decision;
 import io.msgcontract.support.DecodeException;
 import io.msgcontract.support.DedupStore;
@@ -18,6 +19,7 @@ import io.msgcontract.support.PayloadHash;
 import io.msgcontract.support.RetryChain;
 import io.msgcontract.support.RetryPolicy;
 import io.msgcontract.support.StateMachine;
+import io.msgcontract.support.TxCheck;
 import io.msgcontract.v1.Envelope;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -64,6 +66,10 @@ public final class Executor {
   private static JsonObject run(JsonObject c, int index) throws SQLException {
     String kind = c.get("kind").getAsString();
     JsonObject r = new JsonObject();
+    if (kind.equals("txcheck")) {
+      txCheck(c, r);
+      return r;
+    }
     if (kind.equals("transition")) {
       StateMachine sm = Registry.STATE_MACHINES.get(c.get("enum").getAsString());
       if (sm == null) {
@@ -248,6 +254,38 @@ public final class Executor {
         }
       }
       r.addProperty("error", "RETRIES_NEVER_END");
+    }
+  }
+
+  /**
+   * Answers c's check-back with TxCheck.check on an in-memory SQLite database that TxCheck.migrate
+   * created, where c's rows were recorded (TxCheck.record) and committed first, and computes
+   * TxCheck.deadline.
+   */
+  private static void txCheck(JsonObject c, JsonObject r) throws SQLException {
+    try (Connection conn = DriverManager.getConnection("jdbc:sqlite::memory:")) {
+      TxCheck.migrate(conn, Ddl.SQLITE);
+      String messageId = str(c, "message_id");
+      long stored = c.get("stored_ms").getAsLong();
+      long now = c.get("now_ms").getAsLong();
+      long unresolved = c.get("unresolved_ms").getAsLong();
+      List<String> ids = new ArrayList<>();
+      if (c.has("other_recorded")) {
+        for (JsonElement id : c.getAsJsonArray("other_recorded")) {
+          ids.add(id.getAsString());
+        }
+      }
+      if (c.has("recorded") && c.get("recorded").getAsBoolean()) {
+        ids.add(messageId);
+      }
+      conn.setAutoCommit(false);
+      for (String id : ids) {
+        TxCheck.record(conn, id, "conformance", stored);
+        conn.commit();
+      }
+      conn.setAutoCommit(true);
+      r.addProperty("answer", TxCheck.check(conn, messageId, stored, now, unresolved).name());
+      r.addProperty("deadline_ms", TxCheck.deadline(stored, unresolved));
     }
   }
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgcontract_runtime as support
 from msgcontract.v1 import envelope_pb2
-from msgcontract_runtime import dedup, payload_hash
+from msgcontract_runtime import dedup, payload_hash, txcheck
 from msgcontract_runtime.consumer import begin
 
 
@@ -54,6 +54,8 @@ def run(
     machines: dict[str, support.StateMachine],
 ) -> dict[str, Any]:
     kind = c["kind"]
+    if kind == "txcheck":
+        return tx_check(c)
     if kind == "transition":
         sm = machines.get(c["enum"])
         if sm is None:
@@ -89,6 +91,26 @@ def run(
             return {"dead_letter": True}
         return {"dead_letter": False, "delay_ms": spec.retry.delay_ms(n, u)}
     return {"error": "UNKNOWN_KIND"}
+
+
+def tx_check(c: dict[str, Any]) -> dict[str, Any]:
+    """Answers c's check-back with txcheck.check on an in-memory SQLite database that txcheck.migrate created,
+    where c's rows were recorded (txcheck.record) and committed first, and computes txcheck.deadline."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        txcheck.migrate(conn)
+        message_id = str(c.get("message_id", ""))
+        stored, now, unresolved = int(c["stored_ms"]), int(c["now_ms"]), int(c["unresolved_ms"])
+        ids = [str(i) for i in c.get("other_recorded", [])]
+        if c.get("recorded", False):
+            ids.append(message_id)
+        for i in ids:
+            txcheck.record(conn, i, "conformance", stored)
+            conn.commit()
+        answer = txcheck.check(conn, message_id, stored, now, unresolved)
+        return {"answer": answer.value, "deadline_ms": txcheck.deadline(stored, unresolved)}
+    finally:
+        conn.close()
 
 
 def failure(c: dict[str, Any]) -> Exception:

@@ -17,7 +17,11 @@ register_<event>_handler_async created, on an in-memory aiosqlite database:
 - handler_calls: a batch processed concurrently (one transaction per
   delivery, as AsyncConsumer.run has them), its retries the next round's
   batch, counting each member's handler runs;
-- transition: as executor.py (no consumer is involved).
+- transition: as executor.py (no consumer is involved);
+- txcheck: as executor.py, the synchronous txcheck on sqlite3: the
+  check-back rule is one function over a DB-API connection, and
+  msgcontract_runtime.aio has no RocketMQ transport, hence no txcheck of
+  its own.
 """
 
 from __future__ import annotations

@@ -92,9 +92,11 @@ func Record(ctx context.Context, tx *sql.Tx, messageID, topic string, now time.T
 }
 
 // Deadline is when a producer stops committing the business transaction
-// of a half message stored at stored: half the unresolved window later.
+// of a half message stored at stored: half the unresolved window later, in
+// whole milliseconds (rounded down, as Java and Python: an odd window's
+// half millisecond is dropped).
 func Deadline(stored time.Time, unresolved time.Duration) time.Time {
-	return stored.Add(unresolved / 2)
+	return stored.Add((unresolved / 2).Truncate(time.Millisecond))
 }
 
 // Check answers the broker's check-back for the half message messageID,

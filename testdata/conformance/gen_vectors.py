@@ -2,7 +2,7 @@
 # Writes the conformance vector files. Expected values are worked out here
 # from DESIGN.md's rules (hand-computed constants; the backoff helper below
 # is the DESIGN formula in float64), never from an implementation's output.
-import json, math, os
+import hashlib, json, math, os
 
 OUT = os.path.dirname(os.path.abspath(__file__))
 
@@ -361,4 +361,95 @@ c = [
 ]
 write("calls.json", ["conf/decision/v1/decision.proto"], c)
 ndec += len(c)
-print(nkeys, npol, ncl, ntr, ndec, nkeys + npol + ncl + ntr + ndec)
+
+# ---------------------------------------------------------------- txcheck
+# A broker's check-back on a transactional (half) message (DESIGN.md, the
+# outbox's alternative on RocketMQ): an empty message id is no envelope of
+# ours: ROLLBACK; a row for the message id in msg_tx_check (its business
+# transaction committed): COMMIT, however old; no row and the half message
+# younger than the unresolved window (now - stored < window, so a clock
+# that went backwards is young): UNKNOWN; no row and older: ROLLBACK. A
+# producer commits the business transaction only before its deadline,
+# stored + half the window; in whole ms an odd window's half is rounded
+# down. No case names a message, but the runner builds every vector file's
+# generated code (a file names at least one proto): this one names
+# decision.proto, as calls.json does, and uses nothing of it.
+STORED = 1_700_000_000_000
+WINDOW = 60_000  # the default unresolved window
+SMALL = 4_000
+
+def mid(name):
+    """A message id as an envelope's (32 hex digits), fixed by the case's name."""
+    return hashlib.sha256(name.encode()).hexdigest()[:32]
+
+def tx_answer(message_id, recorded, stored, now, window):
+    if message_id == "":
+        return "ROLLBACK"
+    if recorded:
+        return "COMMIT"
+    return "UNKNOWN" if now - stored < window else "ROLLBACK"
+
+def tx(name, age, window=WINDOW, recorded=False, message_id=None, others=(), stored=STORED):
+    message_id = mid(name) if message_id is None else message_id
+    c = {"name": name, "kind": "txcheck", "message_id": message_id}
+    if recorded:
+        c["recorded"] = True
+    if others:
+        c["other_recorded"] = list(others)
+    c.update({"stored_ms": stored, "now_ms": stored + age, "unresolved_ms": window})
+    c["expect"] = {"answer": tx_answer(message_id, recorded, stored, stored + age, window),
+                   "deadline_ms": stored + window // 2}
+    return c
+
+c = [
+    # A row answers COMMIT whatever the half message's age.
+    tx("row-young-commits", 1_000, recorded=True),
+    tx("row-at-the-window-commits", WINDOW, recorded=True),
+    tx("row-long-past-the-window-commits", 3_600_000, recorded=True),
+    tx("row-among-others-commits", 1_000, recorded=True, others=[mid("other-a"), mid("other-b")]),
+    # No row: UNKNOWN while younger than the window, ROLLBACK from it on.
+    tx("no-row-just-stored-unknown", 0),
+    tx("no-row-young-unknown", 1_000),
+    tx("no-row-one-ms-before-the-window-unknown", WINDOW - 1),
+    tx("no-row-at-the-window-rolls-back", WINDOW),
+    tx("no-row-one-ms-past-the-window-rolls-back", WINDOW + 1),
+    tx("no-row-older-rolls-back", 2 * WINDOW),
+    tx("no-row-a-day-old-rolls-back", 86_400_000),
+    # Other message ids' rows do not count, however alike their ids.
+    tx("other-rows-only-young-unknown", 1_000, message_id="m-1", others=["m-10", "m-", "m-2"]),
+    tx("other-rows-only-old-rolls-back", WINDOW, message_id="m-1", others=["m-10", "m-", "m-2"]),
+    # An empty message id is no envelope of ours: ROLLBACK at any age.
+    tx("empty-id-young-rolls-back", 1_000, message_id=""),
+    tx("empty-id-old-rolls-back", 2 * WINDOW, message_id=""),
+    tx("empty-id-clock-backwards-rolls-back", -1_000, message_id=""),
+    tx("empty-id-while-rows-exist-rolls-back", 1_000, message_id="", others=[mid("other-c")]),
+    # A clock that went backwards (now before stored) is young.
+    tx("clock-backwards-no-row-unknown", -5_000),
+    tx("clock-backwards-past-a-window-no-row-unknown", -2 * WINDOW),
+    tx("clock-backwards-row-commits", -5_000, recorded=True),
+    # A small window.
+    tx("small-window-one-ms-before-unknown", SMALL - 1, window=SMALL),
+    tx("small-window-at-the-window-rolls-back", SMALL, window=SMALL),
+    tx("small-window-young-for-the-default-rolls-back", 5_000, window=SMALL),
+    tx("small-window-row-commits", 5_000, window=SMALL, recorded=True),
+    # Odd windows: the deadline is stored + window // 2.
+    tx("odd-window-one-ms-before-unknown", 4_000, window=4_001),
+    tx("odd-window-at-the-window-rolls-back", 4_001, window=4_001),
+    # Halves whose floor is odd, so that rounding half to even is told apart from rounding down.
+    tx("odd-window-odd-half-one-ms-before-unknown", 4_002, window=4_003),
+    tx("odd-window-odd-half-at-the-window-rolls-back", 4_003, window=4_003),
+    tx("three-ms-window-row-commits", 3, window=3, recorded=True),
+    tx("one-ms-window-just-stored-unknown", 0, window=1),
+    tx("one-ms-window-at-the-window-rolls-back", 1, window=1),
+    tx("odd-default-plus-one-stored-at-the-epoch", 30_000, window=WINDOW + 1, stored=0),
+    tx("odd-day-window-row-commits", 1_000, window=86_400_001, recorded=True),
+]
+# Hand checks of the rule: DESIGN's default window, and the odd ones' deadlines.
+assert tx_answer("x", False, STORED, STORED + 59_999, WINDOW) == "UNKNOWN"
+assert tx_answer("x", False, STORED, STORED + 60_000, WINDOW) == "ROLLBACK"
+assert tx_answer("", True, STORED, STORED, WINDOW) == "ROLLBACK"
+assert STORED + WINDOW // 2 == 1_700_000_030_000 and STORED + 4_001 // 2 == 1_700_000_002_000 and 1 // 2 == 0
+assert 4_003 // 2 == 2_001 and 3 // 2 == 1
+write("txcheck.json", ["conf/decision/v1/decision.proto"], c)
+ntx = len(c)
+print(nkeys, npol, ncl, ntr, ndec, ntx, nkeys + npol + ncl + ntr + ndec + ntx)

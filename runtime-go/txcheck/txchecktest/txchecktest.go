@@ -72,6 +72,10 @@ func AnswersFromTheTable(t *testing.T, db *sql.DB, d sqldb.Dialect) {
 	if dl := txcheck.Deadline(stored, window); !dl.Equal(stored.Add(30 * time.Second)) {
 		t.Errorf("Deadline: %v", dl)
 	}
+	// An odd window: whole milliseconds, rounded down, as in Java and Python.
+	if dl := txcheck.Deadline(stored, 4003*time.Millisecond); !dl.Equal(stored.Add(2001 * time.Millisecond)) {
+		t.Errorf("Deadline of a 4003 ms window: %v after stored, want 2.001s", dl.Sub(stored))
+	}
 
 	// Prune keeps a row younger than Retention and deletes an older one
 	// (other runs' rows on a shared server go too).

@@ -59,7 +59,12 @@ if [[ -n "$notests" ]]; then
   echo "runtime-python: installed (tests not run)"
   exit 0
 fi
-out="$(bash scripts/heartbeat.sh "runtime-python: ruff, mypy, pytest" bash scripts/check-python.sh)"
+# Its output is kept for the counts below; when it fails, it is what says why.
+out="$(bash scripts/heartbeat.sh "runtime-python: ruff, mypy, pytest" bash scripts/check-python.sh)" || {
+  printf '%s\n' "$out" >&2
+  echo "runtime-python: scripts/check-python.sh failed (above); nothing installed" >&2
+  exit 1
+}
 # One wheel, installed on both ends.
 wheels="$(mktemp -d)"
 trap 'rm -rf "$wheels"' EXIT

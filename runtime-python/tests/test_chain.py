@@ -21,8 +21,17 @@ from aio_support import SPEC as ASYNC_SPEC, Database, envelope, open_db
 from conftest import pg_dsn
 from msgcontract.v1 import envelope_pb2
 from msgcontract_runtime import aio
-from msgcontract_runtime.consumer import begin, process_batch, superseded
-from msgcontract_runtime.dedup import ChainPos, ChainStep, advance, advance_all, chain_row, chain_sql, went_on
+from msgcontract_runtime.consumer import Routed, begin, process_batch, run_routed, superseded
+from msgcontract_runtime.dedup import (
+    ChainPos,
+    ChainStep,
+    advance,
+    advance_all,
+    chain_row,
+    chain_rows,
+    chain_sql,
+    went_on,
+)
 from test_runtime import SPEC, _body
 
 Run = Callable[..., Any]
@@ -190,6 +199,52 @@ def test_advance_all_is_one_transaction(sync_conn: tuple[Any, str], tmp_path: Pa
         advance_all(conn, [ChainStep("h", "d" + sfx, pos(0, 0, "t/0/4"), 7),
                            ChainStep("h", "z\x00" + sfx, pos(0, 0, "t/0/5"), 7)], style)
     assert chain_row(conn, "h", "d" + sfx, style) is None, "rolled back with the step that failed"
+
+
+def test_chain_rows_read_together(sync_conn: tuple[Any, str]) -> None:
+    """chain_rows answers as chain_row does for each key, in one read that leaves nothing open."""
+    conn, style = sync_conn
+    sfx = "-" + uuid.uuid4().hex
+    assert advance(conn, ChainStep("h", "a" + sfx, pos(0, 1, "R/0/1"), 5), style)[0]
+    assert advance(conn, ChainStep("g", "a" + sfx, pos(1, 0, "R/0/2"), 5), style)[0]
+    keys = [("h", "a" + sfx), ("h", "none" + sfx), ("g", "a" + sfx)]
+    assert chain_rows(conn, keys, style) == [pos(0, 1, "R/0/1"), None, pos(1, 0, "R/0/2")]
+    assert chain_rows(conn, keys, style) == [chain_row(conn, h, m, style) for h, m in keys]
+    assert chain_rows(conn, [], style) == []
+    if style == "qmark":
+        assert not conn.in_transaction
+    else:
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def test_run_routed_looks_a_batch_up_at_once(conn: sqlite3.Connection) -> None:
+    """run_routed reads the chains of a batch's retry copies together: the stale copy is settled as a
+    duplicate, its handler never runs, and the copy ahead of the row runs; when that read fails, every copy
+    runs (the advance decides again when they fail)."""
+    seen: list[mc.Outcome] = []
+    calls: list[int] = []
+    c = _failing(seen, calls)
+    first = c.process(conn, _body("batch"), "t/0/1")
+    other = c.process(conn, _body("other"), "t/0/2")
+    assert isinstance(first, mc.Retry) and isinstance(other, mc.Retry)
+    went = _due(first)
+    assert isinstance(c.process(conn, went, "t.r/0/1"), mc.DeadLetter)  # attempt 1 went on as t.r/0/1
+    stale, ahead = _due(first), _due(other)
+
+    def todo(*copies: tuple[str, bytes, str]) -> list[tuple[str, Routed[Any], str]]:
+        return [(name, Routed(SPEC.topic, b, mc.decode(b), c), did) for name, b, did in copies]
+
+    calls.clear()
+    res = run_routed(conn, todo(("stale", stale, "t.r/0/7"), ("ahead", ahead, "t.r/0/8")))
+    assert res.superseded == ["stale"]
+    assert [(d, type(dec)) for d, _, dec in res.decided] == [("ahead", mc.DeadLetter)]
+    assert calls == [1], "the stale copy's handler never ran"
+    assert not conn.in_transaction
+    conn.execute("ALTER TABLE msg_dedup_chain RENAME TO gone")
+    conn.commit()
+    calls.clear()
+    res = run_routed(conn, todo(("stale", stale, "t.r/0/7")))
+    assert res.superseded == [] and calls == [1], "a failed look-up lets the copy run"
 
 
 def test_process_batch_advances_its_failures_together(conn: sqlite3.Connection) -> None:

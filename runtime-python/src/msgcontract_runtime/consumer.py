@@ -7,15 +7,22 @@ import dataclasses
 import logging
 import math
 import random as _random
-import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
 from msgcontract_runtime import payload_hash
 from msgcontract_runtime.classify import ContractError
-from msgcontract_runtime.dedup import ChainPos, ChainStep, advance_all, chain_row, claim
+from msgcontract_runtime.dedup import (
+    ChainPos,
+    ChainStep,
+    advance_all,
+    begin as begin,  # callers of process_shared open the transaction with it
+    chain_row,
+    chain_rows,
+    claim,
+)
 from msgcontract_runtime.envelope import decode, payload
 from msgcontract_runtime.event import DecodeError, EventSpec, M
 
@@ -372,34 +379,52 @@ class Consumer(Generic[M]):
         p.committed()
         return p.decision
 
+    def lookup_id(self, body: bytes, env: _envelope_pb2.Envelope | None = None) -> str | None:
+        """The message id whose retry chain drop_superseded reads for body: a retry copy or a replay (looked_up)
+        that decodes and is due; None for any other (a first delivery costs nothing). env is body's envelope
+        when the caller decoded it already."""
+        if env is None:
+            try:
+                env = decode(body)
+            except DecodeError:
+                return None
+        if not looked_up(env):
+            return None
+        a = admit(self.spec, body, self.clock_ms(), env)
+        return env.message_id if isinstance(a, Admitted) else None  # else process dead-letters or defers it
+
     def drop_superseded(self, conn: Any, body: bytes, delivery_id: str,
-                        env: _envelope_pb2.Envelope | None = None) -> bool:
+                        env: _envelope_pb2.Envelope | None = None,
+                        rows: Mapping[tuple[str, str], ChainPos | None] | None = None) -> bool:
         """Whether body, stored as delivery_id, is a copy that another copy of its message already went on past
         (superseded); it is then settled like a duplicate: observed and traced as Ack(deduplicated=True) and
         logged, and its handler must not run.
 
         The transport calls it before process or the shared transaction:
-        only a retry copy or a replay (looked_up) that decodes and is due is
-        looked up, in a read committed on its own (runtime-go's consumer
-        looks it up at the same point). env is body's envelope when the
-        caller decoded it already. A failed look-up is logged and lets the
-        copy run: dedup.advance decides again if it fails.
+        only a copy lookup_id names is looked up, in a read committed on its
+        own (runtime-go's consumer looks it up at the same point), or in
+        rows, the chain rows by (handler, message id) that the caller read
+        for several copies at once (run_routed; a copy missing from them is
+        not looked up). env is body's envelope when the caller decoded it
+        already. A failed look-up is logged and lets the copy run:
+        dedup.advance decides again if it fails.
         """
         if env is None:
             try:
                 env = decode(body)
             except DecodeError:
                 return False
-        if not looked_up(env):
+        message_id = self.lookup_id(body, env)
+        if message_id is None:
             return False
-        a = admit(self.spec, body, self.clock_ms(), env)
-        if not isinstance(a, Admitted):
-            return False  # process dead-letters or defers it
-        try:
-            went = chain_row(conn, self.handler_name, env.message_id, self.paramstyle)
-        except Exception as e:  # the database's failure; the chain is advanced before the copy goes on
-            log.warning("msgcontract: retry chain look-up failed; running the handler: %s", e)
-            return False
+        if rows is not None:
+            went = rows.get((self.handler_name, message_id))
+        else:
+            try:
+                went = chain_row(conn, self.handler_name, message_id, self.paramstyle)
+            except Exception as e:  # the database's failure; the chain is advanced before the copy goes on
+                log.warning("msgcontract: retry chain look-up failed; running the handler: %s", e)
+                return False
         if went is None or not superseded(went, chain_pos(env, delivery_id)):
             return False
         log_superseded(self.handler_name, env, went)
@@ -618,18 +643,6 @@ class _Savepoint:
         self._exec("RELEASE SAVEPOINT " + SAVEPOINT)
 
 
-def begin(conn: Any) -> None:
-    """Opens conn's transaction for process_shared where the driver would not before a SAVEPOINT.
-
-    sqlite3 opens transactions only before data-changing statements, and a
-    SAVEPOINT outside a transaction opens one that its RELEASE commits at
-    once: an explicit BEGIN comes first. psycopg and MySQL drivers open a
-    transaction at any first statement.
-    """
-    if isinstance(conn, sqlite3.Connection) and not conn.in_transaction:
-        conn.execute("BEGIN")
-
-
 def process_batch(conn: Any, batch: list[tuple[Consumer[Any], bytes, str]]) -> list[Decision | None]:
     """Runs a broker loop's batch, (consumer, body, delivery id) each, in one transaction of conn and
     commits it; raises when it failed, leaving the rollback to the caller. Then the failures advance their
@@ -719,17 +732,39 @@ class RoutedRun(Generic[D]):
     failed: list[D]
 
 
+def read_chains(conn: Any,
+                todo: Sequence[tuple[D, Routed[Consumer[Any]], str]]) -> dict[tuple[str, str], ChainPos | None]:
+    """The retry chain rows, by (handler, message id), of todo's retry copies and replays (Consumer.lookup_id),
+    read at once (dedup.chain_rows); none when the read failed, which is logged: those copies run, and
+    dedup.advance decides again if they fail."""
+    keys: dict[str, list[tuple[str, str]]] = {}  # per paramstyle
+    for _, r, _ in todo:
+        m = r.target.lookup_id(r.body, r.env)
+        if m is not None:
+            keys.setdefault(r.target.paramstyle, []).append((r.target.handler_name, m))
+    rows: dict[tuple[str, str], ChainPos | None] = {}
+    try:
+        for style, ks in keys.items():
+            rows.update(zip(ks, chain_rows(conn, ks, style), strict=True))
+    except Exception as e:  # the database's failure; the chain is advanced before a copy goes on
+        log.warning("msgcontract: retry chain look-up of %d copies failed; running their handlers: %s",
+                    sum(map(len, keys.values())), e)
+        return {}
+    return rows
+
+
 def run_routed(conn: Any, todo: list[tuple[D, Routed[Consumer[Any]], str]]) -> RoutedRun[D]:
     """The database part of a broker loop's routed deliveries, (delivery, routed, delivery id) each, as
-    runtime-go's consumer runs a fetch: each retry copy or replay is looked up in its retry chain first, each
-    read committed on its own, and a superseded one is settled as a duplicate; then one delivery alone runs in
-    a transaction of its own (Consumer.process), several in one shared transaction (process_batch). A failed
-    transaction is rolled back and all its deliveries fail; a delivery whose chain could not be advanced
-    fails alone. The RabbitMQ and RocketMQ loops share it."""
+    runtime-go's consumer runs a fetch: the retry copies and replays are looked up in their retry chains first,
+    in one read committed on its own (read_chains), and a superseded one is settled as a duplicate; then one
+    delivery alone runs in a transaction of its own (Consumer.process), several in one shared transaction
+    (process_batch). A failed transaction is rolled back and all its deliveries fail; the failures whose chains
+    could not be advanced fail. The RabbitMQ and RocketMQ loops share it."""
     out: RoutedRun[D] = RoutedRun([], [], [])
     run: list[tuple[D, Routed[Consumer[Any]], str]] = []
+    rows = read_chains(conn, todo)
     for d, r, did in todo:
-        if r.target.drop_superseded(conn, r.body, did, r.env):
+        if r.target.drop_superseded(conn, r.body, did, r.env, rows):
             out.superseded.append(d)
         else:
             run.append((d, r, did))

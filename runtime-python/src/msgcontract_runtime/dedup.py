@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -252,19 +253,42 @@ def _exec(cur: Any, sql: str, args: tuple[Any, ...], mysql_insert: bool = False)
     return int(cur.rowcount)
 
 
+def begin(conn: Any) -> None:
+    """Opens conn's transaction where the driver would not before a SAVEPOINT or a read.
+
+    sqlite3 opens transactions only before data-changing statements, and a
+    SAVEPOINT outside a transaction opens one that its RELEASE commits at
+    once: an explicit BEGIN comes first (and several reads in it take the
+    file's lock once). psycopg and MySQL drivers open a transaction at any
+    first statement.
+    """
+    if isinstance(conn, sqlite3.Connection) and not conn.in_transaction:
+        conn.execute("BEGIN")
+
+
 def chain_row(conn: Any, handler: str, message_id: str, paramstyle: str = "qmark") -> ChainPos | None:
     """The place of the copy of (handler, message_id) that last went on (runtime-go's Store.ChainRow), read in a
     transaction of its own; None when there is none."""
+    return chain_rows(conn, [(handler, message_id)], paramstyle)[0]
+
+
+def chain_rows(conn: Any, keys: Sequence[tuple[str, str]], paramstyle: str = "qmark") -> list[ChainPos | None]:
+    """chain_row of each (handler, message_id) of keys, read in one transaction of its own: a broker loop's
+    batch of retry copies looks its chains up with one commit."""
     q = _chain(conn, paramstyle)
+    out: list[ChainPos | None] = []
     cur = conn.cursor()
     try:
-        cur.execute(q.lookup.sql, q.lookup_args(handler, message_id))
-        r = cur.fetchone()
+        begin(conn)
+        for handler, message_id in keys:
+            cur.execute(q.lookup.sql, q.lookup_args(handler, message_id))
+            r = cur.fetchone()
+            out.append(None if r is None else ChainPos(int(r[0]), int(r[1]), str(r[2])))
         conn.commit()
     except BaseException:
         conn.rollback()
         raise
-    return None if r is None else ChainPos(int(r[0]), int(r[1]), str(r[2]))
+    return out
 
 
 def advance(conn: Any, step: ChainStep, paramstyle: str = "qmark") -> tuple[bool, ChainPos]:

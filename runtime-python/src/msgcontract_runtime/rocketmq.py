@@ -647,8 +647,8 @@ class RocketMQConsumerLoop:
             self.close()
 
     def step(self, poll_timeout_s: float = 0.2) -> None:
-        """One turn: ask each topic for more when there is room, take what arrived (waiting up to
-        poll_timeout_s, or until a held delivery is due), then run what is due."""
+        """One turn: ask each topic for more when there is room, wait up to poll_timeout_s for what arrives (or
+        until a held delivery is due), run what is due, then take what arrived."""
         now = self.clock_ms()
         if now >= self._receive_at and len(self._held) + self.cfg.batch_size <= self.cfg.max_in_flight:
             for n, c in self._consumers.items():
@@ -667,22 +667,24 @@ class RocketMQConsumerLoop:
                 got.append(self._inbox.get_nowait())
         except queue.Empty:
             pass
+        self._expire_leases()
+        # What is due runs first, every due batch's transaction, then their sends and acknowledgements, then
+        # what arrived: when many copies fall due at once, a later batch's handlers wait neither for an earlier
+        # batch's copies to be sent nor for the acknowledgements of settled sends, and a copy arrives a timer
+        # lead before it is due. What arrived due (a first delivery) runs in the next turn, which does not wait.
+        now = self.clock_ms()
+        due: list[Delivery] = []
+        while self._held and self._held[0][0] <= now:
+            due.append(heapq.heappop(self._held)[2])
+        runs = [self._run_due(due[i:i + self.cfg.batch_size]) for i in range(0, len(due), self.cfg.batch_size)]
+        for res in runs:
+            self._carry_out(res)
         for n, item in got:
             if n == _SETTLE:
                 self._settle(*item)
                 continue
             self._receiving.discard(n)
             self._take(n, item)
-        self._expire_leases()
-        now = self.clock_ms()
-        due: list[Delivery] = []
-        while self._held and self._held[0][0] <= now:
-            due.append(heapq.heappop(self._held)[2])
-        # Every due batch's transaction first, then their sends and acknowledgements: when many copies fall due
-        # at once, a later batch's handlers do not wait for an earlier batch's copies to be sent.
-        runs = [self._run_due(due[i:i + self.cfg.batch_size]) for i in range(0, len(due), self.cfg.batch_size)]
-        for res in runs:
-            self._carry_out(res)
 
     def _take(self, name: str, fut: concurrent.futures.Future[Any]) -> None:
         try:

@@ -199,7 +199,7 @@ test-rocketmq-python: runtime-python ## the Python RocketMQ member (msgcontract_
 	$(GO) vet -tags rocketmq ./integration/rocketmqmembers/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
 	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m -run TestPythonRocketMQ ./integration/rocketmqmembers' | $(TESTSUMMARY) -suite rocketmq-python -dir $(SUMMARY)
-	@cat $(SUMMARY)/python-rocketmq-retry-delays.txt
+	@cat $(SUMMARY)/python-rocketmq-retry-delays.txt $(SUMMARY)/python-rocketmq-retry-delays-ready.txt
 
 .PHONY: test-rocketmq-all
 test-rocketmq-all: ## every RocketMQ suite (Java with Python, then the demo with runtime-go's) on one broker: what make test runs

@@ -8,7 +8,7 @@ import logging
 import math
 import random as _random
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from msgcontract.v1 import envelope_pb2 as _envelope_pb2
@@ -394,20 +394,17 @@ class Consumer(Generic[M]):
         return env.message_id if isinstance(a, Admitted) else None  # else process dead-letters or defers it
 
     def drop_superseded(self, conn: Any, body: bytes, delivery_id: str,
-                        env: _envelope_pb2.Envelope | None = None,
-                        rows: Mapping[tuple[str, str], ChainPos | None] | None = None) -> bool:
+                        env: _envelope_pb2.Envelope | None = None) -> bool:
         """Whether body, stored as delivery_id, is a copy that another copy of its message already went on past
-        (superseded); it is then settled like a duplicate: observed and traced as Ack(deduplicated=True) and
-        logged, and its handler must not run.
+        (superseded); it is then settled like a duplicate (settle_superseded), and its handler must not run.
 
         The transport calls it before process or the shared transaction:
         only a copy lookup_id names is looked up, in a read committed on its
-        own (runtime-go's consumer looks it up at the same point), or in
-        rows, the chain rows by (handler, message id) that the caller read
-        for several copies at once (run_routed; a copy missing from them is
-        not looked up). env is body's envelope when the caller decoded it
-        already. A failed look-up is logged and lets the copy run:
-        dedup.advance decides again if it fails.
+        own (runtime-go's consumer looks it up at the same point; run_routed
+        reads a batch's rows at once and calls settle_superseded). env is
+        body's envelope when the caller decoded it already. A failed look-up
+        is logged and lets the copy run: dedup.advance decides again if it
+        fails.
         """
         if env is None:
             try:
@@ -417,14 +414,18 @@ class Consumer(Generic[M]):
         message_id = self.lookup_id(body, env)
         if message_id is None:
             return False
-        if rows is not None:
-            went = rows.get((self.handler_name, message_id))
-        else:
-            try:
-                went = chain_row(conn, self.handler_name, message_id, self.paramstyle)
-            except Exception as e:  # the database's failure; the chain is advanced before the copy goes on
-                log.warning("msgcontract: retry chain look-up failed; running the handler: %s", e)
-                return False
+        try:
+            went = chain_row(conn, self.handler_name, message_id, self.paramstyle)
+        except Exception as e:  # the database's failure; the chain is advanced before the copy goes on
+            log.warning("msgcontract: retry chain look-up failed; running the handler: %s", e)
+            return False
+        return self.settle_superseded(body, delivery_id, env, went)
+
+    def settle_superseded(self, body: bytes, delivery_id: str, env: _envelope_pb2.Envelope,
+                          went: ChainPos | None) -> bool:
+        """Whether body (env), stored as delivery_id, is superseded by went, its message's chain row as read
+        (None: no row); it is then settled like a duplicate: observed and traced as Ack(deduplicated=True) and
+        logged."""
         if went is None or not superseded(went, chain_pos(env, delivery_id)):
             return False
         log_superseded(self.handler_name, env, went)
@@ -732,14 +733,13 @@ class RoutedRun(Generic[D]):
     failed: list[D]
 
 
-def read_chains(conn: Any,
-                todo: Sequence[tuple[D, Routed[Consumer[Any]], str]]) -> dict[tuple[str, str], ChainPos | None]:
-    """The retry chain rows, by (handler, message id), of todo's retry copies and replays (Consumer.lookup_id),
-    read at once (dedup.chain_rows); none when the read failed, which is logged: those copies run, and
-    dedup.advance decides again if they fail."""
+def read_chains(conn: Any, todo: Sequence[tuple[D, Routed[Consumer[Any]], str]],
+                ids: Sequence[str | None]) -> dict[tuple[str, str], ChainPos | None]:
+    """The retry chain rows, by (handler, message id), of todo's retry copies and replays (ids, each copy's
+    Consumer.lookup_id), read at once (dedup.chain_rows); none when the read failed, which is logged: those
+    copies run, and dedup.advance decides again if they fail."""
     keys: dict[str, list[tuple[str, str]]] = {}  # per paramstyle
-    for _, r, _ in todo:
-        m = r.target.lookup_id(r.body, r.env)
+    for (_, r, _), m in zip(todo, ids, strict=True):
         if m is not None:
             keys.setdefault(r.target.paramstyle, []).append((r.target.handler_name, m))
     rows: dict[tuple[str, str], ChainPos | None] = {}
@@ -762,9 +762,10 @@ def run_routed(conn: Any, todo: list[tuple[D, Routed[Consumer[Any]], str]]) -> R
     could not be advanced fail. The RabbitMQ and RocketMQ loops share it."""
     out: RoutedRun[D] = RoutedRun([], [], [])
     run: list[tuple[D, Routed[Consumer[Any]], str]] = []
-    rows = read_chains(conn, todo)
-    for d, r, did in todo:
-        if r.target.drop_superseded(conn, r.body, did, r.env, rows):
+    ids = [r.target.lookup_id(r.body, r.env) for _, r, _ in todo]
+    rows = read_chains(conn, todo, ids)
+    for (d, r, did), m in zip(todo, ids, strict=True):
+        if m is not None and r.target.settle_superseded(r.body, did, r.env, rows.get((r.target.handler_name, m))):
             out.superseded.append(d)
         else:
             run.append((d, r, did))

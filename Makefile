@@ -192,19 +192,24 @@ test-java-rocketmq: runtime-java ## the Java RocketMQ member (runtime-java/rocke
 	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m -run TestJavaRocketMQ ./integration/rocketmqmembers' | $(TESTSUMMARY) -suite java-rocketmq -dir $(SUMMARY)
 	@cat $(SUMMARY)/java-rocketmq-retry-delays.txt
 
-.PHONY: test-rocketmq-python
-test-rocketmq-python: runtime-python ## the Python RocketMQ member (msgcontract_runtime.rocketmq over RocketMQ's 5.x Python client and proxy) on a real broker: runtime-python/tests_rocketmq (FIFO groups, the transactional producer and its check-back, duplicates, retries then dead letters listed by dlq --rocketmq, a body that is no envelope, Go publishing to Python and Python to Go, 1,000 retry delays), every test function counted (integration/rocketmqmembers)
+.PHONY: test-rocketmq-python test-rocketmq-python-delays
+test-rocketmq-python: runtime-python ## the Python RocketMQ member (msgcontract_runtime.rocketmq over RocketMQ's 5.x Python client and proxy) on a real broker: runtime-python/tests_rocketmq but its delay measurement (FIFO groups, the transactional producer and its check-back, duplicates, retries then dead letters listed by dlq --rocketmq, a body that is no envelope, Go publishing to Python and Python to Go), every test function counted (integration/rocketmqmembers)
 	bash scripts/setup-python.sh >/dev/null
 	cd runtime-python && MYPYPATH=tests_rocketmq ../.venv/bin/python -m mypy --no-error-summary tests_rocketmq
 	$(GO) vet -tags rocketmq ./integration/rocketmqmembers/...
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m -run TestPythonRocketMQ ./integration/rocketmqmembers' | $(TESTSUMMARY) -suite rocketmq-python -dir $(SUMMARY)
+	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m -run "^TestPythonRocketMQ$$" ./integration/rocketmqmembers' | $(TESTSUMMARY) -suite rocketmq-python -dir $(SUMMARY)
+
+test-rocketmq-python-delays: runtime-python ## the Python RocketMQ member's 1,000 retry delays through the broker's timer (tests_rocketmq/test_rocketmq_delays.py), with no other suite beside it: prints handler start and ready minus not_before, and the loop's CPU per delivery
+	bash scripts/setup-python.sh >/dev/null
+	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
+	bash scripts/with-rocketmq.sh bash -c '$(GO) test -json -tags rocketmq -count=1 -timeout 15m -run "^TestPythonRocketMQDelays$$" ./integration/rocketmqmembers' | $(TESTSUMMARY) -suite rocketmq-python-delays -dir $(SUMMARY)
 	@cat $(SUMMARY)/python-rocketmq-retry-delays.txt $(SUMMARY)/python-rocketmq-retry-delays-ready.txt
 
 .PHONY: test-rocketmq-all
-test-rocketmq-all: ## every RocketMQ suite (Java with Python, then the demo with runtime-go's) on one broker: what make test runs
+test-rocketmq-all: ## every RocketMQ suite on one broker (Java with Python's members, then Python's delay measurement alone, then the demo with runtime-go's): what make test runs
 	$(GO) build -o $(TESTSUMMARY) ./internal/tools/testsummary
-	bash scripts/with-rocketmq.sh bash -c '$(PAIR) test-java-rocketmq test-rocketmq-python && $(PAIR) test-demo-rocketmq test-rocketmq'
+	bash scripts/with-rocketmq.sh bash -c '$(PAIR) test-java-rocketmq test-rocketmq-python && $(MAKE) --no-print-directory test-rocketmq-python-delays && $(PAIR) test-demo-rocketmq test-rocketmq'
 
 .PHONY: test-rabbitmq-python
 test-rabbitmq-python: runtime-python ## Python on RabbitMQ (scripts/with-rabbitmq.sh): runtime-python/tests_rabbitmq (RabbitMQConsumerLoop, the dlq store, outbox relay, SIGKILL mid-batch, retry delays over 1,000 retries, the asyncio loop), Go<->Python interop (shared group, dead letters both ways, msgcontract dlq --rabbitmq)

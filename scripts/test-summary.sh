@@ -7,7 +7,7 @@ set -euo pipefail
 dir="${1:?usage: test-summary.sh DIR}"
 missing=0
 echo "==> summary"
-for suite in go runtime-go kafka kafka-python java-kafka spring demo-kafka demo-rabbitmq demo-rocketmq mysql obs trace corpus registry-security rabbitmq rabbitmq-retry-delays java-rabbitmq java-rabbitmq-retry-delays rabbitmq-python python-rabbitmq-retry-delays rocketmq rocketmq-retry-delays java-rocketmq java-rocketmq-retry-delays rocketmq-python python-rocketmq-retry-delays python-rocketmq-retry-delays-ready java python java-runtime python-runtime python-range services conformance; do
+for suite in go runtime-go kafka kafka-python java-kafka spring demo-kafka demo-rabbitmq demo-rocketmq mysql obs trace corpus registry-security rabbitmq rabbitmq-retry-delays java-rabbitmq java-rabbitmq-retry-delays rabbitmq-python python-rabbitmq-retry-delays rocketmq rocketmq-retry-delays java-rocketmq java-rocketmq-retry-delays rocketmq-python rocketmq-python-delays python-rocketmq-retry-delays python-rocketmq-retry-delays-ready java python java-runtime python-runtime python-range services conformance; do
   if [[ -s "$dir/$suite.txt" ]]; then
     cat "$dir/$suite.txt"
   else

@@ -25,19 +25,41 @@ var (
 // files; it fails tb when there is none.
 func Declared(tb testing.TB, dir string) int {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "test_*.py"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no test files in %s: %v", dir, err)
-	}
 	n := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n += len(testFunc.FindAll(b, -1))
+	for _, f := range files(tb, dir, nil) {
+		n += count(tb, f)
 	}
 	return n
+}
+
+// files lists dir's test_*.py files that keep takes (every one when keep
+// is nil), by path; it fails tb when there is none.
+func files(tb testing.TB, dir string, keep func(name string) bool) []string {
+	tb.Helper()
+	all, err := filepath.Glob(filepath.Join(dir, "test_*.py"))
+	if err != nil {
+		tb.Fatalf("listing the test files of %s: %v", dir, err)
+	}
+	var kept []string
+	for _, f := range all {
+		if keep == nil || keep(filepath.Base(f)) {
+			kept = append(kept, f)
+		}
+	}
+	if len(kept) == 0 {
+		tb.Fatalf("no test files in %s (of %d test_*.py files, none selected)", dir, len(all))
+	}
+	return kept
+}
+
+// count counts the module-level test functions of one file.
+func count(tb testing.TB, file string) int {
+	tb.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(testFunc.FindAll(b, -1))
 }
 
 // Run runs pytest on runtime-python/tests (tests is the directory's name,
@@ -47,10 +69,22 @@ func Declared(tb testing.TB, dir string) int {
 // output.
 func Run(tb testing.TB, root, tests string, env []string, more ...string) []byte {
 	tb.Helper()
+	return RunFiles(tb, root, tests, nil, env, more...)
+}
+
+// RunFiles is Run on the test files of tests that keep takes, by file name
+// (e.g. "test_rocketmq_delays.py"): a suite whose timing figure wants the
+// machine to itself runs apart from the rest of its directory. Every test
+// function of the files kept must pass.
+func RunFiles(tb testing.TB, root, tests string, keep func(name string) bool, env []string, more ...string) []byte {
+	tb.Helper()
 	dir := filepath.Join(root, "runtime-python")
-	want := Declared(tb, filepath.Join(dir, tests))
-	args := append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"}, more...)
-	cmd := exec.Command(filepath.Join(root, ".venv", "bin", "python"), append(args, tests)...)
+	want, args := 0, append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"}, more...)
+	for _, f := range files(tb, filepath.Join(dir, tests), keep) {
+		want += count(tb, f)
+		args = append(args, filepath.Join(tests, filepath.Base(f)))
+	}
+	cmd := exec.Command(filepath.Join(root, ".venv", "bin", "python"), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PYTHONPATH=src"+string(os.PathListSeparator)+tests)
 	cmd.Env = append(cmd.Env, env...)
@@ -64,7 +98,7 @@ func Run(tb testing.TB, root, tests string, env []string, more ...string) []byte
 		tb.Fatalf("pytest %s printed no 'N passed' line", tests)
 	}
 	if n, _ := strconv.Atoi(string(m[1])); n != want {
-		tb.Fatalf("pytest %s passed %d tests, the files hold %d", tests, n, want)
+		tb.Fatalf("pytest %s passed %d tests, the files run hold %d", tests, n, want)
 	}
 	if bad.Match(out) {
 		tb.Fatalf("pytest %s skipped or failed tests", tests)

@@ -38,8 +38,23 @@ build: ## build bin/msgcontract (static, no cgo), bin/msgcontract-ops (registry,
 setup: ## install what the tests need: protoc, PostgreSQL, Redis, MariaDB, Chromium (apt), buf (npm), Kafka jars, Python venvs, Maven artifacts
 	bash scripts/setup.sh
 
-test: summary-reset jaeger-background runtime-java setup runtime-python test-go test-runtime test-kafka-all test-mysql test-obs-trace test-corpus test-registry-security test-rabbitmq-all test-rocketmq-all fuzz-smoke conformance-and-range ## run every test (what CI runs); ends with one line per suite
+test: summary-reset jaeger-background runtime-java setup runtime-python cpu-suites-start test-go test-runtime test-kafka-all cpu-suites-wait test-mysql test-obs-trace test-registry-security test-rabbitmq-all test-rocketmq-all conformance ## run every test (what CI runs); ends with one line per suite
 	@bash scripts/test-summary.sh $(SUMMARY)
+
+# The suites that need only CPU (and pip) and assert no timing (CPU_SUITES)
+# run at the lowest CPU priority beside the Go tests and the Kafka suites:
+# the one leaves a core idle now and then, the others, waiting on JVM starts
+# and timers, about half the time. cpu-suites-wait, before the suites that
+# measure retry delays or hold a deadline, prints their output and fails as
+# they did (scripts/background.sh).
+CPU_SUITES := fuzz-smoke test-corpus check-python-range
+
+.PHONY: cpu-suites-start cpu-suites-wait
+cpu-suites-start: ## start make $(CPU_SUITES) at the lowest CPU priority in the background and return (make test; stopped if make ends first)
+	bash scripts/background.sh start $(SUMMARY)/cpu-suites $$PPID -- $(MAKE) --no-print-directory $(CPU_SUITES)
+
+cpu-suites-wait: ## wait for what cpu-suites-start started, print its output, fail as it did
+	bash scripts/background.sh wait $(SUMMARY)/cpu-suites
 
 # The fast tier: what a change should pass before it is pushed, in under
 # four minutes on two cores. No broker, no JVM or Python subprocess tests,
@@ -67,10 +82,6 @@ check-java: ## the Java runtime's core and micrometer modules (no broker; a thro
 
 check-python: ## ruff, mypy --strict and the Python runtime's unit tests (on both protobuf ends)
 	bash scripts/check-python.sh
-
-.PHONY: conformance-and-range
-conformance-and-range: runtime-java runtime-python ## conformance and check-python-range side by side (make test's last step): the one mostly starts JVMs and Python processes, the other mostly waits on pip
-	$(MAKE) --no-print-directory -j2 conformance check-python-range
 
 .PHONY: check-python-range
 check-python-range: ## msgcontract-runtime as users install it, in fresh virtualenvs: every extra unpinned (all modules import), and protobuf at both ends of PROTOBUF's range and the newest 6.x (its modules load with python -W error)

@@ -1,0 +1,122 @@
+// Package makescripts tests the scripts make test schedules its suites
+// with.
+package makescripts
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const script = "../../scripts/background.sh"
+
+// background runs scripts/background.sh with args and returns its output
+// and exit code.
+func background(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	out, err := exec.Command("bash", append([]string{script}, args...)...).CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(out), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("background.sh %v: %v", args, err)
+	}
+	return string(out), 0
+}
+
+// owner is a process standing in for make: alive until the test ends or
+// kill is called.
+func owner(t *testing.T) (pid string, kill func()) {
+	t.Helper()
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	kill = func() {
+		if !done {
+			done = true
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}
+	t.Cleanup(kill)
+	return strconv.Itoa(cmd.Process.Pid), kill
+}
+
+func TestBackgroundJobNicedAndReported(t *testing.T) {
+	for _, tt := range []struct {
+		name, cmd string
+		rc        int
+		says      []string
+	}{
+		{"passes", `echo "at nice $(nice)"`, 0, []string{"at nice 19"}},
+		{"fails", `echo "at nice $(nice)"; echo broken >&2; exit 3`, 3, []string{"at nice 19", "broken", "failed (exit 3)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "bg")
+			pid, _ := owner(t)
+			if out, rc := background(t, "start", dir, pid, "--", "bash", "-c", tt.cmd); rc != 0 || !strings.Contains(out, "lowest CPU priority") {
+				t.Fatalf("start: exit %d: %s", rc, out)
+			}
+			out, rc := background(t, "wait", dir)
+			if rc != tt.rc {
+				t.Fatalf("wait: exit %d, want %d: %s", rc, tt.rc, out)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(out, s) {
+					t.Errorf("wait's output lacks %q: %s", s, out)
+				}
+			}
+		})
+	}
+}
+
+// A make that ends first (failed, interrupted) leaves nothing running.
+func TestBackgroundJobStoppedWithItsOwner(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bg")
+	pidFile := filepath.Join(t.TempDir(), "job.pid")
+	pid, kill := owner(t)
+	if out, rc := background(t, "start", dir, pid, "--", "bash", "-c", `echo $$ > `+pidFile+`; exec sleep 300`); rc != 0 {
+		t.Fatalf("start: exit %d: %s", rc, out)
+	}
+	var job int
+	for deadline := time.Now().Add(10 * time.Second); job == 0; time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 1 && b[len(b)-1] == '\n' {
+			job, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job never started")
+		}
+	}
+	kill()
+	out, rc := background(t, "wait", dir)
+	if rc != 143 || !strings.Contains(out, "ended first; stopping") {
+		t.Fatalf("wait after the owner ended: exit %d, want 143: %s", rc, out)
+	}
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(job, 0) == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d still running after its owner ended", job)
+		}
+	}
+}
+
+func TestBackgroundUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"wait", filepath.Join(t.TempDir(), "never-started")},
+		{"start", t.TempDir(), "1"},
+		{"start", t.TempDir(), "999999999", "--", "true"},
+	} {
+		if out, rc := background(t, args...); rc != 2 {
+			t.Errorf("background.sh %v: exit %d, want 2: %s", args, rc, out)
+		}
+	}
+}

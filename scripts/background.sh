@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs suites that only need CPU, and assert no timing, beside make test's
+# broker suites at the lowest CPU priority: those wait on JVM starts, leases
+# and timers and leave a core idle much of the time (docs/development.md),
+# while a niced job takes only what they leave.
+#
+#   scripts/background.sh start DIR OWNER -- CMD...
+#       runs CMD under nice -n 19 in a process group of its own and returns
+#       at once; CMD's output goes to DIR/log and its exit code to DIR/rc. A
+#       watchdog stops the whole group when process OWNER (make's pid: the
+#       recipe's $$PPID) ends first, so a make that fails or is interrupted
+#       leaves nothing running.
+#   scripts/background.sh wait DIR
+#       waits for CMD (saying so every 30 s), prints its output, and exits
+#       with its exit code.
+set -euo pipefail
+
+usage() {
+  echo "usage: background.sh start DIR OWNER -- CMD... | background.sh wait DIR" >&2
+  exit 2
+}
+
+case "${1:-}" in
+start)
+  (($# >= 5)) && [[ "$4" == "--" ]] || usage
+  dir="$2" owner="$3"
+  shift 4
+  kill -0 "$owner" 2>/dev/null || { echo "background: owner process $owner is not running" >&2; exit 2; }
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  # setsid: the job and the watchdog form a group of their own, which the
+  # watchdog stops as one (a Ctrl-C to make does not reach it).
+  setsid bash -c '
+    dir="$1" owner="$2"; shift 2
+    nice -n 19 "$@" >"$dir/log" 2>&1 </dev/null &
+    job=$!
+    while kill -0 "$job" 2>/dev/null; do
+      if ! kill -0 "$owner" 2>/dev/null; then
+        echo "background: process $owner (make) ended first; stopping: $*" >>"$dir/log"
+        echo 143 >"$dir/rc"
+        kill -TERM -- "-$$" 2>/dev/null
+        exit 143
+      fi
+      sleep 1
+    done
+    rc=0
+    wait "$job" || rc=$?
+    echo "$rc" >"$dir/rc.tmp" && mv "$dir/rc.tmp" "$dir/rc"
+  ' background "$dir" "$owner" "$@" </dev/null >/dev/null 2>&1 &
+  echo "background: started at the lowest CPU priority: $* (output: $dir/log)"
+  ;;
+wait)
+  (($# == 2)) || usage
+  dir="$2"
+  [[ -d "$dir" ]] || { echo "background: nothing was started in $dir (run background.sh start first)" >&2; exit 2; }
+  start=$(date +%s) next=30
+  while [[ ! -f "$dir/rc" ]]; do
+    if (($(date +%s) - start >= next)); then
+      echo "background: still waiting for the background job ($next s)"
+      next=$((next + 30))
+    fi
+    sleep 1
+  done
+  cat "$dir/log"
+  rc=$(cat "$dir/rc")
+  if ((rc != 0)); then
+    echo "background: the background job failed (exit $rc); its output is above" >&2
+  fi
+  exit "$rc"
+  ;;
+*) usage ;;
+esac

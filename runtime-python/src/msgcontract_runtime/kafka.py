@@ -66,8 +66,8 @@ from msgcontract_runtime.consumer import (
     Refused,
     Retry,
     Routed,
-    process_batch,
     route_envelope,
+    run_routed,
 )
 from msgcontract_runtime.envelope import encode
 from msgcontract_runtime.event import EventSpec
@@ -532,7 +532,7 @@ class KafkaConsumerLoop:
     message"; the table is msg_dedup_chain, which ``migrate`` creates): a
     record is named by record_id; a retry copy or replay that another copy
     of its message already went on past is settled as deduplicated before
-    its handler runs (Consumer.drop_superseded, before the transaction); a
+    its handler runs (a batch's chains read at once, before the transaction: run_routed); a
     failure advances the chain before its retry copy or dead letter is
     published (after the transaction ended), and a copy the chain refuses is
     settled as deduplicated too. So a member that dies between the publish
@@ -687,10 +687,11 @@ class KafkaConsumerLoop:
 
     def _run_batch(self, msgs: list[Message]) -> list[int | None]:
         """Carries out the decisions on msgs (of distinct keys); for each, the time to try it again when it
-        is not settled, else None. Those that reach a handler share one transaction, each in a savepoint
-        (Consumer.process_shared), when there are several; a failed transaction hands them all back."""
+        is not settled, else None. Those that reach a handler go through run_routed: their retry chains read
+        at once, then one transaction, each in a savepoint (Consumer.process_shared) when there are several; a
+        failed transaction hands them all back."""
         untils: list[int | None] = [None] * len(msgs)
-        todo: list[tuple[int, Routed[Consumer[Any]]]] = []
+        todo: list[tuple[int, Routed[Consumer[Any]], str]] = []
         for i, m in enumerate(msgs):
             try:
                 r = route(m.value() or b"", _headers(m), self._origin.get(_tp(m)[0], _tp(m)[0]),
@@ -702,37 +703,15 @@ class KafkaConsumerLoop:
             if isinstance(r, Refused):
                 untils[i] = self._published(self._dead_letter, m, r.topic, r.body, r.env, "", r.dead)
                 continue
-            # A retry copy or a replay is looked up before any transaction, each read committed on its own.
-            if r.target.drop_superseded(self.conn, r.body, delivery_id(m), r.env):
-                self.counts.deduped += 1
-                continue
-            todo.append((i, r))
+            todo.append((i, r, delivery_id(m)))
         if not todo:
             return untils
-        decisions: list[Decision | None] = []
-        try:
-            if len(todo) == 1:
-                i, r = todo[0]
-                decisions.append(r.target.process(self.conn, r.body, delivery_id(msgs[i])))
-            else:
-                decisions = process_batch(self.conn, [(r.target, r.body, delivery_id(msgs[i])) for i, r in todo])
-        except Exception as e:  # the database failed: not the messages' fault, no retry counted
-            # A failed commit can leave the transaction open, and the next
-            # record would run inside it: roll it back.
-            try:
-                self.conn.rollback()
-            except Exception as r_err:  # the first failure is the one to report
-                log.debug("msgcontract: rollback after a failed transaction: %s", r_err)
-            log.error("msgcontract: database failure, %d message(s) handed back: %s", len(todo), e)
-            self.counts.handed_back += len(todo)
-            for i, _ in todo:
-                untils[i] = self.clock_ms() + INFRA_RETRY_MS
-            return untils
-        for (i, routed), d in zip(todo, decisions, strict=True):
-            if d is None:  # its retry chain could not be advanced
-                self.counts.handed_back += 1
-                untils[i] = self.clock_ms() + INFRA_RETRY_MS
-                continue
+        res = run_routed(self.conn, todo)
+        self.counts.deduped += len(res.superseded)
+        for i in res.failed:  # the database failed, or its retry chain could not be advanced: no retry counted
+            self.counts.handed_back += 1
+            untils[i] = self.clock_ms() + INFRA_RETRY_MS
+        for i, routed, d in res.decided:
             untils[i] = self._published(self._decided, msgs[i], routed, d)
         return untils
 

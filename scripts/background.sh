@@ -12,7 +12,8 @@
 #       leaves nothing running.
 #   scripts/background.sh wait DIR
 #       waits for CMD (saying so every 30 s), prints its output, and exits
-#       with its exit code.
+#       with its exit code (1 when the watchdog was killed outright and left
+#       none).
 set -euo pipefail
 
 usage() {
@@ -36,6 +37,7 @@ start)
   # nice 19 too, else the job would take half the CPU from make's suites.
   setsid bash -c '
     dir="$1" owner="$2"; shift 2
+    echo $$ >"$dir/pid"
     if [[ -w /proc/self/autogroup ]]; then echo 19 >/proc/self/autogroup 2>/dev/null || true; fi
     nice -n 19 "$@" >"$dir/log" 2>&1 </dev/null &
     job=$!
@@ -60,6 +62,13 @@ wait)
   [[ -d "$dir" ]] || { echo "background: nothing was started in $dir (run background.sh start first)" >&2; exit 2; }
   start=$(date +%s) next=30
   while [[ ! -f "$dir/rc" ]]; do
+    # A watchdog killed outright (SIGKILL, the OOM killer) writes no exit
+    # code: say so instead of waiting for ever.
+    if [[ -s "$dir/pid" ]] && ! kill -0 "$(cat "$dir/pid")" 2>/dev/null && [[ ! -f "$dir/rc" ]]; then
+      cat "$dir/log"
+      echo "background: the background job's watchdog (pid $(cat "$dir/pid")) ended without an exit code; its output is above" >&2
+      exit 1
+    fi
     if (($(date +%s) - start >= next)); then
       echo "background: still waiting for the background job ($next s)"
       next=$((next + 30))

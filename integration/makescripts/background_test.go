@@ -3,6 +3,7 @@
 package makescripts
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -131,5 +132,38 @@ func TestBackgroundUsage(t *testing.T) {
 		if out, rc := background(t, args...); rc != 2 {
 			t.Errorf("background.sh %v: exit %d, want 2: %s", args, rc, out)
 		}
+	}
+}
+
+// A watchdog killed outright leaves no exit code: wait says so and fails
+// rather than waiting for ever.
+func TestBackgroundWatchdogKilled(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bg")
+	pid, _ := owner(t)
+	if out, rc := background(t, "start", dir, pid, "--", "sleep", "300"); rc != 0 {
+		t.Fatalf("start: exit %d: %s", rc, out)
+	}
+	var watchdog int
+	for deadline := time.Now().Add(10 * time.Second); watchdog == 0; time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil {
+			watchdog, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watchdog wrote no pid")
+		}
+	}
+	// The whole group, the job with it: the test leaves nothing running.
+	if err := syscall.Kill(-watchdog, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "bash", script, "wait", dir).CombinedOutput()
+	var ee *exec.ExitError
+	if ctx.Err() != nil {
+		t.Fatalf("wait still waiting 20 s after the watchdog was killed: %s", out)
+	}
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "ended without an exit code") {
+		t.Fatalf("wait after the watchdog was killed: %v: %s", err, out)
 	}
 }

@@ -21,13 +21,16 @@ var (
 	bad      = regexp.MustCompile(`\d+ (skipped|failed|error)`)
 )
 
-// Declared counts the module-level test functions of dir's test_*.py
-// files; it fails tb when there is none.
-func Declared(tb testing.TB, dir string) int {
+// declared counts the module-level test functions of files.
+func declared(tb testing.TB, files []string) int {
 	tb.Helper()
 	n := 0
-	for _, f := range files(tb, dir, nil) {
-		n += count(tb, f)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n += len(testFunc.FindAll(b, -1))
 	}
 	return n
 }
@@ -52,16 +55,6 @@ func files(tb testing.TB, dir string, keep func(name string) bool) []string {
 	return kept
 }
 
-// count counts the module-level test functions of one file.
-func count(tb testing.TB, file string) int {
-	tb.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return len(testFunc.FindAll(b, -1))
-}
-
 // Run runs pytest on runtime-python/tests (tests is the directory's name,
 // e.g. "tests_kafka") with root's .venv, PYTHONPATH src and tests, env
 // added to this process's environment and more pytest arguments, logs its
@@ -79,9 +72,10 @@ func Run(tb testing.TB, root, tests string, env []string, more ...string) []byte
 func RunFiles(tb testing.TB, root, tests string, keep func(name string) bool, env []string, more ...string) []byte {
 	tb.Helper()
 	dir := filepath.Join(root, "runtime-python")
-	want, args := 0, append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"}, more...)
-	for _, f := range files(tb, filepath.Join(dir, tests), keep) {
-		want += count(tb, f)
+	run := files(tb, filepath.Join(dir, tests), keep)
+	want := declared(tb, run)
+	args := append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"}, more...)
+	for _, f := range run {
 		args = append(args, filepath.Join(tests, filepath.Base(f)))
 	}
 	cmd := exec.Command(filepath.Join(root, ".venv", "bin", "python"), args...)

@@ -110,7 +110,11 @@ def _module_source(proto: str, serialized: bytes) -> str:
 
 
 def generate_pb2(out: str = SRC) -> None:
-    """Writes msgcontract/v1/*_pb2.py (see the module's docstring) and protoc's *_pb2.pyi under out."""
+    """Writes msgcontract/v1/*_pb2.py (see the module's docstring) and protoc's *_pb2.pyi under out.
+
+    Each file is replaced whole (written beside it, then renamed over it) and only when its content changed:
+    out is the source tree, which tests and services import from while a pip install of the same tree (make
+    test's check-python-range) builds, and a module truncated mid-write would fail their import."""
     import grpc_tools
     from grpc_tools import protoc
 
@@ -121,7 +125,7 @@ def generate_pb2(out: str = SRC) -> None:
             f"-I{PROTO_ROOT}",
             f"-I{wkt}",
             f"--python_out={tmp}",
-            f"--pyi_out={out}",
+            f"--pyi_out={tmp}",
             *PROTOS,
         ]
         if protoc.main(args) != 0:
@@ -130,8 +134,30 @@ def generate_pb2(out: str = SRC) -> None:
             rel = proto[: -len(".proto")] + "_pb2.py"
             with open(os.path.join(tmp, rel), encoding="utf-8") as f:
                 serialized = _serialized_descriptor(f.read(), proto)
-            with open(os.path.join(out, rel), "w", encoding="utf-8") as f:
-                f.write(_module_source(proto, serialized))
+            _replace(os.path.join(out, rel), _module_source(proto, serialized))
+            with open(os.path.join(tmp, rel + "i"), encoding="utf-8") as f:
+                _replace(os.path.join(out, rel + "i"), f.read())
+
+
+def _replace(path: str, text: str) -> None:
+    """Makes path hold text: unchanged when it does, else written beside it and renamed over it, so a reader
+    sees the old file or the new one, never part of one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 if __name__ == "__main__":

@@ -44,6 +44,17 @@ fail() {
   exit 1
 }
 
+# pip builds a local directory in place: setup.py's hook writes the generated
+# modules into src/, setuptools writes src/*.egg-info and build/. make test runs
+# this script beside suites that import runtime-python/src, so every install
+# here builds a copy of the package instead (its links followed, as pip's
+# build follows them) and the checkout is never written to.
+pkg="$tmp/pkg/runtime-python"
+mkdir -p "$tmp/pkg"
+tar -C . -chf - --exclude=build --exclude='*.egg-info' --exclude=__pycache__ --exclude=.pytest_cache \
+  --exclude='*_pb2.py' --exclude='*_pb2.pyi' runtime-python | tar -C "$tmp/pkg" -xf - ||
+  fail "copy runtime-python into $tmp/pkg"
+
 # fresh NAME: a new virtualenv $tmp/NAME; prints its python.
 fresh() {
   rm -rf "${tmp:?}/$1"
@@ -66,7 +77,7 @@ install() {
 check_extras() {
   local py
   py="$(fresh extras)"
-  install "$py" "'./runtime-python[$extras]' (nothing pinned)" "./runtime-python[$extras]"
+  install "$py" "'./runtime-python[$extras]' (nothing pinned)" "$pkg[$extras]"
   # Every module of the package, each imported on its own so that the
   # failure names it.
   mkdir -p "$tmp/home"
@@ -106,7 +117,7 @@ EOF
 load_on() {
   local spec="$1" py impl
   py="$(fresh "range-${spec//[^0-9a-z.]/_}")"
-  install "$py" "./runtime-python '$spec'" ./runtime-python "$spec"
+  install "$py" "./runtime-python '$spec'" "$pkg" "$spec"
   for impl in upb python; do
     PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=$impl "$py" -W error - <<'EOF' ||
 from importlib.metadata import version

@@ -94,8 +94,24 @@ public final class Routes {
     try {
       env = Envelopes.decode(body);
     } catch (DecodeException x) {
-      return new Dead("", null, "decode", Consumer.CODE_DECODE, String.valueOf(x.getMessage()));
+      return undecodable(x);
     }
+    return prepare(topic, env, group, nowMs);
+  }
+
+  /**
+   * What {@link #prepare(String, byte[], String, long)} says of a body that
+   * is no envelope: dead-lettered as decode, with no handler.
+   */
+  public static Dead undecodable(DecodeException x) {
+    return new Dead("", null, "decode", Consumer.CODE_DECODE, String.valueOf(x.getMessage()));
+  }
+
+  /**
+   * The steps after the envelope's decoding, for a loop that decoded it
+   * already (a FIFO loop reads the biz_key for its line first).
+   */
+  public Prepared prepare(String topic, Envelope env, String group, long nowMs) {
     Route<?> r = lookup(topic, env.getEventType());
     if (r == null && !env.getTopic().isEmpty() && !env.getTopic().equals(topic)) {
       topic = env.getTopic();

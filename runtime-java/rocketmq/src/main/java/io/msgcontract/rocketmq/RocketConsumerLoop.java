@@ -147,6 +147,8 @@ public final class RocketConsumerLoop implements AutoCloseable {
     // Set by prepare when the delivery is READY.
     Routes.Route<?> route;
     Envelope env;
+    // The body decoded, once (envelope()); null until then, or when it is no envelope.
+    private Envelope decoded;
 
     Entry(SimpleConsumer from, MessageView mv, RocketConfig cfg, long now) {
       this.from = from;
@@ -162,6 +164,14 @@ public final class RocketConsumerLoop implements AutoCloseable {
       b.duplicate().get(this.delivered);
       this.notBefore = number(p.get(RocketConfig.PROP_NOT_BEFORE));
       this.receivedAt = now;
+    }
+
+    /** The delivered envelope, decoded on first use; throws when the body is no envelope. */
+    Envelope envelope() throws DecodeException {
+      if (decoded == null) {
+        decoded = Envelopes.decode(delivered);
+      }
+      return decoded;
     }
   }
 
@@ -397,7 +407,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
   /** Puts e at the end of its biz_key's line (none when its body is no envelope or its biz_key is empty). */
   private void queueUp(Entry e) {
     try {
-      String k = Envelopes.decode(e.delivered).getBizKey();
+      String k = e.envelope().getBizKey();
       if (!k.isEmpty()) {
         e.key = k;
         lines.computeIfAbsent(k, x -> new ArrayDeque<>()).addLast(e);
@@ -443,7 +453,7 @@ public final class RocketConsumerLoop implements AutoCloseable {
   private void sendOn(Entry e, long notBefore) {
     Envelope env;
     try {
-      env = Envelopes.decode(e.delivered);
+      env = e.envelope();
     } catch (DecodeException x) {
       env = Envelope.getDefaultInstance();
     }
@@ -507,7 +517,12 @@ public final class RocketConsumerLoop implements AutoCloseable {
    * deferred; one that passes is READY, with its route and envelope in e.
    */
   private Outcome prepare(Entry e) {
-    Routes.Prepared p = routes.prepare(e.topic, e.delivered, group, clock.getAsLong());
+    Routes.Prepared p;
+    try {
+      p = routes.prepare(e.topic, e.envelope(), group, clock.getAsLong());
+    } catch (DecodeException x) {
+      p = Routes.undecodable(x);
+    }
     if (p instanceof Routes.Dead d) {
       return deadLetter(e, d.handler(), d.env(), d.reason(), d.code(), d.error(), 0);
     }

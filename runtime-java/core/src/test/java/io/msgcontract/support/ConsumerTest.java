@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * an event message (the runtime ships no contract of its own).
  */
 class ConsumerTest {
-  private static final EventSpec<LastError> SPEC = new EventSpec<>(
+  // Also the event of RoutesTest.
+  static final EventSpec<LastError> SPEC = new EventSpec<>(
       "msgcontract.v1.LastError", "errors", "ERROR_SEEN", "range:{range}",
       new RetryPolicy(1000, 2.0, 0, 60000, 1),
       new ErrorRules(List.of(new ErrorRange(50000, 59999, true, "system")), false),

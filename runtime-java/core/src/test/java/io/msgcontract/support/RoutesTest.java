@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import com.google.protobuf.ByteString;
 import io.msgcontract.v1.Envelope;
 import io.msgcontract.v1.LastError;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,12 +17,7 @@ import org.junit.jupiter.api.Test;
  * first).
  */
 class RoutesTest {
-  static final EventSpec<LastError> SPEC = new EventSpec<>(
-      "msgcontract.v1.LastError", "errors", "ERROR_SEEN", "range:{range}",
-      new RetryPolicy(1000, 2.0, 0, 60000, 1),
-      new ErrorRules(List.of(new ErrorRange(50000, 59999, true, "system")), false),
-      "", LastError.getDefaultInstance(),
-      m -> new BizKeyBuilder().literal("range:").string("range", m.getRange()).key());
+  private static final EventSpec<LastError> SPEC = ConsumerTest.SPEC;
   static final long NOW = 1_000_000L;
 
   private static Routes routes(Consumer<LastError> c) {
@@ -71,40 +65,40 @@ class RoutesTest {
     assertInstanceOf(Routes.Ready.class, both(r, "errors", envelope(NOW)));
   }
 
+  private static void assertDead(Routes.Prepared p, String reason, int code, String handler) {
+    Routes.Dead d = assertInstanceOf(Routes.Dead.class, p);
+    assertEquals(reason, d.reason());
+    assertEquals(code, d.code());
+    assertEquals(handler, d.handler());
+  }
+
   @Test
   void noHandlerIsDeadLettered() throws Exception {
     Routes r = routes(new Consumer<>(SPEC, "h", (tx, m, e) -> { }));
     Envelope env = envelope(0).toBuilder().setEventType("OTHER").build();
-    Routes.Dead d = assertInstanceOf(Routes.Dead.class, both(r, "errors", env));
-    assertEquals("no_handler", d.reason());
-    assertEquals(Routes.CODE_NO_HANDLER, d.code());
-    assertEquals("", d.handler());
+    assertDead(both(r, "errors", env), "no_handler", Routes.CODE_NO_HANDLER, "");
   }
 
   @Test
   void aPayloadThatDoesNotDecodeIsDeadLetteredWithItsHandler() throws Exception {
     Routes r = routes(new Consumer<>(SPEC, "h", (tx, m, e) -> { }));
     Envelope env = envelope(0).toBuilder().setPayload(ByteString.copyFrom(new byte[] {(byte) 0xff})).build();
-    Routes.Dead d = assertInstanceOf(Routes.Dead.class, both(r, "errors", env));
-    assertEquals("decode", d.reason());
-    assertEquals(Consumer.CODE_DECODE, d.code());
-    assertEquals("h", d.handler());
+    assertDead(both(r, "errors", env), "decode", Consumer.CODE_DECODE, "h");
   }
 
   @Test
   void aBodyThatIsNoEnvelopeIsDeadLetteredAsUndecodable() throws Exception {
     Routes r = routes(new Consumer<>(SPEC, "h", (tx, m, e) -> { }));
     byte[] junk = {(byte) 0xff, (byte) 0xff};
-    Routes.Dead d = assertInstanceOf(Routes.Dead.class, r.prepare("errors", junk, "g", NOW));
-    assertEquals("decode", d.reason());
-    assertEquals(Consumer.CODE_DECODE, d.code());
-    assertNull(d.env());
+    Routes.Prepared p = r.prepare("errors", junk, "g", NOW);
+    assertDead(p, "decode", Consumer.CODE_DECODE, "");
+    assertNull(((Routes.Dead) p).env());
     DecodeException x = null;
     try {
       Envelopes.decode(junk);
     } catch (DecodeException e) {
       x = e;
     }
-    assertEquals(d, Routes.undecodable(x), "what a loop that decoded the body itself reports");
+    assertEquals(p, Routes.undecodable(x), "what a loop that decoded the body itself reports");
   }
 }

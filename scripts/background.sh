@@ -2,10 +2,13 @@
 # Runs suites that only need CPU, and assert no timing, beside make test's
 # broker suites at the lowest CPU priority: those wait on JVM starts, leases
 # and timers and leave a core idle much of the time (docs/development.md),
-# while a niced job takes only what they leave.
+# while a niced job takes only what they leave. make test also compiles Go's
+# packages into the build cache this way, at nice 0, while its set-up steps
+# wait on the network (make warm-go-cache).
 #
-#   scripts/background.sh start DIR OWNER -- CMD...
-#       runs CMD under nice -n 19 in a process group of its own and returns
+#   scripts/background.sh start [--nice N] DIR OWNER -- CMD...
+#       runs CMD under nice -n N (19, the lowest priority, unless given) in a
+#       process group of its own and returns
 #       at once; CMD's output goes to DIR/log and its exit code to DIR/rc. A
 #       watchdog stops the whole group when process OWNER (make's pid: the
 #       recipe's $$PPID) ends first, so a make that fails or is interrupted
@@ -17,15 +20,22 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: background.sh start DIR OWNER -- CMD... | background.sh wait DIR" >&2
+  echo "usage: background.sh start [--nice N] DIR OWNER -- CMD... | background.sh wait DIR" >&2
   exit 2
 }
 
 case "${1:-}" in
 start)
-  (($# >= 5)) && [[ "$4" == "--" ]] || usage
-  dir="$2" owner="$3"
-  shift 4
+  shift
+  nice=19
+  if [[ "${1:-}" == "--nice" ]]; then
+    [[ "${2:-}" =~ ^[0-9]+$ ]] && (($2 <= 19)) || usage
+    nice="$2"
+    shift 2
+  fi
+  (($# >= 4)) && [[ "$3" == "--" ]] || usage
+  dir="$1" owner="$2"
+  shift 3
   kill -0 "$owner" 2>/dev/null || { echo "background: owner process $owner is not running" >&2; exit 2; }
   rm -rf "$dir"
   mkdir -p "$dir"
@@ -34,12 +44,13 @@ start)
   # is also a new scheduler autogroup where the kernel has them
   # (/proc/sys/kernel/sched_autogroup_enabled), and autogroups share the CPU
   # as equals whatever their processes' nice: the session's autogroup gets
-  # nice 19 too, else the job would take half the CPU from make's suites.
+  # the job's nice too, else at 19 the job would take half the CPU from
+  # make's suites.
   setsid bash -c '
-    dir="$1" owner="$2"; shift 2
+    dir="$1" owner="$2" nice="$3"; shift 3
     echo $$ >"$dir/pid"
-    if [[ -w /proc/self/autogroup ]]; then echo 19 >/proc/self/autogroup 2>/dev/null || true; fi
-    nice -n 19 "$@" >"$dir/log" 2>&1 </dev/null &
+    if [[ -w /proc/self/autogroup ]]; then echo "$nice" >/proc/self/autogroup 2>/dev/null || true; fi
+    nice -n "$nice" "$@" >"$dir/log" 2>&1 </dev/null &
     job=$!
     while kill -0 "$job" 2>/dev/null; do
       if ! kill -0 "$owner" 2>/dev/null; then
@@ -53,8 +64,12 @@ start)
     rc=0
     wait "$job" || rc=$?
     echo "$rc" >"$dir/rc.tmp" && mv "$dir/rc.tmp" "$dir/rc"
-  ' background "$dir" "$owner" "$@" </dev/null >/dev/null 2>&1 &
-  echo "background: started at the lowest CPU priority: $* (output: $dir/log)"
+  ' background "$dir" "$owner" "$nice" "$@" </dev/null >/dev/null 2>&1 &
+  if ((nice == 19)); then
+    echo "background: started at the lowest CPU priority: $* (output: $dir/log)"
+  else
+    echo "background: started at nice $nice: $* (output: $dir/log)"
+  fi
   ;;
 wait)
   (($# == 2)) || usage

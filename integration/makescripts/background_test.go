@@ -55,22 +55,31 @@ func owner(t *testing.T) (pid string, kill func()) {
 func TestBackgroundJobNicedAndReported(t *testing.T) {
 	for _, tt := range []struct {
 		name, cmd string
+		nice      []string // start's --nice option, if any
 		rc        int
+		started   string // in start's output
 		says      []string
 	}{
-		{"passes", `echo "at nice $(nice)"`, 0, []string{"at nice 19"}},
-		{"fails", `echo "at nice $(nice)"; echo broken >&2; exit 3`, 3, []string{"at nice 19", "broken", "failed (exit 3)"}},
+		{"passes", `echo "at nice $(nice)"`, nil, 0, "lowest CPU priority", []string{"at nice 19"}},
+		{"fails", `echo "at nice $(nice)"; echo broken >&2; exit 3`, nil, 3, "lowest CPU priority", []string{"at nice 19", "broken", "failed (exit 3)"}},
+		// nice -n 0 keeps the caller's nice: this test's, 0 under make test.
+		{"nice 0", `echo "at nice $(nice)"`, []string{"--nice", "0"}, 0, "started at nice 0", []string{"at nice " + ownNice(t)}},
 	} {
 		if autogroups() {
 			// A session of its own is an autogroup of its own, which
 			// shares the CPU with make's as an equal unless it is niced.
 			tt.cmd = "cat /proc/self/autogroup; " + tt.cmd
-			tt.says = append(tt.says, " nice 19\n")
+			n := "19"
+			if tt.nice != nil {
+				n = tt.nice[1]
+			}
+			tt.says = append(tt.says, " nice "+n+"\n")
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "bg")
 			pid, _ := owner(t)
-			if out, rc := background(t, "start", dir, pid, "--", "bash", "-c", tt.cmd); rc != 0 || !strings.Contains(out, "lowest CPU priority") {
+			args := append(append([]string{"start"}, tt.nice...), dir, pid, "--", "bash", "-c", tt.cmd)
+			if out, rc := background(t, args...); rc != 0 || !strings.Contains(out, tt.started) {
 				t.Fatalf("start: exit %d: %s", rc, out)
 			}
 			out, rc := background(t, "wait", dir)
@@ -84,6 +93,16 @@ func TestBackgroundJobNicedAndReported(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ownNice is this process's nice, as nice(1) prints it.
+func ownNice(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("nice").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // autogroups reports whether the kernel groups each session's processes
@@ -128,6 +147,9 @@ func TestBackgroundUsage(t *testing.T) {
 		{"wait", filepath.Join(t.TempDir(), "never-started")},
 		{"start", t.TempDir(), "1"},
 		{"start", t.TempDir(), "999999999", "--", "true"},
+		{"start", "--nice", "20", t.TempDir(), "1", "--", "true"},
+		{"start", "--nice", "low", t.TempDir(), "1", "--", "true"},
+		{"start", "--nice"},
 	} {
 		if out, rc := background(t, args...); rc != 2 {
 			t.Errorf("background.sh %v: exit %d, want 2: %s", args, rc, out)

@@ -440,7 +440,12 @@ class KafkaLoopTest extends BrokerTest {
     // partition holds work when the second member joins; the handler takes
     // 50 ms, so what is left after the first 50 (about 17 s of work) outlasts
     // a rebalance on a loaded machine (the first member learns of it at its
-    // next heartbeat, within 3 s, and rejoins at its next poll).
+    // next heartbeat, within 3 s, and rejoins at its next poll). A
+    // cooperative rebalance takes two rounds, each waiting for the first
+    // member's next poll, which comes after the batch under way: batches of
+    // 8 (0.4 s of handlers) rather than the default 64 (3.2 s) keep the two
+    // rounds well inside that work; with 64 a CI run saw the first member
+    // finish everything before the second was given a partition.
     int n = 400;
     List<org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]>> recs = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -452,10 +457,12 @@ class KafkaLoopTest extends BrokerTest {
       Thread.sleep(50); // a second member joins while the first is busy
       insert("java").handle(tx, m, env);
     };
-    KafkaConsumerLoop first = loop(slow);
+    KafkaConfig small = fx.config();
+    small.batchSize = 8;
+    KafkaConsumerLoop first = loop(small, fx::open, slow);
     Fixture.waitFor("the first member under way", () -> first.handled() >= 50);
     assertTrue(first.handled() < n, "the first member finished before the second joined; nothing was revoked");
-    KafkaConsumerLoop second = loop(slow);
+    KafkaConsumerLoop second = loop(small, fx::open, slow);
     Fixture.waitFor("an effect per message", () -> first.handled() + second.handled() >= n);
     waitSettled();
     Map<String, Integer> effects = fx.effects();
